@@ -1,0 +1,131 @@
+@pin-0.16.0
+Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SPEC §0, §1, §6)
+
+  @spec-0.2
+  Scenario Outline: sanitize replaces every character outside [a-zA-Z0-9_-] with "_"
+    When this value is sanitized:
+      """
+      <input>
+      """
+    Then the sanitized value is "<output>"
+
+    Examples:
+      | input     | output    |
+      | a.b c     | a_b_c     |
+      | ok_-9     | ok_-9     |
+      | a/b:c     | a_b_c     |
+      | héllo     | h_llo     |
+      | 1+1=2     | 1_1_2     |
+      | ALL_CAPS  | ALL_CAPS  |
+      | x@y#z!    | x_y_z_    |
+
+  @spec-1 @spec-0.1
+  Scenario: a tool's description carries name, description, inputSchema and source
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "mine", "description": "My tool.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        "behaviour": {"text": "ok"}}]}
+      """
+    Then the tool "mine" matches:
+      """
+      {"name": "mine", "description": "My tool.",
+       "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+       "source": "native"}
+      """
+
+  @spec-1
+  Scenario: a ToolResult without metadata has exactly the keys output and isError
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "fixed", "behaviour": {"text": "hello"}}]}
+      """
+    When "fixed" is executed
+    Then the result matches:
+      """
+      {"output": "hello", "isError": false}
+      """
+
+  @spec-6
+  Scenario: a native function returning text is a successful result with that text
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    When "echo" is executed with:
+      """
+      {"a": 1}
+      """
+    Then the result is not an error
+    And the output is "{\"a\":1}"
+
+  @spec-6
+  Scenario: a native function that throws is an isError result carrying the message
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "boom", "behaviour": {"fail": "it broke"}}]}
+      """
+    When "boom" is executed
+    Then the result matches:
+      """
+      {"output": "it broke", "isError": true}
+      """
+
+  @spec-6
+  Scenario: a tool that crashes unexpectedly still yields a ToolResult, never an exception
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "crash", "behaviour": {"panic": "kaboom"}}]}
+      """
+    When "crash" is executed
+    Then the result is an error
+    And the output contains "kaboom"
+
+  @spec-6
+  Scenario: a native tool keeps the source the host gave it
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [
+        {"name": "n1", "behaviour": {"text": "x"}},
+        {"name": "c1", "source": "custom", "behaviour": {"text": "x"}}]}
+      """
+    Then the tool "n1" has source "native"
+    And the tool "c1" has source "custom"
+
+  @spec-4
+  Scenario: executing an unknown tool name is an isError result, not a failure of the call
+    Given a toolkit built with no options
+    When "no-such-tool" is executed
+    Then the result is an error
+    And the output contains "no-such-tool"
+
+  @spec-1 @spec-10
+  Scenario: a suspension is a ToolResult whose metadata.pending is a Request with the pinned keys
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "approve", "behaviour":
+        {"suspend": {"kind": "approval", "prompt": "Approve the trade?", "url": "https://example.test/approve"}}}]}
+      """
+    When "approve" is executed
+    Then the result suspends with a "approval" request
+    And the result matches:
+      """
+      {"output": {"$match": "string"}, "isError": true,
+       "metadata": {"$partial": true, "pending": {"id": {"$match": "string"}, "kind": "approval",
+         "prompt": "Approve the trade?", "url": "https://example.test/approve"}}}
+      """
+
+  @spec-1 @spec-10
+  Scenario: re-executing with Context.answer resolves the suspension with the answer's data
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "ask", "behaviour": {"suspend": {"kind": "input", "prompt": "Your name?"}}}]}
+      """
+    When "ask" is executed
+    Then the result suspends with a "input" request
+    When the same call is executed again with the answer:
+      """
+      {"ok": true, "data": {"name": "Ada"}}
+      """
+    Then the result is not an error
+    And the output is "{\"name\":\"Ada\"}"

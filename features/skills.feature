@@ -1,0 +1,751 @@
+@pin-0.16.0
+Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, §0.5, §0.6)
+
+  @spec-0.6 @shared-examples
+  Scenario: the shared hello-world skill loads as the byte-exact progressive-disclosure block
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<EXAMPLES>/skills"}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "hello-world"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      <skill_content name="hello-world">
+      # Skill: hello-world
+
+      # Hello World Skill
+
+      This is the skill body. When the model calls the `skill` tool with
+      `{ "name": "hello-world" }`, everything below the frontmatter is injected into the
+      conversation, along with a sampled list of files in this directory.
+
+      ## Steps
+
+      1. Read `scripts/greet.sh` in this skill's base directory.
+      2. Run it with the user's name.
+      3. Report the greeting back.
+
+      Relative paths (like `scripts/greet.sh`) are resolved against the base directory
+      printed in the tool output.
+
+      Base directory for this skill: file://<EXAMPLES>/skills/hello-world
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      Note: file list is sampled.
+
+      <skill_files>
+      <file><EXAMPLES>/skills/hello-world/scripts/greet.sh</file>
+      </skill_files>
+      </skill_content>
+      """
+    And the output matches snapshot "skill-hello-world"
+
+  @spec-0.6 @shared-examples
+  Scenario: the skills prompt for the shared examples is the preamble plus the catalog
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<EXAMPLES>/skills"}
+      """
+    Then the skills prompt is:
+      """
+      Skills provide specialized instructions and workflows for specific tasks.
+      Use the skill tool to load a skill when a task matches its description.
+
+      ## Available Skills
+      - **hello-world**: A tiny example skill. Use when you want to see how skill loading (progressive disclosure) works end to end.
+      """
+    And the skills prompt matches snapshot "skills-prompt-hello-world"
+
+  @spec-3
+  Scenario: the skill tool carries the verbatim loader description and the §3 input schema
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic"}
+      """
+    Then the tool "skill" matches:
+      """
+      {"name": "skill", "source": "skill",
+       "description": "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.\n\nUse this tool to inject the skill's instructions and resources into current conversation. The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.\n\nThe skill name must match one of the skills listed in your system prompt.",
+       "inputSchema": {"$partial": true, "type": "object",
+         "properties": {"name": {"type": "string", "description": "The name of the skill to load"}},
+         "required": ["name"]}}
+      """
+
+  @spec-3
+  Scenario: the skills prompt lists described skills sorted by name
+    Given a toolkit built with:
+      """
+      {"skillsDir": ["<FIXTURES>/skills/undescribed", "<FIXTURES>/skills/basic"]}
+      """
+    Then the skills prompt is:
+      """
+      Skills provide specialized instructions and workflows for specific tasks.
+      Use the skill tool to load a skill when a task matches its description.
+
+      ## Available Skills
+      - **alpha**: First fixture skill.
+      - **beta**: Second fixture skill.
+      - **gamma**: Third fixture skill.
+      """
+
+  @spec-3
+  Scenario: an undescribed skill is left out of the prompt but still loads through the tool
+    Given a toolkit built with:
+      """
+      {"skillsDir": ["<FIXTURES>/skills/undescribed", "<FIXTURES>/skills/basic"]}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "quiet"}
+      """
+    Then the result is not an error
+    And the output contains "No description here."
+    And the skills prompt does not mention "quiet"
+
+  @spec-3
+  Scenario: with no described skill the prompt has no preamble
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/undescribed"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$oneOf": ["", "No skills are currently available."]}
+      """
+
+  @spec-3
+  Scenario: loading an unknown skill is an isError result naming the available skills
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic"}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "nope"}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      ^Skill "nope" not found\. Available( skills)?: alpha, beta, gamma$
+      """
+
+  @spec-0.5
+  Scenario: discovery finds every **/SKILL.md under the root
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic"}
+      """
+    Then the skill catalog names are:
+      """
+      ["alpha", "beta", "gamma"]
+      """
+
+  @spec-0.5
+  Scenario: with two roots the first root's skill wins a name collision
+    Given a file "r1/same/SKILL.md" containing:
+      """
+      ---
+      name: same
+      description: From the first root.
+      ---
+      First.
+      """
+    And a file "r2/same/SKILL.md" containing:
+      """
+      ---
+      name: same
+      description: From the second root.
+      ---
+      Second.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": ["<TMP>/r1", "<TMP>/r2"]}
+      """
+    Then the skill catalog names are:
+      """
+      ["same"]
+      """
+    And the skills prompt matches:
+      """
+      {"$contains": "- **same**: From the first root."}
+      """
+
+  @spec-3
+  Scenario: discovery follows a symlinked directory
+    Given a file "outside/linked/SKILL.md" containing:
+      """
+      ---
+      name: linked
+      description: Reached through a symlink.
+      ---
+      Linked body.
+      """
+    And a directory "root"
+    And a symlink "root/ext" pointing to "<TMP>/outside"
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["linked"]
+      """
+
+  @spec-3
+  Scenario: discovery follows a symlinked SKILL.md file
+    Given a file "store/target.md" containing:
+      """
+      ---
+      name: filelink
+      description: A symlinked SKILL.md.
+      ---
+      File link body.
+      """
+    And a symlink "root/filelink/SKILL.md" pointing to "<TMP>/store/target.md"
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["filelink"]
+      """
+
+  @spec-3
+  Scenario: a symlink cycle is guarded and discovery terminates
+    Given a file "root/a/SKILL.md" containing:
+      """
+      ---
+      name: a
+      description: Inside a cycle.
+      ---
+      Body.
+      """
+    And a symlink "root/a/loop" pointing to "<TMP>/root"
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["a"]
+      """
+
+  @spec-3
+  Scenario Outline: frontmatter is parsed by a YAML parser and scalar values are trimmed
+    Given a file "root/s/SKILL.md" containing:
+      """
+      ---
+      name: <name>
+      description: <description>
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$contains": "<line>"}
+      """
+
+    Examples:
+      | name            | description                 | line                                |
+      | plain           | A plain description.        | - **plain**: A plain description.   |
+      | "double-quoted" | "Quoted: with a colon"      | - **double-quoted**: Quoted: with a colon |
+      | 'single'        | 'It''s single'              | - **single**: It's single           |
+      | padded          |    padded value             | - **padded**: padded value          |
+
+  @spec-3
+  Scenario: a folded block scalar description is joined with spaces
+    Given a file "root/folded/SKILL.md" containing:
+      """
+      ---
+      name: folded
+      description: >
+        This is folded
+        across lines.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$regex": "(?m)^- \\*\\*folded\\*\\*: This is folded across lines\\.$"}
+      """
+
+  @spec-3
+  Scenario: a literal block scalar keeps its line break and loses the trailing newline
+    Given a file "root/literal/SKILL.md" containing:
+      """
+      ---
+      name: literal
+      description: |
+        Line one
+        Line two
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$regex": "- \\*\\*literal\\*\\*: Line one\nLine two$"}
+      """
+
+  @spec-3
+  Scenario: malformed YAML skips only that skill and never breaks discovery
+    Given a file "root/broken/SKILL.md" containing:
+      """
+      ---
+      name: [unclosed
+      description: broken
+      ---
+      Body.
+      """
+    And a file "root/fine/SKILL.md" containing:
+      """
+      ---
+      name: fine
+      description: Still here.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["fine"]
+      """
+
+  @spec-3
+  Scenario: a skill with no name is skipped, the others load
+    Given a file "root/anon/SKILL.md" containing:
+      """
+      ---
+      description: I have no name.
+      ---
+      Body.
+      """
+    And a file "root/named/SKILL.md" containing:
+      """
+      ---
+      name: named
+      description: Has a name.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["named"]
+      """
+
+  @spec-3
+  Scenario: the body is trimmed in the skill block
+    Given a file "root/ws/SKILL.md" containing:
+      """
+      ---
+      name: ws
+      description: Whitespace around the body.
+      ---
+
+
+         Body with surrounding whitespace.   
+
+
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "<TMP>/root", "skillSampleLimit": -1}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "ws"}
+      """
+    Then the output is:
+      """
+      <skill_content name="ws">
+      # Skill: ws
+
+      Body with surrounding whitespace.
+
+      Base directory for this skill: file://<TMP>/root/ws
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      </skill_content>
+      """
+
+  @spec-3.S5
+  Scenario: the default sample lists the first 10 sibling files in sorted order
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/sampling"}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "many"}
+      """
+    Then the output is:
+      """
+      <skill_content name="many">
+      # Skill: many
+
+      Many files.
+
+      Base directory for this skill: file://<FIXTURES>/skills/sampling/many
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      Note: file list is sampled.
+
+      <skill_files>
+      <file><FIXTURES>/skills/sampling/many/f00.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f01.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f02.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f03.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f04.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f05.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f06.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f07.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f08.txt</file>
+      <file><FIXTURES>/skills/sampling/many/f09.txt</file>
+      </skill_files>
+      </skill_content>
+      """
+
+  @spec-3.S5
+  Scenario: a positive sample limit caps the file list
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": 2}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "many"}
+      """
+    Then the output matches:
+      """
+      (?s)<skill_files>\n<file>[^\n]*/many/f00\.txt</file>\n<file>[^\n]*/many/f01\.txt</file>\n</skill_files>\n</skill_content>$
+      """
+
+  @spec-3.S5
+  Scenario: a sample limit above the file count lists every sibling, nested ones included
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": 20}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "many"}
+      """
+    Then the output matches:
+      """
+      (?s)<file>[^\n]*/many/f11\.txt</file>\n<file>[^\n]*/many/sub/z\.txt</file>\n</skill_files>\n</skill_content>$
+      """
+
+  @spec-3.S5
+  Scenario: a sample limit of -1 omits the note and the whole <skill_files> block
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": -1}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "many"}
+      """
+    Then the output is:
+      """
+      <skill_content name="many">
+      # Skill: many
+
+      Many files.
+
+      Base directory for this skill: file://<FIXTURES>/skills/sampling/many
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      </skill_content>
+      """
+
+  @spec-3.S1 @spec-3.S4
+  Scenario: a data skill without resources is instruction-only with a logical base
+    Given a toolkit built with:
+      """
+      {"skills": [{"name": "data-a", "description": "Data A", "content": "\n  Data A body.  \n"}]}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "data-a"}
+      """
+    Then the output is:
+      """
+      <skill_content name="data-a">
+      # Skill: data-a
+
+      Data A body.
+
+      Base directory for this skill: skill://data-a/
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      </skill_content>
+      """
+
+  @spec-3.S1 @spec-3.S4
+  Scenario: a data skill lists its supplied resources and no host path
+    Given a toolkit built with:
+      """
+      {"skills": [{"name": "data-b", "description": "Data B", "content": "Use the resources.",
+                   "resources": ["ref/guide.md", "scripts/run.sh"]}]}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "data-b"}
+      """
+    Then the output is:
+      """
+      <skill_content name="data-b">
+      # Skill: data-b
+
+      Use the resources.
+
+      Base directory for this skill: skill://data-b/
+      Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
+      Note: file list is sampled.
+
+      <skill_files>
+      <file>ref/guide.md</file>
+      <file>scripts/run.sh</file>
+      </skill_files>
+      </skill_content>
+      """
+
+  @spec-3.S4
+  Scenario: a data skill with an explicit base uses it verbatim
+    Given a toolkit built with:
+      """
+      {"skills": [{"name": "data-c", "description": "Data C", "content": "C.", "base": "mem://custom/c"}]}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "data-c"}
+      """
+    Then the output contains "Base directory for this skill: mem://custom/c\n"
+
+  @spec-3.S1
+  Scenario: directory skills precede data skills, so a directory skill wins a shared name
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic",
+       "skills": [{"name": "alpha", "description": "Data alpha", "content": "data"}, {"name": "delta", "description": "Data delta", "content": "d"}]}
+      """
+    Then the skill catalog names are:
+      """
+      ["alpha", "beta", "gamma", "delta"]
+      """
+    And the skills prompt matches:
+      """
+      {"$contains": "- **alpha**: First fixture skill."}
+      """
+
+  @spec-3.S1
+  Scenario: a skill provider's skills join the catalog after the data skills
+    Given a toolkit built with:
+      """
+      {"skills": [{"name": "one", "description": "From data", "content": "1"}],
+       "skillProvider": {"skills": [{"name": "one", "description": "From provider", "content": "x"},
+                                    {"name": "two", "description": "From provider", "content": "2"}]}}
+      """
+    Then the skill catalog names are:
+      """
+      ["one", "two"]
+      """
+    And the skills prompt matches:
+      """
+      {"$contains": "- **one**: From data"}
+      """
+
+  @spec-3.S1
+  Scenario: a failing skill provider is isolated and the other sources still load
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic", "skillProvider": {"fail": "boom provider"}}
+      """
+    Then the skill catalog names are:
+      """
+      ["alpha", "beta", "gamma"]
+      """
+    And the toolkit has the tool "skill"
+    And the toolkit has the tool "read"
+
+  @spec-3.S2
+  Scenario Outline: the skills filter is an allowlist with any true entry, else a drop-list
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic", "skillsFilter": <filter>}
+      """
+    Then the skill catalog names are:
+      """
+      <names>
+      """
+
+    Examples:
+      | filter                                 | names                      |
+      | {}                                     | ["alpha", "beta", "gamma"] |
+      | {"alpha": true, "beta": false}         | ["alpha"]                  |
+      | {"alpha": true, "gamma": true}         | ["alpha", "gamma"]         |
+      | {"beta": false}                        | ["alpha", "gamma"]         |
+      | {"nosuch": false}                      | ["alpha", "beta", "gamma"] |
+      | {"alpha": false, "beta": false, "gamma": false} | []                |
+
+  @spec-3.S2
+  Scenario: a filtered-out skill cannot be loaded through the skill tool
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic", "skillsFilter": {"alpha": true}}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "beta"}
+      """
+    Then the result is an error
+    And the skills prompt does not mention "beta"
+
+  @spec-3.S2 @seed-003
+  Scenario: disableSkills removes skills from the catalog
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic", "disableSkills": ["gamma", "nosuch"]}
+      """
+    Then the skill catalog names are:
+      """
+      ["alpha", "beta"]
+      """
+
+  @spec-3.S2 @seed-001
+  Scenario: an explicit skillsFilter entry overrides disableSkills (seed 001 merge order)
+    Given a toolkit built with:
+      """
+      {"builtins": false, "skills": [{"name": "legacy", "description": "d", "content": "b"}],
+       "disableSkills": ["legacy"], "skillsFilter": {"legacy": true}}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "legacy"}
+      """
+    Then the result is not an error
+
+  @spec-3.S3
+  Scenario: the inventory lists valid skills and nothing skipped for a clean tree
+    When the skills are listed with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": [
+         {"$partial": true, "name": "alpha", "description": "First fixture skill."},
+         {"$partial": true, "name": "beta", "description": "Second fixture skill."},
+         {"$partial": true, "name": "gamma", "description": "Third fixture skill."}],
+       "skipped": []}
+      """
+
+  @spec-3.S3
+  Scenario: the inventory types every skip reason it can observe
+    Given a file "root/a-missing/SKILL.md" containing:
+      """
+      ---
+      description: no name
+      ---
+      x
+      """
+    And a file "root/b-malformed/SKILL.md" containing:
+      """
+      ---
+      name: [unclosed
+      ---
+      x
+      """
+    And a file "root/c-dup/SKILL.md" containing:
+      """
+      ---
+      name: dup
+      description: first
+      ---
+      x
+      """
+    And a file "root/d-dup/SKILL.md" containing:
+      """
+      ---
+      name: dup
+      description: second
+      ---
+      x
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": [{"$partial": true, "name": "dup", "description": "first"}],
+       "skipped": [
+         {"$partial": true, "location": "<TMP>/root/a-missing/SKILL.md", "reason": "missing-name"},
+         {"$partial": true, "location": "<TMP>/root/b-malformed/SKILL.md", "reason": "malformed-frontmatter"},
+         {"$partial": true, "location": "<TMP>/root/d-dup/SKILL.md", "reason": "duplicate-name"}]}
+      """
+
+  @spec-3.S3
+  Scenario: a SKILL.md that is not UTF-8 is skipped as unreadable, never a crash
+    Given a file "root/bad/SKILL.md" containing invalid UTF-8
+    And a file "root/good/SKILL.md" containing:
+      """
+      ---
+      name: good
+      description: Readable.
+      ---
+      x
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "<TMP>/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": [{"$partial": true, "name": "good"}],
+       "skipped": [{"$partial": true, "location": "<TMP>/root/bad/SKILL.md", "reason": "unreadable"}]}
+      """
+
+  @spec-3.S3
+  Scenario: the inventory is unfiltered and includes data skills
+    When the skills are listed with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/undescribed", "skills": [{"name": "", "content": "x"}, {"name": "d1", "content": "y"}]}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": [{"$partial": true, "name": "quiet"}, {"$partial": true, "name": "d1"}],
+       "skipped": [{"$partial": true, "reason": "missing-name"}]}
+      """
+
+  @spec-3.S1
+  Scenario: a data skill and a directory skill load side by side
+    Given a toolkit built with:
+      """
+      {"skillsDir": "<FIXTURES>/skills/basic", "skills": [{"name": "zeta", "description": "Data zeta", "content": "z"}]}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "alpha"}
+      """
+    Then the output contains "Base directory for this skill: file://<FIXTURES>/skills/basic/alpha\n"
+    And the output contains "<file><FIXTURES>/skills/basic/alpha/scripts/run.sh</file>"

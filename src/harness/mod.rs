@@ -1,0 +1,15 @@
+//! The harness: loads scenarios, drives a port through the protocol, compares, reports.
+//!
+//! It never calls the reference directly: the reference is reached as one port among
+//! others, through `port::Port`.
+
+pub mod features;
+pub mod inprocess;
+pub mod matchers;
+pub mod normalise;
+pub mod port;
+pub mod report;
+pub mod runner;
+pub mod snapshots;
+pub mod steps;
+pub mod subprocess;

@@ -1,0 +1,88 @@
+//! Machine-independent inputs and outputs: `<FIXTURES>`, `<EXAMPLES>`, `<TMP>` placeholders.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The placeholder ↔ path pairs of one scenario.
+#[derive(Debug, Clone, Default)]
+pub struct Placeholders {
+    pairs: Vec<(String, String)>,
+}
+
+impl Placeholders {
+    /// Adds a placeholder for `path` (its canonical form is recognised in outputs too).
+    pub fn add(&mut self, placeholder: &str, path: &Path) {
+        let plain = path.to_string_lossy().trim_end_matches('/').to_string();
+        self.pairs.push((placeholder.to_string(), plain.clone()));
+        if let Ok(real) = path.canonicalize() {
+            let real = real.to_string_lossy().to_string();
+            if real != plain {
+                self.pairs.push((placeholder.to_string(), real));
+            }
+        }
+        // Longest path first, so a nested root wins over its parent.
+        self.pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+    }
+
+    /// The path a placeholder stands for.
+    pub fn path_of(&self, placeholder: &str) -> Option<PathBuf> {
+        self.pairs
+            .iter()
+            .find(|(p, _)| p == placeholder)
+            .map(|(_, path)| PathBuf::from(path))
+    }
+
+    /// Replaces placeholders in scenario input with real paths.
+    pub fn expand(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        let mut seen = Vec::new();
+        for (placeholder, path) in &self.pairs {
+            if seen.contains(placeholder) {
+                continue;
+            }
+            seen.push(placeholder.clone());
+            out = out.replace(placeholder.as_str(), path);
+        }
+        out
+    }
+
+    /// Replaces real paths in port output with placeholders.
+    pub fn normalise_text(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (placeholder, path) in &self.pairs {
+            if !path.is_empty() {
+                out = out.replace(path.as_str(), placeholder);
+            }
+        }
+        out
+    }
+
+    /// Normalises every string (and object key) inside a JSON value.
+    pub fn normalise_json(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.normalise_text(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|v| self.normalise_json(v)).collect()),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (self.normalise_text(k), self.normalise_json(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let mut p = Placeholders::default();
+        p.add("<TMP>", Path::new("/x/tmp"));
+        p.add("<FIXTURES>", Path::new("/x"));
+        assert_eq!(p.expand("<TMP>/a <FIXTURES>/b"), "/x/tmp/a /x/b");
+        assert_eq!(p.normalise_text("file:///x/tmp/a /x/b"), "file://<TMP>/a <FIXTURES>/b");
+    }
+}

@@ -1,0 +1,132 @@
+//! The port boundary: one trait every implementation is driven through.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::protocol::{error_kind, PROTOCOL_VERSION};
+
+/// Who a port is, from its `hello`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PortInfo {
+    /// Port name (`reference`, `python`, ...).
+    pub name: String,
+    /// Implementation language.
+    pub language: String,
+    /// Implementation version.
+    pub version: String,
+}
+
+/// What a port said about itself in `hello`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hello {
+    /// Identity.
+    pub port: PortInfo,
+    /// SPEC sections it implements (`"0"`, `"3"`, `"4A"`, ...).
+    pub implements: Vec<String>,
+    /// The SPEC version it targets, when it says.
+    pub spec: Option<String>,
+}
+
+/// Why a port call did not produce a usable answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PortError {
+    /// The port declared the command or option unsupported (the scenario is skipped).
+    Unsupported(String),
+    /// The driver answered `ok:false` for another reason.
+    Driver {
+        /// The error kind the driver gave.
+        kind: String,
+        /// Its message.
+        message: String,
+    },
+    /// The driver crashed, hung, or spoke something other than the protocol.
+    Transport(String),
+}
+
+impl fmt::Display for PortError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PortError::Unsupported(m) => write!(f, "unsupported by the port: {m}"),
+            PortError::Driver { kind, message } => write!(f, "driver error ({kind}): {message}"),
+            PortError::Transport(m) => write!(f, "driver failure: {m}"),
+        }
+    }
+}
+
+/// One implementation under test, spoken to in protocol messages.
+#[async_trait]
+pub trait Port: Send {
+    /// Sends one request and returns the raw response object.
+    async fn call(&mut self, request: Value) -> Result<Value, PortError>;
+
+    /// Makes sure the port can take requests (restarting a dead driver); called before
+    /// each scenario so one crash fails one scenario, not the rest of the run.
+    async fn ensure_ready(&mut self) -> Result<(), PortError> {
+        Ok(())
+    }
+
+    /// Ends the port (closes the driver).
+    async fn shutdown(&mut self) {}
+}
+
+/// Sends `request` and unwraps the protocol envelope: `ok:false` becomes a `PortError`.
+pub async fn request(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
+    let response = port.call(request).await?;
+    match response.get("ok") {
+        Some(Value::Bool(true)) => Ok(response),
+        Some(Value::Bool(false)) => {
+            let err = response.get("error");
+            let text = |k: &str| {
+                err.and_then(|e| e.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let kind = text("kind");
+            if kind == error_kind::UNSUPPORTED {
+                Err(PortError::Unsupported(text("message")))
+            } else {
+                Err(PortError::Driver {
+                    kind,
+                    message: text("message"),
+                })
+            }
+        }
+        _ => Err(PortError::Transport(format!(
+            "response has no boolean \"ok\": {}",
+            truncate(&response.to_string(), 300)
+        ))),
+    }
+}
+
+/// Performs the `hello` handshake.
+pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
+    let r = request(port, json!({"cmd": "hello", "protocol": PROTOCOL_VERSION})).await?;
+    let port_info: PortInfo = r
+        .get("port")
+        .cloned()
+        .and_then(|p| serde_json::from_value(p).ok())
+        .ok_or_else(|| PortError::Transport("hello response has no valid \"port\" {name, language, version}".into()))?;
+    let implements = r
+        .get("implements")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(Hello {
+        port: port_info,
+        implements,
+        spec: r.get("spec").and_then(Value::as_str).map(str::to_string),
+    })
+}
+
+/// Shortens text for messages, on a character boundary.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}… ({} chars)", text.chars().count())
+}

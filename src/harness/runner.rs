@@ -1,0 +1,194 @@
+//! Runs scenarios against one port and collects per-scenario results.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::features::ScenarioSpec;
+use super::port::{hello, Port, PortInfo};
+use super::steps::{finish, run_step, Env, ScenarioState, StepFailure};
+
+/// A scenario's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every step held.
+    Passed,
+    /// A step failed, or the port failed.
+    Failed,
+    /// The port does not implement what the scenario needs.
+    Skipped,
+}
+
+/// One scenario's result, as reported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioResult {
+    /// Scenario id (`feature: name [params]`).
+    pub name: String,
+    /// SPEC section.
+    pub section: String,
+    /// Outcome.
+    pub status: Status,
+    /// Why it failed or was skipped; empty when it passed.
+    pub message: String,
+}
+
+/// Passed/failed/skipped counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Passed scenarios.
+    pub passed: usize,
+    /// Failed scenarios.
+    pub failed: usize,
+    /// Skipped scenarios.
+    pub skipped: usize,
+}
+
+impl Counts {
+    fn add(&mut self, s: Status) {
+        match s {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::Skipped => self.skipped += 1,
+        }
+    }
+}
+
+/// A whole run: the stable `--format json` shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The port under test.
+    pub port: PortInfo,
+    /// The SPEC version the scenarios pin.
+    pub spec: String,
+    /// Totals.
+    pub summary: Counts,
+    /// Totals per SPEC section, sorted.
+    pub sections: BTreeMap<String, Counts>,
+    /// Every scenario, in run order.
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+impl RunReport {
+    /// Whether any scenario failed.
+    pub fn has_failures(&self) -> bool {
+        self.summary.failed > 0
+    }
+}
+
+/// Which scenarios to run.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Keep scenarios carrying any of these tags (with or without `@`); empty ⇒ all.
+    pub tags: Vec<String>,
+    /// Keep scenarios of these sections; empty ⇒ all.
+    pub sections: Vec<String>,
+}
+
+impl Selection {
+    /// Whether `s` is selected.
+    pub fn keeps(&self, s: &ScenarioSpec) -> bool {
+        let tag_ok = self.tags.is_empty()
+            || self
+                .tags
+                .iter()
+                .any(|t| s.tags.iter().any(|st| st == t.trim_start_matches('@')));
+        let section_ok = self.sections.is_empty() || self.sections.iter().any(|x| *x == s.section);
+        tag_ok && section_ok
+    }
+}
+
+/// Runs `scenarios` against `port`, calling `progress` after each one.
+pub async fn run(
+    port: &mut dyn Port,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    fallback_name: &str,
+    mut progress: impl FnMut(&ScenarioResult),
+) -> RunReport {
+    let greeting = match port.ensure_ready().await {
+        Ok(()) => hello(port).await,
+        Err(e) => Err(e),
+    };
+    let (info, implements, hello_error) = match greeting {
+        Ok(h) => (h.port, Some(h.implements), None),
+        Err(e) => (
+            PortInfo {
+                name: fallback_name.to_string(),
+                language: "unknown".into(),
+                version: "unknown".into(),
+            },
+            None,
+            Some(e.to_string()),
+        ),
+    };
+    let mut results = Vec::new();
+    for spec in scenarios {
+        let result = match &hello_error {
+            Some(e) if results.is_empty() => failed(spec, format!("hello failed: {e}")),
+            _ => run_one(port, env, spec, implements.as_deref()).await,
+        };
+        progress(&result);
+        results.push(result);
+    }
+    port.shutdown().await;
+    let mut summary = Counts::default();
+    let mut sections: BTreeMap<String, Counts> = BTreeMap::new();
+    for r in &results {
+        summary.add(r.status);
+        sections.entry(r.section.clone()).or_default().add(r.status);
+    }
+    RunReport {
+        port: info,
+        spec: crate::protocol::SPEC_VERSION.to_string(),
+        summary,
+        sections,
+        scenarios: results,
+    }
+}
+
+fn failed(spec: &ScenarioSpec, message: String) -> ScenarioResult {
+    ScenarioResult {
+        name: spec.id.clone(),
+        section: spec.section.clone(),
+        status: Status::Failed,
+        message,
+    }
+}
+
+async fn run_one(port: &mut dyn Port, env: &Env, spec: &ScenarioSpec, implements: Option<&[String]>) -> ScenarioResult {
+    let mut result = ScenarioResult {
+        name: spec.id.clone(),
+        section: spec.section.clone(),
+        status: Status::Passed,
+        message: String::new(),
+    };
+    if let Some(list) = implements {
+        if !list.iter().any(|s| *s == spec.section) {
+            result.status = Status::Skipped;
+            result.message = format!("port does not implement SPEC section {}", spec.section);
+            return result;
+        }
+    }
+    if let Err(e) = port.ensure_ready().await {
+        return failed(spec, e.to_string());
+    }
+    let mut state = ScenarioState::new(env);
+    for step in &spec.steps {
+        match run_step(port, env, &mut state, step).await {
+            Ok(()) => {}
+            Err(StepFailure::Failed(m)) => {
+                result.status = Status::Failed;
+                result.message = format!("step `{} {}`: {m}", step.keyword, step.text);
+                break;
+            }
+            Err(StepFailure::Skipped(m)) => {
+                result.status = Status::Skipped;
+                result.message = format!("step `{} {}`: {m}", step.keyword, step.text);
+                break;
+            }
+        }
+    }
+    finish(port, &mut state).await;
+    result
+}

@@ -1,0 +1,656 @@
+//! The step vocabulary (features/STEPS.md): each Gherkin step maps to protocol requests and
+//! comparisons. Both the CLI runner and the cucumber test drive scenarios through `run_step`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::{json, Value};
+
+use super::features::StepSpec;
+use super::matchers::{match_json, MatchOutcome};
+use super::normalise::Placeholders;
+use super::port::{request, Port, PortError};
+use super::snapshots;
+
+/// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
+/// leaves open and which are therefore compared leniently in snapshots.
+pub const BUILTIN_NAMES: [&str; 10] = [
+    "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+];
+
+/// Where scenario inputs and expectations live.
+#[derive(Debug, Clone)]
+pub struct Env {
+    /// `conformance/fixtures`, the `<FIXTURES>` placeholder.
+    pub fixtures: PathBuf,
+    /// The shared SPEC examples, the `<EXAMPLES>` placeholder.
+    pub examples: PathBuf,
+    /// The insta snapshot folder.
+    pub snapshots: PathBuf,
+}
+
+impl Env {
+    /// The layout of a checkout rooted at `root` (shared/ sits beside the checkout).
+    pub fn from_root(root: &Path) -> Env {
+        let examples = root.join("..").join("shared").join("spec").join("examples");
+        Env {
+            fixtures: root.join("conformance").join("fixtures"),
+            examples: examples.canonicalize().unwrap_or(examples),
+            snapshots: root.join("snapshots"),
+        }
+    }
+}
+
+/// Why a step did not pass.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepFailure {
+    /// An expectation did not hold, or the port failed.
+    Failed(String),
+    /// The port does not support what the step needs.
+    Skipped(String),
+}
+
+type StepResult = Result<(), StepFailure>;
+
+fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
+    Err(StepFailure::Failed(msg.into()))
+}
+
+impl From<PortError> for StepFailure {
+    fn from(e: PortError) -> Self {
+        match e {
+            PortError::Unsupported(m) => StepFailure::Skipped(format!("port does not support this: {m}")),
+            other => StepFailure::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Everything one scenario accumulates.
+#[derive(Default)]
+pub struct ScenarioState {
+    tmp: Option<tempfile::TempDir>,
+    placeholders: Placeholders,
+    options: Option<Value>,
+    toolkit: Option<String>,
+    built: Option<Value>,
+    last_call: Option<(String, Value)>,
+    result: Option<Value>,
+    selection: Option<Value>,
+    inventory: Option<Value>,
+    sanitized: Option<String>,
+    counter: u32,
+}
+
+impl ScenarioState {
+    /// A fresh state with the fixture and example placeholders of `env`.
+    pub fn new(env: &Env) -> Self {
+        let mut st = ScenarioState::default();
+        st.placeholders.add("<FIXTURES>", &env.fixtures);
+        st.placeholders.add("<EXAMPLES>", &env.examples);
+        st
+    }
+
+    fn tmp(&mut self) -> Result<PathBuf, StepFailure> {
+        if self.tmp.is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("tnx-scenario-")
+                .tempdir()
+                .map_err(|e| StepFailure::Failed(format!("cannot create temp dir: {e}")))?;
+            self.placeholders.add("<TMP>", dir.path());
+            self.tmp = Some(dir);
+        }
+        Ok(self.tmp.as_ref().map(|t| t.path().to_path_buf()).unwrap_or_default())
+    }
+
+    fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
+        if text.contains("<TMP>") {
+            self.tmp()?;
+        }
+        Ok(self.placeholders.expand(text))
+    }
+
+    fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
+        let doc = step
+            .docstring
+            .as_deref()
+            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))?;
+        let text = self.expand(doc)?;
+        serde_json::from_str(&text).map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+    }
+
+    /// An expectation doc string: placeholders stay as written, since outputs are normalised.
+    fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
+        let text = self.raw_doc(step)?;
+        serde_json::from_str(&text).map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+    }
+
+    fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
+        step.docstring
+            .clone()
+            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))
+    }
+
+    fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
+        let expanded = PathBuf::from(self.expand(p)?);
+        Ok(if expanded.is_absolute() { expanded } else { self.tmp()?.join(expanded) })
+    }
+
+    fn built(&self) -> Result<&Value, StepFailure> {
+        self.built
+            .as_ref()
+            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+    }
+
+    fn toolkit_id(&self) -> Result<String, StepFailure> {
+        self.toolkit
+            .clone()
+            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+    }
+
+    fn result(&self) -> Result<&Value, StepFailure> {
+        self.result
+            .as_ref()
+            .ok_or_else(|| StepFailure::Failed("no tool has been executed in this scenario".into()))
+    }
+
+    fn output(&self) -> Result<String, StepFailure> {
+        let out = self.result()?.get("output").and_then(Value::as_str);
+        out.map(|s| self.placeholders.normalise_text(s))
+            .ok_or_else(|| StepFailure::Failed("result has no string \"output\"".into()))
+    }
+
+    fn norm(&self, v: &Value) -> Value {
+        self.placeholders.normalise_json(v)
+    }
+}
+
+macro_rules! steps {
+    ($($name:ident => $re:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        #[allow(non_camel_case_types)]
+        enum StepKind { $($name,)* }
+        fn table() -> &'static Vec<(StepKind, Regex)> {
+            static TABLE: OnceLock<Vec<(StepKind, Regex)>> = OnceLock::new();
+            TABLE.get_or_init(|| vec![$((StepKind::$name, Regex::new($re).unwrap_or_else(|e| panic!("bad step regex {}: {e}", $re))),)*])
+        }
+        /// Every step pattern, for `list --steps` and STEPS.md.
+        pub fn patterns() -> Vec<&'static str> { vec![$($re,)*] }
+    };
+}
+
+steps! {
+    FileContaining => r#"^a file "([^"]+)" containing:$"#,
+    FileInvalidUtf8 => r#"^a file "([^"]+)" containing invalid UTF-8$"#,
+    Directory => r#"^a directory "([^"]+)"$"#,
+    Symlink => r#"^a symlink "([^"]+)" pointing to "([^"]+)"$"#,
+    Options => r#"^the toolkit options:$"#,
+    BuiltWith => r#"^a toolkit built with:$"#,
+    BuiltDefault => r#"^a toolkit built with no options$"#,
+    Build => r#"^the toolkit is built$"#,
+    Execute => r#"^"([^"]+)" is executed$"#,
+    ExecuteWith => r#"^"([^"]+)" is executed with:$"#,
+    ExecuteAnswer => r#"^the same call is executed again with the answer:$"#,
+    Select => r#"^the builtins are selected with:$"#,
+    ListSkills => r#"^the skills are listed with:$"#,
+    Sanitize => r#"^this value is sanitized:$"#,
+    Close => r#"^the toolkit is closed$"#,
+    ToolNames => r#"^the tool names are:$"#,
+    ToolNamesMatch => r#"^the tool names match:$"#,
+    SortedNames => r#"^the sorted tool names are:$"#,
+    ToolCount => r#"^the toolkit has (\d+) tools$"#,
+    HasTool => r#"^the toolkit has the tool "([^"]+)"$"#,
+    HasNoTool => r#"^the toolkit has no tool "([^"]+)"$"#,
+    ToolSource => r#"^the tool "([^"]+)" has source "([^"]+)"$"#,
+    ToolMatches => r#"^the tool "([^"]+)" matches:$"#,
+    IsError => r#"^the result is an error$"#,
+    NotError => r#"^the result is not an error$"#,
+    OutputIs => r#"^the output is:$"#,
+    OutputIsInline => r#"^the output is "(.*)"$"#,
+    OutputContains => r#"^the output contains "(.*)"$"#,
+    OutputRegex => r#"^the output matches:$"#,
+    OutputSnapshot => r#"^the output matches snapshot "([^"]+)"$"#,
+    OutputJson => r#"^the output parses as JSON matching:$"#,
+    ResultMatches => r#"^the result matches:$"#,
+    Suspends => r#"^the result suspends with a "([^"]+)" request$"#,
+    PromptIs => r#"^the skills prompt is:$"#,
+    PromptMatches => r#"^the skills prompt matches:$"#,
+    PromptSnapshot => r#"^the skills prompt matches snapshot "([^"]+)"$"#,
+    PromptLacks => r#"^the skills prompt does not mention "([^"]+)"$"#,
+    AdapterMatches => r#"^the "(openai|anthropic|gemini)" adapter output matches:$"#,
+    AdapterSnapshot => r#"^the "(openai|anthropic|gemini)" adapter output matches snapshot "([^"]+)"( ignoring builtin descriptions)?$"#,
+    AdapterOrder => r#"^the three adapters list the tools in the toolkit's order$"#,
+    StatusIs => r#"^the status of "([^"]+)" is "([^"]+)"$"#,
+    NoStatus => r#"^there is no status for "([^"]+)"$"#,
+    NoErrors => r#"^there are no errors$"#,
+    ErrorMentions => r#"^an error mentions "([^"]+)"$"#,
+    ErrorFor => r#"^the error for "([^"]+)" mentions "([^"]+)"$"#,
+    CatalogNames => r#"^the skill catalog names are:$"#,
+    SelectedNames => r#"^the selected builtin names are:$"#,
+    SelectedMatch => r#"^the selected builtins match:$"#,
+    SelectedSnapshot => r#"^the selected builtins match snapshot "([^"]+)" ignoring builtin descriptions$"#,
+    InventoryMatches => r#"^the skill inventory matches:$"#,
+    SanitizedIs => r#"^the sanitized value is "(.*)"$"#,
+}
+
+/// Runs one step against `port`.
+pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, step: &StepSpec) -> StepResult {
+    let Some((kind, caps)) = table().iter().find_map(|(k, re)| re.captures(&step.text).map(|c| (*k, c))) else {
+        return fail(format!("unknown step `{}` (see features/STEPS.md)", step.text));
+    };
+    let arg = |i: usize| caps.get(i).map(|m| m.as_str().to_string()).unwrap_or_default();
+    use StepKind::*;
+    match kind {
+        FileContaining => {
+            let path = st.path(&arg(1))?;
+            let body = st.expand(&st.raw_doc(step)?)?;
+            write_file(&path, body.as_bytes())
+        }
+        FileInvalidUtf8 => {
+            let path = st.path(&arg(1))?;
+            write_file(&path, b"---\nname: bad\xff\xfe\n---\nbody \xc3\x28\n")
+        }
+        Directory => {
+            let path = st.path(&arg(1))?;
+            std::fs::create_dir_all(&path).or_else(|e| fail(format!("cannot create {}: {e}", path.display())))
+        }
+        Symlink => {
+            let link = st.path(&arg(1))?;
+            let target = st.path(&arg(2))?;
+            if let Some(parent) = link.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            std::os::unix::fs::symlink(&target, &link)
+                .or_else(|e| fail(format!("cannot symlink {}: {e}", link.display())))
+        }
+        Options => {
+            st.options = Some(st.json_doc(step)?);
+            Ok(())
+        }
+        BuiltWith => {
+            st.options = Some(st.json_doc(step)?);
+            build(port, st).await
+        }
+        BuiltDefault => {
+            st.options = Some(json!({}));
+            build(port, st).await
+        }
+        Build => build(port, st).await,
+        Execute => execute(port, st, arg(1), json!({}), None).await,
+        ExecuteWith => {
+            let args = st.json_doc(step)?;
+            execute(port, st, arg(1), args, None).await
+        }
+        ExecuteAnswer => {
+            let mut answer = st.json_doc(step)?;
+            let Some((name, args)) = st.last_call.clone() else {
+                return fail("no earlier call to repeat");
+            };
+            if answer.get("id").is_none() {
+                let id = st
+                    .result()?
+                    .pointer("/metadata/pending/id")
+                    .cloned()
+                    .ok_or_else(|| StepFailure::Failed("the earlier result carries no metadata.pending.id".into()))?;
+                answer["id"] = id;
+            }
+            execute(port, st, name, args, Some(answer)).await
+        }
+        Select => {
+            let config = st.json_doc(step)?;
+            let r = request(port, json!({"cmd": "select_builtins", "config": config})).await?;
+            st.selection = Some(r.get("tools").cloned().unwrap_or(Value::Null));
+            Ok(())
+        }
+        ListSkills => {
+            let options = st.json_doc(step)?;
+            let r = request(port, json!({"cmd": "list_skills", "options": options})).await?;
+            st.inventory = Some(st.norm(&json!({"skills": r.get("skills"), "skipped": r.get("skipped")})));
+            Ok(())
+        }
+        Sanitize => {
+            let value = st.raw_doc(step)?;
+            let r = request(port, json!({"cmd": "sanitize", "value": value})).await?;
+            st.sanitized = r.get("value").and_then(Value::as_str).map(str::to_string);
+            Ok(())
+        }
+        Close => {
+            let id = st.toolkit_id()?;
+            request(port, json!({"cmd": "close", "toolkit": id})).await?;
+            Ok(())
+        }
+        ToolNames => expect_json(&st.expect_doc(step)?, &names(st.built()?)),
+        ToolNamesMatch => expect_json(&st.expect_doc(step)?, &names(st.built()?)),
+        SortedNames => {
+            let actual = st.built()?.get("names").cloned().unwrap_or(Value::Null);
+            expect_json(&st.expect_doc(step)?, &actual)
+        }
+        ToolCount => {
+            let n = arg(1).parse::<usize>().unwrap_or(0);
+            let got = names(st.built()?).as_array().map_or(0, Vec::len);
+            if got == n {
+                Ok(())
+            } else {
+                fail(format!("expected {n} tools, got {got}: {}", names(st.built()?)))
+            }
+        }
+        HasTool | HasNoTool => {
+            let name = arg(1);
+            let present = tool(st.built()?, &name).is_some();
+            match (kind == HasTool, present) {
+                (true, false) => fail(format!("no tool \"{name}\"; tools: {}", names(st.built()?))),
+                (false, true) => fail(format!("tool \"{name}\" is present but should not be")),
+                _ => Ok(()),
+            }
+        }
+        ToolSource => {
+            let name = arg(1);
+            let t = tool(st.built()?, &name).ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+            expect_json(&json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
+        }
+        ToolMatches => {
+            let name = arg(1);
+            let t = tool(st.built()?, &name).ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+            let actual = st.norm(t);
+            expect_json(&st.expect_doc(step)?, &actual)
+        }
+        IsError | NotError => {
+            let is_error = st.result()?.get("isError").and_then(Value::as_bool);
+            let want = kind == IsError;
+            if is_error == Some(want) {
+                Ok(())
+            } else {
+                fail(format!("expected isError={want}, got result {}", st.norm(st.result()?)))
+            }
+        }
+        OutputIs => expect_text(&st.raw_doc(step)?, &st.output()?),
+        OutputIsInline => expect_text(&unescape(&arg(1)), &st.output()?),
+        OutputContains => expect_json(&json!({"$contains": unescape(&arg(1))}), &json!(st.output()?)),
+        OutputRegex => expect_json(&json!({"$regex": st.raw_doc(step)?.trim()}), &json!(st.output()?)),
+        OutputSnapshot => {
+            let body = snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?;
+            expect_text(&body, &st.output()?)
+        }
+        OutputJson => {
+            let out = st.output()?;
+            let parsed: Value = serde_json::from_str(&out)
+                .map_err(|e| StepFailure::Failed(format!("output is not JSON ({e}): {out:?}")))?;
+            expect_json(&st.expect_doc(step)?, &parsed)
+        }
+        ResultMatches => {
+            let actual = st.norm(st.result()?);
+            expect_json(&st.expect_doc(step)?, &actual)
+        }
+        Suspends => {
+            let r = st.result()?;
+            let pending = r.pointer("/metadata/pending");
+            let kind_of = pending.and_then(|p| p.get("kind")).and_then(Value::as_str);
+            match (pending, kind_of) {
+                (Some(p), Some(k)) if k == arg(1) && p.get("id").is_some_and(Value::is_string) => Ok(()),
+                _ => fail(format!("expected a suspension with metadata.pending.kind \"{}\" and a string id, got {}", arg(1), st.norm(r))),
+            }
+        }
+        PromptIs | PromptMatches | PromptSnapshot | PromptLacks => {
+            let id = st.toolkit_id()?;
+            let r = request(port, json!({"cmd": "skills_prompt", "toolkit": id})).await?;
+            let prompt = st.placeholders.normalise_text(r.get("prompt").and_then(Value::as_str).unwrap_or_default());
+            match kind {
+                PromptIs => expect_text(&st.raw_doc(step)?, &prompt),
+                PromptMatches => expect_json(&st.expect_doc(step)?, &json!(prompt)),
+                PromptLacks if prompt.contains(&arg(1)) => fail(format!("the skills prompt mentions \"{}\": {prompt:?}", arg(1))),
+                PromptLacks => Ok(()),
+                _ => expect_text(&snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?, &prompt),
+            }
+        }
+        AdapterMatches | AdapterSnapshot => {
+            let actual = adapter(port, st, &arg(1)).await?;
+            if kind == AdapterMatches {
+                return expect_json(&st.expect_doc(step)?, &actual);
+            }
+            snapshot_json(env, &arg(2), &actual, !arg(3).is_empty())
+        }
+        AdapterOrder => {
+            let order = names(st.built()?);
+            let openai = adapter(port, st, "openai").await?;
+            let anthropic = adapter(port, st, "anthropic").await?;
+            let gemini = adapter(port, st, "gemini").await?;
+            let pick = |v: &Value, ptr: &str| -> Value {
+                Value::Array(v.as_array().map(|a| a.iter().map(|e| e.pointer(ptr).cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default())
+            };
+            expect_json(&order, &pick(&openai, "/function/name"))?;
+            expect_json(&order, &pick(&anthropic, "/name"))?;
+            let decls = gemini.pointer("/0/functionDeclarations").cloned().unwrap_or(Value::Null);
+            if gemini.as_array().map(Vec::len) != Some(1) {
+                return fail(format!("gemini output must be one element wrapping all declarations, got {gemini}"));
+            }
+            expect_json(&order, &pick(&decls, "/name"))
+        }
+        StatusIs => {
+            let actual = st.built()?.pointer(&format!("/statuses/{}", escape_ptr(&arg(1)))).cloned().unwrap_or(Value::Null);
+            expect_json(&json!(arg(2)), &actual).map_err(|e| with_context(e, &format!("statuses: {}", st.built().map(|b| b["statuses"].to_string()).unwrap_or_default())))
+        }
+        NoStatus => match st.built()?.pointer(&format!("/statuses/{}", escape_ptr(&arg(1)))) {
+            Some(v) => fail(format!("expected no status for \"{}\", got {v}", arg(1))),
+            None => Ok(()),
+        },
+        NoErrors => {
+            let errors = st.built()?.get("errors").cloned().unwrap_or(json!({}));
+            if errors.as_object().is_some_and(|m| m.is_empty()) {
+                Ok(())
+            } else {
+                fail(format!("expected no errors, got {}", st.norm(&errors)))
+            }
+        }
+        ErrorMentions => {
+            let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
+            let found = errors.as_object().is_some_and(|m| m.values().any(|v| v.as_str().is_some_and(|s| s.contains(&arg(1)))));
+            if found {
+                Ok(())
+            } else {
+                fail(format!("[lenient (contains)] no error mentions \"{}\"; errors: {errors}", arg(1)))
+            }
+        }
+        ErrorFor => {
+            let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
+            match errors.get(arg(1)).and_then(Value::as_str) {
+                Some(text) if text.contains(&arg(2)) => Ok(()),
+                _ => fail(format!("[lenient (contains)] expected an error for \"{}\" mentioning \"{}\"; errors: {errors}", arg(1), arg(2))),
+            }
+        }
+        CatalogNames => {
+            let names: Value = st.built()?.get("skills").and_then(Value::as_array).map(|a| a.iter().map(|s| s.get("name").cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default();
+            expect_json(&st.expect_doc(step)?, &names)
+        }
+        SelectedNames | SelectedMatch | SelectedSnapshot => {
+            let sel = st.selection.clone().ok_or_else(|| StepFailure::Failed("no builtins were selected in this scenario".into()))?;
+            match kind {
+                SelectedNames => {
+                    let names: Value = sel.as_array().map(|a| a.iter().map(|t| t.get("name").cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default();
+                    expect_json(&st.expect_doc(step)?, &names)
+                }
+                SelectedMatch => expect_json(&st.expect_doc(step)?, &sel),
+                _ => snapshot_json(env, &arg(1), &sel, true),
+            }
+        }
+        InventoryMatches => {
+            let inv = st.inventory.clone().ok_or_else(|| StepFailure::Failed("no skills were listed in this scenario".into()))?;
+            expect_json(&st.expect_doc(step)?, &inv)
+        }
+        SanitizedIs => match &st.sanitized {
+            Some(v) if *v == unescape(&arg(1)) => Ok(()),
+            other => fail(format!("[pinned] expected sanitized value {:?}, got {other:?}", unescape(&arg(1)))),
+        },
+    }
+}
+
+/// Ends a scenario: closes its toolkits so nothing is left running in the port.
+pub async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
+    if let Some(id) = st.toolkit.take() {
+        let _ = request(port, json!({"cmd": "close", "toolkit": id})).await;
+    }
+}
+
+async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
+    if let Some(old) = st.toolkit.take() {
+        let _ = request(port, json!({"cmd": "close", "toolkit": old})).await;
+    }
+    st.counter += 1;
+    let id = format!("tk{}", st.counter);
+    let options = st.options.clone().unwrap_or_else(|| json!({}));
+    let r = request(port, json!({"cmd": "build", "id": id, "options": options})).await?;
+    for key in ["tools", "names", "statuses", "errors"] {
+        if r.get(key).is_none() {
+            return fail(format!("build response lacks \"{key}\""));
+        }
+    }
+    st.toolkit = Some(id);
+    st.built = Some(r);
+    Ok(())
+}
+
+async fn execute(port: &mut dyn Port, st: &mut ScenarioState, name: String, args: Value, answer: Option<Value>) -> StepResult {
+    let id = st.toolkit_id()?;
+    let mut req = json!({"cmd": "execute", "toolkit": id, "name": name, "args": args});
+    if let Some(answer) = answer {
+        req["context"] = json!({ "answer": answer });
+    }
+    let r = request(port, req).await?;
+    let result = r.get("result").cloned().ok_or_else(|| StepFailure::Failed("execute response lacks \"result\"".into()))?;
+    st.last_call = Some((name, args));
+    st.result = Some(result);
+    Ok(())
+}
+
+async fn adapter(port: &mut dyn Port, st: &mut ScenarioState, format: &str) -> Result<Value, StepFailure> {
+    let id = st.toolkit_id()?;
+    let r = request(port, json!({"cmd": "adapter", "toolkit": id, "format": format})).await?;
+    Ok(st.norm(r.get("output").unwrap_or(&Value::Null)))
+}
+
+fn names(built: &Value) -> Value {
+    Value::Array(
+        built
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|t| t.get("name").cloned().unwrap_or(Value::Null)).collect())
+            .unwrap_or_default(),
+    )
+}
+
+fn tool<'a>(built: &'a Value, name: &str) -> Option<&'a Value> {
+    built
+        .get("tools")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> StepResult {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).or_else(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(path, bytes).or_else(|e| fail(format!("cannot write {}: {e}", path.display())))
+}
+
+fn escape_ptr(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("\\n", "\n").replace("\\\"", "\"").replace("\\t", "\t")
+}
+
+fn with_context(e: StepFailure, ctx: &str) -> StepFailure {
+    match e {
+        StepFailure::Failed(m) => StepFailure::Failed(format!("{m}\n{ctx}")),
+        other => other,
+    }
+}
+
+/// Compares JSON, reporting the expectation kind and a diff on failure.
+fn expect_json(expected: &Value, actual: &Value) -> StepResult {
+    let outcome: MatchOutcome = match_json(expected, actual);
+    if outcome.passed() {
+        return Ok(());
+    }
+    let mut msg = format!("[{}] {}", outcome.kind(), outcome.mismatches.join("; "));
+    if outcome.matchers.is_empty() {
+        msg.push('\n');
+        msg.push_str(&diff(&pretty(expected), &pretty(actual)));
+    }
+    fail(msg)
+}
+
+/// Compares text exactly (pinned), with a line diff on failure.
+fn expect_text(expected: &str, actual: &str) -> StepResult {
+    if expected == actual {
+        return Ok(());
+    }
+    fail(format!("[pinned] text differs\n{}", diff(expected, actual)))
+}
+
+fn snapshot_json(env: &Env, name: &str, actual: &Value, lenient_builtins: bool) -> StepResult {
+    let body = snapshots::body(&env.snapshots, name).map_err(StepFailure::Failed)?;
+    let expected: Value = serde_json::from_str(&body)
+        .map_err(|e| StepFailure::Failed(format!("snapshot {name} is not JSON: {e}")))?;
+    if !lenient_builtins {
+        return expect_json(&expected, actual);
+    }
+    let (e, a) = (relax_builtins(&expected), relax_builtins(actual));
+    if e == a {
+        return Ok(());
+    }
+    fail(format!(
+        "[lenient (builtin descriptions, additionalProperties)] differs from snapshot {name}\n{}",
+        diff(&pretty(&e), &pretty(&a))
+    ))
+}
+
+/// Blanks what the SPEC leaves open for builtins: tool and property descriptions and
+/// `additionalProperties` (names, types and `required` stay compared).
+pub fn relax_builtins(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(relax_builtins).collect()),
+        Value::Object(m) => {
+            let is_builtin = m.get("name").and_then(Value::as_str).is_some_and(|n| BUILTIN_NAMES.contains(&n));
+            let mut out = serde_json::Map::new();
+            for (k, val) in m {
+                if is_builtin && k == "description" {
+                    out.insert(k.clone(), json!("<lenient>"));
+                } else if is_builtin && ["inputSchema", "input_schema", "parameters"].contains(&k.as_str()) {
+                    out.insert(k.clone(), strip_schema_prose(val));
+                } else {
+                    out.insert(k.clone(), relax_builtins(val));
+                }
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+fn strip_schema_prose(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(strip_schema_prose).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, val)| !(k.as_str() == "additionalProperties" || (k.as_str() == "description" && val.is_string())))
+                .map(|(k, val)| (k.clone(), strip_schema_prose(val)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// A unified expected-vs-actual diff.
+pub fn diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(expected, actual)
+        .unified_diff()
+        .context_radius(3)
+        .header("expected", "actual")
+        .to_string()
+}

@@ -1,0 +1,18 @@
+//! The Rust reference implementation of the toolnexus contract (SPEC 0.16.0).
+//!
+//! It is an ordinary library: it knows nothing about the harness, the port protocol or
+//! the scenarios. The harness reaches it only through `crate::protocol::reference_port`.
+
+pub mod adapters;
+pub mod builtins;
+pub mod filter;
+pub mod native;
+pub mod sanitize;
+pub mod skills;
+pub mod mcp_config;
+pub mod suspension;
+pub mod tool;
+pub mod toolkit;
+
+pub use tool::{Context, Source, Tool, ToolExec, ToolResult};
+pub use toolkit::{Toolkit, ToolkitOptions};

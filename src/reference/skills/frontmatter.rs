@@ -1,0 +1,243 @@
+//! §3 `---`-fenced YAML frontmatter, parsed with a standard YAML parser (yaml-rust2).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// What a SKILL.md file yields once its frontmatter is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Frontmatter {
+    /// The trimmed, string-coerced `name` (None when absent, non-scalar or no frontmatter).
+    pub name: Option<String>,
+    /// The trimmed, string-coerced `description` (None when absent or non-scalar).
+    pub description: Option<String>,
+    /// Everything after the closing fence (the whole text when there is no frontmatter).
+    pub content: String,
+}
+
+/// The frontmatter block is present but is not valid YAML.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Malformed;
+
+/// The fence pattern the published ports use: an opening `---` line, the shortest block up
+/// to the next `---` line, then the body (CRLF tolerated).
+fn fence() -> Option<&'static Regex> {
+    static FENCE: OnceLock<Option<Regex>> = OnceLock::new();
+    FENCE
+        .get_or_init(|| Regex::new(r"(?s)\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\z").ok())
+        .as_ref()
+}
+
+/// Parses `text` into name, description and body; `Err` only for a YAML block the parser
+/// refuses. No frontmatter at all is `Ok` with `name: None` and the whole text as body.
+pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
+    let caps = fence().and_then(|re| re.captures(text));
+    let Some(caps) = caps else {
+        return Ok(Frontmatter {
+            name: None,
+            description: None,
+            content: text.to_string(),
+        });
+    };
+    let block = caps.get(1).map_or("", |m| m.as_str());
+    let content = caps.get(2).map_or("", |m| m.as_str()).to_string();
+
+    // The parser is third-party code fed untrusted input: a panic must not escape.
+    let loaded = catch_unwind(AssertUnwindSafe(|| YamlLoader::load_from_str(block)))
+        .map_err(|_| Malformed)?
+        .map_err(|_| Malformed)?;
+    if loaded.len() > 1 {
+        // Like PyYAML's `safe_load`, a second document in the block is a refusal.
+        return Err(Malformed);
+    }
+    let (mut name, mut description) = (None, None);
+    if let Some(Yaml::Hash(map)) = loaded.first() {
+        for (key, value) in map {
+            let Some(key) = scalar(key) else { continue };
+            let Some(value) = scalar(value) else { continue };
+            match key.as_str() {
+                "name" => name = Some(value.trim().to_string()),
+                "description" => description = Some(value.trim().to_string()),
+                _ => {}
+            }
+        }
+    }
+    Ok(Frontmatter {
+        name: name.filter(|n| !n.is_empty()),
+        description,
+        content,
+    })
+}
+
+/// Coerces a YAML scalar (string, int, float, bool) to a string the way the Python port's
+/// `str(value)` does; anything else (null, sequence, mapping, alias) is not a scalar.
+fn scalar(value: &Yaml) -> Option<String> {
+    match value {
+        Yaml::String(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Real(text) => Some(python_float(text)),
+        Yaml::Boolean(true) => Some("True".to_string()),
+        Yaml::Boolean(false) => Some("False".to_string()),
+        _ => None,
+    }
+}
+
+/// Renders a YAML float the way Python's `str(float)` does (`4.50` ⇒ `4.5`, `3.0` ⇒ `3.0`,
+/// `1e20` ⇒ `1e+20`, `.inf` ⇒ `inf`); integer-looking text too big for i64 stays as written.
+fn python_float(text: &str) -> String {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return text.strip_prefix('+').unwrap_or(text).to_string();
+    }
+    let lower = text.to_ascii_lowercase();
+    let value = match lower.trim_start_matches('+') {
+        ".inf" => f64::INFINITY,
+        "-.inf" => f64::NEG_INFINITY,
+        ".nan" => f64::NAN,
+        other => match other.parse::<f64>() {
+            Ok(v) => v,
+            Err(_) => return text.to_string(),
+        },
+    };
+    if value.is_nan() {
+        return "nan".to_string();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    if value == 0.0 {
+        return if value.is_sign_negative() {
+            "-0.0"
+        } else {
+            "0.0"
+        }
+        .to_string();
+    }
+    let exp = value.abs().log10().floor() as i32;
+    if (-4..16).contains(&exp) {
+        let s = value.to_string();
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    } else {
+        // Rust `{:e}` is `1.5e20`; Python writes `1.5e+20` / `1e-05`.
+        let s = format!("{value:e}");
+        match s.split_once('e') {
+            Some((mantissa, exp)) => {
+                let (sign, digits) = match exp.strip_prefix('-') {
+                    Some(d) => ('-', d),
+                    None => ('+', exp),
+                };
+                format!("{mantissa}e{sign}{digits:0>2}")
+            }
+            None => s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> Frontmatter {
+        parse(text).unwrap()
+    }
+
+    #[test]
+    fn folded_literal_and_quoted() {
+        let f = ok("---\nname: folded\ndescription: >\n  This is folded\n  across lines.\n\n  New para.\n---\nBody folded\n");
+        assert_eq!(f.name.as_deref(), Some("folded"));
+        assert_eq!(
+            f.description.as_deref(),
+            Some("This is folded across lines.\nNew para.")
+        );
+        assert_eq!(f.content, "Body folded\n");
+
+        let f =
+            ok("---\nname: literal\ndescription: |\n  Line one\n  Line two\n---\nBody literal\n");
+        assert_eq!(f.description.as_deref(), Some("Line one\nLine two"));
+
+        let f = ok("---\nname: lk\ndescription: |+\n  keep\n\n---\nBody\n");
+        assert_eq!(f.description.as_deref(), Some("keep"));
+
+        let f = ok("---\nname: \"dquoted\"\ndescription: \"Quoted: with colon \\u00e9 \\t tab\"\n---\nBody\n");
+        assert_eq!(f.name.as_deref(), Some("dquoted"));
+        assert_eq!(
+            f.description.as_deref(),
+            Some("Quoted: with colon é \t tab")
+        );
+
+        let f = ok("---\nname: 'squoted'\ndescription: 'It''s single'\n---\nBody\n");
+        assert_eq!(f.description.as_deref(), Some("It's single"));
+    }
+
+    #[test]
+    fn scalars_are_coerced_and_trimmed() {
+        let f = ok("---\nname: 123\ndescription: 4.50\n---\nBody\n");
+        assert_eq!(f.name.as_deref(), Some("123"));
+        assert_eq!(f.description.as_deref(), Some("4.5"));
+        let f = ok("---\nname: true\ndescription: 3.0\n---\n");
+        assert_eq!(f.name.as_deref(), Some("True"));
+        assert_eq!(f.description.as_deref(), Some("3.0"));
+        assert_eq!(f.content, "");
+        let f =
+            ok("---\nname: trailing   \ndescription:    padded desc   \n---\n\n\n   Body   \n\n");
+        assert_eq!(f.name.as_deref(), Some("trailing"));
+        assert_eq!(f.description.as_deref(), Some("padded desc"));
+        assert_eq!(f.content, "\n\n   Body   \n\n");
+        let f = ok("---\r\nname: crlf\r\ndescription: CRLF desc\r\n---\r\nBody crlf\r\n");
+        assert_eq!(f.name.as_deref(), Some("crlf"));
+        assert_eq!(f.content, "Body crlf\r\n");
+    }
+
+    #[test]
+    fn python_float_rendering() {
+        assert_eq!(python_float("4.50"), "4.5");
+        assert_eq!(python_float("1e20"), "1e+20");
+        assert_eq!(python_float("1.5e-7"), "1.5e-07");
+        assert_eq!(python_float(".inf"), "inf");
+        assert_eq!(python_float("99999999999999999999"), "99999999999999999999");
+    }
+
+    #[test]
+    fn non_scalar_null_and_empty_values() {
+        let f = ok("---\nname: listdesc\ndescription: [a, b]\n---\nBody\n");
+        assert_eq!(f.name.as_deref(), Some("listdesc"));
+        assert_eq!(f.description, None);
+        let f = ok("---\nname: nulldesc\ndescription:\n---\nBody\n");
+        assert_eq!(f.description, None);
+        let f = ok("---\nname: e\ndescription: \"  \"\n---\nBody\n");
+        assert_eq!(f.description.as_deref(), Some(""));
+        let f = ok("---\nname: [a, b]\n---\nBody\n");
+        assert_eq!(f.name, None);
+        let f = ok("---\nname: \"  \"\n---\nBody\n");
+        assert_eq!(f.name, None);
+        let f = ok("---\njust a string\n---\nBody\n");
+        assert_eq!(f.name, None);
+    }
+
+    #[test]
+    fn malformed_yaml_is_an_error_not_a_panic() {
+        assert!(parse("---\nname: [unclosed\ndescription: x\n---\nBody\n").is_err());
+        assert!(parse("---\nname: a\n\tbad: [\n---\n").is_err());
+        assert!(parse("---\nname: a\nname: b\n---\n").is_err());
+    }
+
+    #[test]
+    fn no_frontmatter_cases() {
+        for text in [
+            "# No frontmatter\nJust body\n",
+            "---\n---\nBody\n",
+            "\u{feff}---\nname: bom\n---\nBody\n",
+            "---\nname: no_close\nBody\n",
+        ] {
+            let f = ok(text);
+            assert_eq!(f.name, None, "{text:?}");
+            assert_eq!(f.content, text);
+        }
+    }
+}

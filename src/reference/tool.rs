@@ -1,0 +1,182 @@
+//! §1 core types: `Tool`, `ToolResult`, `Context`.
+
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::FutureExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::suspension::Answer;
+
+/// Where a tool came from (§1 `source`, extended by §4A, §7, §7A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// §2 MCP servers.
+    Mcp,
+    /// §3 the `skill` tool.
+    Skill,
+    /// §4A the ten built-in tools.
+    Builtin,
+    /// §6 native functions.
+    Native,
+    /// §7 HTTP tools.
+    Http,
+    /// §7A remote A2A agents.
+    A2a,
+    /// Anything else a host registers.
+    Custom,
+}
+
+impl Source {
+    /// The wire spelling of the source.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Mcp => "mcp",
+            Source::Skill => "skill",
+            Source::Builtin => "builtin",
+            Source::Native => "native",
+            Source::Http => "http",
+            Source::A2a => "a2a",
+            Source::Custom => "custom",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// §1 ToolResult; serialises with exactly `output`, `isError` and (when present) `metadata`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Text handed back to the model.
+    pub output: String,
+    /// Whether the call failed (or suspended, §10).
+    #[serde(rename = "isError")]
+    pub is_error: bool,
+    /// Free-form metadata; absent when there is none.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(output: impl Into<String>) -> Self {
+        Self {
+            output: output.into(),
+            is_error: false,
+            metadata: None,
+        }
+    }
+
+    /// A failed result.
+    pub fn error(output: impl Into<String>) -> Self {
+        Self {
+            output: output.into(),
+            is_error: true,
+            metadata: None,
+        }
+    }
+
+    /// Adds one metadata entry.
+    pub fn with_meta(mut self, key: &str, value: Value) -> Self {
+        self.metadata
+            .get_or_insert_with(Map::new)
+            .insert(key.to_string(), value);
+        self
+    }
+}
+
+/// §1 Context passed to `execute`.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// Cancellation of the call.
+    pub cancel: Option<CancellationToken>,
+    /// A caller-imposed bound in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// Present only on the post-`waitFor` retry (§10).
+    pub answer: Option<Answer>,
+}
+
+/// The behaviour behind a tool.
+#[async_trait]
+pub trait ToolExec: Send + Sync {
+    /// Runs the tool; failures are `isError` results, never panics or errors.
+    async fn execute(&self, args: Value, ctx: &Context) -> ToolResult;
+}
+
+/// §1 Tool: a named, described, schema'd, executable capability.
+#[derive(Clone)]
+pub struct Tool {
+    /// Unique name, `[a-zA-Z0-9_-]`.
+    pub name: String,
+    /// What the model is told about the tool.
+    pub description: String,
+    /// A JSON-Schema object.
+    pub input_schema: Value,
+    /// Where the tool came from.
+    pub source: Source,
+    exec: Arc<dyn ToolExec>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// Builds a tool from its parts.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+        source: Source,
+        exec: Arc<dyn ToolExec>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+            source,
+            exec,
+        }
+    }
+
+    /// Executes the tool; a panic inside the tool becomes an `isError` result, so nothing
+    /// but a `ToolResult` ever crosses this boundary.
+    pub async fn execute(&self, args: Value, ctx: &Context) -> ToolResult {
+        let fut = self.exec.execute(args, ctx);
+        match AssertUnwindSafe(fut).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                ToolResult::error(format!("tool \"{}\" failed: {msg}", self.name))
+            }
+        }
+    }
+
+    /// The tool's public description as JSON (`name`, `description`, `inputSchema`, `source`).
+    pub fn describe(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "source": self.source.as_str(),
+        })
+    }
+}

@@ -1,0 +1,237 @@
+//! §4 the toolkit: every source assembled into one ordered, deduplicated namespace.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+
+use super::adapters::{self, Format};
+use super::builtins;
+use super::mcp_config;
+use super::skills::{self, SkillInfo, SkillSources};
+use super::suspension::WaitFor;
+use super::tool::{Context, Source, Tool, ToolResult};
+
+/// Everything `createToolkit` accepts (seed 001's option list, SPEC §4 spelling).
+#[derive(Clone, Default)]
+pub struct ToolkitOptions {
+    /// §2 MCP config: a parsed object, a JSON string, or a file path.
+    pub mcp_config: Option<Value>,
+    /// §3 skill roots, data skills and provider.
+    pub skills: SkillSources,
+    /// §3 S2 name→bool filter over the catalog.
+    pub skills_filter: BTreeMap<String, bool>,
+    /// §3 S5 sample cap: 0 ⇒ 10, n>0 ⇒ n, -1 ⇒ no `<skill_files>` block.
+    pub skill_sample_limit: i64,
+    /// Skill names dropped from the catalog (folded in before `skills_filter`).
+    pub disable_skills: Vec<String>,
+    /// §4A toggle; `None` means on.
+    pub builtins: Option<Value>,
+    /// §7A remote agents.
+    pub agents: Vec<Value>,
+    /// Host tools (native, HTTP, ...).
+    pub extra_tools: Vec<Tool>,
+    /// Final exposed names dropped across every source.
+    pub disable_tools: Vec<String>,
+    /// The §10 host resolver, carried for the MCP elicitation bridge and the client.
+    pub wait_for: Option<WaitFor>,
+}
+
+/// §4 Toolkit.
+#[derive(Clone, Default)]
+pub struct Toolkit {
+    tools: Vec<Tool>,
+    catalog: Vec<SkillInfo>,
+    statuses: BTreeMap<String, String>,
+    errors: BTreeMap<String, String>,
+    warnings: Vec<String>,
+    wait_for: Option<WaitFor>,
+    closed: bool,
+}
+
+/// The status key of the builtin source.
+pub const BUILTIN_STATUS_KEY: &str = "builtin";
+/// The error key of a failing skill provider.
+pub const SKILL_PROVIDER_ERROR_KEY: &str = "<skill-provider>";
+
+impl Toolkit {
+    /// Builds a toolkit; every failing source becomes a status and an error entry, never a panic.
+    pub async fn build(options: ToolkitOptions) -> Toolkit {
+        let mut tk = Toolkit {
+            wait_for: options.wait_for.clone(),
+            ..Toolkit::default()
+        };
+
+        let mut builtins_cfg = options.builtins.clone();
+        let mcp_tools = tk.load_mcp(options.mcp_config.as_ref(), &mut builtins_cfg);
+        tk.load_agents(&options.agents);
+
+        let skill_tool = tk.load_skills(&options);
+
+        let builtin_on = !builtins::source_disabled(builtins_cfg.as_ref());
+        tk.statuses.insert(
+            BUILTIN_STATUS_KEY.to_string(),
+            if builtin_on { "connected" } else { "disabled" }.to_string(),
+        );
+        let builtin_tools = builtins::select_builtins(builtins_cfg.as_ref());
+
+        tk.tools = assemble(mcp_tools, skill_tool, builtin_tools, options.extra_tools);
+        let disabled: HashSet<&str> = options.disable_tools.iter().map(String::as_str).collect();
+        tk.tools.retain(|t| !disabled.contains(t.name.as_str()));
+        tk
+    }
+
+    /// Parses the MCP config and records each server's status; also honours a top-level
+    /// `builtins` key in the parsed config when the option itself is absent (§4).
+    fn load_mcp(&mut self, config: Option<&Value>, builtins_cfg: &mut Option<Value>) -> Vec<Tool> {
+        let Some(config) = config else {
+            return Vec::new();
+        };
+        let parsed = match mcp_config::parse(config) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                self.errors
+                    .insert(mcp_config::CONFIG_ERROR_KEY.to_string(), message);
+                return Vec::new();
+            }
+        };
+        if builtins_cfg.is_none() {
+            *builtins_cfg = parsed.root.get("builtins").cloned();
+        }
+        for (name, server) in &parsed.servers {
+            if server.disabled {
+                self.statuses.insert(name.clone(), "disabled".to_string());
+                continue;
+            }
+            self.statuses.insert(name.clone(), "failed".to_string());
+            self.errors.insert(
+                name.clone(),
+                format!("mcp server \"{name}\" failed at connect: MCP transport is not implemented in this reference yet"),
+            );
+        }
+        Vec::new()
+    }
+
+    /// Records each agent through the isolation path until the A2A source lands.
+    fn load_agents(&mut self, agents: &[Value]) {
+        for (index, agent) in agents.iter().enumerate() {
+            if mcp_config::entry_disabled(agent) {
+                continue;
+            }
+            let card = agent
+                .get("card")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("#{index}"));
+            self.errors.insert(
+                format!("agent:{card}"),
+                format!("agent \"{card}\" failed at card: A2A agents are not implemented in this reference yet"),
+            );
+        }
+    }
+
+    /// Loads, filters and wraps the skill catalog into the one `skill` tool.
+    fn load_skills(&mut self, options: &ToolkitOptions) -> Tool {
+        let inventory = skills::load(&options.skills);
+        if let Some(err) = &inventory.provider_error {
+            self.errors
+                .insert(SKILL_PROVIDER_ERROR_KEY.to_string(), format!("skill provider failed: {err}"));
+        }
+        self.warnings.extend(inventory.warnings.iter().cloned());
+        let mut filter: BTreeMap<String, bool> = options
+            .disable_skills
+            .iter()
+            .map(|n| (n.clone(), false))
+            .collect();
+        filter.extend(options.skills_filter.iter().map(|(k, v)| (k.clone(), *v)));
+        let (catalog, warning) = skills::catalog(&inventory, &filter);
+        self.warnings.extend(warning);
+        self.catalog = catalog;
+        skills::skill_tool(self.catalog.clone(), options.skill_sample_limit)
+    }
+
+    /// `tools()`: the assembled tools in §4 order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The tool names, sorted, so two runtimes emit the same array.
+    pub fn tool_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tools.iter().map(|t| t.name.clone()).collect();
+        names.sort();
+        names
+    }
+
+    /// `get(name)`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// `execute(name, args, ctx)`: unknown names are an `isError` result.
+    pub async fn execute(&self, name: &str, args: Value, ctx: &Context) -> ToolResult {
+        match self.get(name) {
+            Some(tool) => tool.execute(args, ctx).await,
+            None => ToolResult::error(format!("Tool \"{name}\" not found")),
+        }
+    }
+
+    /// `skillsPrompt()`, derived from the same catalog the `skill` tool reads.
+    pub fn skills_prompt(&self) -> String {
+        skills::skills_prompt(&self.catalog)
+    }
+
+    /// The filtered skill catalog.
+    pub fn skills(&self) -> &[SkillInfo] {
+        &self.catalog
+    }
+
+    /// Source statuses: `builtin` plus one per MCP server.
+    pub fn statuses(&self) -> &BTreeMap<String, String> {
+        &self.statuses
+    }
+
+    /// Failures only, keyed by source (`<config>`, server name, `agent:<card>`, ...).
+    pub fn errors(&self) -> &BTreeMap<String, String> {
+        &self.errors
+    }
+
+    /// Warnings raised while building (duplicate skills, unknown filter names).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The host resolver passed at build.
+    pub fn wait_for(&self) -> Option<&WaitFor> {
+        self.wait_for.as_ref()
+    }
+
+    /// One provider's schema array.
+    pub fn adapter(&self, format: Format) -> Value {
+        adapters::render(format, &self.tools)
+    }
+
+    /// Closes every connection the toolkit opened; calling it again does nothing.
+    pub async fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// Whether `close` has run.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+}
+
+/// §4 assembly: drop builtins an extra tool shadows, concatenate MCP → skill → builtin →
+/// extra, dedupe by name with the first occurrence winning.
+pub fn assemble(mcp: Vec<Tool>, skill: Tool, builtins: Vec<Tool>, extra: Vec<Tool>) -> Vec<Tool> {
+    let extra_names: HashSet<String> = extra.iter().map(|t| t.name.clone()).collect();
+    let builtins = builtins
+        .into_iter()
+        .filter(|t| !(t.source == Source::Builtin && extra_names.contains(&t.name)));
+    let mut seen = HashSet::new();
+    mcp.into_iter()
+        .chain(std::iter::once(skill))
+        .chain(builtins)
+        .chain(extra)
+        .filter(|t| seen.insert(t.name.clone()))
+        .collect()
+}
