@@ -4,7 +4,7 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
   Background:
     Given a toolkit built with:
       """
-      {"skillsDir": "<EXAMPLES>/skills"}
+      {"skillsDir": "{{EXAMPLES}}/skills"}
       """
 
   @spec-0.7 @shared-examples
@@ -68,7 +68,7 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
   Scenario: adapters follow precedence, so a shadowing extra tool appears where tools() puts it
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "extraTools": [{"name": "bash", "description": "Mine.", "behaviour": {"text": "x"}}]}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "extraTools": [{"name": "bash", "description": "Mine.", "behaviour": {"text": "x"}}]}
       """
     Then the three adapters list the tools in the toolkit's order
     And the "anthropic" adapter output matches:

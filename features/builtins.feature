@@ -144,7 +144,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     And a toolkit built with no options
     When "read" is executed with:
       """
-      {"path": "<TMP>/notes/mcp.json"}
+      {"path": "{{TMP}}/notes/mcp.json"}
       """
     Then the result is not an error
     And the output contains "mcpServers"
@@ -154,7 +154,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Given a toolkit built with no options
     When "read" is executed with:
       """
-      {"path": "<TMP>/does-not-exist.txt"}
+      {"path": "{{TMP}}/does-not-exist.txt"}
       """
     Then the result is an error
 
@@ -195,7 +195,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
   Scenario Outline: the toolkit's builtins option gates the builtin source
     Given a toolkit built with:
       """
-      {"builtins": <config>, "skillsDir": "<FIXTURES>/skills/basic"}
+      {"builtins": <config>, "skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the toolkit has <count> tools
     And the status of "builtin" is "<status>"
@@ -212,7 +212,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
   Scenario: builtins reach the model only through the adapters, never the skills prompt
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the toolkit has the tool "bash"
     And the skills prompt does not mention "bash"

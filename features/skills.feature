@@ -5,7 +5,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the shared hello-world skill loads as the byte-exact progressive-disclosure block
     Given a toolkit built with:
       """
-      {"skillsDir": "<EXAMPLES>/skills"}
+      {"skillsDir": "{{EXAMPLES}}/skills"}
       """
     When "skill" is executed with:
       """
@@ -32,12 +32,12 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       Relative paths (like `scripts/greet.sh`) are resolved against the base directory
       printed in the tool output.
 
-      Base directory for this skill: file://<EXAMPLES>/skills/hello-world
+      Base directory for this skill: file://{{EXAMPLES}}/skills/hello-world
       Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
       Note: file list is sampled.
 
       <skill_files>
-      <file><EXAMPLES>/skills/hello-world/scripts/greet.sh</file>
+      <file>{{EXAMPLES}}/skills/hello-world/scripts/greet.sh</file>
       </skill_files>
       </skill_content>
       """
@@ -47,7 +47,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the skills prompt for the shared examples is the preamble plus the catalog
     Given a toolkit built with:
       """
-      {"skillsDir": "<EXAMPLES>/skills"}
+      {"skillsDir": "{{EXAMPLES}}/skills"}
       """
     Then the skills prompt is:
       """
@@ -63,7 +63,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the skill tool carries the verbatim loader description and the §3 input schema
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the tool "skill" matches:
       """
@@ -78,7 +78,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the skills prompt lists described skills sorted by name
     Given a toolkit built with:
       """
-      {"skillsDir": ["<FIXTURES>/skills/undescribed", "<FIXTURES>/skills/basic"]}
+      {"skillsDir": ["{{FIXTURES}}/skills/undescribed", "{{FIXTURES}}/skills/basic"]}
       """
     Then the skills prompt is:
       """
@@ -95,7 +95,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: an undescribed skill is left out of the prompt but still loads through the tool
     Given a toolkit built with:
       """
-      {"skillsDir": ["<FIXTURES>/skills/undescribed", "<FIXTURES>/skills/basic"]}
+      {"skillsDir": ["{{FIXTURES}}/skills/undescribed", "{{FIXTURES}}/skills/basic"]}
       """
     When "skill" is executed with:
       """
@@ -109,7 +109,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: with no described skill the prompt has no preamble
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/undescribed"}
+      {"skillsDir": "{{FIXTURES}}/skills/undescribed"}
       """
     Then the skills prompt matches:
       """
@@ -120,7 +120,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: loading an unknown skill is an isError result naming the available skills
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     When "skill" is executed with:
       """
@@ -136,7 +136,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: discovery finds every **/SKILL.md under the root
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the skill catalog names are:
       """
@@ -163,7 +163,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": ["<TMP>/r1", "<TMP>/r2"]}
+      {"skillsDir": ["{{TMP}}/r1", "{{TMP}}/r2"]}
       """
     Then the skill catalog names are:
       """
@@ -185,10 +185,10 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       Linked body.
       """
     And a directory "root"
-    And a symlink "root/ext" pointing to "<TMP>/outside"
+    And a symlink "root/ext" pointing to "{{TMP}}/outside"
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill catalog names are:
       """
@@ -205,10 +205,10 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ---
       File link body.
       """
-    And a symlink "root/filelink/SKILL.md" pointing to "<TMP>/store/target.md"
+    And a symlink "root/filelink/SKILL.md" pointing to "{{TMP}}/store/target.md"
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill catalog names are:
       """
@@ -225,10 +225,10 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ---
       Body.
       """
-    And a symlink "root/a/loop" pointing to "<TMP>/root"
+    And a symlink "root/a/loop" pointing to "{{TMP}}/root"
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill catalog names are:
       """
@@ -247,7 +247,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skills prompt matches:
       """
@@ -275,7 +275,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skills prompt matches:
       """
@@ -296,7 +296,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skills prompt matches:
       """
@@ -323,7 +323,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill catalog names are:
       """
@@ -349,7 +349,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill catalog names are:
       """
@@ -372,7 +372,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     And a toolkit built with:
       """
-      {"skillsDir": "<TMP>/root", "skillSampleLimit": -1}
+      {"skillsDir": "{{TMP}}/root", "skillSampleLimit": -1}
       """
     When "skill" is executed with:
       """
@@ -385,7 +385,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
 
       Body with surrounding whitespace.
 
-      Base directory for this skill: file://<TMP>/root/ws
+      Base directory for this skill: file://{{TMP}}/root/ws
       Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
       </skill_content>
       """
@@ -394,7 +394,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the default sample lists the first 10 sibling files in sorted order
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/sampling"}
+      {"skillsDir": "{{FIXTURES}}/skills/sampling"}
       """
     When "skill" is executed with:
       """
@@ -407,21 +407,21 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
 
       Many files.
 
-      Base directory for this skill: file://<FIXTURES>/skills/sampling/many
+      Base directory for this skill: file://{{FIXTURES}}/skills/sampling/many
       Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
       Note: file list is sampled.
 
       <skill_files>
-      <file><FIXTURES>/skills/sampling/many/f00.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f01.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f02.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f03.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f04.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f05.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f06.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f07.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f08.txt</file>
-      <file><FIXTURES>/skills/sampling/many/f09.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f00.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f01.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f02.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f03.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f04.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f05.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f06.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f07.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f08.txt</file>
+      <file>{{FIXTURES}}/skills/sampling/many/f09.txt</file>
       </skill_files>
       </skill_content>
       """
@@ -430,7 +430,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a positive sample limit caps the file list
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": 2}
+      {"skillsDir": "{{FIXTURES}}/skills/sampling", "skillSampleLimit": 2}
       """
     When "skill" is executed with:
       """
@@ -445,7 +445,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a sample limit above the file count lists every sibling, nested ones included
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": 20}
+      {"skillsDir": "{{FIXTURES}}/skills/sampling", "skillSampleLimit": 20}
       """
     When "skill" is executed with:
       """
@@ -460,7 +460,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a sample limit of -1 omits the note and the whole <skill_files> block
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/sampling", "skillSampleLimit": -1}
+      {"skillsDir": "{{FIXTURES}}/skills/sampling", "skillSampleLimit": -1}
       """
     When "skill" is executed with:
       """
@@ -473,7 +473,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
 
       Many files.
 
-      Base directory for this skill: file://<FIXTURES>/skills/sampling/many
+      Base directory for this skill: file://{{FIXTURES}}/skills/sampling/many
       Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.
       </skill_content>
       """
@@ -545,7 +545,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: directory skills precede data skills, so a directory skill wins a shared name
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic",
+      {"skillsDir": "{{FIXTURES}}/skills/basic",
        "skills": [{"name": "alpha", "description": "Data alpha", "content": "data"}, {"name": "delta", "description": "Data delta", "content": "d"}]}
       """
     Then the skill catalog names are:
@@ -578,7 +578,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a failing skill provider is isolated and the other sources still load
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "skillProvider": {"fail": "boom provider"}}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skillProvider": {"fail": "boom provider"}}
       """
     Then the skill catalog names are:
       """
@@ -591,7 +591,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario Outline: the skills filter is an allowlist with any true entry, else a drop-list
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "skillsFilter": <filter>}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skillsFilter": <filter>}
       """
     Then the skill catalog names are:
       """
@@ -611,7 +611,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a filtered-out skill cannot be loaded through the skill tool
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "skillsFilter": {"alpha": true}}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skillsFilter": {"alpha": true}}
       """
     When "skill" is executed with:
       """
@@ -624,7 +624,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: disableSkills removes skills from the catalog
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "disableSkills": ["gamma", "nosuch"]}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "disableSkills": ["gamma", "nosuch"]}
       """
     Then the skill catalog names are:
       """
@@ -648,7 +648,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: the inventory lists valid skills and nothing skipped for a clean tree
     When the skills are listed with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the skill inventory matches:
       """
@@ -693,15 +693,15 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     When the skills are listed with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill inventory matches:
       """
       {"skills": [{"$partial": true, "name": "dup", "description": "first"}],
        "skipped": [
-         {"$partial": true, "location": "<TMP>/root/a-missing/SKILL.md", "reason": "missing-name"},
-         {"$partial": true, "location": "<TMP>/root/b-malformed/SKILL.md", "reason": "malformed-frontmatter"},
-         {"$partial": true, "location": "<TMP>/root/d-dup/SKILL.md", "reason": "duplicate-name"}]}
+         {"$partial": true, "location": "{{TMP}}/root/a-missing/SKILL.md", "reason": "missing-name"},
+         {"$partial": true, "location": "{{TMP}}/root/b-malformed/SKILL.md", "reason": "malformed-frontmatter"},
+         {"$partial": true, "location": "{{TMP}}/root/d-dup/SKILL.md", "reason": "duplicate-name"}]}
       """
 
   @spec-3.S3
@@ -717,19 +717,19 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     When the skills are listed with:
       """
-      {"skillsDir": "<TMP>/root"}
+      {"skillsDir": "{{TMP}}/root"}
       """
     Then the skill inventory matches:
       """
       {"skills": [{"$partial": true, "name": "good"}],
-       "skipped": [{"$partial": true, "location": "<TMP>/root/bad/SKILL.md", "reason": "unreadable"}]}
+       "skipped": [{"$partial": true, "location": "{{TMP}}/root/bad/SKILL.md", "reason": "unreadable"}]}
       """
 
   @spec-3.S3
   Scenario: the inventory is unfiltered and includes data skills
     When the skills are listed with:
       """
-      {"skillsDir": "<FIXTURES>/skills/undescribed", "skills": [{"name": "", "content": "x"}, {"name": "d1", "content": "y"}]}
+      {"skillsDir": "{{FIXTURES}}/skills/undescribed", "skills": [{"name": "", "content": "x"}, {"name": "d1", "content": "y"}]}
       """
     Then the skill inventory matches:
       """
@@ -741,11 +741,11 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
   Scenario: a data skill and a directory skill load side by side
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "skills": [{"name": "zeta", "description": "Data zeta", "content": "z"}]}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skills": [{"name": "zeta", "description": "Data zeta", "content": "z"}]}
       """
     When "skill" is executed with:
       """
       {"name": "alpha"}
       """
-    Then the output contains "Base directory for this skill: file://<FIXTURES>/skills/basic/alpha\n"
-    And the output contains "<file><FIXTURES>/skills/basic/alpha/scripts/run.sh</file>"
+    Then the output contains "Base directory for this skill: file://{{FIXTURES}}/skills/basic/alpha\n"
+    And the output contains "<file>{{FIXTURES}}/skills/basic/alpha/scripts/run.sh</file>"

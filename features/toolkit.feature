@@ -5,7 +5,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: tools() assembles skill, then the builtins in §4A order, then extra tools
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic",
+      {"skillsDir": "{{FIXTURES}}/skills/basic",
        "extraTools": [{"name": "zzz", "behaviour": {"text": "z"}}, {"name": "aaa", "behaviour": {"text": "a"}}]}
       """
     Then the tool names are:
@@ -21,7 +21,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an extra tool shadows the builtin of the same name and takes the extra tools' place
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic",
+      {"skillsDir": "{{FIXTURES}}/skills/basic",
        "extraTools": [{"name": "bash", "description": "Sandboxed bash.", "behaviour": {"text": "sandboxed"}}]}
       """
     Then the tool names are:
@@ -39,7 +39,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: the skill tool beats an extra tool named "skill" (SPEC §4 first-wins, not seed 001's later-wins)
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic",
+      {"skillsDir": "{{FIXTURES}}/skills/basic",
        "extraTools": [{"name": "skill", "description": "Impostor.", "behaviour": {"text": "impostor"}}]}
       """
     Then the tool "skill" has source "skill"
@@ -63,7 +63,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: disableTools drops final names across every source; unknown names are ignored
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "disableTools": ["bash", "skill", "mine", "nosuch"],
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "disableTools": ["bash", "skill", "mine", "nosuch"],
        "extraTools": [{"name": "mine", "behaviour": {"text": "m"}}, {"name": "kept", "behaviour": {"text": "k"}}]}
       """
     Then the tool names are:
@@ -84,7 +84,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an empty disableTools list changes nothing
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "disableTools": []}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "disableTools": []}
       """
     Then the toolkit has 11 tools
 
@@ -102,7 +102,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: three sources in one flat namespace (seed 001 example 1)
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "builtins": {"tools": {"bash": false}},
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "builtins": {"tools": {"bash": false}},
        "extraTools": [{"name": "mine", "source": "native", "behaviour": {"text": "ok"}}]}
       """
     Then the toolkit has the tool "skill"
@@ -115,7 +115,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: shaping the catalog from a directory, data and a provider, minus a drop-list (seed 001 example 2)
     Given a toolkit built with:
       """
-      {"builtins": false, "skillsDir": "<FIXTURES>/skills/basic",
+      {"builtins": false, "skillsDir": "{{FIXTURES}}/skills/basic",
        "skills": [{"name": "triage", "description": "Triage a bug report", "content": "1. Reproduce it."},
                   {"name": "legacy", "description": "Old way", "content": "old"}],
        "skillProvider": {"skills": [{"name": "release", "description": "Cut a release", "content": "1. Bump the version."}]},
@@ -188,7 +188,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: a malformed MCP config is an error entry and the toolkit still builds
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "mcpConfig": "{\"mcpServers\": {\"x\": "}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": "{\"mcpServers\": {\"x\": "}
       """
     Then the error for "<config>" mentions "config"
     And the toolkit has the tool "skill"
@@ -224,7 +224,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an unreachable agent contributes no tools and never breaks the build
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic", "agents": [{"card": "http://127.0.0.1:9/.well-known/agent-card.json", "timeout": 2000}]}
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "agents": [{"card": "http://127.0.0.1:9/.well-known/agent-card.json", "timeout": 2000}]}
       """
     Then the toolkit has 11 tools
     And the toolkit has the tool "read"
@@ -233,7 +233,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: closing a toolkit twice is harmless
     Given a toolkit built with:
       """
-      {"skillsDir": "<FIXTURES>/skills/basic"}
+      {"skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     When the toolkit is closed
     And the toolkit is closed
@@ -243,7 +243,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: the builtin source reports its status
     Given a toolkit built with:
       """
-      {"builtins": false, "skillsDir": "<FIXTURES>/skills/basic"}
+      {"builtins": false, "skillsDir": "{{FIXTURES}}/skills/basic"}
       """
     Then the status of "builtin" is "disabled"
     And the toolkit has the tool "skill"

@@ -1,1 +1,123 @@
-fn main(){}
+//! Runs every `features/*.feature` scenario with the cucumber crate, twice: against the
+//! in-process reference port and against the reference's own driver over the subprocess
+//! protocol. Each step goes through the same vocabulary the CLI runner uses
+//! (`harness::steps::run_step`), so both paths are held to the same expectations.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cucumber::{step, Cucumber};
+use futures::FutureExt;
+use regex::Regex;
+use toolnexus_conformance::harness::features::step_spec;
+use toolnexus_conformance::harness::inprocess::InProcessPort;
+use toolnexus_conformance::harness::port::Port;
+use toolnexus_conformance::harness::steps::{finish, run_step, Env, ScenarioState, StepFailure};
+use toolnexus_conformance::harness::subprocess::SubprocessPort;
+
+/// Which port the current pass drives; set once per pass before cucumber starts.
+static DRIVER: OnceLock<Option<String>> = OnceLock::new();
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct FeatureWorld {
+    port: Box<dyn Port>,
+    env: Env,
+    state: ScenarioState,
+}
+
+impl fmt::Debug for FeatureWorld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FeatureWorld")
+    }
+}
+
+impl cucumber::World for FeatureWorld {
+    type Error = Infallible;
+
+    async fn new() -> Result<Self, Infallible> {
+        let env = Env::from_root(&root());
+        let port: Box<dyn Port> = match DRIVER.get().cloned().flatten() {
+            Some(cmd) => Box::new(SubprocessPort::new(cmd, Duration::from_secs(20))),
+            None => Box::new(InProcessPort::new()),
+        };
+        let state = ScenarioState::new(&env);
+        Ok(FeatureWorld { port, env, state })
+    }
+}
+
+fn any_step<'a>(world: &'a mut FeatureWorld, ctx: step::Context) -> futures::future::LocalBoxFuture<'a, ()> {
+    async move {
+        if let Err(e) = world.port.ensure_ready().await {
+            panic!("port not ready: {e}");
+        }
+        let spec = step_spec(&ctx.step);
+        match run_step(world.port.as_mut(), &world.env, &mut world.state, &spec).await {
+            Ok(()) => {}
+            Err(StepFailure::Failed(m)) | Err(StepFailure::Skipped(m)) => panic!("{m}"),
+        }
+    }
+    .boxed_local()
+}
+
+async fn pass(label: &str) -> bool {
+    let all = || Regex::new("^(?s).*$").unwrap_or_else(|e| panic!("{e}"));
+    println!("== features via {label}");
+    let writer = Cucumber::<FeatureWorld, _, _, _, _, _>::new()
+        .given(all(), any_step)
+        .when(all(), any_step)
+        .then(all(), any_step)
+        .max_concurrent_scenarios(4)
+        .after(|_, _, _, _, world| {
+            async move {
+                if let Some(w) = world {
+                    finish(w.port.as_mut(), &mut w.state).await;
+                    w.port.shutdown().await;
+                }
+            }
+            .boxed_local()
+        })
+        .run(root().join("features"))
+        .await;
+    use cucumber::writer::Stats as _;
+    !writer.execution_has_failed() && writer.passed_steps() > 0
+}
+
+fn main() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => panic!("cannot start tokio: {e}"),
+    };
+    let mode = std::env::var("TNX_FEATURES_PASS").ok();
+    let driver = format!("{} driver", env!("CARGO_BIN_EXE_toolnexus-conformance"));
+    // Each pass runs in its own process (the test re-executes itself), because the port
+    // choice is process-global for cucumber's `World::new`.
+    let ok = match mode.as_deref() {
+        Some("in-process") => {
+            let _ = DRIVER.set(None);
+            runtime.block_on(pass("the in-process reference port"))
+        }
+        Some("driver") => {
+            let _ = DRIVER.set(Some(driver));
+            runtime.block_on(pass("the reference driver over the subprocess protocol"))
+        }
+        _ => {
+            let me = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+            ["in-process", "driver"].iter().all(|m| {
+                std::process::Command::new(&me)
+                    .env("TNX_FEATURES_PASS", m)
+                    .status()
+                    .map(|s| s.success())
+                    .unwrap_or(false)
+            })
+        }
+    };
+    if !ok {
+        std::process::exit(1);
+    }
+}

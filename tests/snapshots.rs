@@ -19,8 +19,8 @@ fn env() -> Env {
 
 fn placeholders(env: &Env) -> Placeholders {
     let mut p = Placeholders::default();
-    p.add("<FIXTURES>", &env.fixtures);
-    p.add("<EXAMPLES>", &env.examples);
+    p.add("{{FIXTURES}}", &env.fixtures);
+    p.add("{{EXAMPLES}}", &env.examples);
     p
 }
 

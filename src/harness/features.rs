@@ -139,6 +139,15 @@ fn expand(feature: &gherkin::Feature, file: &str) -> Vec<ScenarioSpec> {
     out
 }
 
+/// Converts a parsed Gherkin step (outline already expanded) into the harness's form.
+pub fn step_spec(step: &gherkin::Step) -> StepSpec {
+    StepSpec {
+        keyword: step.keyword.trim().to_string(),
+        text: step.value.clone(),
+        docstring: step.docstring.as_deref().map(clean_docstring),
+    }
+}
+
 /// Gherkin keeps the newlines next to the fences; scenarios mean the text inside them.
 fn clean_docstring(d: &str) -> String {
     let d = d.strip_prefix('\n').unwrap_or(d);

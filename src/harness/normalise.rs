@@ -1,4 +1,4 @@
-//! Machine-independent inputs and outputs: `<FIXTURES>`, `<EXAMPLES>`, `<TMP>` placeholders.
+//! Machine-independent inputs and outputs: `{{FIXTURES}}`, `{{EXAMPLES}}`, `{{TMP}}` placeholders.
 
 use std::path::{Path, PathBuf};
 
@@ -80,9 +80,9 @@ mod tests {
     #[test]
     fn round_trip() {
         let mut p = Placeholders::default();
-        p.add("<TMP>", Path::new("/x/tmp"));
-        p.add("<FIXTURES>", Path::new("/x"));
-        assert_eq!(p.expand("<TMP>/a <FIXTURES>/b"), "/x/tmp/a /x/b");
-        assert_eq!(p.normalise_text("file:///x/tmp/a /x/b"), "file://<TMP>/a <FIXTURES>/b");
+        p.add("{{TMP}}", Path::new("/x/tmp"));
+        p.add("{{FIXTURES}}", Path::new("/x"));
+        assert_eq!(p.expand("{{TMP}}/a {{FIXTURES}}/b"), "/x/tmp/a /x/b");
+        assert_eq!(p.normalise_text("file:///x/tmp/a /x/b"), "file://{{TMP}}/a {{FIXTURES}}/b");
     }
 }

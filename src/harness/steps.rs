@@ -22,9 +22,9 @@ pub const BUILTIN_NAMES: [&str; 10] = [
 /// Where scenario inputs and expectations live.
 #[derive(Debug, Clone)]
 pub struct Env {
-    /// `conformance/fixtures`, the `<FIXTURES>` placeholder.
+    /// `conformance/fixtures`, the `{{FIXTURES}}` placeholder.
     pub fixtures: PathBuf,
-    /// The shared SPEC examples, the `<EXAMPLES>` placeholder.
+    /// The shared SPEC examples, the `{{EXAMPLES}}` placeholder.
     pub examples: PathBuf,
     /// The insta snapshot folder.
     pub snapshots: PathBuf,
@@ -86,8 +86,8 @@ impl ScenarioState {
     /// A fresh state with the fixture and example placeholders of `env`.
     pub fn new(env: &Env) -> Self {
         let mut st = ScenarioState::default();
-        st.placeholders.add("<FIXTURES>", &env.fixtures);
-        st.placeholders.add("<EXAMPLES>", &env.examples);
+        st.placeholders.add("{{FIXTURES}}", &env.fixtures);
+        st.placeholders.add("{{EXAMPLES}}", &env.examples);
         st
     }
 
@@ -97,14 +97,14 @@ impl ScenarioState {
                 .prefix("tnx-scenario-")
                 .tempdir()
                 .map_err(|e| StepFailure::Failed(format!("cannot create temp dir: {e}")))?;
-            self.placeholders.add("<TMP>", dir.path());
+            self.placeholders.add("{{TMP}}", dir.path());
             self.tmp = Some(dir);
         }
         Ok(self.tmp.as_ref().map(|t| t.path().to_path_buf()).unwrap_or_default())
     }
 
     fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
-        if text.contains("<TMP>") {
+        if text.contains("{{TMP}}") {
             self.tmp()?;
         }
         Ok(self.placeholders.expand(text))

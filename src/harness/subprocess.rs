@@ -30,6 +30,7 @@ pub struct SubprocessPort {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     last_failure: Option<String>,
     starts: u32,
+    greeting: Option<Value>,
 }
 
 impl SubprocessPort {
@@ -42,6 +43,7 @@ impl SubprocessPort {
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             last_failure: None,
             starts: 0,
+            greeting: None,
         }
     }
 
@@ -84,6 +86,7 @@ impl SubprocessPort {
     /// Kills the driver's whole process group and records why.
     async fn fail(&mut self, why: String) -> PortError {
         let mut message = why;
+        self.greeting = None;
         if let Some(mut running) = self.running.take() {
             if let Some(pid) = running.child.id() {
                 // SAFETY-free libc call: signalling a process group we created.
@@ -123,7 +126,7 @@ impl SubprocessPort {
             running.stdin.flush().await
         };
         if let Err(e) = sent.await {
-            return Err(self.fail(format!("driver stopped reading its stdin while sending `{cmd}`: {e}")).await);
+            return Err(self.fail(format!("driver exited or stopped reading its stdin while sending `{cmd}`: {e}")).await);
         }
         let read = tokio::time::timeout(self.timeout, running.stdout.next_line()).await;
         match read {
@@ -131,7 +134,7 @@ impl SubprocessPort {
                 .fail(format!("driver did not answer `{cmd}` within {} ms; killed it", self.timeout.as_millis()))
                 .await),
             Ok(Err(e)) => Err(self.fail(format!("cannot read driver stdout after `{cmd}`: {e}")).await),
-            Ok(Ok(None)) => Err(self.fail(format!("driver closed its stdout (exited) while answering `{cmd}`")).await),
+            Ok(Ok(None)) => Err(self.fail(format!("driver exited (closed its stdout) while answering `{cmd}`")).await),
             Ok(Ok(Some(text))) => match serde_json::from_str::<Value>(&text) {
                 Ok(v @ Value::Object(_)) => Ok(v),
                 _ => Err(self
@@ -145,6 +148,13 @@ impl SubprocessPort {
 #[async_trait]
 impl Port for SubprocessPort {
     async fn call(&mut self, request: Value) -> Result<Value, PortError> {
+        // The handshake already happened when this driver started; answer from it rather
+        // than asking twice (a driver may legitimately expect one hello per process).
+        if request.get("cmd").and_then(Value::as_str) == Some("hello") {
+            if let Some(greeting) = &self.greeting {
+                return Ok(greeting.clone());
+            }
+        }
         if self.running.is_none() {
             let why = self
                 .last_failure
@@ -163,7 +173,10 @@ impl Port for SubprocessPort {
         let hello = json!({"cmd": "hello", "protocol": PROTOCOL_VERSION});
         let restarted = self.starts > 1;
         match self.exchange(&hello).await {
-            Ok(v) if v.get("ok") == Some(&Value::Bool(true)) => Ok(()),
+            Ok(v) if v.get("ok") == Some(&Value::Bool(true)) => {
+                self.greeting = Some(v);
+                Ok(())
+            }
             Ok(v) => Err(self.fail(format!("driver refused hello: {}", truncate(&v.to_string(), 200))).await),
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),

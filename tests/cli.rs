@@ -1,0 +1,133 @@
+//! The CLI end to end: the suite against the reference in-process and through its own
+//! driver, and against broken drivers that must become failed scenarios, not a crash.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn bin() -> Command {
+    match Command::cargo_bin("toolnexus-conformance") {
+        Ok(c) => c,
+        Err(e) => panic!("binary not built: {e}"),
+    }
+}
+
+fn driver_script(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/drivers")
+        .join(name)
+        .to_string_lossy()
+        .to_string()
+}
+
+fn run_json(args: &[&str]) -> (Option<i32>, Value) {
+    let out = bin().args(["run", "--format", "json"]).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
+    (out.status.code(), report)
+}
+
+fn statuses(report: &Value) -> BTreeMap<String, String> {
+    report["scenarios"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| (s["name"].as_str().unwrap_or("").to_string(), s["status"].as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_suite_passes_against_the_reference_in_process() {
+    let (code, report) = run_json(&[]);
+    assert_eq!(code, Some(0), "report: {report}");
+    let passed = report["summary"]["passed"].as_u64().unwrap_or(0);
+    assert!(passed >= 80, "only {passed} passed");
+    assert_eq!(report["summary"]["failed"], 0);
+    for section in ["0", "1", "3", "4", "4A"] {
+        let n = report["sections"][section]["passed"].as_u64().unwrap_or(0);
+        assert!(n > 0, "section {section} has no passing scenario");
+    }
+    assert_eq!(report["port"]["name"], "reference");
+    for key in ["name", "section", "status", "message"] {
+        assert!(report["scenarios"][0].get(key).is_some(), "scenario entries need {key}");
+    }
+}
+
+#[test]
+fn the_driver_gives_the_same_statuses_as_in_process() {
+    let driver = format!("{} driver", env!("CARGO_BIN_EXE_toolnexus-conformance"));
+    let (_, in_process) = run_json(&[]);
+    let (code, via_driver) = run_json(&["--port", &driver]);
+    assert_eq!(code, Some(0), "report: {via_driver}");
+    assert_eq!(statuses(&in_process), statuses(&via_driver));
+    assert!(statuses(&in_process).len() >= 80);
+}
+
+fn all_failed_with(report: &Value, needle: &str) {
+    let scenarios = report["scenarios"].as_array().cloned().unwrap_or_default();
+    assert!(!scenarios.is_empty());
+    for s in &scenarios {
+        assert_eq!(s["status"], "failed", "{s}");
+        let msg = s["message"].as_str().unwrap_or("");
+        assert!(msg.contains(needle), "message {msg:?} lacks {needle:?}");
+    }
+}
+
+#[test]
+fn a_driver_that_exits_after_hello_fails_every_scenario_clearly() {
+    let (code, report) = run_json(&["--port", &driver_script("quit-after-hello.sh"), "--section", "6,1"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["port"]["name"], "quitter");
+    all_failed_with(&report, "driver exited");
+}
+
+#[test]
+fn a_driver_that_prints_garbage_fails_every_scenario_clearly() {
+    let (code, report) = run_json(&["--port", &driver_script("garbage.sh"), "--section", "6,1"]);
+    assert_eq!(code, Some(1));
+    all_failed_with(&report, "non-JSON");
+}
+
+#[test]
+fn a_driver_that_hangs_is_timed_out_and_the_run_completes() {
+    let (code, report) = run_json(&["--port", &driver_script("hang.sh"), "--section", "6", "--timeout-ms", "300"]);
+    assert_eq!(code, Some(1));
+    all_failed_with(&report, "did not answer");
+}
+
+#[test]
+fn a_driver_that_crashes_mid_run_reports_its_stderr() {
+    let (code, report) = run_json(&["--port", &driver_script("crash-on-build.sh"), "--section", "6"]);
+    assert_eq!(code, Some(1));
+    all_failed_with(&report, "simulated crash");
+}
+
+#[test]
+fn a_missing_driver_program_is_a_failed_run_not_a_panic() {
+    let (code, report) = run_json(&["--port", "/nonexistent/driver --flag", "--section", "6"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["summary"]["passed"], 0);
+}
+
+#[test]
+fn list_shows_scenarios_with_sections_and_tags() {
+    let out = bin().args(["list", "--section", "4A"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("[4A] builtins:"), "{text}");
+    assert!(text.contains("@spec-4A"), "{text}");
+    assert!(!text.contains("[3] "), "section filter leaked: {text}");
+}
+
+#[test]
+fn text_output_has_a_section_table_and_a_closing_count_line() {
+    let out = bin().args(["run", "--tags", "seed-000"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("§4A"), "{text}");
+    assert!(text.lines().any(|l| l.ends_with("0 failed, 0 skipped")), "{text}");
+}
