@@ -168,7 +168,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Then the result suspends with a "question" request
     And the result matches:
       """
-      {"output": {"$match": "string"}, "isError": {"$match": "boolean"},
+      {"output": {"$match": "string"}, "isError": true,
        "metadata": {"$partial": true, "pending": {"$partial": true, "id": {"$match": "string"}, "kind": "question",
          "prompt": "Pick one (options: a, b)\nWhy?",
          "data": {"questions": [{"question": "Pick one", "options": ["a", "b"]}, {"question": "Why?", "header": "H"}]}}}}

@@ -17,7 +17,11 @@ use toolnexus_conformance::harness::subprocess::SubprocessPort;
 use toolnexus_conformance::protocol::driver;
 
 #[derive(Parser)]
-#[command(name = "toolnexus-conformance", version, about = "Conformance harness for the toolnexus contract (SPEC 0.16.0)")]
+#[command(
+    name = "toolnexus-conformance",
+    version,
+    about = "Conformance harness for the toolnexus contract (SPEC 0.16.0)"
+)]
 struct Cli {
     /// The checkout holding features/, conformance/ and snapshots/.
     #[arg(long, global = true, env = "TOOLNEXUS_CONFORMANCE_ROOT")]
@@ -74,7 +78,10 @@ fn root(cli_root: Option<PathBuf>) -> PathBuf {
 fn selected(root: &std::path::Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
     let (scenarios, errors) = features::load(&root.join("features"));
     if !errors.is_empty() {
-        return Err(format!("feature files that do not parse:\n{}", errors.join("\n")));
+        return Err(format!(
+            "feature files that do not parse:\n{}",
+            errors.join("\n")
+        ));
     }
     let sel = Selection {
         tags: filter.tags.clone(),
@@ -108,7 +115,12 @@ async fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Run { port, format, timeout_ms, filter } => {
+        Command::Run {
+            port,
+            format,
+            timeout_ms,
+            filter,
+        } => {
             let scenarios = match selected(&root, &filter) {
                 Ok(s) => s,
                 Err(e) => {
@@ -119,7 +131,13 @@ async fn main() -> ExitCode {
             let env = Env::from_root(&root);
             let (mut port, name): (Box<dyn Port>, String) = match port {
                 None => (Box::new(InProcessPort::new()), "reference".into()),
-                Some(cmd) => (Box::new(SubprocessPort::new(cmd.clone(), Duration::from_millis(timeout_ms))), cmd),
+                Some(cmd) => (
+                    Box::new(SubprocessPort::new(
+                        cmd.clone(),
+                        Duration::from_millis(timeout_ms),
+                    )),
+                    cmd,
+                ),
             };
             let show_progress = matches!(format, Format::Text);
             let report = runner::run(port.as_mut(), &env, &scenarios, &name, |r| {

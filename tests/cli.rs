@@ -23,9 +23,14 @@ fn driver_script(name: &str) -> String {
 }
 
 fn run_json(args: &[&str]) -> (Option<i32>, Value) {
-    let out = bin().args(["run", "--format", "json"]).args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .args(["run", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
+    let report: Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
     (out.status.code(), report)
 }
 
@@ -34,7 +39,12 @@ fn statuses(report: &Value) -> BTreeMap<String, String> {
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|s| (s["name"].as_str().unwrap_or("").to_string(), s["status"].as_str().unwrap_or("").to_string()))
+                .map(|s| {
+                    (
+                        s["name"].as_str().unwrap_or("").to_string(),
+                        s["status"].as_str().unwrap_or("").to_string(),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -53,7 +63,10 @@ fn the_suite_passes_against_the_reference_in_process() {
     }
     assert_eq!(report["port"]["name"], "reference");
     for key in ["name", "section", "status", "message"] {
-        assert!(report["scenarios"][0].get(key).is_some(), "scenario entries need {key}");
+        assert!(
+            report["scenarios"][0].get(key).is_some(),
+            "scenario entries need {key}"
+        );
     }
 }
 
@@ -79,7 +92,12 @@ fn all_failed_with(report: &Value, needle: &str) {
 
 #[test]
 fn a_driver_that_exits_after_hello_fails_every_scenario_clearly() {
-    let (code, report) = run_json(&["--port", &driver_script("quit-after-hello.sh"), "--section", "6,1"]);
+    let (code, report) = run_json(&[
+        "--port",
+        &driver_script("quit-after-hello.sh"),
+        "--section",
+        "6,1",
+    ]);
     assert_eq!(code, Some(1));
     assert_eq!(report["port"]["name"], "quitter");
     all_failed_with(&report, "driver exited");
@@ -94,14 +112,26 @@ fn a_driver_that_prints_garbage_fails_every_scenario_clearly() {
 
 #[test]
 fn a_driver_that_hangs_is_timed_out_and_the_run_completes() {
-    let (code, report) = run_json(&["--port", &driver_script("hang.sh"), "--section", "6", "--timeout-ms", "300"]);
+    let (code, report) = run_json(&[
+        "--port",
+        &driver_script("hang.sh"),
+        "--section",
+        "6",
+        "--timeout-ms",
+        "300",
+    ]);
     assert_eq!(code, Some(1));
     all_failed_with(&report, "did not answer");
 }
 
 #[test]
 fn a_driver_that_crashes_mid_run_reports_its_stderr() {
-    let (code, report) = run_json(&["--port", &driver_script("crash-on-build.sh"), "--section", "6"]);
+    let (code, report) = run_json(&[
+        "--port",
+        &driver_script("crash-on-build.sh"),
+        "--section",
+        "6",
+    ]);
     assert_eq!(code, Some(1));
     all_failed_with(&report, "simulated crash");
 }
@@ -115,7 +145,10 @@ fn a_missing_driver_program_is_a_failed_run_not_a_panic() {
 
 #[test]
 fn list_shows_scenarios_with_sections_and_tags() {
-    let out = bin().args(["list", "--section", "4A"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .args(["list", "--section", "4A"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(text.contains("[4A] builtins:"), "{text}");
@@ -125,9 +158,15 @@ fn list_shows_scenarios_with_sections_and_tags() {
 
 #[test]
 fn text_output_has_a_section_table_and_a_closing_count_line() {
-    let out = bin().args(["run", "--tags", "seed-000"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .args(["run", "--tags", "seed-000"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("§4A"), "{text}");
-    assert!(text.lines().any(|l| l.ends_with("0 failed, 0 skipped")), "{text}");
+    assert!(
+        text.lines().any(|l| l.ends_with("0 failed, 0 skipped")),
+        "{text}"
+    );
 }

@@ -51,7 +51,10 @@ impl cucumber::World for FeatureWorld {
     }
 }
 
-fn any_step<'a>(world: &'a mut FeatureWorld, ctx: step::Context) -> futures::future::LocalBoxFuture<'a, ()> {
+fn any_step<'a>(
+    world: &'a mut FeatureWorld,
+    ctx: step::Context,
+) -> futures::future::LocalBoxFuture<'a, ()> {
     async move {
         if let Err(e) = world.port.ensure_ready().await {
             panic!("port not ready: {e}");
@@ -89,7 +92,10 @@ async fn pass(label: &str) -> bool {
 }
 
 fn main() {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => panic!("cannot start tokio: {e}"),
     };

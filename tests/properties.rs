@@ -59,7 +59,9 @@ fn spec_allowed(c: char) -> bool {
 
 /// Oracle: one output char per input char (per-scalar reading, see sanitize.rs docs).
 fn spec_sanitize(s: &str) -> String {
-    s.chars().map(|c| if spec_allowed(c) { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| if spec_allowed(c) { c } else { '_' })
+        .collect()
 }
 
 /// Strings mixing allowed ASCII, other printable ASCII, controls, BMP non-ASCII and astral
@@ -135,18 +137,34 @@ const FILTER_POOL: [&str; 7] = ["a", "b", "c", "d", "e", "zz", "q"];
 /// Oracle for S1 first-wins dedupe over the data defs, in original order.
 fn dedupe_first(names: &[String]) -> Vec<String> {
     let mut seen = HashSet::new();
-    names.iter().filter(|n| seen.insert(n.as_str())).cloned().collect()
+    names
+        .iter()
+        .filter(|n| seen.insert(n.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// Oracle for S2: empty ⇒ all; ≥1 true ⇒ only true-mapped; only false ⇒ all minus those.
 fn spec_filter(names: &[String], map: &BTreeMap<String, bool>) -> Vec<String> {
-    let allow: BTreeSet<&str> = map.iter().filter(|(_, v)| **v).map(|(k, _)| k.as_str()).collect();
+    let allow: BTreeSet<&str> = map
+        .iter()
+        .filter(|(_, v)| **v)
+        .map(|(k, _)| k.as_str())
+        .collect();
     if map.is_empty() {
         names.to_vec()
     } else if !allow.is_empty() {
-        names.iter().filter(|n| allow.contains(n.as_str())).cloned().collect()
+        names
+            .iter()
+            .filter(|n| allow.contains(n.as_str()))
+            .cloned()
+            .collect()
     } else {
-        names.iter().filter(|n| !map.contains_key(*n)).cloned().collect()
+        names
+            .iter()
+            .filter(|n| !map.contains_key(*n))
+            .cloned()
+            .collect()
     }
 }
 
@@ -159,7 +177,11 @@ fn spec_filter_with_disable(
     disable: &[String],
 ) -> Vec<String> {
     if map.values().any(|v| *v) {
-        return names.iter().filter(|n| map.get(*n) == Some(&true)).cloned().collect();
+        return names
+            .iter()
+            .filter(|n| map.get(*n) == Some(&true))
+            .cloned()
+            .collect();
     }
     names
         .iter()
@@ -169,7 +191,10 @@ fn spec_filter_with_disable(
 }
 
 fn skill_names() -> impl Strategy<Value = Vec<String>> {
-    prop::collection::vec(prop::sample::select(SKILL_POOL.to_vec()).prop_map(String::from), 0..8)
+    prop::collection::vec(
+        prop::sample::select(SKILL_POOL.to_vec()).prop_map(String::from),
+        0..8,
+    )
 }
 
 fn filter_map() -> impl Strategy<Value = BTreeMap<String, bool>> {
@@ -181,7 +206,10 @@ fn filter_map() -> impl Strategy<Value = BTreeMap<String, bool>> {
 }
 
 fn disable_list() -> impl Strategy<Value = Vec<String>> {
-    prop::collection::vec(prop::sample::select(FILTER_POOL.to_vec()).prop_map(String::from), 0..4)
+    prop::collection::vec(
+        prop::sample::select(FILTER_POOL.to_vec()).prop_map(String::from),
+        0..4,
+    )
 }
 
 /// Distinct content per def, so first-wins is observable through the `skill` tool.
@@ -200,7 +228,11 @@ fn skill_defs(names: &[String]) -> Value {
 }
 
 fn map_json(map: &BTreeMap<String, bool>) -> Value {
-    Value::Object(map.iter().map(|(k, v)| (k.clone(), Value::Bool(*v))).collect::<Map<_, _>>())
+    Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), Value::Bool(*v)))
+            .collect::<Map<_, _>>(),
+    )
 }
 
 /// Builds through the protocol and checks the catalog, the prompt and the `skill` tool's
@@ -212,7 +244,11 @@ fn check_skill_build(
 ) -> Result<(), TestCaseError> {
     let (built, prompt, lookups) = block_on(async {
         let mut port = InProcessPort::new();
-        let built = call(&mut port, json!({"cmd": "build", "id": "t", "options": options})).await;
+        let built = call(
+            &mut port,
+            json!({"cmd": "build", "id": "t", "options": options}),
+        )
+        .await;
         let prompt = call(&mut port, json!({"cmd": "skills_prompt", "toolkit": "t"})).await;
         let mut lookups = Vec::new();
         for n in FILTER_POOL {
@@ -230,10 +266,17 @@ fn check_skill_build(
     prop_assert_eq!(&str_array(&built, "skills", "name"), &expected.to_vec());
 
     // The prompt lists exactly the exposed (all described) skills, sorted.
-    let prompt = prompt["prompt"].as_str().expect("prompt string").to_string();
+    let prompt = prompt["prompt"]
+        .as_str()
+        .expect("prompt string")
+        .to_string();
     let listed: Vec<String> = prompt
         .lines()
-        .filter_map(|l| l.strip_prefix("- **").and_then(|r| r.split_once("**:")).map(|(n, _)| n.to_string()))
+        .filter_map(|l| {
+            l.strip_prefix("- **")
+                .and_then(|r| r.split_once("**:"))
+                .map(|(n, _)| n.to_string())
+        })
         .collect();
     let mut sorted = expected.to_vec();
     sorted.sort();
@@ -242,11 +285,25 @@ fn check_skill_build(
     // The `skill` tool finds exactly the exposed skills, with the first def's content.
     for (n, result) in lookups {
         let exposed = expected.contains(&n);
-        prop_assert_eq!(result["isError"].as_bool(), Some(!exposed), "skill {} → {}", n, result);
+        prop_assert_eq!(
+            result["isError"].as_bool(),
+            Some(!exposed),
+            "skill {} → {}",
+            n,
+            result
+        );
         if exposed {
-            let first = names.iter().position(|x| *x == n).expect("exposed name was defined");
+            let first = names
+                .iter()
+                .position(|x| *x == n)
+                .expect("exposed name was defined");
             let output = result["output"].as_str().unwrap_or_default();
-            prop_assert!(output.contains(&content_of(&n, first)), "skill {} output {:?}", n, output);
+            prop_assert!(
+                output.contains(&content_of(&n, first)),
+                "skill {} output {:?}",
+                n,
+                output
+            );
         }
     }
     Ok(())
@@ -325,7 +382,16 @@ proptest! {
 
 /// §4A builtin order.
 const BUILTINS: [&str; 10] = [
-    "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "grep",
+    "glob",
+    "webfetch",
+    "question",
+    "apply_patch",
+    "todowrite",
 ];
 /// Names extra tools / disableTools draw from: some builtins, `skill`, and custom names.
 const TOOL_POOL: [&str; 7] = ["bash", "read", "grep", "write", "skill", "x", "y"];
@@ -342,7 +408,10 @@ fn extras() -> impl Strategy<Value = Vec<Extra>> {
             prop::sample::select(TOOL_POOL.to_vec()),
             prop::sample::select(vec!["native", "http", "custom"]),
         )
-            .prop_map(|(n, s)| Extra { name: n.to_string(), source: s }),
+            .prop_map(|(n, s)| Extra {
+                name: n.to_string(),
+                source: s,
+            }),
         0..7,
     )
 }
@@ -351,7 +420,11 @@ fn extras() -> impl Strategy<Value = Vec<Extra>> {
 fn builtins_cfg() -> impl Strategy<Value = Option<Value>> {
     let tools_map = prop::collection::btree_map(
         prop::sample::select(
-            BUILTINS.iter().copied().chain(["nope", "skill", "x"]).collect::<Vec<_>>(),
+            BUILTINS
+                .iter()
+                .copied()
+                .chain(["nope", "skill", "x"])
+                .collect::<Vec<_>>(),
         )
         .prop_map(String::from),
         prop_oneof![3 => Just(false), 1 => Just(true)],
@@ -365,8 +438,12 @@ fn builtins_cfg() -> impl Strategy<Value = Option<Value>> {
         Just(Some(json!({"enabled": false}))),
         Just(Some(json!({"disabled": true, "enabled": true}))),
         tools_map.clone().prop_map(|t| Some(json!({"tools": t}))),
-        tools_map.clone().prop_map(|t| Some(json!({"enabled": true, "disabled": false, "tools": t}))),
-        tools_map.clone().prop_map(|t| Some(json!({"disabled": true, "tools": t}))),
+        tools_map
+            .clone()
+            .prop_map(|t| Some(json!({"enabled": true, "disabled": false, "tools": t}))),
+        tools_map
+            .clone()
+            .prop_map(|t| Some(json!({"disabled": true, "tools": t}))),
         tools_map.prop_map(|t| Some(json!({"enabled": false, "tools": t}))),
     ]
 }
@@ -407,12 +484,20 @@ fn marker(i: usize) -> String {
 /// extras; (3) first wins; then `disableTools` removes names.
 fn spec_assemble(extras: &[Extra], cfg: Option<&Value>, disable: &[String]) -> Vec<Slot> {
     let extra_names: HashSet<&str> = extras.iter().map(|e| e.name.as_str()).collect();
-    let mut all = vec![Slot { name: "skill".into(), source: "skill".into(), marker: None }];
+    let mut all = vec![Slot {
+        name: "skill".into(),
+        source: "skill".into(),
+        marker: None,
+    }];
     all.extend(
         spec_builtins(cfg)
             .into_iter()
             .filter(|b| !extra_names.contains(b))
-            .map(|b| Slot { name: b.into(), source: "builtin".into(), marker: None }),
+            .map(|b| Slot {
+                name: b.into(),
+                source: "builtin".into(),
+                marker: None,
+            }),
     );
     all.extend(extras.iter().enumerate().map(|(i, e)| Slot {
         name: e.name.clone(),

@@ -40,7 +40,11 @@ async fn call(port: &mut dyn Port, req: Value) -> Value {
 
 async fn default_toolkit(port: &mut dyn Port, env: &Env) {
     let skills = env.examples.join("skills");
-    call(port, json!({"cmd": "build", "id": "tk", "options": {"skillsDir": skills}})).await;
+    call(
+        port,
+        json!({"cmd": "build", "id": "tk", "options": {"skillsDir": skills}}),
+    )
+    .await;
 }
 
 fn pretty(v: &Value) -> String {
@@ -54,8 +58,15 @@ async fn adapters_for_the_default_toolkit() {
     let mut port = InProcessPort::new();
     default_toolkit(&mut port, &env).await;
     for format in ["openai", "anthropic", "gemini"] {
-        let r = call(&mut port, json!({"cmd": "adapter", "toolkit": "tk", "format": format})).await;
-        snapshot(&format!("adapter-{format}-default"), &pretty(&p.normalise_json(&r["output"])));
+        let r = call(
+            &mut port,
+            json!({"cmd": "adapter", "toolkit": "tk", "format": format}),
+        )
+        .await;
+        snapshot(
+            &format!("adapter-{format}-default"),
+            &pretty(&p.normalise_json(&r["output"])),
+        );
     }
 }
 
@@ -73,7 +84,10 @@ async fn hello_world_skill_block_and_prompt() {
     let output = r["result"]["output"].as_str().unwrap_or_default();
     snapshot("skill-hello-world", &p.normalise_text(output));
     let r = call(&mut port, json!({"cmd": "skills_prompt", "toolkit": "tk"})).await;
-    snapshot("skills-prompt-hello-world", r["prompt"].as_str().unwrap_or_default());
+    snapshot(
+        "skills-prompt-hello-world",
+        r["prompt"].as_str().unwrap_or_default(),
+    );
 }
 
 #[tokio::test]

@@ -76,49 +76,50 @@ fn expand(feature: &gherkin::Feature, file: &str) -> Vec<ScenarioSpec> {
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
     let mut out = Vec::new();
-    let mut push = |scenario: &gherkin::Scenario, background: &[gherkin::Step], extra_tags: &[String]| {
-        let mut base_tags = clean_tags(&feature.tags);
-        base_tags.extend(clean_tags(extra_tags));
-        base_tags.extend(clean_tags(&scenario.tags));
-        let rows = outline_rows(scenario);
-        for (row_tags, params) in rows {
-            let mut tags = base_tags.clone();
-            tags.extend(row_tags);
-            let subst = |text: &str| {
-                params
+    let mut push =
+        |scenario: &gherkin::Scenario, background: &[gherkin::Step], extra_tags: &[String]| {
+            let mut base_tags = clean_tags(&feature.tags);
+            base_tags.extend(clean_tags(extra_tags));
+            base_tags.extend(clean_tags(&scenario.tags));
+            let rows = outline_rows(scenario);
+            for (row_tags, params) in rows {
+                let mut tags = base_tags.clone();
+                tags.extend(row_tags);
+                let subst = |text: &str| {
+                    params.iter().fold(text.to_string(), |acc, (k, v)| {
+                        acc.replace(&format!("<{k}>"), v)
+                    })
+                };
+                let steps = background
                     .iter()
-                    .fold(text.to_string(), |acc, (k, v)| acc.replace(&format!("<{k}>"), v))
-            };
-            let steps = background
-                .iter()
-                .chain(scenario.steps.iter())
-                .map(|s| StepSpec {
-                    keyword: s.keyword.trim().to_string(),
-                    text: subst(&s.value),
-                    docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
-                })
-                .collect();
-            let suffix = if params.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " [{}]",
-                    params
-                        .iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            out.push(ScenarioSpec {
-                id: format!("{stem}: {}{suffix}", scenario.name),
-                file: file.to_string(),
-                section: section_of(&tags),
-                tags,
-                steps,
-            });
-        }
-    };
+                    .chain(scenario.steps.iter())
+                    .map(|s| StepSpec {
+                        keyword: s.keyword.trim().to_string(),
+                        text: subst(&s.value),
+                        docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
+                    })
+                    .collect();
+                let suffix = if params.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " [{}]",
+                        params
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                out.push(ScenarioSpec {
+                    id: format!("{stem}: {}{suffix}", scenario.name),
+                    file: file.to_string(),
+                    section: section_of(&tags),
+                    tags,
+                    steps,
+                });
+            }
+        };
     let feature_bg: Vec<gherkin::Step> = feature
         .background
         .as_ref()
@@ -162,8 +163,12 @@ fn outline_rows(scenario: &gherkin::Scenario) -> Vec<Row> {
     }
     let mut rows = Vec::new();
     for examples in &scenario.examples {
-        let Some(table) = &examples.table else { continue };
-        let Some((header, body)) = table.rows.split_first() else { continue };
+        let Some(table) = &examples.table else {
+            continue;
+        };
+        let Some((header, body)) = table.rows.split_first() else {
+            continue;
+        };
         for row in body {
             let params = header.iter().cloned().zip(row.iter().cloned()).collect();
             rows.push((clean_tags(&examples.tags), params));

@@ -59,7 +59,8 @@ fn walk(expected: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOut
         }
     }
     let Some(actual) = actual else {
-        out.mismatches.push(format!("{path}: missing (expected {})", short(expected)));
+        out.mismatches
+            .push(format!("{path}: missing (expected {})", short(expected)));
         return;
     };
     match (expected, actual) {
@@ -73,8 +74,10 @@ fn walk(expected: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOut
             }
             if !partial {
                 for k in a.keys().filter(|k| !e.contains_key(*k)) {
-                    out.mismatches
-                        .push(format!("{path}.{k}: unexpected key (value {})", short(&a[k])));
+                    out.mismatches.push(format!(
+                        "{path}.{k}: unexpected key (value {})",
+                        short(&a[k])
+                    ));
                 }
             }
         }
@@ -115,7 +118,13 @@ fn matcher_of(obj: &serde_json::Map<String, Value>) -> Option<(&str, &Value)> {
         .then_some((k.as_str(), v))
 }
 
-fn apply_matcher(key: &str, arg: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOutcome) {
+fn apply_matcher(
+    key: &str,
+    arg: &Value,
+    actual: Option<&Value>,
+    path: &str,
+    out: &mut MatchOutcome,
+) {
     if key == "$absent" {
         if let Some(a) = actual {
             out.mismatches

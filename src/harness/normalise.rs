@@ -22,7 +22,7 @@ impl Placeholders {
             }
         }
         // Longest path first, so a nested root wins over its parent.
-        self.pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        self.pairs.sort_by_key(|p| std::cmp::Reverse(p.1.len()));
     }
 
     /// The path a placeholder stands for.
@@ -83,6 +83,9 @@ mod tests {
         p.add("{{TMP}}", Path::new("/x/tmp"));
         p.add("{{FIXTURES}}", Path::new("/x"));
         assert_eq!(p.expand("{{TMP}}/a {{FIXTURES}}/b"), "/x/tmp/a /x/b");
-        assert_eq!(p.normalise_text("file:///x/tmp/a /x/b"), "file://{{TMP}}/a {{FIXTURES}}/b");
+        assert_eq!(
+            p.normalise_text("file:///x/tmp/a /x/b"),
+            "file://{{TMP}}/a {{FIXTURES}}/b"
+        );
     }
 }

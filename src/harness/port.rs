@@ -109,11 +109,20 @@ pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
         .get("port")
         .cloned()
         .and_then(|p| serde_json::from_value(p).ok())
-        .ok_or_else(|| PortError::Transport("hello response has no valid \"port\" {name, language, version}".into()))?;
+        .ok_or_else(|| {
+            PortError::Transport(
+                "hello response has no valid \"port\" {name, language, version}".into(),
+            )
+        })?;
     let implements = r
         .get("implements")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default();
     Ok(Hello {
         port: port_info,

@@ -22,20 +22,40 @@ pub fn text(report: &RunReport) -> String {
         "\nport: {} ({} {}) against SPEC {}",
         report.port.name, report.port.language, report.port.version, report.spec
     );
-    let _ = writeln!(out, "{:<10} {:>7} {:>7} {:>8}", "section", "passed", "failed", "skipped");
+    let _ = writeln!(
+        out,
+        "{:<10} {:>7} {:>7} {:>8}",
+        "section", "passed", "failed", "skipped"
+    );
     for (section, c) in &report.sections {
-        let _ = writeln!(out, "§{:<9} {:>7} {:>7} {:>8}", section, c.passed, c.failed, c.skipped);
+        let _ = writeln!(
+            out,
+            "§{:<9} {:>7} {:>7} {:>8}",
+            section, c.passed, c.failed, c.skipped
+        );
     }
     let s = report.summary;
-    let _ = writeln!(out, "{:<10} {:>7} {:>7} {:>8}", "total", s.passed, s.failed, s.skipped);
-    let failures: Vec<&ScenarioResult> = report.scenarios.iter().filter(|r| r.status == Status::Failed).collect();
+    let _ = writeln!(
+        out,
+        "{:<10} {:>7} {:>7} {:>8}",
+        "total", s.passed, s.failed, s.skipped
+    );
+    let failures: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .collect();
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
         for f in failures {
             let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, f.message);
         }
     }
-    let _ = writeln!(out, "\n{} passed, {} failed, {} skipped", s.passed, s.failed, s.skipped);
+    let _ = writeln!(
+        out,
+        "\n{} passed, {} failed, {} skipped",
+        s.passed, s.failed, s.skipped
+    );
     out
 }
 

@@ -93,7 +93,7 @@ impl Selection {
                 .tags
                 .iter()
                 .any(|t| s.tags.iter().any(|st| st == t.trim_start_matches('@')));
-        let section_ok = self.sections.is_empty() || self.sections.iter().any(|x| *x == s.section);
+        let section_ok = self.sections.is_empty() || self.sections.contains(&s.section);
         tag_ok && section_ok
     }
 }
@@ -156,7 +156,12 @@ fn failed(spec: &ScenarioSpec, message: String) -> ScenarioResult {
     }
 }
 
-async fn run_one(port: &mut dyn Port, env: &Env, spec: &ScenarioSpec, implements: Option<&[String]>) -> ScenarioResult {
+async fn run_one(
+    port: &mut dyn Port,
+    env: &Env,
+    spec: &ScenarioSpec,
+    implements: Option<&[String]>,
+) -> ScenarioResult {
     let mut result = ScenarioResult {
         name: spec.id.clone(),
         section: spec.section.clone(),
@@ -164,7 +169,7 @@ async fn run_one(port: &mut dyn Port, env: &Env, spec: &ScenarioSpec, implements
         message: String::new(),
     };
     if let Some(list) = implements {
-        if !list.iter().any(|s| *s == spec.section) {
+        if !list.contains(&spec.section) {
             result.status = Status::Skipped;
             result.message = format!("port does not implement SPEC section {}", spec.section);
             return result;

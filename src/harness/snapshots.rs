@@ -27,6 +27,9 @@ pub fn strip_header(text: &str) -> String {
 mod tests {
     #[test]
     fn strips_header() {
-        assert_eq!(super::strip_header("---\nsource: x\n---\nbody\nline\n"), "body\nline");
+        assert_eq!(
+            super::strip_header("---\nsource: x\n---\nbody\nline\n"),
+            "body\nline"
+        );
     }
 }

@@ -16,7 +16,16 @@ use super::snapshots;
 /// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
 /// leaves open and which are therefore compared leniently in snapshots.
 pub const BUILTIN_NAMES: [&str; 10] = [
-    "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "grep",
+    "glob",
+    "webfetch",
+    "question",
+    "apply_patch",
+    "todowrite",
 ];
 
 /// Where scenario inputs and expectations live.
@@ -60,7 +69,9 @@ fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
 impl From<PortError> for StepFailure {
     fn from(e: PortError) -> Self {
         match e {
-            PortError::Unsupported(m) => StepFailure::Skipped(format!("port does not support this: {m}")),
+            PortError::Unsupported(m) => {
+                StepFailure::Skipped(format!("port does not support this: {m}"))
+            }
             other => StepFailure::Failed(other.to_string()),
         }
     }
@@ -100,7 +111,11 @@ impl ScenarioState {
             self.placeholders.add("{{TMP}}", dir.path());
             self.tmp = Some(dir);
         }
-        Ok(self.tmp.as_ref().map(|t| t.path().to_path_buf()).unwrap_or_default())
+        Ok(self
+            .tmp
+            .as_ref()
+            .map(|t| t.path().to_path_buf())
+            .unwrap_or_default())
     }
 
     fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
@@ -111,18 +126,19 @@ impl ScenarioState {
     }
 
     fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
-        let doc = step
-            .docstring
-            .as_deref()
-            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))?;
+        let doc = step.docstring.as_deref().ok_or_else(|| {
+            StepFailure::Failed(format!("step `{}` needs a doc string", step.text))
+        })?;
         let text = self.expand(doc)?;
-        serde_json::from_str(&text).map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+        serde_json::from_str(&text)
+            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
     }
 
     /// An expectation doc string: placeholders stay as written, since outputs are normalised.
     fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
         let text = self.raw_doc(step)?;
-        serde_json::from_str(&text).map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+        serde_json::from_str(&text)
+            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
     }
 
     fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
@@ -133,7 +149,11 @@ impl ScenarioState {
 
     fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
         let expanded = PathBuf::from(self.expand(p)?);
-        Ok(if expanded.is_absolute() { expanded } else { self.tmp()?.join(expanded) })
+        Ok(if expanded.is_absolute() {
+            expanded
+        } else {
+            self.tmp()?.join(expanded)
+        })
     }
 
     fn built(&self) -> Result<&Value, StepFailure> {
@@ -234,11 +254,26 @@ steps! {
 }
 
 /// Runs one step against `port`.
-pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, step: &StepSpec) -> StepResult {
-    let Some((kind, caps)) = table().iter().find_map(|(k, re)| re.captures(&step.text).map(|c| (*k, c))) else {
-        return fail(format!("unknown step `{}` (see features/STEPS.md)", step.text));
+pub async fn run_step(
+    port: &mut dyn Port,
+    env: &Env,
+    st: &mut ScenarioState,
+    step: &StepSpec,
+) -> StepResult {
+    let Some((kind, caps)) = table()
+        .iter()
+        .find_map(|(k, re)| re.captures(&step.text).map(|c| (*k, c)))
+    else {
+        return fail(format!(
+            "unknown step `{}` (see features/STEPS.md)",
+            step.text
+        ));
     };
-    let arg = |i: usize| caps.get(i).map(|m| m.as_str().to_string()).unwrap_or_default();
+    let arg = |i: usize| {
+        caps.get(i)
+            .map(|m| m.as_str().to_string())
+            .unwrap_or_default()
+    };
     use StepKind::*;
     match kind {
         FileContaining => {
@@ -252,7 +287,8 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
         }
         Directory => {
             let path = st.path(&arg(1))?;
-            std::fs::create_dir_all(&path).or_else(|e| fail(format!("cannot create {}: {e}", path.display())))
+            std::fs::create_dir_all(&path)
+                .or_else(|e| fail(format!("cannot create {}: {e}", path.display())))
         }
         Symlink => {
             let link = st.path(&arg(1))?;
@@ -291,7 +327,11 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
                     .result()?
                     .pointer("/metadata/pending/id")
                     .cloned()
-                    .ok_or_else(|| StepFailure::Failed("the earlier result carries no metadata.pending.id".into()))?;
+                    .ok_or_else(|| {
+                        StepFailure::Failed(
+                            "the earlier result carries no metadata.pending.id".into(),
+                        )
+                    })?;
                 answer["id"] = id;
             }
             execute(port, st, name, args, Some(answer)).await
@@ -305,7 +345,8 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
         ListSkills => {
             let options = st.json_doc(step)?;
             let r = request(port, json!({"cmd": "list_skills", "options": options})).await?;
-            st.inventory = Some(st.norm(&json!({"skills": r.get("skills"), "skipped": r.get("skipped")})));
+            st.inventory =
+                Some(st.norm(&json!({"skills": r.get("skills"), "skipped": r.get("skipped")})));
             Ok(())
         }
         Sanitize => {
@@ -331,7 +372,10 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
             if got == n {
                 Ok(())
             } else {
-                fail(format!("expected {n} tools, got {got}: {}", names(st.built()?)))
+                fail(format!(
+                    "expected {n} tools, got {got}: {}",
+                    names(st.built()?)
+                ))
             }
         }
         HasTool | HasNoTool => {
@@ -345,12 +389,14 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
         }
         ToolSource => {
             let name = arg(1);
-            let t = tool(st.built()?, &name).ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+            let t = tool(st.built()?, &name)
+                .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
             expect_json(&json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
         }
         ToolMatches => {
             let name = arg(1);
-            let t = tool(st.built()?, &name).ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+            let t = tool(st.built()?, &name)
+                .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
             let actual = st.norm(t);
             expect_json(&st.expect_doc(step)?, &actual)
         }
@@ -360,13 +406,22 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
             if is_error == Some(want) {
                 Ok(())
             } else {
-                fail(format!("expected isError={want}, got result {}", st.norm(st.result()?)))
+                fail(format!(
+                    "expected isError={want}, got result {}",
+                    st.norm(st.result()?)
+                ))
             }
         }
         OutputIs => expect_text(&st.raw_doc(step)?, &st.output()?),
         OutputIsInline => expect_text(&unescape(&arg(1)), &st.output()?),
-        OutputContains => expect_json(&json!({"$contains": unescape(&arg(1))}), &json!(st.output()?)),
-        OutputRegex => expect_json(&json!({"$regex": st.raw_doc(step)?.trim()}), &json!(st.output()?)),
+        OutputContains => expect_json(
+            &json!({"$contains": unescape(&arg(1))}),
+            &json!(st.output()?),
+        ),
+        OutputRegex => expect_json(
+            &json!({"$regex": st.raw_doc(step)?.trim()}),
+            &json!(st.output()?),
+        ),
         OutputSnapshot => {
             let body = snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?;
             expect_text(&body, &st.output()?)
@@ -393,13 +448,21 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
         PromptIs | PromptMatches | PromptSnapshot | PromptLacks => {
             let id = st.toolkit_id()?;
             let r = request(port, json!({"cmd": "skills_prompt", "toolkit": id})).await?;
-            let prompt = st.placeholders.normalise_text(r.get("prompt").and_then(Value::as_str).unwrap_or_default());
+            let prompt = st
+                .placeholders
+                .normalise_text(r.get("prompt").and_then(Value::as_str).unwrap_or_default());
             match kind {
                 PromptIs => expect_text(&st.raw_doc(step)?, &prompt),
                 PromptMatches => expect_json(&st.expect_doc(step)?, &json!(prompt)),
-                PromptLacks if prompt.contains(&arg(1)) => fail(format!("the skills prompt mentions \"{}\": {prompt:?}", arg(1))),
+                PromptLacks if prompt.contains(&arg(1)) => fail(format!(
+                    "the skills prompt mentions \"{}\": {prompt:?}",
+                    arg(1)
+                )),
                 PromptLacks => Ok(()),
-                _ => expect_text(&snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?, &prompt),
+                _ => expect_text(
+                    &snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?,
+                    &prompt,
+                ),
             }
         }
         AdapterMatches | AdapterSnapshot => {
@@ -415,21 +478,51 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
             let anthropic = adapter(port, st, "anthropic").await?;
             let gemini = adapter(port, st, "gemini").await?;
             let pick = |v: &Value, ptr: &str| -> Value {
-                Value::Array(v.as_array().map(|a| a.iter().map(|e| e.pointer(ptr).cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default())
+                Value::Array(
+                    v.as_array()
+                        .map(|a| {
+                            a.iter()
+                                .map(|e| e.pointer(ptr).cloned().unwrap_or(Value::Null))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                )
             };
             expect_json(&order, &pick(&openai, "/function/name"))?;
             expect_json(&order, &pick(&anthropic, "/name"))?;
-            let decls = gemini.pointer("/0/functionDeclarations").cloned().unwrap_or(Value::Null);
+            let decls = gemini
+                .pointer("/0/functionDeclarations")
+                .cloned()
+                .unwrap_or(Value::Null);
             if gemini.as_array().map(Vec::len) != Some(1) {
-                return fail(format!("gemini output must be one element wrapping all declarations, got {gemini}"));
+                return fail(format!(
+                    "gemini output must be one element wrapping all declarations, got {gemini}"
+                ));
             }
             expect_json(&order, &pick(&decls, "/name"))
         }
         StatusIs => {
-            let actual = st.built()?.pointer(&format!("/statuses/{}", escape_ptr(&arg(1)))).cloned().unwrap_or(Value::Null);
-            expect_json(&json!(arg(2)), &actual).map_err(|e| with_context(e, &format!("statuses: {}", st.built().map(|b| b["statuses"].to_string()).unwrap_or_default())))
+            let actual = st
+                .built()?
+                .pointer(&format!("/statuses/{}", escape_ptr(&arg(1))))
+                .cloned()
+                .unwrap_or(Value::Null);
+            expect_json(&json!(arg(2)), &actual).map_err(|e| {
+                with_context(
+                    e,
+                    &format!(
+                        "statuses: {}",
+                        st.built()
+                            .map(|b| b["statuses"].to_string())
+                            .unwrap_or_default()
+                    ),
+                )
+            })
         }
-        NoStatus => match st.built()?.pointer(&format!("/statuses/{}", escape_ptr(&arg(1)))) {
+        NoStatus => match st
+            .built()?
+            .pointer(&format!("/statuses/{}", escape_ptr(&arg(1))))
+        {
             Some(v) => fail(format!("expected no status for \"{}\", got {v}", arg(1))),
             None => Ok(()),
         },
@@ -443,11 +536,17 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
         }
         ErrorMentions => {
             let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
-            let found = errors.as_object().is_some_and(|m| m.values().any(|v| v.as_str().is_some_and(|s| s.contains(&arg(1)))));
+            let found = errors.as_object().is_some_and(|m| {
+                m.values()
+                    .any(|v| v.as_str().is_some_and(|s| s.contains(&arg(1))))
+            });
             if found {
                 Ok(())
             } else {
-                fail(format!("[lenient (contains)] no error mentions \"{}\"; errors: {errors}", arg(1)))
+                fail(format!(
+                    "[lenient (contains)] no error mentions \"{}\"; errors: {errors}",
+                    arg(1)
+                ))
             }
         }
         ErrorFor => {
@@ -458,14 +557,32 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
             }
         }
         CatalogNames => {
-            let names: Value = st.built()?.get("skills").and_then(Value::as_array).map(|a| a.iter().map(|s| s.get("name").cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default();
+            let names: Value = st
+                .built()?
+                .get("skills")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .map(|s| s.get("name").cloned().unwrap_or(Value::Null))
+                        .collect()
+                })
+                .unwrap_or_default();
             expect_json(&st.expect_doc(step)?, &names)
         }
         SelectedNames | SelectedMatch | SelectedSnapshot => {
-            let sel = st.selection.clone().ok_or_else(|| StepFailure::Failed("no builtins were selected in this scenario".into()))?;
+            let sel = st.selection.clone().ok_or_else(|| {
+                StepFailure::Failed("no builtins were selected in this scenario".into())
+            })?;
             match kind {
                 SelectedNames => {
-                    let names: Value = sel.as_array().map(|a| a.iter().map(|t| t.get("name").cloned().unwrap_or(Value::Null)).collect()).unwrap_or_default();
+                    let names: Value = sel
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .map(|t| t.get("name").cloned().unwrap_or(Value::Null))
+                                .collect()
+                        })
+                        .unwrap_or_default();
                     expect_json(&st.expect_doc(step)?, &names)
                 }
                 SelectedMatch => expect_json(&st.expect_doc(step)?, &sel),
@@ -473,12 +590,17 @@ pub async fn run_step(port: &mut dyn Port, env: &Env, st: &mut ScenarioState, st
             }
         }
         InventoryMatches => {
-            let inv = st.inventory.clone().ok_or_else(|| StepFailure::Failed("no skills were listed in this scenario".into()))?;
+            let inv = st.inventory.clone().ok_or_else(|| {
+                StepFailure::Failed("no skills were listed in this scenario".into())
+            })?;
             expect_json(&st.expect_doc(step)?, &inv)
         }
         SanitizedIs => match &st.sanitized {
             Some(v) if *v == unescape(&arg(1)) => Ok(()),
-            other => fail(format!("[pinned] expected sanitized value {:?}, got {other:?}", unescape(&arg(1)))),
+            other => fail(format!(
+                "[pinned] expected sanitized value {:?}, got {other:?}",
+                unescape(&arg(1))
+            )),
         },
     }
 }
@@ -508,22 +630,39 @@ async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     Ok(())
 }
 
-async fn execute(port: &mut dyn Port, st: &mut ScenarioState, name: String, args: Value, answer: Option<Value>) -> StepResult {
+async fn execute(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    name: String,
+    args: Value,
+    answer: Option<Value>,
+) -> StepResult {
     let id = st.toolkit_id()?;
     let mut req = json!({"cmd": "execute", "toolkit": id, "name": name, "args": args});
     if let Some(answer) = answer {
         req["context"] = json!({ "answer": answer });
     }
     let r = request(port, req).await?;
-    let result = r.get("result").cloned().ok_or_else(|| StepFailure::Failed("execute response lacks \"result\"".into()))?;
+    let result = r
+        .get("result")
+        .cloned()
+        .ok_or_else(|| StepFailure::Failed("execute response lacks \"result\"".into()))?;
     st.last_call = Some((name, args));
     st.result = Some(result);
     Ok(())
 }
 
-async fn adapter(port: &mut dyn Port, st: &mut ScenarioState, format: &str) -> Result<Value, StepFailure> {
+async fn adapter(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    format: &str,
+) -> Result<Value, StepFailure> {
     let id = st.toolkit_id()?;
-    let r = request(port, json!({"cmd": "adapter", "toolkit": id, "format": format})).await?;
+    let r = request(
+        port,
+        json!({"cmd": "adapter", "toolkit": id, "format": format}),
+    )
+    .await?;
     Ok(st.norm(r.get("output").unwrap_or(&Value::Null)))
 }
 
@@ -532,7 +671,11 @@ fn names(built: &Value) -> Value {
         built
             .get("tools")
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(|t| t.get("name").cloned().unwrap_or(Value::Null)).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|t| t.get("name").cloned().unwrap_or(Value::Null))
+                    .collect()
+            })
             .unwrap_or_default(),
     )
 }
@@ -547,7 +690,8 @@ fn tool<'a>(built: &'a Value, name: &str) -> Option<&'a Value> {
 
 fn write_file(path: &Path, bytes: &[u8]) -> StepResult {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).or_else(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+        std::fs::create_dir_all(parent)
+            .or_else(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
     }
     std::fs::write(path, bytes).or_else(|e| fail(format!("cannot write {}: {e}", path.display())))
 }
@@ -557,7 +701,9 @@ fn escape_ptr(key: &str) -> String {
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("\\n", "\n").replace("\\\"", "\"").replace("\\t", "\t")
+    s.replace("\\n", "\n")
+        .replace("\\\"", "\"")
+        .replace("\\t", "\t")
 }
 
 fn with_context(e: StepFailure, ctx: &str) -> StepFailure {
@@ -612,12 +758,17 @@ pub fn relax_builtins(v: &Value) -> Value {
     match v {
         Value::Array(a) => Value::Array(a.iter().map(relax_builtins).collect()),
         Value::Object(m) => {
-            let is_builtin = m.get("name").and_then(Value::as_str).is_some_and(|n| BUILTIN_NAMES.contains(&n));
+            let is_builtin = m
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| BUILTIN_NAMES.contains(&n));
             let mut out = serde_json::Map::new();
             for (k, val) in m {
                 if is_builtin && k == "description" {
                     out.insert(k.clone(), json!("<lenient>"));
-                } else if is_builtin && ["inputSchema", "input_schema", "parameters"].contains(&k.as_str()) {
+                } else if is_builtin
+                    && ["inputSchema", "input_schema", "parameters"].contains(&k.as_str())
+                {
                     out.insert(k.clone(), strip_schema_prose(val));
                 } else {
                     out.insert(k.clone(), relax_builtins(val));
@@ -634,7 +785,10 @@ fn strip_schema_prose(v: &Value) -> Value {
         Value::Array(a) => Value::Array(a.iter().map(strip_schema_prose).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
-                .filter(|(k, val)| !(k.as_str() == "additionalProperties" || (k.as_str() == "description" && val.is_string())))
+                .filter(|(k, val)| {
+                    !(k.as_str() == "additionalProperties"
+                        || (k.as_str() == "description" && val.is_string()))
+                })
                 .map(|(k, val)| (k.clone(), strip_schema_prose(val)))
                 .collect(),
         ),
@@ -653,4 +807,42 @@ pub fn diff(expected: &str, actual: &str) -> String {
         .context_radius(3)
         .header("expected", "actual")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// STEPS.md is the contract other runners implement; every pattern must be on it.
+    #[test]
+    fn steps_doc_lists_every_step() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/features/STEPS.md"))
+                .unwrap_or_default();
+        let squash = |s: &str| s.replace(['"', '`'], "");
+        let doc = squash(&doc);
+        for pattern in patterns() {
+            let lead: String = pattern
+                .trim_start_matches('^')
+                .chars()
+                .take_while(|c| !matches!(c, '(' | '$' | '"' | ':'))
+                .collect();
+            assert!(
+                doc.contains(lead.trim()),
+                "STEPS.md does not document `{pattern}` (looked for {lead:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn relaxing_builtins_keeps_names_types_and_required() {
+        let v = json!([{"name": "bash", "description": "x", "inputSchema": {"type": "object",
+            "properties": {"command": {"type": "string", "description": "d"}}, "required": ["command"],
+            "additionalProperties": false}}]);
+        assert_eq!(
+            relax_builtins(&v),
+            json!([{"name": "bash", "description": "<lenient>", "inputSchema": {"type": "object",
+                "properties": {"command": {"type": "string"}}, "required": ["command"]}}])
+        );
+    }
 }

@@ -56,10 +56,12 @@ impl SubprocessPort {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| PortError::Transport(format!("cannot start driver `{}`: {e}", self.command)))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take()) else {
+        let mut child = cmd.spawn().map_err(|e| {
+            PortError::Transport(format!("cannot start driver `{}`: {e}", self.command))
+        })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
             return Err(PortError::Transport("driver pipes unavailable".into()));
         };
         let tail = Arc::clone(&self.stderr_tail);
@@ -95,7 +97,9 @@ impl SubprocessPort {
                 }
             }
             let _ = running.child.start_kill();
-            if let Ok(Ok(status)) = tokio::time::timeout(Duration::from_secs(2), running.child.wait()).await {
+            if let Ok(Ok(status)) =
+                tokio::time::timeout(Duration::from_secs(2), running.child.wait()).await
+            {
                 message.push_str(&format!(" (driver exit status: {status})"));
             }
         }
@@ -115,7 +119,11 @@ impl SubprocessPort {
     }
 
     async fn exchange(&mut self, request: &Value) -> Result<Value, PortError> {
-        let cmd = request.get("cmd").and_then(Value::as_str).unwrap_or("?").to_string();
+        let cmd = request
+            .get("cmd")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
         let Some(running) = self.running.as_mut() else {
             return Err(PortError::Transport("driver is not running".into()));
         };
@@ -126,19 +134,35 @@ impl SubprocessPort {
             running.stdin.flush().await
         };
         if let Err(e) = sent.await {
-            return Err(self.fail(format!("driver exited or stopped reading its stdin while sending `{cmd}`: {e}")).await);
+            return Err(self
+                .fail(format!(
+                    "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
+                ))
+                .await);
         }
         let read = tokio::time::timeout(self.timeout, running.stdout.next_line()).await;
         match read {
             Err(_) => Err(self
-                .fail(format!("driver did not answer `{cmd}` within {} ms; killed it", self.timeout.as_millis()))
+                .fail(format!(
+                    "driver did not answer `{cmd}` within {} ms; killed it",
+                    self.timeout.as_millis()
+                ))
                 .await),
-            Ok(Err(e)) => Err(self.fail(format!("cannot read driver stdout after `{cmd}`: {e}")).await),
-            Ok(Ok(None)) => Err(self.fail(format!("driver exited (closed its stdout) while answering `{cmd}`")).await),
+            Ok(Err(e)) => Err(self
+                .fail(format!("cannot read driver stdout after `{cmd}`: {e}"))
+                .await),
+            Ok(Ok(None)) => Err(self
+                .fail(format!(
+                    "driver exited (closed its stdout) while answering `{cmd}`"
+                ))
+                .await),
             Ok(Ok(Some(text))) => match serde_json::from_str::<Value>(&text) {
                 Ok(v @ Value::Object(_)) => Ok(v),
                 _ => Err(self
-                    .fail(format!("driver printed a non-JSON-object line answering `{cmd}`: {:?}", truncate(&text, 200)))
+                    .fail(format!(
+                        "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
+                        truncate(&text, 200)
+                    ))
                     .await),
             },
         }
@@ -177,7 +201,12 @@ impl Port for SubprocessPort {
                 self.greeting = Some(v);
                 Ok(())
             }
-            Ok(v) => Err(self.fail(format!("driver refused hello: {}", truncate(&v.to_string(), 200))).await),
+            Ok(v) => Err(self
+                .fail(format!(
+                    "driver refused hello: {}",
+                    truncate(&v.to_string(), 200)
+                ))
+                .await),
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),
         }
@@ -185,11 +214,18 @@ impl Port for SubprocessPort {
 
     async fn shutdown(&mut self) {
         if self.running.is_some() {
-            let _ = tokio::time::timeout(Duration::from_millis(500), self.exchange(&json!({"cmd": "shutdown"}))).await;
+            let _ = tokio::time::timeout(
+                Duration::from_millis(500),
+                self.exchange(&json!({"cmd": "shutdown"})),
+            )
+            .await;
         }
         if let Some(mut running) = self.running.take() {
             drop(running.stdin);
-            if tokio::time::timeout(Duration::from_secs(2), running.child.wait()).await.is_err() {
+            if tokio::time::timeout(Duration::from_secs(2), running.child.wait())
+                .await
+                .is_err()
+            {
                 if let Some(pid) = running.child.id() {
                     unsafe {
                         libc::kill(-(pid as i32), libc::SIGKILL);

@@ -27,7 +27,10 @@ pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let schema = spec.get("inputSchema").cloned().unwrap_or_else(default_schema);
+    let schema = spec
+        .get("inputSchema")
+        .cloned()
+        .unwrap_or_else(default_schema);
     let behaviour = spec
         .get("behaviour")
         .cloned()
@@ -119,7 +122,12 @@ pub fn skill_def(v: &Value) -> Result<SkillDef, String> {
         resources: v
             .get("resources")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default(),
         base: text("base"),
     })
@@ -149,7 +157,10 @@ pub fn wait_for(v: &Value) -> Result<WaitFor, String> {
         .ok_or("waitFor behaviour needs \"answer\"")?;
     let ok = template.get("ok").and_then(Value::as_bool).unwrap_or(true);
     let data = template.get("data").cloned();
-    let reason = template.get("reason").and_then(Value::as_str).map(str::to_string);
+    let reason = template
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Ok(Arc::new(move |request: Request| {
         let answer = Answer {
             id: request.id,

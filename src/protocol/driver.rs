@@ -20,7 +20,10 @@ pub async fn serve_stdio() -> std::io::Result<()> {
                 let stop = request.get("cmd").and_then(Value::as_str) == Some("shutdown");
                 (session.handle(request).await, stop)
             }
-            Err(e) => (error_response(error_kind::BAD_REQUEST, format!("request is not JSON: {e}")), false),
+            Err(e) => (
+                error_response(error_kind::BAD_REQUEST, format!("request is not JSON: {e}")),
+                false,
+            ),
         };
         let mut text = response.to_string();
         text.push('\n');

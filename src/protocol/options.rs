@@ -53,7 +53,10 @@ pub fn toolkit_options(v: &Value) -> Result<ToolkitOptions, String> {
         },
         extra_tools: match map.get("extraTools") {
             None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a.iter().map(behaviours::extra_tool).collect::<Result<_, _>>()?,
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(behaviours::extra_tool)
+                .collect::<Result<_, _>>()?,
             Some(_) => return Err("extraTools must be an array".to_string()),
         },
         disable_tools: strings(map.get("disableTools"), "disableTools")?,
@@ -68,13 +71,20 @@ pub fn skill_sources(map: &Map<String, Value>) -> Result<SkillSources, String> {
         Some(Value::String(s)) => vec![PathBuf::from(s)],
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map(PathBuf::from).ok_or("skillsDir entries must be strings"))
+            .map(|v| {
+                v.as_str()
+                    .map(PathBuf::from)
+                    .ok_or("skillsDir entries must be strings")
+            })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("skillsDir must be a string or an array of strings".to_string()),
     };
     let defs = match map.get("skills") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a.iter().map(behaviours::skill_def).collect::<Result<_, _>>()?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(behaviours::skill_def)
+            .collect::<Result<_, _>>()?,
         Some(_) => return Err("skills must be an array of skill defs".to_string()),
     };
     let provider = map
@@ -108,7 +118,11 @@ fn strings(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map(str::to_string).ok_or_else(|| format!("{what} entries must be strings")))
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{what} entries must be strings"))
+            })
             .collect(),
         Some(_) => Err(format!("{what} must be an array of strings")),
     }

@@ -30,7 +30,11 @@ impl ReferenceSession {
 
     /// Answers one request; every failure is an `{"ok":false}` response, never a panic.
     pub async fn handle(&mut self, request: Value) -> Value {
-        let Some(cmd) = request.get("cmd").and_then(Value::as_str).map(str::to_string) else {
+        let Some(cmd) = request
+            .get("cmd")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
             return error_response(error_kind::BAD_REQUEST, "request needs a string \"cmd\"");
         };
         let result = match cmd.as_str() {
@@ -39,13 +43,18 @@ impl ReferenceSession {
             "tools" => self.with_toolkit(&request, |tk| Ok(json!({"tools": describe_tools(tk)}))),
             "execute" => self.execute(&request).await,
             "adapter" => self.adapter(&request),
-            "skills_prompt" => self.with_toolkit(&request, |tk| Ok(json!({"prompt": tk.skills_prompt()}))),
+            "skills_prompt" => {
+                self.with_toolkit(&request, |tk| Ok(json!({"prompt": tk.skills_prompt()})))
+            }
             "list_skills" => list_skills(&request),
             "select_builtins" => Ok(select(&request)),
             "sanitize" => sanitize_cmd(&request),
             "close" => self.close(&request).await,
             "shutdown" => Ok(json!({})),
-            other => Err((error_kind::UNSUPPORTED, format!("unknown command \"{other}\""))),
+            other => Err((
+                error_kind::UNSUPPORTED,
+                format!("unknown command \"{other}\""),
+            )),
         };
         match result {
             Ok(Value::Object(mut body)) => {
@@ -106,16 +115,22 @@ impl ReferenceSession {
             ..Context::default()
         };
         let result = tk.execute(&name, args, &ctx).await;
-        let result = serde_json::to_value(&result)
-            .map_err(|e| (error_kind::INTERNAL, format!("cannot serialise result: {e}")))?;
+        let result = serde_json::to_value(&result).map_err(|e| {
+            (
+                error_kind::INTERNAL,
+                format!("cannot serialise result: {e}"),
+            )
+        })?;
         Ok(json!({ "result": result }))
     }
 
     fn adapter(&self, request: &Value) -> Reply {
         let tk = self.toolkit(request)?;
         let format = string_field(request, "format")?;
-        let format = Format::parse(&format)
-            .ok_or((error_kind::BAD_REQUEST, format!("unknown adapter format \"{format}\"")))?;
+        let format = Format::parse(&format).ok_or((
+            error_kind::BAD_REQUEST,
+            format!("unknown adapter format \"{format}\""),
+        ))?;
         Ok(json!({ "output": tk.adapter(format) }))
     }
 
@@ -142,7 +157,10 @@ fn string_field(request: &Value, key: &str) -> Result<String, (&'static str, Str
         .get(key)
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or((error_kind::BAD_REQUEST, format!("request needs a string \"{key}\"")))
+        .ok_or((
+            error_kind::BAD_REQUEST,
+            format!("request needs a string \"{key}\""),
+        ))
 }
 
 /// The `hello` answer: who this port is and what it implements.
@@ -172,7 +190,10 @@ fn describe_skill(s: &SkillInfo) -> Value {
 
 fn list_skills(request: &Value) -> Reply {
     let empty = Map::new();
-    let map = request.get("options").and_then(Value::as_object).unwrap_or(&empty);
+    let map = request
+        .get("options")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let sources = options::skill_sources(map).map_err(|m| (error_kind::BAD_REQUEST, m))?;
     let inv = skills::load(&sources);
     let mut body = json!({

@@ -64,7 +64,9 @@ pub fn to_anthropic(tools: &[Tool]) -> Value {
 pub fn to_gemini(tools: &[Tool]) -> Value {
     let decls: Vec<Value> = tools
         .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "parameters": t.input_schema}))
+        .map(
+            |t| json!({"name": t.name, "description": t.description, "parameters": t.input_schema}),
+        )
         .collect();
     json!([{ "functionDeclarations": decls }])
 }

@@ -41,7 +41,12 @@ pub fn parse(input: &Value) -> Result<McpConfig, String> {
     let root = match input {
         Value::Object(map) => map.clone(),
         Value::String(text) => read_text_or_path(text)?,
-        other => return Err(format!("mcp config must be an object, a JSON string or a path, got {}", kind_of(other))),
+        other => {
+            return Err(format!(
+                "mcp config must be an object, a JSON string or a path, got {}",
+                kind_of(other)
+            ))
+        }
     };
     let server_map = ["mcpServers", "servers", "mcp"]
         .iter()
@@ -49,7 +54,12 @@ pub fn parse(input: &Value) -> Result<McpConfig, String> {
         .cloned();
     let servers_value = match server_map {
         Some(Value::Object(m)) => m,
-        Some(other) => return Err(format!("mcp config server map must be an object, got {}", kind_of(&other))),
+        Some(other) => {
+            return Err(format!(
+                "mcp config server map must be an object, got {}",
+                kind_of(&other)
+            ))
+        }
         None => root
             .iter()
             .filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str()))
@@ -73,7 +83,10 @@ fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
     };
     match serde_json::from_str::<Value>(&body) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!("mcp config must be a JSON object, got {}", kind_of(&other))),
+        Ok(other) => Err(format!(
+            "mcp config must be a JSON object, got {}",
+            kind_of(&other)
+        )),
         Err(e) => Err(format!("mcp config is not valid JSON: {e}")),
     }
 }
@@ -95,7 +108,8 @@ fn server(raw: Value) -> ServerConfig {
 
 /// `disabled:true` wins, else `enabled:false` disables, else enabled (§2, §4).
 pub fn entry_disabled(raw: &Value) -> bool {
-    raw.get("disabled") == Some(&Value::Bool(true)) || raw.get("enabled") == Some(&Value::Bool(false))
+    raw.get("disabled") == Some(&Value::Bool(true))
+        || raw.get("enabled") == Some(&Value::Bool(false))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -118,7 +132,10 @@ mod tests {
     fn wrappers_and_reserved_keys() {
         let c = parse(&json!({"servers": {"a": {"url": "http://x"}}})).unwrap();
         assert_eq!(c.servers["a"].kind.as_deref(), Some("remote"));
-        let raw = parse(&json!({"builtins": false, "agents": [], "s": {"command": ["x"], "disabled": true}})).unwrap();
+        let raw = parse(
+            &json!({"builtins": false, "agents": [], "s": {"command": ["x"], "disabled": true}}),
+        )
+        .unwrap();
         assert_eq!(raw.servers.keys().collect::<Vec<_>>(), vec!["s"]);
         assert!(raw.servers["s"].disabled);
         assert!(parse(&json!("{not json")).is_err());

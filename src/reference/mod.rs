@@ -6,10 +6,10 @@
 pub mod adapters;
 pub mod builtins;
 pub mod filter;
+pub mod mcp_config;
 pub mod native;
 pub mod sanitize;
 pub mod skills;
-pub mod mcp_config;
 pub mod suspension;
 pub mod tool;
 pub mod toolkit;

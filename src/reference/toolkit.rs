@@ -133,8 +133,10 @@ impl Toolkit {
     fn load_skills(&mut self, options: &ToolkitOptions) -> Tool {
         let inventory = skills::load(&options.skills);
         if let Some(err) = &inventory.provider_error {
-            self.errors
-                .insert(SKILL_PROVIDER_ERROR_KEY.to_string(), format!("skill provider failed: {err}"));
+            self.errors.insert(
+                SKILL_PROVIDER_ERROR_KEY.to_string(),
+                format!("skill provider failed: {err}"),
+            );
         }
         self.warnings.extend(inventory.warnings.iter().cloned());
         let mut filter: BTreeMap<String, bool> = options
@@ -170,7 +172,7 @@ impl Toolkit {
     pub async fn execute(&self, name: &str, args: Value, ctx: &Context) -> ToolResult {
         match self.get(name) {
             Some(tool) => tool.execute(args, ctx).await,
-            None => ToolResult::error(format!("Tool \"{name}\" not found")),
+            None => ToolResult::error(format!("Unknown tool: {name}")),
         }
     }
 

@@ -99,6 +99,9 @@ mod tests {
         assert!(names(Some(json!({"disabled": true, "enabled": true}))).is_empty());
         assert!(names(Some(json!({"enabled": false}))).is_empty());
         assert!(names(Some(json!({"disabled": true, "tools": {"bash": true}}))).is_empty());
-        assert_eq!(names(Some(json!({"tools": {"bash": false, "nope": false}}))).len(), 9);
+        assert_eq!(
+            names(Some(json!({"tools": {"bash": false, "nope": false}}))).len(),
+            9
+        );
     }
 }
