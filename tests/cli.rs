@@ -170,3 +170,17 @@ fn text_output_has_a_section_table_and_a_closing_count_line() {
         "{text}"
     );
 }
+
+#[test]
+fn a_driver_speaking_another_protocol_version_is_refused_clearly() {
+    let (code, report) = run_json(&[
+        "--port",
+        &driver_script("wrong-protocol.sh"),
+        "--section",
+        "6",
+    ]);
+    assert_eq!(code, Some(1));
+    let first = report["scenarios"][0]["message"].as_str().unwrap_or("");
+    assert!(first.contains("protocol 99"), "{first}");
+    assert_eq!(report["summary"]["passed"], 0);
+}

@@ -22,7 +22,8 @@ fn root() -> PathBuf {
 
 fn schema() -> Value {
     let path = root().join("conformance").join("protocol.schema.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
@@ -34,7 +35,8 @@ fn validator(schema: &Value, def: &str) -> Validator {
     };
     map.remove("oneOf");
     map.insert("$ref".into(), json!(format!("#/$defs/{def}")));
-    jsonschema::draft202012::new(&entry).unwrap_or_else(|e| panic!("schema entry point {def} does not compile: {e}"))
+    jsonschema::draft202012::new(&entry)
+        .unwrap_or_else(|e| panic!("schema entry point {def} does not compile: {e}"))
 }
 
 /// Every violation of `instance`, as `at <path>: <message>`.
@@ -100,7 +102,11 @@ impl RecordingPort {
 #[async_trait]
 impl Port for RecordingPort {
     async fn call(&mut self, request: Value) -> Result<Value, PortError> {
-        let cmd = request.get("cmd").and_then(Value::as_str).unwrap_or("?").to_string();
+        let cmd = request
+            .get("cmd")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
         *self.commands.entry(cmd).or_default() += 1;
         let response = self.inner.call(request.clone()).await?;
         if let Some(kind) = response.pointer("/error/kind").and_then(Value::as_str) {
@@ -126,14 +132,21 @@ fn assert_no_violations(violations: &[String]) {
     for v in violations {
         eprintln!("schema violation: {v}");
     }
-    assert!(violations.is_empty(), "{} schema violation(s); see above", violations.len());
+    assert!(
+        violations.is_empty(),
+        "{} schema violation(s); see above",
+        violations.len()
+    );
 }
 
 #[tokio::test]
 async fn every_message_of_every_scenario_matches_the_schema() {
     let root = root();
     let (scenarios, errors) = features::load(&root.join("features"));
-    assert!(errors.is_empty(), "feature files that do not parse: {errors:?}");
+    assert!(
+        errors.is_empty(),
+        "feature files that do not parse: {errors:?}"
+    );
     let env = Env::from_root(&root);
     let mut port = RecordingPort::new();
     let report = runner::run(&mut port, &env, &scenarios, "reference", |_| {}).await;
@@ -141,7 +154,11 @@ async fn every_message_of_every_scenario_matches_the_schema() {
     eprintln!("commands sent: {:?}", port.commands);
     eprintln!("error kinds answered: {:?}", port.errors);
     eprintln!("scenarios: {:?}", report.summary);
-    for r in report.scenarios.iter().filter(|r| r.status == Status::Failed) {
+    for r in report
+        .scenarios
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+    {
         eprintln!("scenario failed: {}: {}", r.name, r.message);
     }
     assert_no_violations(&port.violations);
@@ -151,8 +168,22 @@ async fn every_message_of_every_scenario_matches_the_schema() {
         report.summary.passed,
         report.summary
     );
-    for cmd in ["hello", "build", "execute", "adapter", "skills_prompt", "list_skills", "select_builtins", "sanitize", "close", "shutdown"] {
-        assert!(port.commands.contains_key(cmd), "the scenarios never sent `{cmd}`");
+    for cmd in [
+        "hello",
+        "build",
+        "execute",
+        "adapter",
+        "skills_prompt",
+        "list_skills",
+        "select_builtins",
+        "sanitize",
+        "close",
+        "shutdown",
+    ] {
+        assert!(
+            port.commands.contains_key(cmd),
+            "the scenarios never sent `{cmd}`"
+        );
     }
 }
 
@@ -190,46 +221,87 @@ async fn reference_answers_outside_the_scenarios_match_the_schema() {
         json!({"cmd": "shutdown"}),
     ];
     for r in requests {
-        port.call(r).await.unwrap_or_else(|e| panic!("transport failure: {e}"));
+        port.call(r)
+            .await
+            .unwrap_or_else(|e| panic!("transport failure: {e}"));
     }
     assert_no_violations(&port.violations);
-    assert_eq!(port.errors.get("unknown_toolkit"), Some(&1), "{:?}", port.errors);
+    assert_eq!(
+        port.errors.get("unknown_toolkit"),
+        Some(&1),
+        "{:?}",
+        port.errors
+    );
 
     // Malformed requests (invalid by the schema on purpose): the answer is still the envelope.
     let envelope = validator(&schema(), "error_response");
     let malformed = [
-        (json!({"cmd": "adapter", "toolkit": "tk1", "format": "cohere"}), "bad_request"),
-        (json!({"cmd": "build", "id": "tk2", "options": {"notAnOption": 1}}), "bad_request"),
+        (
+            json!({"cmd": "adapter", "toolkit": "tk1", "format": "cohere"}),
+            "bad_request",
+        ),
+        (
+            json!({"cmd": "build", "id": "tk2", "options": {"notAnOption": 1}}),
+            "bad_request",
+        ),
         (json!({"cmd": "execute", "toolkit": "tk1"}), "bad_request"),
         (json!({"toolkit": "tk1"}), "bad_request"),
         (json!({"cmd": "run", "toolkit": "tk1"}), "unsupported"),
     ];
     let mut inner = InProcessPort::new();
+    let built = inner
+        .call(json!({"cmd": "build", "id": "tk1", "options": {}}))
+        .await;
+    assert_eq!(
+        built.ok().and_then(|b| b.get("ok").cloned()),
+        Some(json!(true))
+    );
     for (request, kind) in malformed {
-        assert!(!port.validators.request.is_valid(&request), "should be an invalid request: {request}");
-        let response = inner.call(request.clone()).await.unwrap_or_else(|e| panic!("transport failure: {e}"));
+        assert!(
+            !port.validators.request.is_valid(&request),
+            "should be an invalid request: {request}"
+        );
+        let response = inner
+            .call(request.clone())
+            .await
+            .unwrap_or_else(|e| panic!("transport failure: {e}"));
         assert_no_violations(&violations(&envelope, &response));
-        assert_eq!(response.pointer("/error/kind"), Some(&json!(kind)), "{request} ⇒ {response}");
+        assert_eq!(
+            response.pointer("/error/kind"),
+            Some(&json!(kind)),
+            "{request} ⇒ {response}"
+        );
     }
 }
 
-/// Extracts `> request` / `< response` pairs from the fenced blocks of PROTOCOL.md.
-fn documented_exchanges(text: &str) -> Vec<(usize, Value, Value)> {
+/// One `> request` / `< response` pair from a fenced block of PROTOCOL.md.
+struct Documented {
+    line: usize,
+    request: Value,
+    response: Value,
+    /// In a block fenced as ```` ```text invalid-request ````: the request is malformed on purpose.
+    invalid_request: bool,
+}
+
+fn documented_exchanges(text: &str) -> Vec<Documented> {
     let mut out = Vec::new();
-    let mut in_block = false;
+    let mut fence: Option<String> = None;
     let mut pending: Option<(usize, Value)> = None;
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
-        if line.trim_start().starts_with("```") {
-            in_block = !in_block;
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            fence = if fence.is_some() {
+                None
+            } else {
+                Some(info.to_string())
+            };
             pending = None;
             continue;
         }
-        if !in_block {
-            continue;
-        }
+        let Some(info) = &fence else { continue };
         let parse = |json: &str| -> Value {
-            serde_json::from_str(json).unwrap_or_else(|e| panic!("PROTOCOL.md line {n} is not JSON ({e}): {json}"))
+            serde_json::from_str(json)
+                .unwrap_or_else(|e| panic!("PROTOCOL.md line {n} is not JSON ({e}): {json}"))
         };
         if let Some(rest) = line.strip_prefix("> ") {
             pending = Some((n, parse(rest)));
@@ -237,7 +309,12 @@ fn documented_exchanges(text: &str) -> Vec<(usize, Value, Value)> {
             let Some((at, request)) = pending.take() else {
                 panic!("PROTOCOL.md line {n}: a response with no request before it");
             };
-            out.push((at, request, parse(rest)));
+            out.push(Documented {
+                line: at,
+                request,
+                response: parse(rest),
+                invalid_request: info.contains("invalid-request"),
+            });
         }
     }
     out
@@ -246,20 +323,55 @@ fn documented_exchanges(text: &str) -> Vec<(usize, Value, Value)> {
 #[test]
 fn the_examples_in_protocol_md_match_the_schema() {
     let path = root().join("conformance").join("PROTOCOL.md");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let exchanges = documented_exchanges(&text);
-    assert!(exchanges.len() >= 12, "expected an example for every command, found {}", exchanges.len());
     let v = Validators::new();
+    let envelope = validator(&schema(), "error_response");
     let mut found = Vec::new();
     let mut cmds = std::collections::BTreeSet::new();
-    for (line, request, response) in &exchanges {
-        cmds.insert(request["cmd"].as_str().unwrap_or("?").to_string());
-        found.extend(v.check(request, response).into_iter().map(|e| format!("PROTOCOL.md line {line}: {e}")));
+    for d in &exchanges {
+        let at = d.line;
+        if d.invalid_request {
+            assert!(
+                !v.request.is_valid(&d.request),
+                "PROTOCOL.md line {at}: marked invalid-request but valid"
+            );
+            found.extend(
+                violations(&envelope, &d.response)
+                    .into_iter()
+                    .map(|e| format!("PROTOCOL.md line {at}: {e}")),
+            );
+            continue;
+        }
+        cmds.insert(d.request["cmd"].as_str().unwrap_or("?").to_string());
+        found.extend(
+            v.check(&d.request, &d.response)
+                .into_iter()
+                .map(|e| format!("PROTOCOL.md line {at}: {e}")),
+        );
     }
     assert_no_violations(&found);
-    for cmd in ["hello", "build", "tools", "execute", "adapter", "skills_prompt", "list_skills", "select_builtins", "sanitize", "close", "shutdown"] {
+    for cmd in [
+        "hello",
+        "build",
+        "tools",
+        "execute",
+        "adapter",
+        "skills_prompt",
+        "list_skills",
+        "select_builtins",
+        "sanitize",
+        "close",
+        "shutdown",
+    ] {
         assert!(cmds.contains(cmd), "PROTOCOL.md has no example of `{cmd}`");
     }
+    assert!(
+        exchanges.len() >= 20,
+        "expected the documented examples, found {}",
+        exchanges.len()
+    );
 }
 
 #[test]
@@ -289,48 +401,133 @@ fn broken_messages_are_rejected() {
     };
 
     // Requests.
-    rejected(&v.request, "a request without cmd", json!({"toolkit": "tk1"}));
-    rejected(&v.request, "execute without toolkit", json!({"cmd": "execute", "name": "x", "args": {}}));
-    rejected(&v.request, "build without options", json!({"cmd": "build", "id": "tk1"}));
-    rejected(&v.request, "hello of another protocol version", json!({"cmd": "hello", "protocol": 2}));
-    rejected(&v.request, "an unknown adapter format", json!({"cmd": "adapter", "toolkit": "tk1", "format": "cohere"}));
-    rejected(&v.request, "an answer without an id", json!({"cmd": "execute", "toolkit": "t", "name": "x", "args": {}, "context": {"answer": {"ok": true}}}));
-    rejected(&options, "an unknown option key", json!({"skillsDirectory": "/x"}));
-    rejected(&options, "a behaviour with two keys", json!({"extraTools": [{"name": "x", "behaviour": {"text": "a", "fail": "b"}}]}));
-    rejected(&options, "an unknown behaviour", json!({"extraTools": [{"name": "x", "behaviour": {"sleep": 5}}]}));
+    rejected(
+        &v.request,
+        "a request without cmd",
+        json!({"toolkit": "tk1"}),
+    );
+    rejected(
+        &v.request,
+        "execute without toolkit",
+        json!({"cmd": "execute", "name": "x", "args": {}}),
+    );
+    rejected(
+        &v.request,
+        "build without options",
+        json!({"cmd": "build", "id": "tk1"}),
+    );
+    rejected(
+        &v.request,
+        "hello of another protocol version",
+        json!({"cmd": "hello", "protocol": 2}),
+    );
+    rejected(
+        &v.request,
+        "an unknown adapter format",
+        json!({"cmd": "adapter", "toolkit": "tk1", "format": "cohere"}),
+    );
+    rejected(
+        &v.request,
+        "an answer without an id",
+        json!({"cmd": "execute", "toolkit": "t", "name": "x", "args": {}, "context": {"answer": {"ok": true}}}),
+    );
+    rejected(
+        &options,
+        "an unknown option key",
+        json!({"skillsDirectory": "/x"}),
+    );
+    rejected(
+        &options,
+        "a behaviour with two keys",
+        json!({"extraTools": [{"name": "x", "behaviour": {"text": "a", "fail": "b"}}]}),
+    );
+    rejected(
+        &options,
+        "an unknown behaviour",
+        json!({"extraTools": [{"name": "x", "behaviour": {"sleep": 5}}]}),
+    );
 
     // Responses.
-    rejected(&v.response, "a response without ok", json!({"result": {"output": "x", "isError": false}}));
-    rejected(&v.response, "an error without a kind", json!({"ok": false, "error": {"message": "m"}}));
-    rejected(&v.response, "an unknown error kind", json!({"ok": false, "error": {"kind": "oops", "message": "m"}}));
-    rejected(&result, "a ToolResult with an extra key", json!({"output": "x", "isError": false, "content": []}));
-    rejected(&result, "a ToolResult whose isError is a string", json!({"output": "x", "isError": "false"}));
-    rejected(&result, "a pending Request with an extra key", json!({"output": "p", "isError": true,
-        "metadata": {"pending": {"id": "r1", "kind": "approval", "prompt": "p", "expires_at": "2030-01-01T00:00:00Z"}}}));
-    rejected(&answer, "an Answer with a snake_case key", json!({"id": "r1", "ok": true, "is_ok": true}));
+    rejected(
+        &v.response,
+        "a response without ok",
+        json!({"result": {"output": "x", "isError": false}}),
+    );
+    rejected(
+        &v.response,
+        "an error without a kind",
+        json!({"ok": false, "error": {"message": "m"}}),
+    );
+    rejected(
+        &v.response,
+        "an unknown error kind",
+        json!({"ok": false, "error": {"kind": "oops", "message": "m"}}),
+    );
+    rejected(
+        &result,
+        "a ToolResult with an extra key",
+        json!({"output": "x", "isError": false, "content": []}),
+    );
+    rejected(
+        &result,
+        "a ToolResult whose isError is a string",
+        json!({"output": "x", "isError": "false"}),
+    );
+    rejected(
+        &result,
+        "a pending Request with an extra key",
+        json!({"output": "p", "isError": true,
+        "metadata": {"pending": {"id": "r1", "kind": "approval", "prompt": "p", "expires_at": "2030-01-01T00:00:00Z"}}}),
+    );
+    rejected(
+        &answer,
+        "an Answer with a snake_case key",
+        json!({"id": "r1", "ok": true, "is_ok": true}),
+    );
 
     // Exchanges: the response shape depends on the command.
-    let exchange = |request: Value, response: Value| json!({"request": request, "response": response});
-    rejected(&v.exchange, "execute answered with a ToolResult that has an extra key", exchange(
-        json!({"cmd": "execute", "toolkit": "tk1", "name": "x", "args": {}}),
-        json!({"ok": true, "result": {"output": "x", "isError": false, "extra": 1}}),
-    ));
-    rejected(&v.exchange, "build answered without statuses", exchange(
-        json!({"cmd": "build", "id": "tk1", "options": {}}),
-        json!({"ok": true, "tools": [], "names": [], "errors": {}, "skills": []}),
-    ));
-    rejected(&v.exchange, "hello answered without port", exchange(
-        json!({"cmd": "hello", "protocol": 1}),
-        json!({"ok": true, "protocol": 1, "implements": ["0"]}),
-    ));
-    rejected(&v.exchange, "a gemini adapter with two wrappers", exchange(
-        json!({"cmd": "adapter", "toolkit": "tk1", "format": "gemini"}),
-        json!({"ok": true, "output": [{"functionDeclarations": []}, {"functionDeclarations": []}]}),
-    ));
-    rejected(&v.exchange, "a tool description with an unsanitised name", exchange(
-        json!({"cmd": "select_builtins", "config": null}),
-        json!({"ok": true, "tools": [{"name": "a b", "description": "", "inputSchema": {}, "source": "builtin"}]}),
-    ));
+    let exchange =
+        |request: Value, response: Value| json!({"request": request, "response": response});
+    rejected(
+        &v.exchange,
+        "execute answered with a ToolResult that has an extra key",
+        exchange(
+            json!({"cmd": "execute", "toolkit": "tk1", "name": "x", "args": {}}),
+            json!({"ok": true, "result": {"output": "x", "isError": false, "extra": 1}}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "build answered without statuses",
+        exchange(
+            json!({"cmd": "build", "id": "tk1", "options": {}}),
+            json!({"ok": true, "tools": [], "names": [], "errors": {}, "skills": []}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "hello answered without port",
+        exchange(
+            json!({"cmd": "hello", "protocol": 1}),
+            json!({"ok": true, "protocol": 1, "implements": ["0"]}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "a gemini adapter with two wrappers",
+        exchange(
+            json!({"cmd": "adapter", "toolkit": "tk1", "format": "gemini"}),
+            json!({"ok": true, "output": [{"functionDeclarations": []}, {"functionDeclarations": []}]}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "a tool description with an unsanitised name",
+        exchange(
+            json!({"cmd": "select_builtins", "config": null}),
+            json!({"ok": true, "tools": [{"name": "a b", "description": "", "inputSchema": {}, "source": "builtin"}]}),
+        ),
+    );
 
     // ...while a port may add fields to a response envelope.
     let extra = exchange(

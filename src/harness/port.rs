@@ -105,6 +105,15 @@ pub async fn request(port: &mut dyn Port, request: Value) -> Result<Value, PortE
 /// Performs the `hello` handshake.
 pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
     let r = request(port, json!({"cmd": "hello", "protocol": PROTOCOL_VERSION})).await?;
+    match r.get("protocol").and_then(Value::as_u64) {
+        Some(PROTOCOL_VERSION) => {}
+        other => {
+            return Err(PortError::Transport(format!(
+                "driver speaks protocol {}, this harness speaks {PROTOCOL_VERSION}",
+                other.map_or_else(|| "(none given)".to_string(), |v| v.to_string())
+            )))
+        }
+    }
     let port_info: PortInfo = r
         .get("port")
         .cloned()
@@ -123,7 +132,11 @@ pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
                 .map(str::to_string)
                 .collect()
         })
-        .unwrap_or_default();
+        .ok_or_else(|| {
+            PortError::Transport(
+                "hello response has no \"implements\" array of SPEC sections".into(),
+            )
+        })?;
     Ok(Hello {
         port: port_info,
         implements,

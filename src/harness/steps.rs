@@ -620,7 +620,7 @@ async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     let id = format!("tk{}", st.counter);
     let options = st.options.clone().unwrap_or_else(|| json!({}));
     let r = request(port, json!({"cmd": "build", "id": id, "options": options})).await?;
-    for key in ["tools", "names", "statuses", "errors"] {
+    for key in ["tools", "names", "statuses", "errors", "skills"] {
         if r.get(key).is_none() {
             return fail(format!("build response lacks \"{key}\""));
         }

@@ -63,7 +63,13 @@ enum ToolBehaviour {
 
 impl ToolBehaviour {
     fn parse(v: &Value) -> Result<Self, String> {
-        if v.get("echo").is_some() {
+        // Exactly one behaviour per tool, so a fixture can never mean two things.
+        if v.as_object().map(|m| m.len()) != Some(1) {
+            return Err(format!(
+                "a tool behaviour is an object with exactly one key, got {v}"
+            ));
+        }
+        if v.get("echo") == Some(&Value::Bool(true)) {
             return Ok(Self::Echo);
         }
         if let Some(t) = v.get("text").and_then(Value::as_str) {

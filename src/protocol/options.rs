@@ -60,7 +60,9 @@ pub fn toolkit_options(v: &Value) -> Result<ToolkitOptions, String> {
             Some(_) => return Err("extraTools must be an array".to_string()),
         },
         disable_tools: strings(map.get("disableTools"), "disableTools")?,
-        wait_for: map.get("waitFor").map(behaviours::wait_for).transpose()?,
+        wait_for: present(map.get("waitFor"))
+            .map(behaviours::wait_for)
+            .transpose()?,
     })
 }
 
@@ -87,8 +89,7 @@ pub fn skill_sources(map: &Map<String, Value>) -> Result<SkillSources, String> {
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("skills must be an array of skill defs".to_string()),
     };
-    let provider = map
-        .get("skillProvider")
+    let provider = present(map.get("skillProvider"))
         .map(behaviours::skill_provider)
         .transpose()?;
     Ok(SkillSources {
@@ -96,6 +97,11 @@ pub fn skill_sources(map: &Map<String, Value>) -> Result<SkillSources, String> {
         defs,
         provider,
     })
+}
+
+/// An option that is absent or `null` is not given.
+fn present(v: Option<&Value>) -> Option<&Value> {
+    v.filter(|v| !v.is_null())
 }
 
 fn bool_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, bool>, String> {

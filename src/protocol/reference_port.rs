@@ -11,7 +11,7 @@ use crate::reference::sanitize::sanitize;
 use crate::reference::skills::{self, SkillInfo, SkillOrigin};
 use crate::reference::suspension::Answer;
 use crate::reference::tool::Context;
-use crate::reference::toolkit::Toolkit;
+use crate::reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
 pub const IMPLEMENTS: [&str; 6] = ["0", "1", "3", "4", "4A", "6"];
@@ -136,7 +136,8 @@ impl ReferenceSession {
 
     async fn close(&mut self, request: &Value) -> Reply {
         let id = string_field(request, "toolkit")?;
-        if let Some(tk) = self.toolkits.get_mut(&id) {
+        // Closing is idempotent: an id already closed (or never built) is not an error.
+        if let Some(mut tk) = self.toolkits.remove(&id) {
             tk.close().await;
         }
         Ok(json!({}))
@@ -201,7 +202,8 @@ fn list_skills(request: &Value) -> Reply {
         "skipped": inv.skipped,
     });
     if let Some(err) = inv.provider_error {
-        body["errors"] = json!({ "<skill-provider>": err });
+        body["errors"] =
+            json!({ SKILL_PROVIDER_ERROR_KEY: format!("skill provider failed: {err}") });
     }
     Ok(body)
 }
