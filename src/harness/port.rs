@@ -56,7 +56,8 @@ impl fmt::Display for PortError {
     }
 }
 
-/// One implementation under test, spoken to in protocol messages.
+/// One implementation under test. Transports implement `call` (one protocol message in,
+/// one out); scenarios use the typed operations, which every port gets from `call`.
 #[async_trait]
 pub trait Port: Send {
     /// Sends one request and returns the raw response object.
@@ -70,10 +71,95 @@ pub trait Port: Send {
 
     /// Ends the port (closes the driver).
     async fn shutdown(&mut self) {}
+
+    /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
+    /// `statuses`, `errors` and `skills`.
+    async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
+        request(self, json!({"cmd": "build", "id": id, "options": options})).await
+    }
+
+    /// `tools`: the toolkit's tool descriptions in `tools()` order.
+    async fn tools(&mut self, toolkit: &str) -> Result<Value, PortError> {
+        let r = request(self, json!({"cmd": "tools", "toolkit": toolkit})).await?;
+        field(r, "tools")
+    }
+
+    /// `execute`: the ToolResult of one call, optionally with `Context.answer`.
+    async fn execute(
+        &mut self,
+        toolkit: &str,
+        name: &str,
+        args: &Value,
+        answer: Option<&Value>,
+    ) -> Result<Value, PortError> {
+        let mut req = json!({"cmd": "execute", "toolkit": toolkit, "name": name, "args": args});
+        if let Some(answer) = answer {
+            req["context"] = json!({ "answer": answer });
+        }
+        field(request(self, req).await?, "result")
+    }
+
+    /// `adapter`: the provider schema array (`openai`, `anthropic`, `gemini`).
+    async fn adapter(&mut self, toolkit: &str, format: &str) -> Result<Value, PortError> {
+        let r = request(
+            self,
+            json!({"cmd": "adapter", "toolkit": toolkit, "format": format}),
+        )
+        .await?;
+        field(r, "output")
+    }
+
+    /// `skills_prompt`: the system-prompt catalog.
+    async fn skills_prompt(&mut self, toolkit: &str) -> Result<String, PortError> {
+        let r = request(self, json!({"cmd": "skills_prompt", "toolkit": toolkit})).await?;
+        text_field(&r, "prompt")
+    }
+
+    /// `list_skills`: the unfiltered inventory `{skills, skipped}`.
+    async fn list_skills(&mut self, options: &Value) -> Result<Value, PortError> {
+        let r = request(self, json!({"cmd": "list_skills", "options": options})).await?;
+        Ok(json!({"skills": field(r.clone(), "skills")?, "skipped": field(r, "skipped")?}))
+    }
+
+    /// `select_builtins`: the builtin tools a config selects.
+    async fn select_builtins(&mut self, config: &Value) -> Result<Value, PortError> {
+        let r = request(self, json!({"cmd": "select_builtins", "config": config})).await?;
+        field(r, "tools")
+    }
+
+    /// `sanitize` (§0.2).
+    async fn sanitize(&mut self, value: &str) -> Result<String, PortError> {
+        let r = request(self, json!({"cmd": "sanitize", "value": value})).await?;
+        text_field(&r, "value")
+    }
+
+    /// `close`: idempotent.
+    async fn close(&mut self, toolkit: &str) -> Result<(), PortError> {
+        request(self, json!({"cmd": "close", "toolkit": toolkit}))
+            .await
+            .map(|_| ())
+    }
+}
+
+fn field(mut response: Value, key: &str) -> Result<Value, PortError> {
+    response.get_mut(key).map(Value::take).ok_or_else(|| {
+        PortError::Transport(format!(
+            "response lacks \"{key}\": {}",
+            truncate(&response.to_string(), 200)
+        ))
+    })
+}
+
+fn text_field(response: &Value, key: &str) -> Result<String, PortError> {
+    response
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| PortError::Transport(format!("response lacks a string \"{key}\"")))
 }
 
 /// Sends `request` and unwraps the protocol envelope: `ok:false` becomes a `PortError`.
-pub async fn request(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
+pub async fn request<P: Port + ?Sized>(port: &mut P, request: Value) -> Result<Value, PortError> {
     let response = port.call(request).await?;
     match response.get("ok") {
         Some(Value::Bool(true)) => Ok(response),

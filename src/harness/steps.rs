@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::features::StepSpec;
 use super::matchers::{match_json, MatchOutcome};
 use super::normalise::Placeholders;
-use super::port::{request, Port, PortError};
+use super::port::{Port, PortError};
 use super::snapshots;
 
 /// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
@@ -338,26 +338,23 @@ pub async fn run_step(
         }
         Select => {
             let config = st.json_doc(step)?;
-            let r = request(port, json!({"cmd": "select_builtins", "config": config})).await?;
-            st.selection = Some(r.get("tools").cloned().unwrap_or(Value::Null));
+            st.selection = Some(port.select_builtins(&config).await?);
             Ok(())
         }
         ListSkills => {
             let options = st.json_doc(step)?;
-            let r = request(port, json!({"cmd": "list_skills", "options": options})).await?;
-            st.inventory =
-                Some(st.norm(&json!({"skills": r.get("skills"), "skipped": r.get("skipped")})));
+            let inventory = port.list_skills(&options).await?;
+            st.inventory = Some(st.norm(&inventory));
             Ok(())
         }
         Sanitize => {
             let value = st.raw_doc(step)?;
-            let r = request(port, json!({"cmd": "sanitize", "value": value})).await?;
-            st.sanitized = r.get("value").and_then(Value::as_str).map(str::to_string);
+            st.sanitized = Some(port.sanitize(&value).await?);
             Ok(())
         }
         Close => {
             let id = st.toolkit_id()?;
-            request(port, json!({"cmd": "close", "toolkit": id})).await?;
+            port.close(&id).await?;
             Ok(())
         }
         ToolNames => expect_json(&st.expect_doc(step)?, &names(st.built()?)),
@@ -447,10 +444,9 @@ pub async fn run_step(
         }
         PromptIs | PromptMatches | PromptSnapshot | PromptLacks => {
             let id = st.toolkit_id()?;
-            let r = request(port, json!({"cmd": "skills_prompt", "toolkit": id})).await?;
             let prompt = st
                 .placeholders
-                .normalise_text(r.get("prompt").and_then(Value::as_str).unwrap_or_default());
+                .normalise_text(&port.skills_prompt(&id).await?);
             match kind {
                 PromptIs => expect_text(&st.raw_doc(step)?, &prompt),
                 PromptMatches => expect_json(&st.expect_doc(step)?, &json!(prompt)),
@@ -608,18 +604,18 @@ pub async fn run_step(
 /// Ends a scenario: closes its toolkits so nothing is left running in the port.
 pub async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
     if let Some(id) = st.toolkit.take() {
-        let _ = request(port, json!({"cmd": "close", "toolkit": id})).await;
+        let _ = port.close(&id).await;
     }
 }
 
 async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     if let Some(old) = st.toolkit.take() {
-        let _ = request(port, json!({"cmd": "close", "toolkit": old})).await;
+        let _ = port.close(&old).await;
     }
     st.counter += 1;
     let id = format!("tk{}", st.counter);
     let options = st.options.clone().unwrap_or_else(|| json!({}));
-    let r = request(port, json!({"cmd": "build", "id": id, "options": options})).await?;
+    let r = port.build(&id, &options).await?;
     for key in ["tools", "names", "statuses", "errors", "skills"] {
         if r.get(key).is_none() {
             return fail(format!("build response lacks \"{key}\""));
@@ -638,15 +634,7 @@ async fn execute(
     answer: Option<Value>,
 ) -> StepResult {
     let id = st.toolkit_id()?;
-    let mut req = json!({"cmd": "execute", "toolkit": id, "name": name, "args": args});
-    if let Some(answer) = answer {
-        req["context"] = json!({ "answer": answer });
-    }
-    let r = request(port, req).await?;
-    let result = r
-        .get("result")
-        .cloned()
-        .ok_or_else(|| StepFailure::Failed("execute response lacks \"result\"".into()))?;
+    let result = port.execute(&id, &name, &args, answer.as_ref()).await?;
     st.last_call = Some((name, args));
     st.result = Some(result);
     Ok(())
@@ -658,12 +646,8 @@ async fn adapter(
     format: &str,
 ) -> Result<Value, StepFailure> {
     let id = st.toolkit_id()?;
-    let r = request(
-        port,
-        json!({"cmd": "adapter", "toolkit": id, "format": format}),
-    )
-    .await?;
-    Ok(st.norm(r.get("output").unwrap_or(&Value::Null)))
+    let output = port.adapter(&id, format).await?;
+    Ok(st.norm(&output))
 }
 
 fn names(built: &Value) -> Value {
