@@ -12,7 +12,7 @@ use toolnexus_conformance::harness::inprocess::InProcessPort;
 use toolnexus_conformance::harness::port::Port;
 use toolnexus_conformance::harness::report;
 use toolnexus_conformance::harness::runner::{self, Selection};
-use toolnexus_conformance::harness::steps::Env;
+use toolnexus_conformance::harness::scenario::Env;
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
 use toolnexus_conformance::protocol::driver;
 

@@ -15,7 +15,8 @@ use regex::Regex;
 use toolnexus_conformance::harness::features::step_spec;
 use toolnexus_conformance::harness::inprocess::InProcessPort;
 use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::steps::{finish, run_step, Env, ScenarioState, StepFailure};
+use toolnexus_conformance::harness::scenario::{Env, ScenarioState, StepFailure};
+use toolnexus_conformance::harness::steps::{finish, run_step};
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
 
 /// Which port the current pass drives; set once per pass before cucumber starts.

@@ -14,7 +14,7 @@ use toolnexus_conformance::harness::features;
 use toolnexus_conformance::harness::inprocess::InProcessPort;
 use toolnexus_conformance::harness::port::{Port, PortError};
 use toolnexus_conformance::harness::runner::{self, Status};
-use toolnexus_conformance::harness::steps::Env;
+use toolnexus_conformance::harness::scenario::Env;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

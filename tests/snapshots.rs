@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use toolnexus_conformance::harness::inprocess::InProcessPort;
 use toolnexus_conformance::harness::normalise::Placeholders;
 use toolnexus_conformance::harness::port::{request, Port};
-use toolnexus_conformance::harness::steps::Env;
+use toolnexus_conformance::harness::scenario::Env;
 
 fn env() -> Env {
     Env::from_root(Path::new(env!("CARGO_MANIFEST_DIR")))

@@ -3,6 +3,7 @@
 //! It never calls the reference directly: the reference is reached as one port among
 //! others, through `port::Port`.
 
+pub mod expect;
 pub mod features;
 pub mod inprocess;
 pub mod matchers;
@@ -10,6 +11,7 @@ pub mod normalise;
 pub mod port;
 pub mod report;
 pub mod runner;
+pub mod scenario;
 pub mod snapshots;
 pub mod steps;
 pub mod subprocess;

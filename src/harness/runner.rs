@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::features::ScenarioSpec;
 use super::port::{hello, Port, PortInfo};
-use super::steps::{finish, run_step, Env, ScenarioState, StepFailure};
+use super::scenario::{Env, ScenarioState, StepFailure};
+use super::steps::{finish, run_step};
 
 /// A scenario's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,188 +1,28 @@
 //! The step vocabulary (features/STEPS.md): each Gherkin step maps to protocol requests and
 //! comparisons. Both the CLI runner and the cucumber test drive scenarios through `run_step`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde_json::{json, Value};
 
+use super::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
 use super::features::StepSpec;
-use super::matchers::{match_json, MatchOutcome};
-use super::normalise::Placeholders;
-use super::port::{Port, PortError};
+use super::port::Port;
+use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
 
-/// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
-/// leaves open and which are therefore compared leniently in snapshots.
-pub const BUILTIN_NAMES: [&str; 10] = [
-    "bash",
-    "read",
-    "write",
-    "edit",
-    "grep",
-    "glob",
-    "webfetch",
-    "question",
-    "apply_patch",
-    "todowrite",
-];
-
-/// Where scenario inputs and expectations live.
-#[derive(Debug, Clone)]
-pub struct Env {
-    /// `conformance/fixtures`, the `{{FIXTURES}}` placeholder.
-    pub fixtures: PathBuf,
-    /// The shared SPEC examples, the `{{EXAMPLES}}` placeholder.
-    pub examples: PathBuf,
-    /// The insta snapshot folder.
-    pub snapshots: PathBuf,
+fn expect_json(expected: &Value, actual: &Value) -> StepResult {
+    json_eq(expected, actual).map_err(StepFailure::Failed)
 }
 
-impl Env {
-    /// The layout of a checkout rooted at `root` (shared/ sits beside the checkout).
-    pub fn from_root(root: &Path) -> Env {
-        let examples = root.join("..").join("shared").join("spec").join("examples");
-        Env {
-            fixtures: root.join("conformance").join("fixtures"),
-            examples: examples.canonicalize().unwrap_or(examples),
-            snapshots: root.join("snapshots"),
-        }
-    }
+fn expect_text(expected: &str, actual: &str) -> StepResult {
+    text_eq(expected, actual).map_err(StepFailure::Failed)
 }
 
-/// Why a step did not pass.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StepFailure {
-    /// An expectation did not hold, or the port failed.
-    Failed(String),
-    /// The port does not support what the step needs.
-    Skipped(String),
-}
-
-type StepResult = Result<(), StepFailure>;
-
-fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
-    Err(StepFailure::Failed(msg.into()))
-}
-
-impl From<PortError> for StepFailure {
-    fn from(e: PortError) -> Self {
-        match e {
-            PortError::Unsupported(m) => {
-                StepFailure::Skipped(format!("port does not support this: {m}"))
-            }
-            other => StepFailure::Failed(other.to_string()),
-        }
-    }
-}
-
-/// Everything one scenario accumulates.
-#[derive(Default)]
-pub struct ScenarioState {
-    tmp: Option<tempfile::TempDir>,
-    placeholders: Placeholders,
-    options: Option<Value>,
-    toolkit: Option<String>,
-    built: Option<Value>,
-    last_call: Option<(String, Value)>,
-    result: Option<Value>,
-    selection: Option<Value>,
-    inventory: Option<Value>,
-    sanitized: Option<String>,
-    counter: u32,
-}
-
-impl ScenarioState {
-    /// A fresh state with the fixture and example placeholders of `env`.
-    pub fn new(env: &Env) -> Self {
-        let mut st = ScenarioState::default();
-        st.placeholders.add("{{FIXTURES}}", &env.fixtures);
-        st.placeholders.add("{{EXAMPLES}}", &env.examples);
-        st
-    }
-
-    fn tmp(&mut self) -> Result<PathBuf, StepFailure> {
-        if self.tmp.is_none() {
-            let dir = tempfile::Builder::new()
-                .prefix("tnx-scenario-")
-                .tempdir()
-                .map_err(|e| StepFailure::Failed(format!("cannot create temp dir: {e}")))?;
-            self.placeholders.add("{{TMP}}", dir.path());
-            self.tmp = Some(dir);
-        }
-        Ok(self
-            .tmp
-            .as_ref()
-            .map(|t| t.path().to_path_buf())
-            .unwrap_or_default())
-    }
-
-    fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
-        if text.contains("{{TMP}}") {
-            self.tmp()?;
-        }
-        Ok(self.placeholders.expand(text))
-    }
-
-    fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
-        let doc = step.docstring.as_deref().ok_or_else(|| {
-            StepFailure::Failed(format!("step `{}` needs a doc string", step.text))
-        })?;
-        let text = self.expand(doc)?;
-        serde_json::from_str(&text)
-            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
-    }
-
-    /// An expectation doc string: placeholders stay as written, since outputs are normalised.
-    fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
-        let text = self.raw_doc(step)?;
-        serde_json::from_str(&text)
-            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
-    }
-
-    fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
-        step.docstring
-            .clone()
-            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))
-    }
-
-    fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
-        let expanded = PathBuf::from(self.expand(p)?);
-        Ok(if expanded.is_absolute() {
-            expanded
-        } else {
-            self.tmp()?.join(expanded)
-        })
-    }
-
-    fn built(&self) -> Result<&Value, StepFailure> {
-        self.built
-            .as_ref()
-            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
-    }
-
-    fn toolkit_id(&self) -> Result<String, StepFailure> {
-        self.toolkit
-            .clone()
-            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
-    }
-
-    fn result(&self) -> Result<&Value, StepFailure> {
-        self.result
-            .as_ref()
-            .ok_or_else(|| StepFailure::Failed("no tool has been executed in this scenario".into()))
-    }
-
-    fn output(&self) -> Result<String, StepFailure> {
-        let out = self.result()?.get("output").and_then(Value::as_str);
-        out.map(|s| self.placeholders.normalise_text(s))
-            .ok_or_else(|| StepFailure::Failed("result has no string \"output\"".into()))
-    }
-
-    fn norm(&self, v: &Value) -> Value {
-        self.placeholders.normalise_json(v)
-    }
+fn snapshot_json(env: &Env, name: &str, actual: &Value, lenient_builtins: bool) -> StepResult {
+    snapshot_eq(&env.snapshots, name, actual, lenient_builtins).map_err(StepFailure::Failed)
 }
 
 macro_rules! steps {
@@ -697,102 +537,6 @@ fn with_context(e: StepFailure, ctx: &str) -> StepFailure {
     }
 }
 
-/// Compares JSON, reporting the expectation kind and a diff on failure.
-fn expect_json(expected: &Value, actual: &Value) -> StepResult {
-    let outcome: MatchOutcome = match_json(expected, actual);
-    if outcome.passed() {
-        return Ok(());
-    }
-    let mut msg = format!("[{}] {}", outcome.kind(), outcome.mismatches.join("; "));
-    if outcome.matchers.is_empty() {
-        msg.push('\n');
-        msg.push_str(&diff(&pretty(expected), &pretty(actual)));
-    }
-    fail(msg)
-}
-
-/// Compares text exactly (pinned), with a line diff on failure.
-fn expect_text(expected: &str, actual: &str) -> StepResult {
-    if expected == actual {
-        return Ok(());
-    }
-    fail(format!("[pinned] text differs\n{}", diff(expected, actual)))
-}
-
-fn snapshot_json(env: &Env, name: &str, actual: &Value, lenient_builtins: bool) -> StepResult {
-    let body = snapshots::body(&env.snapshots, name).map_err(StepFailure::Failed)?;
-    let expected: Value = serde_json::from_str(&body)
-        .map_err(|e| StepFailure::Failed(format!("snapshot {name} is not JSON: {e}")))?;
-    if !lenient_builtins {
-        return expect_json(&expected, actual);
-    }
-    let (e, a) = (relax_builtins(&expected), relax_builtins(actual));
-    if e == a {
-        return Ok(());
-    }
-    fail(format!(
-        "[lenient (builtin descriptions, additionalProperties)] differs from snapshot {name}\n{}",
-        diff(&pretty(&e), &pretty(&a))
-    ))
-}
-
-/// Blanks what the SPEC leaves open for builtins: tool and property descriptions and
-/// `additionalProperties` (names, types and `required` stay compared).
-pub fn relax_builtins(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().map(relax_builtins).collect()),
-        Value::Object(m) => {
-            let is_builtin = m
-                .get("name")
-                .and_then(Value::as_str)
-                .is_some_and(|n| BUILTIN_NAMES.contains(&n));
-            let mut out = serde_json::Map::new();
-            for (k, val) in m {
-                if is_builtin && k == "description" {
-                    out.insert(k.clone(), json!("<lenient>"));
-                } else if is_builtin
-                    && ["inputSchema", "input_schema", "parameters"].contains(&k.as_str())
-                {
-                    out.insert(k.clone(), strip_schema_prose(val));
-                } else {
-                    out.insert(k.clone(), relax_builtins(val));
-                }
-            }
-            Value::Object(out)
-        }
-        other => other.clone(),
-    }
-}
-
-fn strip_schema_prose(v: &Value) -> Value {
-    match v {
-        Value::Array(a) => Value::Array(a.iter().map(strip_schema_prose).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, val)| {
-                    !(k.as_str() == "additionalProperties"
-                        || (k.as_str() == "description" && val.is_string()))
-                })
-                .map(|(k, val)| (k.clone(), strip_schema_prose(val)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
-}
-
-/// A unified expected-vs-actual diff.
-pub fn diff(expected: &str, actual: &str) -> String {
-    similar::TextDiff::from_lines(expected, actual)
-        .unified_diff()
-        .context_radius(3)
-        .header("expected", "actual")
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,17 +560,5 @@ mod tests {
                 "STEPS.md does not document `{pattern}` (looked for {lead:?})"
             );
         }
-    }
-
-    #[test]
-    fn relaxing_builtins_keeps_names_types_and_required() {
-        let v = json!([{"name": "bash", "description": "x", "inputSchema": {"type": "object",
-            "properties": {"command": {"type": "string", "description": "d"}}, "required": ["command"],
-            "additionalProperties": false}}]);
-        assert_eq!(
-            relax_builtins(&v),
-            json!([{"name": "bash", "description": "<lenient>", "inputSchema": {"type": "object",
-                "properties": {"command": {"type": "string"}}, "required": ["command"]}}])
-        );
     }
 }

@@ -1,0 +1,169 @@
+//! What one scenario works with: where inputs live, its accumulated state, and how a step
+//! can fail.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::features::StepSpec;
+use super::normalise::Placeholders;
+use super::port::PortError;
+
+/// Where scenario inputs and expectations live.
+#[derive(Debug, Clone)]
+pub struct Env {
+    /// `conformance/fixtures`, the `{{FIXTURES}}` placeholder.
+    pub fixtures: PathBuf,
+    /// The shared SPEC examples, the `{{EXAMPLES}}` placeholder.
+    pub examples: PathBuf,
+    /// The insta snapshot folder.
+    pub snapshots: PathBuf,
+}
+
+impl Env {
+    /// The layout of a checkout rooted at `root` (shared/ sits beside the checkout).
+    pub fn from_root(root: &Path) -> Env {
+        let examples = root.join("..").join("shared").join("spec").join("examples");
+        Env {
+            fixtures: root.join("conformance").join("fixtures"),
+            examples: examples.canonicalize().unwrap_or(examples),
+            snapshots: root.join("snapshots"),
+        }
+    }
+}
+
+/// Why a step did not pass.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepFailure {
+    /// An expectation did not hold, or the port failed.
+    Failed(String),
+    /// The port does not support what the step needs.
+    Skipped(String),
+}
+
+/// The outcome of one step.
+pub type StepResult = Result<(), StepFailure>;
+
+/// A failed step with `msg`.
+pub fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
+    Err(StepFailure::Failed(msg.into()))
+}
+
+impl From<PortError> for StepFailure {
+    fn from(e: PortError) -> Self {
+        match e {
+            PortError::Unsupported(m) => {
+                StepFailure::Skipped(format!("port does not support this: {m}"))
+            }
+            other => StepFailure::Failed(other.to_string()),
+        }
+    }
+}
+
+/// Everything one scenario accumulates.
+#[derive(Default)]
+pub struct ScenarioState {
+    pub(super) tmp: Option<tempfile::TempDir>,
+    pub(super) placeholders: Placeholders,
+    pub(super) options: Option<Value>,
+    pub(super) toolkit: Option<String>,
+    pub(super) built: Option<Value>,
+    pub(super) last_call: Option<(String, Value)>,
+    pub(super) result: Option<Value>,
+    pub(super) selection: Option<Value>,
+    pub(super) inventory: Option<Value>,
+    pub(super) sanitized: Option<String>,
+    pub(super) counter: u32,
+}
+
+impl ScenarioState {
+    /// A fresh state with the fixture and example placeholders of `env`.
+    pub fn new(env: &Env) -> Self {
+        let mut st = ScenarioState::default();
+        st.placeholders.add("{{FIXTURES}}", &env.fixtures);
+        st.placeholders.add("{{EXAMPLES}}", &env.examples);
+        st
+    }
+
+    pub(super) fn tmp(&mut self) -> Result<PathBuf, StepFailure> {
+        if self.tmp.is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("tnx-scenario-")
+                .tempdir()
+                .map_err(|e| StepFailure::Failed(format!("cannot create temp dir: {e}")))?;
+            self.placeholders.add("{{TMP}}", dir.path());
+            self.tmp = Some(dir);
+        }
+        Ok(self
+            .tmp
+            .as_ref()
+            .map(|t| t.path().to_path_buf())
+            .unwrap_or_default())
+    }
+
+    pub(super) fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
+        if text.contains("{{TMP}}") {
+            self.tmp()?;
+        }
+        Ok(self.placeholders.expand(text))
+    }
+
+    pub(super) fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
+        let doc = step.docstring.as_deref().ok_or_else(|| {
+            StepFailure::Failed(format!("step `{}` needs a doc string", step.text))
+        })?;
+        let text = self.expand(doc)?;
+        serde_json::from_str(&text)
+            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+    }
+
+    /// An expectation doc string: placeholders stay as written, since outputs are normalised.
+    pub(super) fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
+        let text = self.raw_doc(step)?;
+        serde_json::from_str(&text)
+            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+    }
+
+    pub(super) fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
+        step.docstring
+            .clone()
+            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))
+    }
+
+    pub(super) fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
+        let expanded = PathBuf::from(self.expand(p)?);
+        Ok(if expanded.is_absolute() {
+            expanded
+        } else {
+            self.tmp()?.join(expanded)
+        })
+    }
+
+    pub(super) fn built(&self) -> Result<&Value, StepFailure> {
+        self.built
+            .as_ref()
+            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+    }
+
+    pub(super) fn toolkit_id(&self) -> Result<String, StepFailure> {
+        self.toolkit
+            .clone()
+            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+    }
+
+    pub(super) fn result(&self) -> Result<&Value, StepFailure> {
+        self.result
+            .as_ref()
+            .ok_or_else(|| StepFailure::Failed("no tool has been executed in this scenario".into()))
+    }
+
+    pub(super) fn output(&self) -> Result<String, StepFailure> {
+        let out = self.result()?.get("output").and_then(Value::as_str);
+        out.map(|s| self.placeholders.normalise_text(s))
+            .ok_or_else(|| StepFailure::Failed("result has no string \"output\"".into()))
+    }
+
+    pub(super) fn norm(&self, v: &Value) -> Value {
+        self.placeholders.normalise_json(v)
+    }
+}
