@@ -160,11 +160,7 @@ impl Tool {
         match AssertUnwindSafe(fut).catch_unwind().await {
             Ok(result) => result,
             Err(panic) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_string());
+                let msg = panic_message(panic.as_ref());
                 ToolResult::error(format!("tool \"{}\" failed: {msg}", self.name))
             }
         }
@@ -179,4 +175,13 @@ impl Tool {
             "source": self.source.as_str(),
         })
     }
+}
+
+/// The text of a caught panic payload, for turning a panic into data.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
 }

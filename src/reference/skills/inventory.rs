@@ -9,6 +9,7 @@ use super::{
     Skipped,
 };
 use crate::reference::filter::NameFilter;
+use crate::reference::tool::panic_message;
 
 /// One candidate before first-wins dedupe: a skill or a skip.
 enum Candidate {
@@ -102,11 +103,7 @@ fn resolve_provider(sources: &SkillSources) -> (Vec<SkillDef>, Option<String>) {
         Ok(Ok(defs)) => (defs, None),
         Ok(Err(msg)) => (Vec::new(), Some(msg)),
         Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
+            let msg = panic_message(panic.as_ref());
             (Vec::new(), Some(format!("skill provider panicked: {msg}")))
         }
     }
