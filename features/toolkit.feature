@@ -208,6 +208,19 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the status of "both" is "disabled"
     And there are no errors
 
+  @spec-4 @spec-0.3
+  Scenario: an MCP server that cannot start is failed and isolated; the other sources load
+    Given a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": {"mcpServers": {
+        "broken": {"command": ["{{TMP}}/no-such-mcp-server"], "timeout": 2000},
+        "off": {"command": ["{{TMP}}/no-such-mcp-server"], "enabled": false}}}}
+      """
+    Then the status of "broken" is "failed"
+    And the status of "off" is "disabled"
+    And the toolkit has 11 tools
+    And the toolkit has the tool "skill"
+
   @spec-4 @spec-2
   Scenario: reserved sibling keys of a raw server map are not servers
     Given a toolkit built with:
