@@ -26,10 +26,10 @@ pub const BUILTIN_NAMES: [&str; 10] = [
 ];
 
 /// Compares JSON, reporting the expectation kind and a diff on failure.
-pub fn expect_json(expected: &Value, actual: &Value) -> Result<(), String> {
+pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, String> {
     let outcome: MatchOutcome = match_json(expected, actual);
     if outcome.passed() {
-        return Ok(());
+        return Ok(outcome.kind());
     }
     let mut msg = format!("[{}] {}", outcome.kind(), outcome.mismatches.join("; "));
     if outcome.matchers.is_empty() {
@@ -40,9 +40,9 @@ pub fn expect_json(expected: &Value, actual: &Value) -> Result<(), String> {
 }
 
 /// Compares text exactly (pinned), with a line diff on failure.
-pub fn expect_text(expected: &str, actual: &str) -> Result<(), String> {
+pub fn expect_text(expected: &str, actual: &str) -> Result<String, String> {
     if expected == actual {
-        return Ok(());
+        return Ok("pinned".to_string());
     }
     Err(format!("[pinned] text differs\n{}", diff(expected, actual)))
 }
@@ -52,7 +52,7 @@ pub fn snapshot_json(
     name: &str,
     actual: &Value,
     lenient_builtins: bool,
-) -> Result<(), String> {
+) -> Result<String, String> {
     let body = snapshots::body(dir, name)?;
     let expected: Value =
         serde_json::from_str(&body).map_err(|e| format!("snapshot {name} is not JSON: {e}"))?;
@@ -61,7 +61,7 @@ pub fn snapshot_json(
     }
     let (e, a) = (relax_builtins(&expected), relax_builtins(actual));
     if e == a {
-        return Ok(());
+        return Ok("lenient (builtin descriptions, additionalProperties)".to_string());
     }
     Err(format!(
         "[lenient (builtin descriptions, additionalProperties)] differs from snapshot {name}\n{}",

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::features::ScenarioSpec;
 use super::port::{hello, Port, PortInfo};
@@ -10,7 +10,7 @@ use super::scenario::{Env, ScenarioState, StepFailure};
 use super::steps::{finish, run_step};
 
 /// A scenario's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Every step held.
@@ -22,7 +22,7 @@ pub enum Status {
 }
 
 /// One scenario's result, as reported.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// Scenario id (`feature: name [params]`).
     pub name: String,
@@ -32,10 +32,13 @@ pub struct ScenarioResult {
     pub status: Status,
     /// Why it failed or was skipped; empty when it passed.
     pub message: String,
+    /// The kinds of expectation that held (`pinned`, `lenient (contains)`, ...), sorted.
+    #[serde(default)]
+    pub expectations: Vec<String>,
 }
 
 /// Passed/failed/skipped counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Passed scenarios.
     pub passed: usize,
@@ -56,7 +59,7 @@ impl Counts {
 }
 
 /// A whole run: the stable `--format json` shape.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
     /// The port under test.
     pub port: PortInfo,
@@ -156,6 +159,7 @@ fn failed(spec: &ScenarioSpec, message: String) -> ScenarioResult {
         section: spec.section.clone(),
         status: Status::Failed,
         message,
+        expectations: Vec::new(),
     }
 }
 
@@ -170,6 +174,7 @@ async fn run_one(
         section: spec.section.clone(),
         status: Status::Passed,
         message: String::new(),
+        expectations: Vec::new(),
     };
     if let Some(list) = implements {
         if !list.contains(&spec.section) {
@@ -198,5 +203,6 @@ async fn run_one(
         }
     }
     finish(port, &mut state).await;
+    result.expectations = state.expectations();
     result
 }

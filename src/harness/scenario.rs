@@ -1,6 +1,8 @@
 //! What one scenario works with: where inputs live, its accumulated state, and how a step
 //! can fail.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -74,9 +76,20 @@ pub struct ScenarioState {
     pub(super) inventory: Option<Value>,
     pub(super) sanitized: Option<String>,
     pub(super) counter: u32,
+    expectations: RefCell<BTreeSet<String>>,
 }
 
 impl ScenarioState {
+    /// Notes the kind of an expectation that held (`pinned`, `lenient (contains)`, ...).
+    pub(super) fn record(&self, kind: impl Into<String>) {
+        self.expectations.borrow_mut().insert(kind.into());
+    }
+
+    /// The kinds of every expectation that held in this scenario, sorted.
+    pub fn expectations(&self) -> Vec<String> {
+        self.expectations.borrow().iter().cloned().collect()
+    }
+
     /// A fresh state with the fixture and example placeholders of `env`.
     pub fn new(env: &Env) -> Self {
         let mut st = ScenarioState::default();

@@ -13,16 +13,28 @@ use super::port::Port;
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
 
-fn expect_json(expected: &Value, actual: &Value) -> StepResult {
-    json_eq(expected, actual).map_err(StepFailure::Failed)
+fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
+    outcome
+        .map(|kind| st.record(kind))
+        .map_err(StepFailure::Failed)
 }
 
-fn expect_text(expected: &str, actual: &str) -> StepResult {
-    text_eq(expected, actual).map_err(StepFailure::Failed)
+fn expect_json(st: &ScenarioState, expected: &Value, actual: &Value) -> StepResult {
+    held(st, json_eq(expected, actual))
 }
 
-fn snapshot_json(env: &Env, name: &str, actual: &Value, lenient_builtins: bool) -> StepResult {
-    snapshot_eq(&env.snapshots, name, actual, lenient_builtins).map_err(StepFailure::Failed)
+fn expect_text(st: &ScenarioState, expected: &str, actual: &str) -> StepResult {
+    held(st, text_eq(expected, actual))
+}
+
+fn snapshot_json(
+    st: &ScenarioState,
+    env: &Env,
+    name: &str,
+    actual: &Value,
+    lenient: bool,
+) -> StepResult {
+    held(st, snapshot_eq(&env.snapshots, name, actual, lenient))
 }
 
 macro_rules! steps {
@@ -109,6 +121,26 @@ pub async fn run_step(
             step.text
         ));
     };
+    dispatch(port, env, st, step, kind, &caps).await?;
+    // Checks that compare without the expectation helpers still say what kind they were.
+    use StepKind::*;
+    match kind {
+        ErrorMentions | ErrorFor => st.record("lenient (contains)"),
+        ToolCount | HasTool | HasNoTool | IsError | NotError | Suspends | NoStatus | NoErrors
+        | SanitizedIs | PromptLacks => st.record("pinned"),
+        _ => {}
+    }
+    Ok(())
+}
+
+async fn dispatch(
+    port: &mut dyn Port,
+    env: &Env,
+    st: &mut ScenarioState,
+    step: &StepSpec,
+    kind: StepKind,
+    caps: &regex::Captures<'_>,
+) -> StepResult {
     let arg = |i: usize| {
         caps.get(i)
             .map(|m| m.as_str().to_string())
@@ -197,11 +229,11 @@ pub async fn run_step(
             port.close(&id).await?;
             Ok(())
         }
-        ToolNames => expect_json(&st.expect_doc(step)?, &names(st.built()?)),
-        ToolNamesMatch => expect_json(&st.expect_doc(step)?, &names(st.built()?)),
+        ToolNames => expect_json(st, &st.expect_doc(step)?, &names(st.built()?)),
+        ToolNamesMatch => expect_json(st, &st.expect_doc(step)?, &names(st.built()?)),
         SortedNames => {
             let actual = st.built()?.get("names").cloned().unwrap_or(Value::Null);
-            expect_json(&st.expect_doc(step)?, &actual)
+            expect_json(st, &st.expect_doc(step)?, &actual)
         }
         ToolCount => {
             let n = arg(1).parse::<usize>().unwrap_or(0);
@@ -228,14 +260,14 @@ pub async fn run_step(
             let name = arg(1);
             let t = tool(st.built()?, &name)
                 .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
-            expect_json(&json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
+            expect_json(st, &json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
         }
         ToolMatches => {
             let name = arg(1);
             let t = tool(st.built()?, &name)
                 .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
             let actual = st.norm(t);
-            expect_json(&st.expect_doc(step)?, &actual)
+            expect_json(st, &st.expect_doc(step)?, &actual)
         }
         IsError | NotError => {
             let is_error = st.result()?.get("isError").and_then(Value::as_bool);
@@ -249,29 +281,31 @@ pub async fn run_step(
                 ))
             }
         }
-        OutputIs => expect_text(&st.raw_doc(step)?, &st.output()?),
-        OutputIsInline => expect_text(&unescape(&arg(1)), &st.output()?),
+        OutputIs => expect_text(st, &st.raw_doc(step)?, &st.output()?),
+        OutputIsInline => expect_text(st, &unescape(&arg(1)), &st.output()?),
         OutputContains => expect_json(
+            st,
             &json!({"$contains": unescape(&arg(1))}),
             &json!(st.output()?),
         ),
         OutputRegex => expect_json(
+            st,
             &json!({"$regex": st.raw_doc(step)?.trim()}),
             &json!(st.output()?),
         ),
         OutputSnapshot => {
             let body = snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?;
-            expect_text(&body, &st.output()?)
+            expect_text(st, &body, &st.output()?)
         }
         OutputJson => {
             let out = st.output()?;
             let parsed: Value = serde_json::from_str(&out)
                 .map_err(|e| StepFailure::Failed(format!("output is not JSON ({e}): {out:?}")))?;
-            expect_json(&st.expect_doc(step)?, &parsed)
+            expect_json(st, &st.expect_doc(step)?, &parsed)
         }
         ResultMatches => {
             let actual = st.norm(st.result()?);
-            expect_json(&st.expect_doc(step)?, &actual)
+            expect_json(st, &st.expect_doc(step)?, &actual)
         }
         Suspends => {
             let r = st.result()?;
@@ -288,14 +322,15 @@ pub async fn run_step(
                 .placeholders
                 .normalise_text(&port.skills_prompt(&id).await?);
             match kind {
-                PromptIs => expect_text(&st.raw_doc(step)?, &prompt),
-                PromptMatches => expect_json(&st.expect_doc(step)?, &json!(prompt)),
+                PromptIs => expect_text(st, &st.raw_doc(step)?, &prompt),
+                PromptMatches => expect_json(st, &st.expect_doc(step)?, &json!(prompt)),
                 PromptLacks if prompt.contains(&arg(1)) => fail(format!(
                     "the skills prompt mentions \"{}\": {prompt:?}",
                     arg(1)
                 )),
                 PromptLacks => Ok(()),
                 _ => expect_text(
+                    st,
                     &snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?,
                     &prompt,
                 ),
@@ -304,9 +339,9 @@ pub async fn run_step(
         AdapterMatches | AdapterSnapshot => {
             let actual = adapter(port, st, &arg(1)).await?;
             if kind == AdapterMatches {
-                return expect_json(&st.expect_doc(step)?, &actual);
+                return expect_json(st, &st.expect_doc(step)?, &actual);
             }
-            snapshot_json(env, &arg(2), &actual, !arg(3).is_empty())
+            snapshot_json(st, env, &arg(2), &actual, !arg(3).is_empty())
         }
         AdapterOrder => {
             let order = names(st.built()?);
@@ -324,8 +359,8 @@ pub async fn run_step(
                         .unwrap_or_default(),
                 )
             };
-            expect_json(&order, &pick(&openai, "/function/name"))?;
-            expect_json(&order, &pick(&anthropic, "/name"))?;
+            expect_json(st, &order, &pick(&openai, "/function/name"))?;
+            expect_json(st, &order, &pick(&anthropic, "/name"))?;
             let decls = gemini
                 .pointer("/0/functionDeclarations")
                 .cloned()
@@ -335,7 +370,7 @@ pub async fn run_step(
                     "gemini output must be one element wrapping all declarations, got {gemini}"
                 ));
             }
-            expect_json(&order, &pick(&decls, "/name"))
+            expect_json(st, &order, &pick(&decls, "/name"))
         }
         StatusIs => {
             let actual = st
@@ -343,7 +378,7 @@ pub async fn run_step(
                 .pointer(&format!("/statuses/{}", escape_ptr(&arg(1))))
                 .cloned()
                 .unwrap_or(Value::Null);
-            expect_json(&json!(arg(2)), &actual).map_err(|e| {
+            expect_json(st, &json!(arg(2)), &actual).map_err(|e| {
                 with_context(
                     e,
                     &format!(
@@ -403,7 +438,7 @@ pub async fn run_step(
                         .collect()
                 })
                 .unwrap_or_default();
-            expect_json(&st.expect_doc(step)?, &names)
+            expect_json(st, &st.expect_doc(step)?, &names)
         }
         SelectedNames | SelectedMatch | SelectedSnapshot => {
             let sel = st.selection.clone().ok_or_else(|| {
@@ -419,17 +454,17 @@ pub async fn run_step(
                                 .collect()
                         })
                         .unwrap_or_default();
-                    expect_json(&st.expect_doc(step)?, &names)
+                    expect_json(st, &st.expect_doc(step)?, &names)
                 }
-                SelectedMatch => expect_json(&st.expect_doc(step)?, &sel),
-                _ => snapshot_json(env, &arg(1), &sel, true),
+                SelectedMatch => expect_json(st, &st.expect_doc(step)?, &sel),
+                _ => snapshot_json(st, env, &arg(1), &sel, true),
             }
         }
         InventoryMatches => {
             let inv = st.inventory.clone().ok_or_else(|| {
                 StepFailure::Failed("no skills were listed in this scenario".into())
             })?;
-            expect_json(&st.expect_doc(step)?, &inv)
+            expect_json(st, &st.expect_doc(step)?, &inv)
         }
         SanitizedIs => match &st.sanitized {
             Some(v) if *v == unescape(&arg(1)) => Ok(()),
