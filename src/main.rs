@@ -1,7 +1,7 @@
-//! `toolnexus-conformance`: run the conformance scenarios against a port, list them, or act
-//! as the reference's own protocol driver.
+//! `toolnexus-conformance`: run the conformance scenarios against a port, list them, prepare
+//! registered ports, combine reports, benchmark ports, or act as the reference's own driver.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -10,10 +10,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use toolnexus_conformance::harness::features::{self, ScenarioSpec};
 use toolnexus_conformance::harness::inprocess::InProcessPort;
 use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::report;
-use toolnexus_conformance::harness::runner::{self, Selection};
+use toolnexus_conformance::harness::registry::{Registry, ResolvedPort};
+use toolnexus_conformance::harness::runner::{self, RunReport, Selection};
 use toolnexus_conformance::harness::scenario::Env;
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
+use toolnexus_conformance::harness::{baseline, differential, junit, report};
 use toolnexus_conformance::protocol::driver;
 
 #[derive(Parser)]
@@ -34,6 +35,7 @@ struct Cli {
 enum Format {
     Text,
     Json,
+    Junit,
 }
 
 #[derive(clap::Args)]
@@ -48,9 +50,10 @@ struct Filter {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the scenarios against the reference (default) or a driver command.
+    /// Run the scenarios against the reference (default) or a port.
     Run {
-        /// A driver command speaking conformance/PROTOCOL.md; absent ⇒ the in-process reference.
+        /// A port name from conformance/ports.json or a driver command speaking
+        /// conformance/PROTOCOL.md; absent ⇒ the in-process reference.
         #[arg(long)]
         port: Option<String>,
         /// Output format.
@@ -59,6 +62,20 @@ enum Command {
         /// Per-request timeout for a driver, in milliseconds.
         #[arg(long, default_value_t = 10_000)]
         timeout_ms: u64,
+        /// An expected-failures file (default: the registered port's own); the run then
+        /// fails only on a new failure or an unexpected pass.
+        #[arg(long)]
+        expected_failures: Option<PathBuf>,
+        /// Ignore the registered port's expected-failures file.
+        #[arg(long)]
+        no_expected_failures: bool,
+        /// Instead of the scenarios, compare `--port` with the reference on N random
+        /// toolkit configurations and print shrunk counterexamples.
+        #[arg(long, value_name = "N", requires = "port")]
+        differential: Option<usize>,
+        /// Seed for `--differential` (runs are reproducible).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         #[command(flatten)]
         filter: Filter,
     },
@@ -66,6 +83,14 @@ enum Command {
     List {
         #[command(flatten)]
         filter: Filter,
+    },
+    /// Prepare registered ports (create venvs, build drivers); `--list` shows them.
+    Setup {
+        /// Port names from conformance/ports.json.
+        ports: Vec<String>,
+        /// List the registered ports instead.
+        #[arg(long)]
+        list: bool,
     },
     /// Serve the reference implementation over the port protocol on stdin/stdout.
     Driver,
@@ -75,7 +100,7 @@ fn root(cli_root: Option<PathBuf>) -> PathBuf {
     cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
-fn selected(root: &std::path::Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
+fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
     let (scenarios, errors) = features::load(&root.join("features"));
     if !errors.is_empty() {
         return Err(format!(
@@ -90,6 +115,186 @@ fn selected(root: &std::path::Path, filter: &Filter) -> Result<Vec<ScenarioSpec>
     Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())
 }
 
+fn this_binary() -> String {
+    std::env::current_exe()
+        .map(|p| p.to_string_lossy().to_string())
+        .unwrap_or_else(|_| "toolnexus-conformance".to_string())
+}
+
+/// Resolves `--port` into a port to drive (and the registered details, if any).
+fn open_port(
+    root: &Path,
+    registry: &Registry,
+    port: Option<&str>,
+    timeout: Duration,
+) -> (Box<dyn Port>, Option<ResolvedPort>) {
+    match port {
+        None => (Box::new(InProcessPort::new()), None),
+        Some(name) => {
+            let resolved = registry.resolve(name, root, &this_binary());
+            let driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);
+            (Box::new(driver), Some(resolved))
+        }
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("{message}");
+    ExitCode::from(2)
+}
+
+async fn run_command(
+    root: &Path,
+    port: Option<String>,
+    format: Format,
+    timeout_ms: u64,
+    expected_failures: Option<PathBuf>,
+    no_expected_failures: bool,
+    filter: &Filter,
+) -> ExitCode {
+    let scenarios = match selected(root, filter) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let registry = match Registry::load(root) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let env = Env::from_root(root);
+    let (mut driver, resolved) = open_port(
+        root,
+        &registry,
+        port.as_deref(),
+        Duration::from_millis(timeout_ms),
+    );
+    let fallback = resolved
+        .as_ref()
+        .map_or("reference".to_string(), |r| r.name.clone());
+    let baseline_file = match (no_expected_failures, expected_failures) {
+        (true, _) => None,
+        (false, Some(f)) => Some(f),
+        (false, None) => resolved.as_ref().and_then(|r| r.expected_failures.clone()),
+    };
+    let expected = match baseline_file.as_deref().map(baseline::read).transpose() {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let show_progress = matches!(format, Format::Text);
+    let mut report: RunReport = runner::run(driver.as_mut(), &env, &scenarios, &fallback, |r| {
+        if show_progress {
+            println!("{}", report::progress_line(r));
+        } else {
+            eprintln!("{}", report::progress_line(r));
+        }
+    })
+    .await;
+    if let (Some(expected), Some(file)) = (expected, baseline_file) {
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .to_string();
+        report.baseline = Some(baseline::compare(&report, &expected, &shown));
+    }
+    match format {
+        Format::Text => print!("{}", report::text(&report)),
+        Format::Json => println!("{}", report::json(&report)),
+        Format::Junit => print!("{}", junit::render(&report)),
+    }
+    if report.has_failures() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+async fn differential_command(
+    root: &Path,
+    port: Option<&str>,
+    format: Format,
+    timeout_ms: u64,
+    cases: usize,
+    seed: u64,
+) -> ExitCode {
+    let registry = match Registry::load(root) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let (mut other, resolved) = open_port(root, &registry, port, Duration::from_millis(timeout_ms));
+    let name = resolved.map_or("reference".to_string(), |r| r.name);
+    if let Err(e) = other.ensure_ready().await {
+        return fail(&format!("port {name}: {e}"));
+    }
+    let mut reference = InProcessPort::new();
+    let report = differential::run(
+        &mut reference,
+        other.as_mut(),
+        &name,
+        cases,
+        seed,
+        |i, differs| {
+            eprintln!(
+                "case {:>4}: {}",
+                i + 1,
+                if differs { "DIFFERS" } else { "same" }
+            );
+        },
+    )
+    .await;
+    other.shutdown().await;
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        _ => print!("{}", differential::text(&report)),
+    }
+    if report.counterexamples.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn setup_command(root: &Path, ports: &[String], list: bool) -> ExitCode {
+    let registry = match Registry::load(root) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if list || ports.is_empty() {
+        for name in registry.names() {
+            if let Some(entry) = registry.get(&name) {
+                println!("{name:<12} {:<8} {}", entry.language, entry.description);
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    for name in ports {
+        let Some(entry) = registry.get(name) else {
+            return fail(&format!(
+                "no port \"{name}\" in conformance/ports.json (known: {})",
+                registry.names().join(", ")
+            ));
+        };
+        let Some(setup) = &entry.setup else {
+            println!("{name}: nothing to set up");
+            continue;
+        };
+        println!("{name}: {setup}");
+        let status = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(setup)
+            .current_dir(root)
+            .status();
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => return fail(&format!("{name}: setup failed ({s})")),
+            Err(e) => return fail(&format!("{name}: cannot run setup: {e}")),
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -97,10 +302,7 @@ async fn main() -> ExitCode {
     match cli.command {
         Command::Driver => match driver::serve_stdio().await {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("driver: {e}");
-                ExitCode::from(2)
-            }
+            Err(e) => fail(&format!("driver: {e}")),
         },
         Command::List { filter } => match selected(&root, &filter) {
             Ok(list) => {
@@ -110,53 +312,36 @@ async fn main() -> ExitCode {
                 println!("{} scenarios", list.len());
                 ExitCode::SUCCESS
             }
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::from(2)
-            }
+            Err(e) => fail(&e),
         },
+        Command::Setup { ports, list } => setup_command(&root, &ports, list),
         Command::Run {
             port,
             format,
             timeout_ms,
+            differential: Some(cases),
+            seed,
+            ..
+        } => differential_command(&root, port.as_deref(), format, timeout_ms, cases, seed).await,
+        Command::Run {
+            port,
+            format,
+            timeout_ms,
+            expected_failures,
+            no_expected_failures,
             filter,
+            ..
         } => {
-            let scenarios = match selected(&root, &filter) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let env = Env::from_root(&root);
-            let (mut port, name): (Box<dyn Port>, String) = match port {
-                None => (Box::new(InProcessPort::new()), "reference".into()),
-                Some(cmd) => (
-                    Box::new(SubprocessPort::new(
-                        cmd.clone(),
-                        Duration::from_millis(timeout_ms),
-                    )),
-                    cmd,
-                ),
-            };
-            let show_progress = matches!(format, Format::Text);
-            let report = runner::run(port.as_mut(), &env, &scenarios, &name, |r| {
-                if show_progress {
-                    println!("{}", report::progress_line(r));
-                } else {
-                    eprintln!("{}", report::progress_line(r));
-                }
-            })
-            .await;
-            match format {
-                Format::Text => print!("{}", report::text(&report)),
-                Format::Json => println!("{}", report::json(&report)),
-            }
-            if report.has_failures() {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            }
+            run_command(
+                &root,
+                port,
+                format,
+                timeout_ms,
+                expected_failures,
+                no_expected_failures,
+                &filter,
+            )
+            .await
         }
     }
 }

@@ -184,3 +184,54 @@ fn a_driver_speaking_another_protocol_version_is_refused_clearly() {
     assert!(first.contains("protocol 99"), "{first}");
     assert_eq!(report["summary"]["passed"], 0);
 }
+
+#[test]
+fn junit_output_has_one_suite_per_section_and_a_case_per_scenario() {
+    let out = bin()
+        .args(["run", "--format", "junit", "--section", "6,1"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{xml}");
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(xml.contains("<testsuite name=\"SPEC §6\" tests=\"4\" failures=\"0\" skipped=\"0\">"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 8, "{xml}");
+}
+
+fn names_of(report: &Value, status: &str) -> Vec<String> {
+    report["scenarios"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|s| s["status"] == status)
+                .map(|s| s["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_passes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let crash = driver_script("crash-on-build.sh");
+    let (_, plain) = run_json(&["--port", &crash, "--section", "6"]);
+    let failing = names_of(&plain, "failed");
+    assert_eq!(failing.len(), 4);
+
+    let all = dir.path().join("all.txt");
+    std::fs::write(&all, format!("# every one is known\n{}\n", failing.join("\n"))).unwrap_or_else(|e| panic!("{e}"));
+    let (code, report) = run_json(&["--port", &crash, "--section", "6", "--expected-failures", &all.to_string_lossy()]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["baseline"]["knownFailures"], 4);
+
+    let some = dir.path().join("some.txt");
+    std::fs::write(&some, failing[1..].join("\n")).unwrap_or_else(|e| panic!("{e}"));
+    let (code, report) = run_json(&["--port", &crash, "--section", "6", "--expected-failures", &some.to_string_lossy()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["baseline"]["newFailures"][0], failing[0].as_str());
+
+    // Against the reference those names pass: each is an unexpected pass.
+    let (code, report) = run_json(&["--section", "6", "--expected-failures", &all.to_string_lossy()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["baseline"]["unexpectedPasses"].as_array().map(Vec::len), Some(4));
+}

@@ -3,12 +3,18 @@
 //! It never calls the reference directly: the reference is reached as one port among
 //! others, through `port::Port`.
 
+pub mod baseline;
+pub mod bench;
+pub mod differential;
 pub mod expect;
 pub mod features;
+pub mod html;
 pub mod inprocess;
+pub mod junit;
 pub mod matchers;
 pub mod normalise;
 pub mod port;
+pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -51,6 +51,26 @@ pub fn text(report: &RunReport) -> String {
             let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, f.message);
         }
     }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(
+            out,
+            "\nexpected failures ({}): {} known, {} new, {} unexpected passes, {} stale entries",
+            b.file,
+            b.known_failures,
+            b.new_failures.len(),
+            b.unexpected_passes.len(),
+            b.stale.len()
+        );
+        for n in &b.new_failures {
+            let _ = writeln!(out, "  NEW FAILURE      {n}");
+        }
+        for n in &b.unexpected_passes {
+            let _ = writeln!(out, "  UNEXPECTED PASS  {n}");
+        }
+        for n in &b.stale {
+            let _ = writeln!(out, "  stale entry      {n}");
+        }
+    }
     let _ = writeln!(
         out,
         "\n{} passed, {} failed, {} skipped",

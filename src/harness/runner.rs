@@ -71,12 +71,19 @@ pub struct RunReport {
     pub sections: BTreeMap<String, Counts>,
     /// Every scenario, in run order.
     pub scenarios: Vec<ScenarioResult>,
+    /// The comparison with the port's expected failures, when one was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<super::baseline::Baseline>,
 }
 
 impl RunReport {
-    /// Whether any scenario failed.
+    /// Whether the run is a failure: any failed scenario, or, with an expected-failures
+    /// baseline, a new failure or an unexpected pass.
     pub fn has_failures(&self) -> bool {
-        self.summary.failed > 0
+        match &self.baseline {
+            Some(b) => !b.holds(),
+            None => self.summary.failed > 0,
+        }
     }
 }
 
@@ -150,6 +157,7 @@ pub async fn run(
         summary,
         sections,
         scenarios: results,
+        baseline: None,
     }
 }
 

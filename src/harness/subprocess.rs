@@ -1,6 +1,7 @@
 //! A port driven over a child process's stdin/stdout (line-delimited JSON).
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -31,6 +32,7 @@ pub struct SubprocessPort {
     last_failure: Option<String>,
     starts: u32,
     greeting: Option<Value>,
+    cwd: Option<PathBuf>,
 }
 
 impl SubprocessPort {
@@ -44,7 +46,14 @@ impl SubprocessPort {
             last_failure: None,
             starts: 0,
             greeting: None,
+            cwd: None,
         }
+    }
+
+    /// Runs the driver command in `dir` (registered commands are relative to the checkout).
+    pub fn in_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
     }
 
     fn spawn(&mut self) -> Result<(), PortError> {
@@ -56,6 +65,9 @@ impl SubprocessPort {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .process_group(0);
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
+        }
         let mut child = cmd.spawn().map_err(|e| {
             PortError::Transport(format!("cannot start driver `{}`: {e}", self.command))
         })?;

@@ -1,0 +1,89 @@
+//! JUnit XML for CI systems: one testsuite per SPEC section, one testcase per scenario.
+
+use std::fmt::Write;
+
+use super::runner::{RunReport, Status};
+
+/// Escapes text for XML attributes and content.
+fn esc(s: &str) -> String {
+    s.chars()
+        .filter(|c| matches!(c, '\t' | '\n' | '\r') || !c.is_control())
+        .fold(String::with_capacity(s.len()), |mut out, c| {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&apos;"),
+                c => out.push(c),
+            }
+            out
+        })
+}
+
+/// Renders a run as JUnit XML.
+pub fn render(report: &RunReport) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let s = report.summary;
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"toolnexus-conformance {} (SPEC {})\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+        esc(&report.port.name),
+        esc(&report.spec),
+        s.passed + s.failed + s.skipped,
+        s.failed,
+        s.skipped
+    );
+    for (section, c) in &report.sections {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+            esc(section),
+            c.passed + c.failed + c.skipped,
+            c.failed,
+            c.skipped
+        );
+        for sc in report.scenarios.iter().filter(|x| &x.section == section) {
+            let head = format!(
+                "    <testcase classname=\"{}.spec-{}\" name=\"{}\"",
+                esc(&report.port.name),
+                esc(section),
+                esc(&sc.name)
+            );
+            let first_line = sc.message.lines().next().unwrap_or("");
+            match sc.status {
+                Status::Passed => {
+                    let _ = writeln!(out, "{head}/>");
+                }
+                Status::Failed => {
+                    let _ = writeln!(
+                        out,
+                        "{head}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                        esc(first_line),
+                        esc(&sc.message)
+                    );
+                }
+                Status::Skipped => {
+                    let _ = writeln!(
+                        out,
+                        "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        esc(first_line)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(esc("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;");
+    }
+}
