@@ -14,7 +14,7 @@ use toolnexus_conformance::harness::registry::{Registry, ResolvedPort};
 use toolnexus_conformance::harness::runner::{self, RunReport, Selection};
 use toolnexus_conformance::harness::scenario::Env;
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
-use toolnexus_conformance::harness::{baseline, differential, junit, report};
+use toolnexus_conformance::harness::{baseline, differential, html, junit, report};
 use toolnexus_conformance::protocol::driver;
 
 #[derive(Parser)]
@@ -46,6 +46,9 @@ struct Filter {
     /// Only scenarios of these SPEC sections (comma-separated: 0,1,3,4,4A,6).
     #[arg(long, value_delimiter = ',')]
     section: Vec<String>,
+    /// Only scenarios pinning this SPEC version (their `@pin-VERSION` tag).
+    #[arg(long)]
+    spec: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -92,6 +95,15 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Combine several ports' `run --format json` results into one self-contained HTML page.
+    Report {
+        /// JSON result files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where to write the page.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Serve the reference implementation over the port protocol on stdin/stdout.
     Driver,
 }
@@ -111,6 +123,7 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
     let sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
+        spec: filter.spec.clone(),
     };
     Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())
 }
@@ -153,6 +166,7 @@ async fn run_command(
     filter: &Filter,
 ) -> ExitCode {
     let scenarios = match selected(root, filter) {
+        Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
         Ok(s) => s,
         Err(e) => return fail(&e),
     };
@@ -256,6 +270,26 @@ async fn differential_command(
     }
 }
 
+fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
+    let mut reports = Vec::new();
+    for file in files {
+        let parsed = std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<RunReport>(&t).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(r) => reports.push(r),
+            Err(e) => return fail(&format!("{}: not a run report: {e}", file.display())),
+        }
+    }
+    match std::fs::write(output, html::render(&reports)) {
+        Ok(()) => {
+            println!("wrote {} ({} ports)", output.display(), reports.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&format!("cannot write {}: {e}", output.display())),
+    }
+}
+
 fn setup_command(root: &Path, ports: &[String], list: bool) -> ExitCode {
     let registry = match Registry::load(root) {
         Ok(r) => r,
@@ -315,6 +349,7 @@ async fn main() -> ExitCode {
             Err(e) => fail(&e),
         },
         Command::Setup { ports, list } => setup_command(&root, &ports, list),
+        Command::Report { files, output } => report_command(&files, &output),
         Command::Run {
             port,
             format,

@@ -194,7 +194,10 @@ fn junit_output_has_one_suite_per_section_and_a_case_per_scenario() {
     let xml = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{xml}");
     assert!(xml.starts_with("<?xml"), "{xml}");
-    assert!(xml.contains("<testsuite name=\"SPEC §6\" tests=\"4\" failures=\"0\" skipped=\"0\">"), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"SPEC §6\" tests=\"4\" failures=\"0\" skipped=\"0\">"),
+        "{xml}"
+    );
     assert_eq!(xml.matches("<testcase ").count(), 8, "{xml}");
 }
 
@@ -219,19 +222,78 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
     assert_eq!(failing.len(), 4);
 
     let all = dir.path().join("all.txt");
-    std::fs::write(&all, format!("# every one is known\n{}\n", failing.join("\n"))).unwrap_or_else(|e| panic!("{e}"));
-    let (code, report) = run_json(&["--port", &crash, "--section", "6", "--expected-failures", &all.to_string_lossy()]);
+    std::fs::write(
+        &all,
+        format!("# every one is known\n{}\n", failing.join("\n")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, report) = run_json(&[
+        "--port",
+        &crash,
+        "--section",
+        "6",
+        "--expected-failures",
+        &all.to_string_lossy(),
+    ]);
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["baseline"]["knownFailures"], 4);
 
     let some = dir.path().join("some.txt");
     std::fs::write(&some, failing[1..].join("\n")).unwrap_or_else(|e| panic!("{e}"));
-    let (code, report) = run_json(&["--port", &crash, "--section", "6", "--expected-failures", &some.to_string_lossy()]);
+    let (code, report) = run_json(&[
+        "--port",
+        &crash,
+        "--section",
+        "6",
+        "--expected-failures",
+        &some.to_string_lossy(),
+    ]);
     assert_eq!(code, Some(1));
     assert_eq!(report["baseline"]["newFailures"][0], failing[0].as_str());
 
     // Against the reference those names pass: each is an unexpected pass.
-    let (code, report) = run_json(&["--section", "6", "--expected-failures", &all.to_string_lossy()]);
+    let (code, report) = run_json(&[
+        "--section",
+        "6",
+        "--expected-failures",
+        &all.to_string_lossy(),
+    ]);
     assert_eq!(code, Some(1));
-    assert_eq!(report["baseline"]["unexpectedPasses"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        report["baseline"]["unexpectedPasses"]
+            .as_array()
+            .map(Vec::len),
+        Some(4)
+    );
+}
+
+#[test]
+fn report_combines_json_results_into_one_html_page() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (_, reference) = run_json(&["--section", "6,1"]);
+    let (_, crashed) = run_json(&["--port", &driver_script("crash-on-build.sh"), "--section", "6,1"]);
+    let a = dir.path().join("reference.json");
+    let b = dir.path().join("crasher.json");
+    std::fs::write(&a, reference.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&b, crashed.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let page = dir.path().join("matrix.html");
+    let out = bin()
+        .args(["report"])
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
+    assert!(html.contains("reference") && html.contains("crasher"));
+    assert!(html.contains("simulated crash"), "the failure message should be in the drill-down");
+    assert!(!html.contains("http://") && !html.contains("https://"), "the page must be self-contained");
+}
+
+#[test]
+fn an_empty_selection_is_an_error_not_a_green_run() {
+    let out = bin().args(["run", "--spec", "9.9.9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
 }

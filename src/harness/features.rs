@@ -26,6 +26,8 @@ pub struct ScenarioSpec {
     pub tags: Vec<String>,
     /// The SPEC section from the first `spec-…` tag (`0`, `3`, `4A`, ...), or `untagged`.
     pub section: String,
+    /// The SPEC version the scenario pins, from its `pin-X` tag.
+    pub pin: Option<String>,
     /// Background steps followed by the scenario's own.
     pub steps: Vec<StepSpec>,
 }
@@ -115,6 +117,10 @@ fn expand(feature: &gherkin::Feature, file: &str) -> Vec<ScenarioSpec> {
                     id: format!("{stem}: {}{suffix}", scenario.name),
                     file: file.to_string(),
                     section: section_of(&tags),
+                    pin: tags
+                        .iter()
+                        .find_map(|t| t.strip_prefix("pin-"))
+                        .map(str::to_string),
                     tags,
                     steps,
                 });
@@ -180,6 +186,26 @@ fn outline_rows(scenario: &gherkin::Scenario) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_scenario_names_its_section_and_the_spec_version_it_pins() {
+        let (scenarios, errors) = load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("features"));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(scenarios.len() >= 80);
+        for s in &scenarios {
+            assert_ne!(s.section, "untagged", "{} has no @spec- tag", s.id);
+            assert!(s.pin.is_some(), "{} has no @pin- tag", s.id);
+        }
+        let mut ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        ids.sort();
+        let before = ids.len();
+        ids.dedup();
+        assert_eq!(
+            before,
+            ids.len(),
+            "scenario names must be unique (expected-failures files key on them)"
+        );
+    }
 
     #[test]
     fn sections_from_tags() {

@@ -94,6 +94,8 @@ pub struct Selection {
     pub tags: Vec<String>,
     /// Keep scenarios of these sections; empty ⇒ all.
     pub sections: Vec<String>,
+    /// Keep scenarios pinning this SPEC version; `None` ⇒ all.
+    pub spec: Option<String>,
 }
 
 impl Selection {
@@ -105,7 +107,8 @@ impl Selection {
                 .iter()
                 .any(|t| s.tags.iter().any(|st| st == t.trim_start_matches('@')));
         let section_ok = self.sections.is_empty() || self.sections.contains(&s.section);
-        tag_ok && section_ok
+        let spec_ok = self.spec.as_ref().is_none_or(|v| s.pin.as_ref() == Some(v));
+        tag_ok && section_ok && spec_ok
     }
 }
 
@@ -153,11 +156,22 @@ pub async fn run(
     }
     RunReport {
         port: info,
-        spec: crate::protocol::SPEC_VERSION.to_string(),
+        spec: pinned_versions(scenarios),
         summary,
         sections,
         scenarios: results,
         baseline: None,
+    }
+}
+
+/// The SPEC version(s) the run checks against: those its scenarios pin.
+fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
+    let versions: std::collections::BTreeSet<&str> =
+        scenarios.iter().filter_map(|s| s.pin.as_deref()).collect();
+    if versions.is_empty() {
+        crate::protocol::SPEC_VERSION.to_string()
+    } else {
+        versions.into_iter().collect::<Vec<_>>().join(", ")
     }
 }
 
