@@ -14,7 +14,7 @@ use toolnexus_conformance::harness::registry::{Registry, ResolvedPort};
 use toolnexus_conformance::harness::runner::{self, RunReport, Selection};
 use toolnexus_conformance::harness::scenario::Env;
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
-use toolnexus_conformance::harness::{baseline, differential, html, junit, report};
+use toolnexus_conformance::harness::{baseline, bench, differential, html, junit, report};
 use toolnexus_conformance::protocol::driver;
 
 #[derive(Parser)]
@@ -103,6 +103,31 @@ enum Command {
         /// Where to write the page.
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Time the same operations on several ports through their drivers, side by side with
+    /// the reference's own driver, and print medians and ratios.
+    Bench {
+        /// Port names or driver commands (repeatable); the reference is always included.
+        #[arg(long)]
+        port: Vec<String>,
+        /// Skills in the generated skills tree.
+        #[arg(long, default_value_t = 5000)]
+        skills: usize,
+        /// Files in the generated grep tree.
+        #[arg(long, default_value_t = 20000)]
+        grep_files: usize,
+        /// Executes timed for the round-trip operation.
+        #[arg(long, default_value_t = 200)]
+        round_trips: usize,
+        /// Timed runs per operation (after one warm-up).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Per-request timeout for drivers, in milliseconds.
+        #[arg(long, default_value_t = 120_000)]
+        timeout_ms: u64,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Serve the reference implementation over the port protocol on stdin/stdout.
     Driver,
@@ -270,6 +295,46 @@ async fn differential_command(
     }
 }
 
+async fn bench_command(
+    root: &Path,
+    ports: &[String],
+    opts: bench::BenchOptions,
+    timeout_ms: u64,
+    format: Format,
+) -> ExitCode {
+    let registry = match Registry::load(root) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let timeout = Duration::from_millis(timeout_ms);
+    let mut names = vec![bench::REFERENCE.to_string()];
+    names.extend(
+        ports
+            .iter()
+            .filter(|p| p.as_str() != bench::REFERENCE)
+            .cloned(),
+    );
+    let mut drivers: Vec<(String, Box<dyn Port>)> = names
+        .iter()
+        .map(|n| {
+            let (port, resolved) = open_port(root, &registry, Some(n), timeout);
+            (resolved.map_or(n.clone(), |r| r.name), port)
+        })
+        .collect();
+    let report = bench::run(&mut drivers, &opts, |line| eprintln!("{line}")).await;
+    for (_, port) in drivers.iter_mut() {
+        port.shutdown().await;
+    }
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        _ => print!("{}", bench::table(&report)),
+    }
+    ExitCode::SUCCESS
+}
+
 fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
     let mut reports = Vec::new();
     for file in files {
@@ -350,6 +415,24 @@ async fn main() -> ExitCode {
         },
         Command::Setup { ports, list } => setup_command(&root, &ports, list),
         Command::Report { files, output } => report_command(&files, &output),
+        Command::Bench {
+            port,
+            skills,
+            grep_files,
+            round_trips,
+            runs,
+            timeout_ms,
+            format,
+        } => {
+            let opts = bench::BenchOptions {
+                skills,
+                grep_files,
+                round_trips,
+                runs,
+                ..bench::BenchOptions::default()
+            };
+            bench_command(&root, &port, opts, timeout_ms, format).await
+        }
         Command::Run {
             port,
             format,

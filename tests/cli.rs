@@ -271,7 +271,12 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
 fn report_combines_json_results_into_one_html_page() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (_, reference) = run_json(&["--section", "6,1"]);
-    let (_, crashed) = run_json(&["--port", &driver_script("crash-on-build.sh"), "--section", "6,1"]);
+    let (_, crashed) = run_json(&[
+        "--port",
+        &driver_script("crash-on-build.sh"),
+        "--section",
+        "6,1",
+    ]);
     let a = dir.path().join("reference.json");
     let b = dir.path().join("crasher.json");
     std::fs::write(&a, reference.to_string()).unwrap_or_else(|e| panic!("{e}"));
@@ -285,15 +290,28 @@ fn report_combines_json_results_into_one_html_page() {
         .arg(&page)
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
     assert!(html.contains("reference") && html.contains("crasher"));
-    assert!(html.contains("simulated crash"), "the failure message should be in the drill-down");
-    assert!(!html.contains("http://") && !html.contains("https://"), "the page must be self-contained");
+    assert!(
+        html.contains("simulated crash"),
+        "the failure message should be in the drill-down"
+    );
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page must be self-contained"
+    );
 }
 
 #[test]
 fn an_empty_selection_is_an_error_not_a_green_run() {
-    let out = bin().args(["run", "--spec", "9.9.9"]).output().unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .args(["run", "--spec", "9.9.9"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(2));
 }

@@ -884,6 +884,26 @@ mod tests {
         assert_eq!(json["rows"][0]["op"], "skills_build");
     }
 
+    #[tokio::test]
+    async fn unwritable_work_dir_is_a_note() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let opts = BenchOptions {
+            work_dir: Some(file.path().join("under-a-file")),
+            ..tiny()
+        };
+        let mut ports: Vec<(String, Box<dyn Port>)> =
+            vec![(REFERENCE.into(), Box::new(InProcessPort::new()))];
+        let report = run(&mut ports, &opts, |_| {}).await;
+        assert_eq!(report.notes.len(), 1, "{report:?}");
+        assert!(report.fixtures.is_none());
+        assert_eq!(report.rows.len(), 3);
+        assert!(report
+            .rows
+            .iter()
+            .all(|r| r.median_ms.is_none() && r.notes.len() == 1));
+        assert!(table(&report).contains("note: cannot generate the fixtures"));
+    }
+
     #[test]
     fn grep_differences_are_notes() {
         let mut notes = Vec::new();
