@@ -250,7 +250,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     When the toolkit is closed
     And the toolkit is closed
-    Then the toolkit has 11 tools
+    Then the toolkit is no longer known to the port
 
   @spec-4 @seed-001
   Scenario: the builtin source reports its status

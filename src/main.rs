@@ -63,7 +63,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         /// Per-request timeout for a driver, in milliseconds.
-        #[arg(long, default_value_t = 10_000)]
+        #[arg(long, default_value_t = 5_000)]
         timeout_ms: u64,
         /// An expected-failures file (default: the registered port's own); the run then
         /// fails only on a new failure or an unexpected pass.

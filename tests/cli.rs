@@ -315,3 +315,15 @@ fn an_empty_selection_is_an_error_not_a_green_run() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_stray_answer_line_is_caught_as_out_of_step_never_a_false_pass() {
+    let cmd = format!(
+        "{} {} driver",
+        driver_script("stray-line.sh"),
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    );
+    let (code, report) = run_json(&["--port", &cmd, "--section", "6"]);
+    assert_eq!(code, Some(1));
+    all_failed_with(&report, "out of step");
+}

@@ -75,12 +75,15 @@ pub trait Port: Send {
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
     /// `statuses`, `errors` and `skills`.
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
-        request(self, json!({"cmd": "build", "id": id, "options": options})).await
+        let r = request(self, json!({"cmd": "build", "id": id, "options": options})).await?;
+        check_build(&r)?;
+        Ok(r)
     }
 
     /// `tools`: the toolkit's tool descriptions in `tools()` order.
     async fn tools(&mut self, toolkit: &str) -> Result<Value, PortError> {
         let r = request(self, json!({"cmd": "tools", "toolkit": toolkit})).await?;
+        check_tools(r.get("tools"))?;
         field(r, "tools")
     }
 
@@ -96,7 +99,17 @@ pub trait Port: Send {
         if let Some(answer) = answer {
             req["context"] = json!({ "answer": answer });
         }
-        field(request(self, req).await?, "result")
+        let result = field(request(self, req).await?, "result")?;
+        let shaped = result.get("output").is_some_and(Value::is_string)
+            && result.get("isError").is_some_and(Value::is_boolean)
+            && result.get("metadata").is_none_or(|m| m.is_object());
+        if !shaped {
+            return Err(malformed(format!(
+                "execute result must be {{output: string, isError: boolean, metadata?: object}}, got {}",
+                truncate(&result.to_string(), 200)
+            )));
+        }
+        Ok(result)
     }
 
     /// `adapter`: the provider schema array (`openai`, `anthropic`, `gemini`).
@@ -139,6 +152,72 @@ pub trait Port: Send {
             .await
             .map(|_| ())
     }
+}
+
+/// The error kind the harness gives a driver answer of the wrong shape.
+pub const MALFORMED: &str = "malformed_response";
+
+fn malformed(message: String) -> PortError {
+    PortError::Driver {
+        kind: MALFORMED.to_string(),
+        message,
+    }
+}
+
+fn check_tools(tools: Option<&Value>) -> Result<(), PortError> {
+    let ok = tools.and_then(Value::as_array).is_some_and(|a| {
+        a.iter().all(|t| {
+            t.get("name").is_some_and(Value::is_string)
+                && t.get("source").is_some_and(Value::is_string)
+                && t.get("description").is_some_and(Value::is_string)
+                && t.get("inputSchema").is_some_and(Value::is_object)
+        })
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(malformed(format!(
+            "\"tools\" must be an array of {{name, description, inputSchema, source}}, got {}",
+            truncate(&tools.map(Value::to_string).unwrap_or_default(), 200)
+        )))
+    }
+}
+
+/// A build answer must carry every field scenarios read, each of the right type, so an
+/// absence check can never pass on a malformed answer.
+fn check_build(r: &Value) -> Result<(), PortError> {
+    check_tools(r.get("tools"))?;
+    let strings = |v: Option<&Value>| {
+        v.and_then(Value::as_array)
+            .is_some_and(|a| a.iter().all(Value::is_string))
+    };
+    let string_map = |v: Option<&Value>| {
+        v.and_then(Value::as_object)
+            .is_some_and(|m| m.values().all(Value::is_string))
+    };
+    let skills = r.get("skills").and_then(Value::as_array).is_some_and(|a| {
+        a.iter()
+            .all(|s| s.get("name").is_some_and(Value::is_string))
+    });
+    for (key, ok) in [
+        ("names", strings(r.get("names"))),
+        ("statuses", string_map(r.get("statuses"))),
+        ("errors", string_map(r.get("errors"))),
+        ("skills", skills),
+    ] {
+        if !ok {
+            return Err(malformed(format!(
+                "build answer's \"{key}\" has the wrong shape: {}",
+                truncate(
+                    &r.get(key)
+                        .map(Value::to_string)
+                        .unwrap_or_else(|| "(missing)".into()),
+                    200
+                )
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn field(mut response: Value, key: &str) -> Result<Value, PortError> {

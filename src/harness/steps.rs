@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 
 use super::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
 use super::features::StepSpec;
-use super::port::Port;
+use super::port::{Port, PortError};
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
+use crate::protocol::error_kind;
 
 fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
     outcome
@@ -67,6 +68,7 @@ steps! {
     ListSkills => r#"^the skills are listed with:$"#,
     Sanitize => r#"^this value is sanitized:$"#,
     Close => r#"^the toolkit is closed$"#,
+    Forgotten => r#"^the toolkit is no longer known to the port$"#,
     ToolNames => r#"^the tool names are:$"#,
     ToolNamesMatch => r#"^the tool names match:$"#,
     SortedNames => r#"^the sorted tool names are:$"#,
@@ -229,45 +231,60 @@ async fn dispatch(
             port.close(&id).await?;
             Ok(())
         }
-        ToolNames => expect_json(st, &st.expect_doc(step)?, &names(st.built()?)),
-        ToolNamesMatch => expect_json(st, &st.expect_doc(step)?, &names(st.built()?)),
+        ToolNames | ToolNamesMatch => {
+            let listed = live_tools(port, st).await?;
+            expect_json(st, &st.expect_doc(step)?, &names(&listed))
+        }
         SortedNames => {
             let actual = st.built()?.get("names").cloned().unwrap_or(Value::Null);
             expect_json(st, &st.expect_doc(step)?, &actual)
         }
         ToolCount => {
+            let listed = live_tools(port, st).await?;
             let n = arg(1).parse::<usize>().unwrap_or(0);
-            let got = names(st.built()?).as_array().map_or(0, Vec::len);
+            let got = names(&listed).as_array().map_or(0, Vec::len);
             if got == n {
                 Ok(())
             } else {
-                fail(format!(
-                    "expected {n} tools, got {got}: {}",
-                    names(st.built()?)
-                ))
+                fail(format!("expected {n} tools, got {got}: {}", names(&listed)))
             }
         }
         HasTool | HasNoTool => {
+            let listed = live_tools(port, st).await?;
             let name = arg(1);
-            let present = tool(st.built()?, &name).is_some();
+            let present = tool(&listed, &name).is_some();
             match (kind == HasTool, present) {
-                (true, false) => fail(format!("no tool \"{name}\"; tools: {}", names(st.built()?))),
+                (true, false) => fail(format!("no tool \"{name}\"; tools: {}", names(&listed))),
                 (false, true) => fail(format!("tool \"{name}\" is present but should not be")),
                 _ => Ok(()),
             }
         }
         ToolSource => {
+            let listed = live_tools(port, st).await?;
             let name = arg(1);
-            let t = tool(st.built()?, &name)
+            let t = tool(&listed, &name)
                 .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
             expect_json(st, &json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
         }
         ToolMatches => {
+            let listed = live_tools(port, st).await?;
             let name = arg(1);
-            let t = tool(st.built()?, &name)
+            let t = tool(&listed, &name)
                 .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
             let actual = st.norm(t);
             expect_json(st, &st.expect_doc(step)?, &actual)
+        }
+        Forgotten => {
+            let id = st.toolkit_id()?;
+            match port.tools(&id).await {
+                Err(PortError::Driver { kind, .. }) if kind == error_kind::UNKNOWN_TOOLKIT => {
+                    Ok(())
+                }
+                Err(PortError::Transport(m)) => fail(m),
+                other => fail(format!(
+                    "after close, `tools` for \"{id}\" should answer unknown_toolkit, got {other:?}"
+                )),
+            }
         }
         IsError | NotError => {
             let is_error = st.result()?.get("isError").and_then(Value::as_bool);
@@ -344,7 +361,7 @@ async fn dispatch(
             snapshot_json(st, env, &arg(2), &actual, !arg(3).is_empty())
         }
         AdapterOrder => {
-            let order = names(st.built()?);
+            let order = names(&live_tools(port, st).await?);
             let openai = adapter(port, st, "openai").await?;
             let anthropic = adapter(port, st, "anthropic").await?;
             let gemini = adapter(port, st, "gemini").await?;
@@ -523,6 +540,22 @@ async fn adapter(
     let id = st.toolkit_id()?;
     let output = port.adapter(&id, format).await?;
     Ok(st.norm(&output))
+}
+
+/// The toolkit's tools as the port lists them now (`tools`), shaped like a build answer; a
+/// listing that differs from the build answer is itself a failure.
+async fn live_tools(port: &mut dyn Port, st: &ScenarioState) -> Result<Value, StepFailure> {
+    let id = st.toolkit_id()?;
+    let tools = port.tools(&id).await?;
+    let built = st.built()?.get("tools").cloned().unwrap_or(Value::Null);
+    if built != tools {
+        return fail(format!(
+            "`tools` lists {} but `build` answered {}",
+            names(&json!({ "tools": tools })),
+            names(&json!({ "tools": built }))
+        ));
+    }
+    Ok(json!({ "tools": tools }))
 }
 
 fn names(built: &Value) -> Value {

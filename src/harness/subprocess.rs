@@ -33,6 +33,7 @@ pub struct SubprocessPort {
     starts: u32,
     greeting: Option<Value>,
     cwd: Option<PathBuf>,
+    seq: u64,
 }
 
 impl SubprocessPort {
@@ -47,6 +48,7 @@ impl SubprocessPort {
             starts: 0,
             greeting: None,
             cwd: None,
+            seq: 0,
         }
     }
 
@@ -89,6 +91,7 @@ impl SubprocessPort {
             }
         });
         self.starts += 1;
+        self.seq = 0;
         self.running = Some(Running {
             child,
             stdin,
@@ -139,18 +142,37 @@ impl SubprocessPort {
         let Some(running) = self.running.as_mut() else {
             return Err(PortError::Transport("driver is not running".into()));
         };
+        // Every request carries a sequence number the driver echoes, so a stray or missing
+        // line can never be taken as the answer to another request.
+        let seq = self.seq;
+        self.seq += 1;
+        let mut request = request.clone();
+        if let Some(obj) = request.as_object_mut() {
+            obj.insert("seq".into(), Value::from(seq));
+        }
         let mut line = request.to_string();
         line.push('\n');
-        let sent = async {
+        let sent = tokio::time::timeout(self.timeout, async {
             running.stdin.write_all(line.as_bytes()).await?;
             running.stdin.flush().await
-        };
-        if let Err(e) = sent.await {
-            return Err(self
-                .fail(format!(
-                    "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
-                ))
-                .await);
+        });
+        match sent.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                return Err(self
+                    .fail(format!(
+                        "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
+                    ))
+                    .await)
+            }
+            Err(_) => {
+                return Err(self
+                    .fail(format!(
+                        "driver did not read `{cmd}` within {} ms; killed it",
+                        self.timeout.as_millis()
+                    ))
+                    .await)
+            }
         }
         let read = tokio::time::timeout(self.timeout, running.stdout.next_line()).await;
         match read {
@@ -169,7 +191,14 @@ impl SubprocessPort {
                 ))
                 .await),
             Ok(Ok(Some(text))) => match serde_json::from_str::<Value>(&text) {
-                Ok(v @ Value::Object(_)) => Ok(v),
+                Ok(v @ Value::Object(_)) if v.get("seq").and_then(Value::as_u64) == Some(seq) => Ok(v),
+                Ok(v @ Value::Object(_)) => Err(self
+                    .fail(format!(
+                        "driver answered `{cmd}` (seq {seq}) with seq {}: out of step, restarted it; answer was {}",
+                        v.get("seq").map_or("(missing)".to_string(), |s| s.to_string()),
+                        truncate(&text, 200)
+                    ))
+                    .await),
                 _ => Err(self
                     .fail(format!(
                         "driver printed a non-JSON-object line answering `{cmd}`: {:?}",

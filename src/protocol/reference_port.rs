@@ -35,7 +35,12 @@ impl ReferenceSession {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            return error_response(error_kind::BAD_REQUEST, "request needs a string \"cmd\"");
+            let mut response =
+                error_response(error_kind::BAD_REQUEST, "request needs a string \"cmd\"");
+            if let Some(seq) = request.get("seq") {
+                response["seq"] = seq.clone();
+            }
+            return response;
         };
         let result = match cmd.as_str() {
             "hello" => Ok(hello()),
@@ -56,7 +61,7 @@ impl ReferenceSession {
                 format!("unknown command \"{other}\""),
             )),
         };
-        match result {
+        let mut response = match result {
             Ok(Value::Object(mut body)) => {
                 let mut out = Map::new();
                 out.insert("ok".into(), Value::Bool(true));
@@ -65,7 +70,11 @@ impl ReferenceSession {
             }
             Ok(other) => json!({"ok": true, "value": other}),
             Err((kind, message)) => error_response(kind, message),
+        };
+        if let Some(seq) = request.get("seq") {
+            response["seq"] = seq.clone();
         }
+        response
     }
 
     async fn build(&mut self, request: &Value) -> Reply {
