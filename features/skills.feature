@@ -259,7 +259,25 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       | plain           | A plain description.        | - **plain**: A plain description.   |
       | "double-quoted" | "Quoted: with a colon"      | - **double-quoted**: Quoted: with a colon |
       | 'single'        | 'It''s single'              | - **single**: It's single           |
-      | padded          |    padded value             | - **padded**: padded value          |
+
+  @spec-3
+  Scenario: a quoted description keeps no surrounding whitespace after trimming
+    Given a file "root/padded/SKILL.md" containing:
+      """
+      ---
+      name: "  padded  "
+      description: "   padded value   "
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$regex": "\n- \\*\\*padded\\*\\*: padded value$"}
+      """
 
   @spec-3
   Scenario: a folded block scalar description is joined with spaces
@@ -279,7 +297,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then the skills prompt matches:
       """
-      {"$regex": "(?m)^- \\*\\*folded\\*\\*: This is folded across lines\\.$"}
+      {"$regex": "\n- \\*\\*folded\\*\\*: This is folded across lines\\.$"}
       """
 
   @spec-3
@@ -425,6 +443,22 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       </skill_files>
       </skill_content>
       """
+
+  @spec-3.S5
+  Scenario: an explicit sample limit of 0 means the default of 10
+    Given a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/sampling", "skillSampleLimit": 0}
+      """
+    When "skill" is executed with:
+      """
+      {"name": "many"}
+      """
+    Then the output matches:
+      """
+      (?s)<file>[^\n]*/many/f09\.txt</file>\n</skill_files>\n</skill_content>$
+      """
+    And the output does not contain "f10.txt"
 
   @spec-3.S5
   Scenario: a positive sample limit caps the file list
@@ -587,6 +621,14 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
     And the toolkit has the tool "skill"
     And the toolkit has the tool "read"
 
+  @spec-3.S1 @seed-001
+  Scenario: a failing skill provider is reported as an error entry (seed 001 ":errors")
+    Given a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skillProvider": {"fail": "boom provider"}}
+      """
+    Then an error mentions "boom provider"
+
   @spec-3.S2
   Scenario Outline: the skills filter is an allowlist with any true entry, else a drop-list
     Given a toolkit built with:
@@ -605,7 +647,40 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       | {"alpha": true, "gamma": true}         | ["alpha", "gamma"]         |
       | {"beta": false}                        | ["alpha", "gamma"]         |
       | {"nosuch": false}                      | ["alpha", "beta", "gamma"] |
+      | {"nosuch": true}                       | []                         |
       | {"alpha": false, "beta": false, "gamma": false} | []                |
+
+  @spec-3.S2
+  Scenario: unknown names in the skills filter are ignored with a warning
+    Given a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "skillsFilter": {"nosuch": false}}
+      """
+    Then a warning mentions "nosuch"
+
+  @spec-0.5
+  Scenario: a duplicate skill name keeps the first and warns
+    Given a file "r1/same/SKILL.md" containing:
+      """
+      ---
+      name: same
+      description: first
+      ---
+      x
+      """
+    And a file "r2/same/SKILL.md" containing:
+      """
+      ---
+      name: same
+      description: second
+      ---
+      x
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": ["{{TMP}}/r1", "{{TMP}}/r2"]}
+      """
+    Then a warning mentions "same"
 
   @spec-3.S2
   Scenario: a filtered-out skill cannot be loaded through the skill tool
@@ -661,21 +736,21 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
 
   @spec-3.S3
   Scenario: the inventory types every skip reason it can observe
-    Given a file "root/a-missing/SKILL.md" containing:
+    Given a file "r1/a-missing/SKILL.md" containing:
       """
       ---
       description: no name
       ---
       x
       """
-    And a file "root/b-malformed/SKILL.md" containing:
+    And a file "r1/b-malformed/SKILL.md" containing:
       """
       ---
       name: [unclosed
       ---
       x
       """
-    And a file "root/c-dup/SKILL.md" containing:
+    And a file "r1/dup/SKILL.md" containing:
       """
       ---
       name: dup
@@ -683,7 +758,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ---
       x
       """
-    And a file "root/d-dup/SKILL.md" containing:
+    And a file "r2/dup/SKILL.md" containing:
       """
       ---
       name: dup
@@ -693,15 +768,15 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     When the skills are listed with:
       """
-      {"skillsDir": "{{TMP}}/root"}
+      {"skillsDir": ["{{TMP}}/r1", "{{TMP}}/r2"]}
       """
     Then the skill inventory matches:
       """
       {"skills": [{"$partial": true, "name": "dup", "description": "first"}],
-       "skipped": [
-         {"$partial": true, "location": "{{TMP}}/root/a-missing/SKILL.md", "reason": "missing-name"},
-         {"$partial": true, "location": "{{TMP}}/root/b-malformed/SKILL.md", "reason": "malformed-frontmatter"},
-         {"$partial": true, "location": "{{TMP}}/root/d-dup/SKILL.md", "reason": "duplicate-name"}]}
+       "skipped": {"$unordered": [
+         {"$partial": true, "location": "{{TMP}}/r1/a-missing/SKILL.md", "reason": "missing-name"},
+         {"$partial": true, "location": "{{TMP}}/r1/b-malformed/SKILL.md", "reason": "malformed-frontmatter"},
+         {"$partial": true, "location": "{{TMP}}/r2/dup/SKILL.md", "reason": "duplicate-name"}]}}
       """
 
   @spec-3.S3

@@ -241,6 +241,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     Then the toolkit has 11 tools
     And the toolkit has the tool "read"
+    And an error mentions "127.0.0.1:9"
 
   @spec-4
   Scenario: closing a toolkit twice is harmless

@@ -216,35 +216,37 @@ fn names_of(report: &Value, status: &str) -> Vec<String> {
 #[test]
 fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_passes() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let crash = driver_script("crash-on-build.sh");
-    let (_, plain) = run_json(&["--port", &crash, "--section", "6"]);
+    let flaky = format!(
+        "{} {} driver",
+        driver_script("bad-sanitize.sh"),
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    );
+    let (code, plain) = run_json(&["--port", &flaky, "--section", "0"]);
+    assert_eq!(code, Some(1));
     let failing = names_of(&plain, "failed");
-    assert_eq!(failing.len(), 4);
+    assert_eq!(failing.len(), 2, "{plain}");
 
     let all = dir.path().join("all.txt");
-    std::fs::write(
-        &all,
-        format!("# every one is known\n{}\n", failing.join("\n")),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&all, format!("# both are known\n{}\n", failing.join("\n")))
+        .unwrap_or_else(|e| panic!("{e}"));
     let (code, report) = run_json(&[
         "--port",
-        &crash,
+        &flaky,
         "--section",
-        "6",
+        "0",
         "--expected-failures",
         &all.to_string_lossy(),
     ]);
     assert_eq!(code, Some(0), "{report}");
-    assert_eq!(report["baseline"]["knownFailures"], 4);
+    assert_eq!(report["baseline"]["knownFailures"], 2);
 
     let some = dir.path().join("some.txt");
-    std::fs::write(&some, failing[1..].join("\n")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&some, &failing[1]).unwrap_or_else(|e| panic!("{e}"));
     let (code, report) = run_json(&[
         "--port",
-        &crash,
+        &flaky,
         "--section",
-        "6",
+        "0",
         "--expected-failures",
         &some.to_string_lossy(),
     ]);
@@ -254,7 +256,7 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
     // Against the reference those names pass: each is an unexpected pass.
     let (code, report) = run_json(&[
         "--section",
-        "6",
+        "0",
         "--expected-failures",
         &all.to_string_lossy(),
     ]);
@@ -263,7 +265,7 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
         report["baseline"]["unexpectedPasses"]
             .as_array()
             .map(Vec::len),
-        Some(4)
+        Some(2)
     );
 }
 
@@ -326,4 +328,12 @@ fn a_stray_answer_line_is_caught_as_out_of_step_never_a_false_pass() {
     let (code, report) = run_json(&["--port", &cmd, "--section", "6"]);
     assert_eq!(code, Some(1));
     all_failed_with(&report, "out of step");
+}
+
+#[test]
+fn a_port_that_implements_nothing_is_not_a_green_run() {
+    let (code, report) = run_json(&["--port", &driver_script("no-sections.sh"), "--section", "6"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["summary"]["skipped"], 4);
+    assert_eq!(report["summary"]["passed"], 0);
 }

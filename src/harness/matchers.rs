@@ -2,7 +2,8 @@
 //!
 //! Matchers inside an expected JSON value:
 //! `{"$match":"any"|"string"|"number"|"boolean"|"array"|"object"}`, `{"$contains":"text"}`,
-//! `{"$regex":"re"}`, `{"$oneOf":[v1, v2]}`, `{"$absent":true}` (as an object member), and
+//! `{"$regex":"re"}`, `{"$oneOf":[v1, v2]}`, `{"$unordered":[v1, v2]}` (the same items in any
+//! order), `{"$absent":true}` (as an object member), and
 //! `"$partial": true` inside an object (extra actual keys allowed).
 
 use std::collections::BTreeSet;
@@ -113,9 +114,16 @@ fn matcher_of(obj: &serde_json::Map<String, Value>) -> Option<(&str, &Value)> {
         return None;
     }
     let (k, v) = obj.iter().next()?;
-    ["$match", "$contains", "$regex", "$oneOf", "$absent"]
-        .contains(&k.as_str())
-        .then_some((k.as_str(), v))
+    [
+        "$match",
+        "$contains",
+        "$regex",
+        "$oneOf",
+        "$unordered",
+        "$absent",
+    ]
+    .contains(&k.as_str())
+    .then_some((k.as_str(), v))
 }
 
 fn apply_matcher(
@@ -163,6 +171,12 @@ fn apply_matcher(
         "$oneOf" => arg
             .as_array()
             .is_some_and(|opts| opts.iter().any(|o| match_json(o, actual).passed())),
+        "$unordered" => match (arg.as_array(), actual.as_array()) {
+            (Some(want), Some(got)) => {
+                want.len() == got.len() && assign(want, got, &mut vec![false; got.len()])
+            }
+            _ => false,
+        },
         _ => false,
     };
     if !ok {
@@ -172,6 +186,23 @@ fn apply_matcher(
             short(actual)
         ));
     }
+}
+
+/// Whether every expected item matches a distinct actual item (small lists: backtracking).
+fn assign(want: &[Value], got: &[Value], used: &mut Vec<bool>) -> bool {
+    let Some((first, rest)) = want.split_first() else {
+        return true;
+    };
+    for i in 0..got.len() {
+        if !used[i] && match_json(first, &got[i]).passed() {
+            used[i] = true;
+            if assign(rest, got, used) {
+                return true;
+            }
+            used[i] = false;
+        }
+    }
+    false
 }
 
 fn short(v: &Value) -> String {
@@ -198,6 +229,10 @@ mod tests {
         assert_eq!(lenient.kind(), "lenient (contains, match, partial)");
         assert!(!match_json(&json!({"$regex": "^a$"}), &json!("ab")).passed());
         assert!(match_json(&json!({"x": {"$absent": true}}), &json!({})).passed());
+        let un = json!({"$unordered": [{"$partial": true, "a": 1}, {"$partial": true, "a": 2}]});
+        assert!(match_json(&un, &json!([{"a": 2, "b": 0}, {"a": 1}])).passed());
+        assert!(!match_json(&un, &json!([{"a": 2}, {"a": 2}])).passed());
+        assert!(!match_json(&un, &json!([{"a": 1}])).passed());
         assert!(!match_json(&json!({"x": {"$absent": true}}), &json!({"x": 1})).passed());
     }
 }

@@ -21,6 +21,19 @@ impl Placeholders {
                 self.pairs.push((placeholder.to_string(), real));
             }
         }
+        // A `file://` URI percent-encodes the path (Python's `as_uri()`), so a checkout under
+        // a path with spaces or non-ASCII characters is recognised in URIs too.
+        let forms: Vec<String> = self
+            .pairs
+            .iter()
+            .filter(|(p, _)| p == placeholder)
+            .map(|(_, path)| uri_path(path))
+            .collect();
+        for encoded in forms {
+            if !self.pairs.iter().any(|(_, p)| *p == encoded) {
+                self.pairs.push((placeholder.to_string(), encoded));
+            }
+        }
         // Longest path first, so a nested root wins over its parent.
         self.pairs.sort_by_key(|p| std::cmp::Reverse(p.1.len()));
     }
@@ -73,6 +86,19 @@ impl Placeholders {
     }
 }
 
+/// A path as it appears in a `file://` URI: bytes outside the unreserved set and `/`
+/// percent-encoded (RFC 3986).
+fn uri_path(path: &str) -> String {
+    path.bytes().fold(String::new(), |mut out, b| {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+        out
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +112,16 @@ mod tests {
         assert_eq!(
             p.normalise_text("file:///x/tmp/a /x/b"),
             "file://{{TMP}}/a {{FIXTURES}}/b"
+        );
+    }
+
+    #[test]
+    fn percent_encoded_uris_normalise_too() {
+        let mut p = Placeholders::default();
+        p.add("{{FIXTURES}}", Path::new("/x/sp ace/é"));
+        assert_eq!(
+            p.normalise_text("file:///x/sp%20ace/%C3%A9/a and /x/sp ace/é/a"),
+            "file://{{FIXTURES}}/a and {{FIXTURES}}/a"
         );
     }
 }

@@ -71,6 +71,9 @@ pub fn text(report: &RunReport) -> String {
             let _ = writeln!(out, "  stale entry      {n}");
         }
     }
+    if s.passed == 0 {
+        let _ = writeln!(out, "\nno scenario passed: the run counts as a failure");
+    }
     let _ = writeln!(
         out,
         "\n{} passed, {} failed, {} skipped",

@@ -78,11 +78,13 @@ pub struct RunReport {
 
 impl RunReport {
     /// Whether the run is a failure: any failed scenario, or, with an expected-failures
-    /// baseline, a new failure or an unexpected pass.
+    /// baseline, a new failure or an unexpected pass; and always when nothing passed.
     pub fn has_failures(&self) -> bool {
+        // A run in which nothing passed proves nothing, even if nothing failed.
+        let nothing_passed = self.summary.passed == 0;
         match &self.baseline {
-            Some(b) => !b.holds(),
-            None => self.summary.failed > 0,
+            Some(b) => !b.holds() || nothing_passed,
+            None => self.summary.failed > 0 || nothing_passed,
         }
     }
 }

@@ -82,6 +82,7 @@ steps! {
     OutputIs => r#"^the output is:$"#,
     OutputIsInline => r#"^the output is "(.*)"$"#,
     OutputContains => r#"^the output contains "(.*)"$"#,
+    OutputLacks => r#"^the output does not contain "(.*)"$"#,
     OutputRegex => r#"^the output matches:$"#,
     OutputSnapshot => r#"^the output matches snapshot "([^"]+)"$"#,
     OutputJson => r#"^the output parses as JSON matching:$"#,
@@ -99,6 +100,7 @@ steps! {
     NoErrors => r#"^there are no errors$"#,
     ErrorMentions => r#"^an error mentions "([^"]+)"$"#,
     ErrorFor => r#"^the error for "([^"]+)" mentions "([^"]+)"$"#,
+    WarningMentions => r#"^a warning mentions "([^"]+)"$"#,
     CatalogNames => r#"^the skill catalog names are:$"#,
     SelectedNames => r#"^the selected builtin names are:$"#,
     SelectedMatch => r#"^the selected builtins match:$"#,
@@ -127,9 +129,9 @@ pub async fn run_step(
     // Checks that compare without the expectation helpers still say what kind they were.
     use StepKind::*;
     match kind {
-        ErrorMentions | ErrorFor => st.record("lenient (contains)"),
+        ErrorMentions | ErrorFor | WarningMentions => st.record("lenient (contains)"),
         ToolCount | HasTool | HasNoTool | IsError | NotError | Suspends | NoStatus | NoErrors
-        | SanitizedIs | PromptLacks => st.record("pinned"),
+        | SanitizedIs | PromptLacks | OutputLacks | Forgotten => st.record("pinned"),
         _ => {}
     }
     Ok(())
@@ -435,6 +437,32 @@ async fn dispatch(
                     "[lenient (contains)] no error mentions \"{}\"; errors: {errors}",
                     arg(1)
                 ))
+            }
+        }
+        WarningMentions => {
+            let warnings = st.norm(&st.built()?.get("warnings").cloned().unwrap_or(json!([])));
+            let found = warnings.as_array().is_some_and(|a| {
+                a.iter()
+                    .any(|w| w.as_str().is_some_and(|s| s.contains(&arg(1))))
+            });
+            if found {
+                Ok(())
+            } else {
+                fail(format!(
+                    "[lenient (contains)] no warning mentions \"{}\"; warnings: {warnings}",
+                    arg(1)
+                ))
+            }
+        }
+        OutputLacks => {
+            let out = st.output()?;
+            if out.contains(&unescape(&arg(1))) {
+                fail(format!(
+                    "[pinned] the output contains {:?}: {out:?}",
+                    arg(1)
+                ))
+            } else {
+                Ok(())
             }
         }
         ErrorFor => {

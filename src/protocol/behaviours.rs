@@ -27,10 +27,15 @@ pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let schema = spec
-        .get("inputSchema")
-        .cloned()
-        .unwrap_or_else(default_schema);
+    let schema = match spec.get("inputSchema") {
+        None | Some(Value::Null) => default_schema(),
+        Some(s @ Value::Object(_)) => s.clone(),
+        Some(other) => {
+            return Err(format!(
+                "extra tool \"{name}\": inputSchema must be a JSON-Schema object (§1), got {other}"
+            ))
+        }
+    };
     let behaviour = spec
         .get("behaviour")
         .cloned()

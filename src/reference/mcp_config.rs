@@ -78,8 +78,7 @@ fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
     let body = if trimmed.starts_with('{') {
         text.to_string()
     } else {
-        std::fs::read_to_string(Path::new(text))
-            .map_err(|e| format!("cannot read mcp config file: {e}"))?
+        read_config_file(Path::new(text))?
     };
     match serde_json::from_str::<Value>(&body) {
         Ok(Value::Object(map)) => Ok(map),
@@ -89,6 +88,29 @@ fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
         )),
         Err(e) => Err(format!("mcp config is not valid JSON: {e}")),
     }
+}
+
+/// The largest config file read.
+const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a config file: a regular file (never a FIFO or device, which could block or never
+/// end) of bounded size.
+fn read_config_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read mcp config file: {e}"))?;
+    if !meta.is_file() {
+        return Err("mcp config path is not a regular file".to_string());
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(format!(
+            "mcp config file is larger than {MAX_CONFIG_BYTES} bytes"
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CONFIG_BYTES).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read mcp config file: {e}"))?;
+    Ok(text)
 }
 
 fn server(raw: Value) -> ServerConfig {
@@ -139,5 +161,7 @@ mod tests {
         assert_eq!(raw.servers.keys().collect::<Vec<_>>(), vec!["s"]);
         assert!(raw.servers["s"].disabled);
         assert!(parse(&json!("{not json")).is_err());
+        assert!(parse(&json!("/dev/zero")).is_err());
+        assert!(parse(&json!("/nonexistent/mcp.json")).is_err());
     }
 }

@@ -137,6 +137,15 @@ pub(super) fn io_msg(e: &io::Error, path: &str) -> String {
 
 /// Reads a UTF-8 text file, reporting failures as the tool's `isError` result.
 pub(super) fn read_text(tool: &str, path: &str) -> Step<String> {
+    // A FIFO would block forever and a device such as /dev/zero never ends: only regular
+    // files are read (a missing path falls through to the read's own error).
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(ToolResult::error(format!(
+                "{tool}: {path} is not a regular file"
+            )));
+        }
+    }
     let bytes = std::fs::read(path)
         .map_err(|e| ToolResult::error(format!("{tool}: {}", io_msg(&e, path))))?;
     String::from_utf8(bytes)

@@ -4,6 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use regex::Regex;
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
 /// What a SKILL.md file yields once its frontmatter is read.
@@ -33,6 +34,8 @@ fn fence() -> Option<&'static Regex> {
 /// Parses `text` into name, description and body; `Err` only for a YAML block the parser
 /// refuses. No frontmatter at all is `Ok` with `name: None` and the whole text as body.
 pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
+    // A UTF-8 byte-order mark is an encoding detail, not text before the fence.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let caps = fence().and_then(|re| re.captures(text));
     let Some(caps) = caps else {
         return Ok(Frontmatter {
@@ -44,6 +47,9 @@ pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
     let block = caps.get(1).map_or("", |m| m.as_str());
     let content = caps.get(2).map_or("", |m| m.as_str()).to_string();
 
+    if !bounded(block) {
+        return Err(Malformed);
+    }
     // The parser is third-party code fed untrusted input: a panic must not escape.
     let loaded = catch_unwind(AssertUnwindSafe(|| YamlLoader::load_from_str(block)))
         .map_err(|_| Malformed)?
@@ -69,6 +75,37 @@ pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
         description,
         content,
     })
+}
+
+/// The largest frontmatter block read; a name and a description never need more.
+const MAX_BLOCK: usize = 64 * 1024;
+/// The most aliases a block may use. Loading expands aliases, so a few nested ones
+/// ("billion laughs") would otherwise turn a small file into gigabytes.
+const MAX_ALIASES: usize = 16;
+
+/// Whether `block` is small enough and uses few enough aliases to load safely; counted on
+/// the parser's event stream, which does not expand anything.
+fn bounded(block: &str) -> bool {
+    if block.len() > MAX_BLOCK {
+        return false;
+    }
+    let mut parser = Parser::new_from_str(block);
+    let mut aliases = 0;
+    loop {
+        match catch_unwind(AssertUnwindSafe(|| parser.next_token())) {
+            Ok(Ok((Event::StreamEnd, _))) => return true,
+            Ok(Ok((Event::Alias(_), _))) => {
+                aliases += 1;
+                if aliases > MAX_ALIASES {
+                    return false;
+                }
+            }
+            Ok(Ok(_)) => {}
+            // A scan error is the loader's to report (as malformed); a panic is ours.
+            Ok(Err(_)) => return true,
+            Err(_) => return false,
+        }
+    }
 }
 
 /// Coerces a YAML scalar (string, int, float, bool) to a string the way the Python port's
@@ -142,6 +179,29 @@ fn python_float(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_alias_bomb_is_refused_without_expanding_it() {
+        let mut block = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let mut prev = 'a';
+        for level in ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] {
+            let refs = vec![format!("*{prev}"); 9].join(",");
+            block.push_str(&format!("{level}: &{level} [{refs}]\n"));
+            prev = level;
+        }
+        let text = format!("---\nname: bomb\n{block}---\nbody\n");
+        assert_eq!(parse(&text), Err(Malformed));
+        let few = "---\nname: ok\nbase: &b x\ndescription: *b\n---\nbody\n";
+        assert_eq!(parse(few).map(|f| f.description), Ok(Some("x".to_string())));
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_hide_the_frontmatter() {
+        let parsed = parse("\u{feff}---\nname: bom\n---\nbody\n");
+        assert_eq!(parsed.map(|f| f.name), Ok(Some("bom".to_string())));
+    }
 
     fn ok(text: &str) -> Frontmatter {
         parse(text).unwrap()
@@ -232,7 +292,6 @@ mod tests {
         for text in [
             "# No frontmatter\nJust body\n",
             "---\n---\nBody\n",
-            "\u{feff}---\nname: bom\n---\nBody\n",
             "---\nname: no_close\nBody\n",
         ] {
             let f = ok(text);
