@@ -111,7 +111,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the toolkit has no tool "bash"
     And the status of "builtin" is "connected"
 
-  @spec-4 @seed-001
+  @spec-4 @seed-001 @seed-001-disagreement
   Scenario: shaping the catalog from a directory, data and a provider, minus a drop-list (seed 001 example 2)
     Given a toolkit built with:
       """
@@ -184,11 +184,15 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       {"$regex": "## Available Skills\n- \\*\\*refunds\\*\\*: Refund orders$"}
       """
 
-  @spec-4 @spec-0.3
-  Scenario: a malformed MCP config is an error entry and the toolkit still builds
-    Given a toolkit built with:
+  @spec-4 @spec-0.3 @seed-001
+  Scenario: a malformed MCP config file is an error entry and the toolkit still builds
+    Given a file "mcp.json" containing:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": "{\"mcpServers\": {\"x\": "}
+      {"mcpServers": {"x": 
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": "{{TMP}}/mcp.json"}
       """
     Then the error for "<config>" mentions "config"
     And the toolkit has the tool "skill"
@@ -241,7 +245,14 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     Then the toolkit has 11 tools
     And the toolkit has the tool "read"
-    And an error mentions "127.0.0.1:9"
+
+  @spec-4 @spec-7A @seed-001
+  Scenario: an unreachable agent is reported as an error entry (seed 001 ":errors")
+    Given a toolkit built with:
+      """
+      {"agents": [{"card": "http://127.0.0.1:9/.well-known/agent-card.json", "timeout": 2000}]}
+      """
+    Then an error mentions "127.0.0.1:9"
 
   @spec-4
   Scenario: closing a toolkit twice is harmless

@@ -199,6 +199,24 @@ def skill_info(info):
     return out
 
 
+class _Tee:
+    """A stderr stand-in that forwards everything and keeps the port's `[toolnexus] ` lines."""
+
+    def __init__(self, target):
+        self.target, self.text = target, []
+
+    def write(self, data):
+        self.text.append(data)
+        return self.target.write(data)
+
+    def flush(self):
+        self.target.flush()
+
+    def warnings(self):
+        return [line[len("[toolnexus] "):] for line in "".join(self.text).splitlines()
+                if line.startswith("[toolnexus] ")]
+
+
 class Session:
     def __init__(self):
         self.kits = {}
@@ -218,7 +236,15 @@ class Session:
             tid = field(req, "id", str, "a string")
             kwargs = toolkit_kwargs(req.get("options") or {})
             await self.close(tid)
-            tk = await create_toolkit(**kwargs)
+            # The port reports warnings (duplicate skills, unknown filter names) only by
+            # printing `[toolnexus] …` to stderr; collect them for the `warnings` field while
+            # still passing them through to the log.
+            real_err, tee = sys.stderr, _Tee(sys.stderr)
+            sys.stderr = tee
+            try:
+                tk = await create_toolkit(**kwargs)
+            finally:
+                sys.stderr = real_err
             self.kits[tid] = tk
             tools = [describe(t) for t in tk.tools()]
             # The Python Toolkit exposes no public accessor for its filtered skill catalog:
@@ -228,7 +254,8 @@ class Session:
                     # Only MCP statuses exist in the port (no "builtin" entry), and it keeps
                     # no errors map (failures are printed to stderr), so errors is always {}.
                     "statuses": tk.mcp_status(), "errors": {},
-                    "skills": [skill_info(s) for s in catalog]}
+                    "skills": [skill_info(s) for s in catalog],
+                    "warnings": tee.warnings()}
         if cmd == "tools":
             return {"tools": [describe(t) for t in self.kit(req).tools()]}
         if cmd == "execute":

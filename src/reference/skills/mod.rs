@@ -83,7 +83,8 @@ pub struct SkillSources {
 pub enum SkipReason {
     /// No (string) `name` in the frontmatter.
     MissingName,
-    /// The frontmatter is not valid YAML (or not a mapping).
+    /// The frontmatter is not valid YAML, or too large or alias-heavy to load safely. (Valid
+    /// YAML that is not a mapping has no name: `MissingName`, as in the Python port.)
     MalformedFrontmatter,
     /// An earlier skill already has this name (first wins).
     DuplicateName,
