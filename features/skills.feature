@@ -808,7 +808,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then the skill inventory matches:
       """
-      {"skills": [{"$partial": true, "name": "quiet"}, {"$partial": true, "name": "d1"}],
+      {"skills": {"$unordered": [{"$partial": true, "name": "quiet"}, {"$partial": true, "name": "d1"}]},
        "skipped": [{"$partial": true, "reason": "missing-name"}]}
       """
 

@@ -473,17 +473,29 @@ async fn dispatch(
             }
         }
         CatalogNames => {
-            let names: Value = st
-                .built()?
-                .get("skills")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .map(|s| s.get("name").cloned().unwrap_or(Value::Null))
-                        .collect()
-                })
-                .unwrap_or_default();
-            expect_json(st, &st.expect_doc(step)?, &names)
+            // §3 fixes which skills win, not the order a catalog is listed in (the prompt,
+            // which is sorted, is checked by its own steps): compare as sorted name lists.
+            let sorted = |v: &Value| {
+                let mut names: Vec<String> = v
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|s| {
+                                s.get("name")
+                                    .unwrap_or(s)
+                                    .as_str()
+                                    .unwrap_or("")
+                                    .to_string()
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                names.sort();
+                json!(names)
+            };
+            let actual = sorted(st.built()?.get("skills").unwrap_or(&Value::Null));
+            let expected = sorted(&st.expect_doc(step)?);
+            expect_json(st, &expected, &actual)
         }
         SelectedNames | SelectedMatch | SelectedSnapshot => {
             let sel = st.selection.clone().ok_or_else(|| {

@@ -1,0 +1,713 @@
+//! Conformance driver (port protocol 1, `conformance/PROTOCOL.md`) for the published
+//! `toolnexus` crate 0.23.0 from crates.io.
+//!
+//! Every answer comes from the crate's PUBLIC API (`create_toolkit`, `Toolkit::{tools,
+//! execute, skills_prompt, mcp_status, mcp_source, skill_source, to_openai, to_anthropic,
+//! to_gemini, close}`, `define_tool`, `pending`, `select_builtins`, `BuiltinsConfig::from_value`,
+//! `skills::list_skills`, `sanitize`). Where the crate exposes nothing for a protocol field the
+//! driver says what is true (an empty map, a missing key) and never invents data; each such place
+//! carries a `NOT EXPOSED` comment.
+//!
+//! stdout carries protocol lines only; the crate itself logs with `eprintln!` (stderr) and has no
+//! `println!` in its library code. Panics are caught per request (`catch_unwind`) and become an
+//! `internal` error envelope, so the driver never dies on a request.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde_json::{json, Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+use toolnexus::builtins::BuiltinsConfig;
+use toolnexus::client::WaitForFn;
+use toolnexus::skills::{LoadSkillsOptions, SkillDef, SkillInfo};
+use toolnexus::toolkit::{SkillProvider, SkillProviderFuture};
+use toolnexus::{
+    define_tool, pending, Answer, McpConfigInput, Request, Tool, ToolContext, ToolResult,
+    ToolSource, Toolkit, ToolkitError, ToolkitOptions,
+};
+
+const PORT_NAME: &str = "rust-crate";
+const PORT_VERSION: &str = "0.23.0";
+const SPEC_VERSION: &str = "0.16.0";
+
+// ---------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------
+
+#[derive(Debug)]
+struct DriverError {
+    kind: &'static str,
+    message: String,
+}
+
+type Res<T> = Result<T, DriverError>;
+
+fn bad(msg: impl Into<String>) -> DriverError {
+    DriverError { kind: "bad_request", message: msg.into() }
+}
+fn unsupported(msg: impl Into<String>) -> DriverError {
+    DriverError { kind: "unsupported", message: msg.into() }
+}
+fn internal(msg: impl Into<String>) -> DriverError {
+    DriverError { kind: "internal", message: msg.into() }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic with a non-string payload".into())
+}
+
+// ---------------------------------------------------------------------------
+// small JSON helpers
+// ---------------------------------------------------------------------------
+
+fn field<'a>(req: &'a Map<String, Value>, key: &str) -> Res<&'a Value> {
+    match req.get(key) {
+        Some(v) => Ok(v),
+        None => Err(bad(format!("missing field \"{key}\""))),
+    }
+}
+
+fn str_field<'a>(req: &'a Map<String, Value>, key: &str) -> Res<&'a str> {
+    field(req, key)?
+        .as_str()
+        .ok_or_else(|| bad(format!("field \"{key}\" must be a string")))
+}
+
+fn as_obj<'a>(v: &'a Value, what: &str) -> Res<&'a Map<String, Value>> {
+    v.as_object().ok_or_else(|| bad(format!("{what} must be an object")))
+}
+
+fn opt_str(m: &Map<String, Value>, key: &str, what: &str) -> Res<Option<String>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(bad(format!("{what}.{key} must be a string"))),
+    }
+}
+
+fn string_list(v: &Value, what: &str) -> Res<Vec<String>> {
+    let arr = v.as_array().ok_or_else(|| bad(format!("{what} must be an array of strings")))?;
+    arr.iter()
+        .map(|x| {
+            x.as_str()
+                .map(String::from)
+                .ok_or_else(|| bad(format!("{what} must be an array of strings")))
+        })
+        .collect()
+}
+
+/// Compact JSON: no whitespace, keys in received order (serde_json `preserve_order`, which
+/// feature-unifies into the crate's own `serde_json`, so `args` keep their order through
+/// `Toolkit::execute`), non-ASCII as itself.
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+/// The single key of a behaviour object.
+fn behaviour_key<'a>(v: &'a Value, what: &str) -> Res<(&'a str, &'a Value)> {
+    let m = as_obj(v, what)?;
+    if m.len() != 1 {
+        return Err(bad(format!("{what} must have exactly one key")));
+    }
+    let (k, val) = m.iter().next().expect("one key");
+    Ok((k.as_str(), val))
+}
+
+// ---------------------------------------------------------------------------
+// descriptions (protocol §8)
+// ---------------------------------------------------------------------------
+
+fn describe(t: &Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "inputSchema": t.input_schema,
+        "source": serde_json::to_value(t.source).unwrap_or(Value::Null),
+    })
+}
+
+/// ToolResult on the wire: exactly `output`, `isError` and `metadata` when present.
+/// (The crate's `ToolResult` also has §1B `parts`, which SPEC 0.16.0 and protocol 1 do not
+/// know; they are not sent, and their dropping is logged to stderr.)
+fn result_json(r: &ToolResult) -> Value {
+    let mut m = Map::new();
+    m.insert("output".into(), Value::String(r.output.clone()));
+    m.insert("isError".into(), Value::Bool(r.is_error));
+    if let Some(meta) = &r.metadata {
+        m.insert("metadata".into(), Value::Object(meta.clone()));
+    }
+    if !r.parts.is_empty() {
+        eprintln!("[driver] result carried {} content part(s); not part of protocol 1, not sent", r.parts.len());
+    }
+    Value::Object(m)
+}
+
+/// Skill info: the crate's `SkillInfo` has `origin` "fs" (location = absolute SKILL.md) or
+/// "logical" (location = base = the logical base). `description` is a plain `String` in the
+/// crate (no null); it is sent as the crate holds it.
+fn skill_info(s: &SkillInfo) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), Value::String(s.name.clone()));
+    m.insert("description".into(), Value::String(s.description.clone()));
+    if s.origin == "logical" {
+        m.insert("base".into(), Value::String(s.base.clone()));
+    } else {
+        m.insert("location".into(), Value::String(s.location.clone()));
+    }
+    Value::Object(m)
+}
+
+// ---------------------------------------------------------------------------
+// options (protocol §6) → ToolkitOptions
+// ---------------------------------------------------------------------------
+
+fn skill_defs(v: &Value, what: &str) -> Res<Vec<SkillDef>> {
+    let arr = v.as_array().ok_or_else(|| bad(format!("{what} must be an array")))?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let w = format!("{what}[{i}]");
+            let m = as_obj(d, &w)?;
+            let resources = match m.get("resources") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(r) => string_list(r, &format!("{w}.resources"))?,
+            };
+            Ok(SkillDef {
+                name: opt_str(m, "name", &w)?.unwrap_or_default(),
+                description: opt_str(m, "description", &w)?.unwrap_or_default(),
+                content: opt_str(m, "content", &w)?.unwrap_or_default(),
+                resources,
+                base: opt_str(m, "base", &w)?.unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// `skillProvider` behaviour → the crate's `SkillProvider` (an async fn returning defs or an error).
+fn skill_provider(v: &Value) -> Res<SkillProvider> {
+    match behaviour_key(v, "skillProvider")? {
+        ("skills", defs) => {
+            let defs = skill_defs(defs, "skillProvider.skills")?;
+            Ok(Arc::new(move || -> SkillProviderFuture {
+                let defs = defs.clone();
+                Box::pin(async move { Ok(defs) })
+            }))
+        }
+        ("fail", msg) => {
+            let msg = msg.as_str().ok_or_else(|| bad("skillProvider.fail must be a string"))?.to_owned();
+            Ok(Arc::new(move || -> SkillProviderFuture {
+                let msg = msg.clone();
+                Box::pin(async move { Err(msg) })
+            }))
+        }
+        (k, _) => Err(unsupported(format!("unknown skillProvider behaviour \"{k}\""))),
+    }
+}
+
+/// Resolve a provider behaviour the way a host would for `list_skills` (the crate's
+/// `skills::list_skills` takes data defs only; providers are host code).
+async fn provider_defs(v: &Value) -> Res<Result<Vec<SkillDef>, String>> {
+    let p = skill_provider(v)?;
+    Ok(p().await)
+}
+
+fn wait_for(v: &Value) -> Res<WaitForFn> {
+    match behaviour_key(v, "waitFor")? {
+        ("answer", a) => {
+            let m = as_obj(a, "waitFor.answer")?;
+            let ok = match m.get("ok") {
+                None | Some(Value::Null) => true,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(bad("waitFor.answer.ok must be a boolean")),
+            };
+            let data = match m.get("data") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(d)) => Some(d.clone()),
+                Some(_) => return Err(bad("waitFor.answer.data must be an object")),
+            };
+            let reason = opt_str(m, "reason", "waitFor.answer")?.unwrap_or_default();
+            Ok(Arc::new(move |req: Request| {
+                let answer = Answer { id: req.id, ok, data: data.clone(), reason: reason.clone() };
+                Box::pin(async move { Ok(answer) })
+            }))
+        }
+        (k, _) => Err(unsupported(format!("unknown waitFor behaviour \"{k}\""))),
+    }
+}
+
+fn tool_source(s: &str) -> Res<ToolSource> {
+    serde_json::from_value::<ToolSource>(Value::String(s.to_owned()))
+        .map_err(|_| unsupported(format!("the crate has no tool source \"{s}\"")))
+}
+
+/// One extra tool (protocol §7), built with the crate's native-tool helper `define_tool`.
+fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
+    let w = format!("extraTools[{i}]");
+    let m = as_obj(v, &w)?;
+    let name = opt_str(m, "name", &w)?.ok_or_else(|| bad(format!("{w}.name is required")))?;
+    let description = opt_str(m, "description", &w)?.unwrap_or_default();
+    // Protocol §7: `inputSchema` defaults to {"type":"object","properties":{}} (the request
+    // field's default; the crate's own `define_tool(.., None, ..)` default is not used).
+    let schema = match m.get("inputSchema") {
+        None | Some(Value::Null) => json!({"type": "object", "properties": {}}),
+        Some(s @ Value::Object(_)) => s.clone(),
+        Some(_) => return Err(bad(format!("{w}.inputSchema must be an object"))),
+    };
+    let source = match opt_str(m, "source", &w)? {
+        None => None,
+        Some(s) => Some(tool_source(&s)?),
+    };
+    let behaviour = m.get("behaviour").ok_or_else(|| bad(format!("{w}.behaviour is required")))?;
+    let mut tool = match behaviour_key(behaviour, &format!("{w}.behaviour"))? {
+        ("echo", Value::Bool(true)) => define_tool(name, description, Some(schema), |args: Value, _ctx: ToolContext| async move {
+            Ok::<String, String>(compact(&args))
+        }),
+        ("text", Value::String(t)) => {
+            let t = t.clone();
+            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
+                let t = t.clone();
+                async move { Ok::<String, String>(t) }
+            })
+        }
+        ("fail", Value::String(msg)) => {
+            // The ordinary native-tool error path: `Err(M)` ⇒ the crate makes it isError/output M.
+            let msg = msg.clone();
+            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
+                let msg = msg.clone();
+                async move { Err::<String, String>(msg) }
+            })
+        }
+        ("panic", Value::String(msg)) => {
+            // A real Rust panic inside the tool; whether it becomes a ToolResult is up to the crate.
+            let msg = msg.clone();
+            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
+                let msg = msg.clone();
+                async move {
+                    if !msg.is_empty() {
+                        panic!("{}", msg);
+                    }
+                    Ok::<String, String>(String::new())
+                }
+            })
+        }
+        ("suspend", s) => suspend_tool(name, description, schema, s, &w)?,
+        (k, _) => return Err(unsupported(format!("unknown or malformed extra-tool behaviour \"{k}\""))),
+    };
+    if let Some(src) = source {
+        tool.source = src;
+    }
+    Ok(tool)
+}
+
+/// §10 suspending tool: a plain crate `Tool` whose execute returns the crate's `pending(Request)`
+/// (the id is left empty so the crate generates a fresh one per call), or, with `ctx.answer`,
+/// `ToolResult::ok(compact JSON of answer.data)`. `define_tool` cannot carry metadata, so the
+/// `Tool` struct is built directly (its fields are public API).
+fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: &str) -> Res<Tool> {
+    let sm = as_obj(s, &format!("{w}.behaviour.suspend"))?;
+    let what = format!("{w}.behaviour.suspend");
+    let kind = opt_str(sm, "kind", &what)?.unwrap_or_else(|| "approval".into());
+    let prompt = opt_str(sm, "prompt", &what)?.unwrap_or_default();
+    let url = opt_str(sm, "url", &what)?.unwrap_or_default();
+    let expires_at = opt_str(sm, "expiresAt", &what)?.unwrap_or_default();
+    let data = match sm.get("data") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(d)) => Some(d.clone()),
+        Some(_) => return Err(bad(format!("{what}.data must be an object"))),
+    };
+    let template = Request { id: String::new(), kind, prompt, url, data, expires_at };
+    Ok(Tool {
+        name,
+        description,
+        input_schema: schema,
+        source: ToolSource::Native,
+        hints: None,
+        execute: Arc::new(move |_args: Value, ctx: ToolContext| {
+            let template = template.clone();
+            Box::pin(async move {
+                match ctx.answer {
+                    Some(ans) => ToolResult::ok(match ans.data {
+                        Some(d) => compact(&Value::Object(d)),
+                        None => "null".into(),
+                    }),
+                    None => pending(template),
+                }
+            })
+        }),
+    })
+}
+
+/// `mcpConfig`: an object ⇒ `McpConfigInput::Json`; a string whose first non-blank character
+/// is `{` ⇒ JSON text; any other string ⇒ `McpConfigInput::Path`.
+///
+/// The crate's `McpConfigInput` has no "JSON text" variant. Valid JSON text is handed over as
+/// the parsed `Json(value)` (so a top-level `builtins`/`agents` key still applies). Invalid JSON
+/// text is checked with the crate's own text parser `mcp::parse_mcp_config_str`, whose error is
+/// exactly what `create_toolkit` returns (`ToolkitError::Mcp`) for a config file with that
+/// content: the crate fails the whole build rather than isolating the config.
+fn mcp_config(v: &Value) -> Res<Result<McpConfigInput, ToolkitError>> {
+    match v {
+        Value::Object(_) => Ok(Ok(McpConfigInput::Json(v.clone()))),
+        Value::String(s) if s.trim_start().starts_with('{') => match serde_json::from_str::<Value>(s) {
+            Ok(parsed) => Ok(Ok(McpConfigInput::Json(parsed))),
+            Err(_) => match toolnexus::mcp::parse_mcp_config_str(s) {
+                Ok(c) => Ok(Ok(McpConfigInput::Parsed(c))),
+                Err(e) => Ok(Err(ToolkitError::Mcp(e))),
+            },
+        },
+        Value::String(s) => Ok(Ok(McpConfigInput::Path(PathBuf::from(s)))),
+        _ => Err(bad("mcpConfig must be an object or a string")),
+    }
+}
+
+fn skills_dirs(v: &Value) -> Res<Vec<PathBuf>> {
+    match v {
+        Value::String(s) => Ok(vec![PathBuf::from(s)]),
+        Value::Array(_) => Ok(string_list(v, "skillsDir")?.into_iter().map(PathBuf::from).collect()),
+        _ => Err(bad("skillsDir must be a string or an array of strings")),
+    }
+}
+
+fn bool_map(v: &Value, what: &str) -> Res<HashMap<String, bool>> {
+    let m = as_obj(v, what)?;
+    m.iter()
+        .map(|(k, b)| {
+            b.as_bool()
+                .map(|b| (k.clone(), b))
+                .ok_or_else(|| bad(format!("{what}.{k} must be a boolean")))
+        })
+        .collect()
+}
+
+fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, ToolkitError>> {
+    let mut o = ToolkitOptions::default();
+    for (key, v) in opts {
+        if v.is_null() {
+            continue;
+        }
+        match key.as_str() {
+            "mcpConfig" => match mcp_config(v)? {
+                Ok(c) => o.mcp_config = Some(c),
+                Err(e) => return Ok(Err(e)),
+            },
+            "skillsDir" => o.skills_dir = skills_dirs(v)?,
+            "skills" => o.skills = skill_defs(v, "skills")?,
+            "skillProvider" => o.skill_provider = Some(skill_provider(v)?),
+            "skillsFilter" => o.skills_filter = bool_map(v, "skillsFilter")?,
+            "skillSampleLimit" => {
+                o.skill_sample_limit = v.as_i64().ok_or_else(|| bad("skillSampleLimit must be an integer"))?
+            }
+            "extraTools" => {
+                let arr = v.as_array().ok_or_else(|| bad("extraTools must be an array"))?;
+                o.extra_tools = arr.iter().enumerate().map(|(i, t)| extra_tool(t, i)).collect::<Res<_>>()?;
+            }
+            "builtins" => match v {
+                Value::Bool(_) | Value::Object(_) => o.builtins = Some(BuiltinsConfig::from_value(v)),
+                _ => return Err(bad("builtins must be a boolean or an object")),
+            },
+            "agents" => {
+                let arr = v.as_array().ok_or_else(|| bad("agents must be an array"))?;
+                o.agents = arr
+                    .iter()
+                    .map(|a| {
+                        serde_json::from_value::<toolnexus::a2a::Agent>(a.clone())
+                            .map_err(|e| bad(format!("agents entry: {e}")))
+                    })
+                    .collect::<Res<_>>()?;
+            }
+            "waitFor" => o.wait_for = Some(wait_for(v)?),
+            "disableTools" => o.disable_tools = string_list(v, "disableTools")?,
+            "disableSkills" => o.disable_skills = string_list(v, "disableSkills")?,
+            other => return Err(bad(format!("unknown option \"{other}\""))),
+        }
+    }
+    Ok(Ok(o))
+}
+
+// ---------------------------------------------------------------------------
+// session
+// ---------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Session {
+    kits: HashMap<String, Toolkit>,
+}
+
+impl Session {
+    fn kit(&self, req: &Map<String, Value>) -> Res<Toolkit> {
+        let id = str_field(req, "toolkit")?;
+        self.kits.get(id).cloned().ok_or_else(|| DriverError {
+            kind: "unknown_toolkit",
+            message: format!("no toolkit \"{id}\""),
+        })
+    }
+
+    async fn handle(&mut self, req: &Map<String, Value>) -> Res<Map<String, Value>> {
+        let cmd = str_field(req, "cmd")?;
+        let mut out = Map::new();
+        match cmd {
+            "hello" => {
+                out.insert("protocol".into(), json!(1));
+                out.insert("spec".into(), json!(SPEC_VERSION));
+                out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
+                out.insert("implements".into(), json!(["0", "1", "3", "4", "4A", "6"]));
+            }
+            "build" => {
+                let id = str_field(req, "id")?.to_owned();
+                let opts = as_obj(field(req, "options")?, "options")?;
+                if let Some(old) = self.kits.remove(&id) {
+                    old.close().await;
+                }
+                let built = match toolkit_options(opts)? {
+                    Ok(o) => toolnexus::create_toolkit(o).await,
+                    Err(e) => Err(e),
+                };
+                let tk = built.map_err(|e| internal(format!("create_toolkit failed: {e}")))?;
+                let tools: Vec<Value> = tk.tools().iter().map(describe).collect();
+                let mut names: Vec<String> = tk.tools().into_iter().map(|t| t.name).collect();
+                names.sort();
+                // statuses: the crate exposes `mcp_status()` (one entry per MCP server) only.
+                // NOT EXPOSED: a status for the builtin source; no `builtin` key is invented.
+                let statuses: Map<String, Value> = tk
+                    .mcp_status()
+                    .into_iter()
+                    .map(|(k, s)| (k, Value::String(s.as_str().into())))
+                    .collect();
+                // errors: the crate exposes `McpSource::errors` (per failed server).
+                // NOT EXPOSED: a failing skill provider or A2A agent is only `eprintln!`ed by
+                // the crate; a malformed config fails `create_toolkit` as a whole (see mcp_config).
+                let errors: Map<String, Value> = tk
+                    .mcp_source()
+                    .map(|m| m.errors.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+                    .unwrap_or_default();
+                // skills: the filtered catalog the `skill` tool reads (`SkillSource::skills`, a
+                // BTreeMap, so the crate's order is by name, not discovery order).
+                let skills: Vec<Value> = tk
+                    .skill_source()
+                    .map(|s| s.skills.values().map(skill_info).collect())
+                    .unwrap_or_default();
+                out.insert("toolkit".into(), Value::String(id.clone()));
+                out.insert("tools".into(), Value::Array(tools));
+                out.insert("names".into(), json!(names));
+                out.insert("statuses".into(), Value::Object(statuses));
+                out.insert("errors".into(), Value::Object(errors));
+                out.insert("skills".into(), Value::Array(skills));
+                self.kits.insert(id, tk);
+            }
+            "tools" => {
+                let tk = self.kit(req)?;
+                out.insert("tools".into(), Value::Array(tk.tools().iter().map(describe).collect()));
+            }
+            "execute" => {
+                let tk = self.kit(req)?;
+                let name = str_field(req, "name")?;
+                let args = match req.get("args") {
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(a @ Value::Object(_)) => a.clone(),
+                    Some(_) => return Err(bad("args must be an object")),
+                };
+                let mut ctx = ToolContext::default();
+                if let Some(c) = req.get("context").filter(|c| !c.is_null()) {
+                    let c = as_obj(c, "context")?;
+                    if let Some(a) = c.get("answer").filter(|a| !a.is_null()) {
+                        let ans: Answer = serde_json::from_value(a.clone())
+                            .map_err(|e| bad(format!("context.answer: {e}")))?;
+                        ctx.answer = Some(ans);
+                    }
+                }
+                // A panic escaping `Toolkit::execute` is caught here and reported as what it is:
+                // the port's API unwound instead of returning a ToolResult.
+                let r = AssertUnwindSafe(tk.execute(name, args, ctx)).catch_unwind().await.map_err(|p| {
+                    internal(format!(
+                        "a panic escaped toolnexus::Toolkit::execute (no ToolResult was returned): {}",
+                        panic_message(&*p)
+                    ))
+                })?;
+                out.insert("result".into(), result_json(&r));
+            }
+            "adapter" => {
+                let tk = self.kit(req)?;
+                let out_arr = match str_field(req, "format")? {
+                    "openai" => tk.to_openai(),
+                    "anthropic" => tk.to_anthropic(),
+                    "gemini" => tk.to_gemini(),
+                    f => return Err(bad(format!("unknown adapter format \"{f}\""))),
+                };
+                out.insert("output".into(), Value::Array(out_arr));
+            }
+            "skills_prompt" => {
+                let tk = self.kit(req)?;
+                out.insert("prompt".into(), Value::String(tk.skills_prompt()));
+            }
+            "list_skills" => {
+                let opts = as_obj(field(req, "options")?, "options")?;
+                let mut lo = LoadSkillsOptions::default();
+                let mut provider_error = None;
+                // Order as the crate's create_toolkit: data defs, then the provider's defs.
+                if let Some(v) = opts.get("skillsDir").filter(|v| !v.is_null()) {
+                    lo.dirs = skills_dirs(v)?;
+                }
+                if let Some(v) = opts.get("skills").filter(|v| !v.is_null()) {
+                    lo.skills = skill_defs(v, "skills")?;
+                }
+                if let Some(v) = opts.get("skillProvider").filter(|v| !v.is_null()) {
+                    match provider_defs(v).await? {
+                        Ok(more) => lo.skills.extend(more),
+                        Err(e) => provider_error = Some(e),
+                    }
+                }
+                let inv = toolnexus::skills::list_skills(&lo);
+                let skills: Vec<Value> = inv.skills.iter().map(skill_info).collect();
+                // The crate's SkillSkip has no `name`; `detail` (native parser message) is sent
+                // only when non-empty (skipped entries are open objects).
+                let skipped: Vec<Value> = inv
+                    .skipped
+                    .iter()
+                    .map(|s| {
+                        let mut m = Map::new();
+                        m.insert("location".into(), Value::String(s.location.clone()));
+                        m.insert("reason".into(), Value::String(s.reason.as_str().into()));
+                        if !s.detail.is_empty() {
+                            m.insert("detail".into(), Value::String(s.detail.clone()));
+                        }
+                        Value::Object(m)
+                    })
+                    .collect();
+                out.insert("skills".into(), Value::Array(skills));
+                out.insert("skipped".into(), Value::Array(skipped));
+                if let Some(e) = provider_error {
+                    // The provider is host code run by this driver (the crate's list_skills takes
+                    // data defs only), so its failure is known here first-hand.
+                    out.insert("errors".into(), json!({"<skill-provider>": e}));
+                }
+            }
+            "select_builtins" => {
+                let cfg = match field(req, "config")? {
+                    Value::Null => BuiltinsConfig::default(),
+                    v @ (Value::Bool(_) | Value::Object(_)) => BuiltinsConfig::from_value(v),
+                    _ => return Err(bad("config must be null, a boolean or an object")),
+                };
+                let tools = toolnexus::select_builtins(&cfg)
+                    .map_err(|e| internal(format!("select_builtins failed: {e}")))?;
+                out.insert("tools".into(), Value::Array(tools.iter().map(describe).collect()));
+            }
+            "sanitize" => {
+                let v = str_field(req, "value")?;
+                out.insert("value".into(), Value::String(toolnexus::sanitize(v)));
+            }
+            "close" => {
+                let id = str_field(req, "toolkit")?;
+                if let Some(tk) = self.kits.remove(id) {
+                    tk.close().await;
+                }
+            }
+            "shutdown" => {
+                for (_, tk) in self.kits.drain() {
+                    tk.close().await;
+                }
+            }
+            other => return Err(unsupported(format!("unknown command \"{other}\""))),
+        }
+        Ok(out)
+    }
+}
+
+fn envelope(r: Res<Map<String, Value>>) -> Value {
+    match r {
+        Ok(mut m) => {
+            let mut out = Map::new();
+            out.insert("ok".into(), Value::Bool(true));
+            out.append(&mut m);
+            Value::Object(out)
+        }
+        Err(e) => json!({"ok": false, "error": {"kind": e.kind, "message": e.message}}),
+    }
+}
+
+fn write_line(v: &Value) {
+    let mut line = serde_json::to_string(v).unwrap_or_else(|e| {
+        format!(r#"{{"ok":false,"error":{{"kind":"internal","message":"cannot serialise response: {e}"}}}}"#)
+    });
+    line.push('\n');
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    if lock.write_all(line.as_bytes()).and_then(|_| lock.flush()).is_err() {
+        // stdout closed: nobody is listening any more.
+        std::process::exit(0);
+    }
+}
+
+fn main() {
+    // One stderr line per panic (the harness keeps only the last 12 stderr lines).
+    std::panic::set_hook(Box::new(|info| {
+        let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("[driver] panic{loc}: {}", panic_message(info.payload()));
+    }));
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("[driver] cannot start tokio: {e}");
+            std::process::exit(1);
+        }
+    };
+    rt.block_on(run());
+    // Do not wait for stray blocking tasks (e.g. a builtin's child process) at exit.
+    rt.shutdown_timeout(std::time::Duration::from_millis(200));
+    std::process::exit(0);
+}
+
+async fn run() {
+    let mut session = Session::default();
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf).await {
+            Ok(0) => break, // EOF
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("[driver] stdin: {e}");
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let parsed: Result<Value, _> = serde_json::from_str(text);
+        let (resp, shutdown) = match parsed {
+            Ok(Value::Object(req)) => {
+                let shutdown = req.get("cmd").and_then(Value::as_str) == Some("shutdown");
+                let r = AssertUnwindSafe(session.handle(&req))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|p| Err(internal(format!("driver panicked: {}", panic_message(&*p)))));
+                let mut resp = envelope(r);
+                // PROTOCOL.md §2 "Sequence numbers": copy the request's `seq` into every answer,
+                // error envelopes included.
+                if let (Some(seq), Some(obj)) = (req.get("seq"), resp.as_object_mut()) {
+                    obj.insert("seq".into(), seq.clone());
+                }
+                (resp, shutdown)
+            }
+            Ok(_) => (envelope(Err(bad("a request must be a JSON object"))), false),
+            Err(e) => (envelope(Err(bad(format!("unparseable line: {e}")))), false),
+        };
+        write_line(&resp);
+        if shutdown {
+            break;
+        }
+    }
+    for (_, tk) in session.kits.drain() {
+        tk.close().await;
+    }
+}
