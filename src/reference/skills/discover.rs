@@ -11,45 +11,124 @@ const SKIPPED_DIRS: [&str; 2] = ["node_modules", ".git"];
 /// The skill file's name.
 pub(super) const SKILL_FILE: &str = "SKILL.md";
 
+/// One directory entry, classified (symlinks followed).
+struct Entry {
+    name: String,
+    /// The exact name (the real-path key must not be lossy).
+    os_name: std::ffi::OsString,
+    path: PathBuf,
+    is_dir: bool,
+    is_file: bool,
+    /// For a symlinked directory, the resolved real path.
+    link_real: Option<PathBuf>,
+}
+
+/// Lists and classifies one directory, sorted by name. Only symlinks cost a `stat` (and a
+/// `canonicalize` when they lead to a directory); the entry type says the rest.
+fn list(dir: &Path) -> Vec<Entry> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Entry> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let kind = entry.file_type().ok()?;
+            let path = entry.path();
+            let os_name = entry.file_name();
+            let name = os_name.to_string_lossy().into_owned();
+            if kind.is_symlink() {
+                // Follow the link; a dangling one is neither file nor directory.
+                let meta = fs::metadata(&path).ok()?;
+                let link_real = meta
+                    .is_dir()
+                    .then(|| fs::canonicalize(&path).unwrap_or_else(|_| path.clone()));
+                Some(Entry {
+                    name,
+                    os_name,
+                    is_dir: meta.is_dir(),
+                    is_file: meta.is_file(),
+                    link_real,
+                    path,
+                })
+            } else {
+                Some(Entry {
+                    name,
+                    os_name,
+                    is_dir: kind.is_dir(),
+                    is_file: kind.is_file(),
+                    link_real: None,
+                    path,
+                })
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.os_name.cmp(&b.os_name));
+    out
+}
+
+/// Lists every directory of one level, in order, on every core.
+fn list_level(level: &[(PathBuf, PathBuf)]) -> Vec<Vec<Entry>> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers < 2 || level.len() < 32 {
+        return level.iter().map(|(dir, _)| list(dir)).collect();
+    }
+    let chunk = level.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = level
+            .chunks(chunk)
+            .map(|part| {
+                (
+                    part,
+                    scope.spawn(move || part.iter().map(|(d, _)| list(d)).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(part, h)| {
+                h.join()
+                    .unwrap_or_else(|_| part.iter().map(|(d, _)| list(d)).collect())
+            })
+            .collect()
+    })
+}
+
 /// Walks `root`, following symlinks, and returns every regular file (as reached, not
 /// resolved) whose name satisfies `want`.
 ///
-/// A stack of directories; each directory is claimed by its real path before it is
-/// entered, the root included, so a symlink cycle terminates without listing anything
-/// twice (SPEC §3: "tracking resolved real paths already visited"). The Python port 0.21
-/// does not claim the root and re-enters a link back to it; see conformance/NOTES.md.
-/// Entries are scanned in name order so the walk is deterministic.
+/// Level by level: the directories of one depth are listed in parallel, then their entries
+/// are taken in a fixed order (directory order, then name), so the outcome is deterministic
+/// and a directory reachable along several paths is reached along the shallowest. Each
+/// directory is claimed by its real path before it is entered, the root included, so a
+/// symlink cycle terminates without listing anything twice (SPEC §3: "tracking resolved real
+/// paths already visited"). A plain subdirectory's real path is its parent's plus its name,
+/// so only symlinks are resolved. The Python port 0.21 does not claim the root and re-enters
+/// a link back to it; see conformance/NOTES.md.
 fn walk(root: &Path, want: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
+    let root_real = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut seen: HashSet<PathBuf> = HashSet::new();
-    seen.insert(fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()));
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            // `fs::metadata` follows symlinks; a dangling link is neither file nor dir.
-            let Ok(meta) = fs::metadata(&path) else {
-                continue;
-            };
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if meta.is_dir() {
-                if SKIPPED_DIRS.contains(&name.as_ref()) {
-                    continue;
+    seen.insert(root_real.clone());
+    let mut level = vec![(root.to_path_buf(), root_real)];
+    while !level.is_empty() {
+        let listings = list_level(&level);
+        let mut next = Vec::new();
+        for ((_, real), entries) in level.iter().zip(listings) {
+            for e in entries {
+                if e.is_dir {
+                    if SKIPPED_DIRS.contains(&e.name.as_str()) {
+                        continue;
+                    }
+                    let child_real = e.link_real.unwrap_or_else(|| real.join(&e.os_name));
+                    if seen.insert(child_real.clone()) {
+                        next.push((e.path, child_real));
+                    }
+                } else if e.is_file && want(&e.name) {
+                    out.push(e.path);
                 }
-                let real = fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                if seen.insert(real) {
-                    stack.push(path);
-                }
-            } else if meta.is_file() && want(&name) {
-                out.push(path);
             }
         }
+        level = next;
     }
     out
 }

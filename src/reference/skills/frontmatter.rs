@@ -1,9 +1,6 @@
 //! §3 `---`-fenced YAML frontmatter, parsed with a standard YAML parser (yaml-rust2).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::OnceLock;
-
-use regex::Regex;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
@@ -22,13 +19,22 @@ pub(super) struct Frontmatter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Malformed;
 
-/// The fence pattern the published ports use: an opening `---` line, the shortest block up
-/// to the next `---` line, then the body (CRLF tolerated).
-fn fence() -> Option<&'static Regex> {
-    static FENCE: OnceLock<Option<Regex>> = OnceLock::new();
-    FENCE
-        .get_or_init(|| Regex::new(r"(?s)\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\z").ok())
-        .as_ref()
+/// Splits `text` at its frontmatter fences, exactly as the published ports' pattern
+/// `\A---\r?\n(.*?)\r?\n---\r?\n?(.*)\z` (dot matching newlines) does: an opening `---`
+/// line, the shortest block up to the next `\n---`, then the body. Hand-written because this
+/// runs once per skill and a backtracking regex dominated the cost of loading large trees.
+fn split_fence(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("---")?;
+    let rest = rest
+        .strip_prefix("\r\n")
+        .or_else(|| rest.strip_prefix('\n'))?;
+    let close = rest.find("\n---")?;
+    let block = &rest[..close];
+    let block = block.strip_suffix('\r').unwrap_or(block);
+    let after = &rest[close + "\n---".len()..];
+    let after = after.strip_prefix('\r').unwrap_or(after);
+    let body = after.strip_prefix('\n').unwrap_or(after);
+    Some((block, body))
 }
 
 /// Parses `text` into name, description and body; `Err` only for a YAML block the parser
@@ -36,16 +42,14 @@ fn fence() -> Option<&'static Regex> {
 pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
     // A UTF-8 byte-order mark is an encoding detail, not text before the fence.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let caps = fence().and_then(|re| re.captures(text));
-    let Some(caps) = caps else {
+    let Some((block, body)) = split_fence(text) else {
         return Ok(Frontmatter {
             name: None,
             description: None,
             content: text.to_string(),
         });
     };
-    let block = caps.get(1).map_or("", |m| m.as_str());
-    let content = caps.get(2).map_or("", |m| m.as_str()).to_string();
+    let content = body.to_string();
 
     if !bounded(block) {
         return Err(Malformed);
@@ -88,6 +92,10 @@ const MAX_ALIASES: usize = 16;
 fn bounded(block: &str) -> bool {
     if block.len() > MAX_BLOCK {
         return false;
+    }
+    // An alias is spelled `*name`: a block without `*` has none to count.
+    if !block.contains('*') {
+        return true;
     }
     let mut parser = Parser::new_from_str(block);
     let mut aliases = 0;
@@ -179,6 +187,23 @@ fn python_float(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fences_split_like_the_ports_pattern() {
+        assert_eq!(
+            split_fence("---\nname: a\n---\nbody\n"),
+            Some(("name: a", "body\n"))
+        );
+        assert_eq!(
+            split_fence("---\r\nname: a\r\n---\r\nbody"),
+            Some(("name: a", "body"))
+        );
+        assert_eq!(split_fence("---\n\n---\nb"), Some(("", "b")));
+        assert_eq!(split_fence("---\nx: 1\n---"), Some(("x: 1", "")));
+        assert_eq!(split_fence("---\n---\nBody\n"), None);
+        assert_eq!(split_fence("--- \nx\n---\n"), None);
+        assert_eq!(split_fence("# no fence"), None);
+    }
 
     #[test]
     fn an_alias_bomb_is_refused_without_expanding_it() {

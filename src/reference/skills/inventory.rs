@@ -29,10 +29,55 @@ fn skip(location: String, reason: SkipReason, name: Option<String>) -> Candidate
 fn from_dir(root: &Path) -> Vec<Candidate> {
     // Absolute against the process cwd, but never resolved: paths stay as reached.
     let root: PathBuf = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    discover::find_skill_files(&root)
-        .into_iter()
-        .map(from_file)
-        .collect()
+    parse_all(discover::find_skill_files(&root))
+}
+
+/// Reads and parses the files on every core, keeping their order: reading thousands of
+/// SKILL.md files is the bulk of loading a large tree.
+fn parse_all(files: Vec<PathBuf>) -> Vec<Candidate> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if workers < 2 || files.len() < 64 {
+        return files.into_iter().map(from_file).collect();
+    }
+    let chunk = files.len().div_ceil(workers);
+    let mut chunks: Vec<Vec<PathBuf>> = Vec::new();
+    let mut rest = files;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        chunks.push(rest);
+        rest = tail;
+    }
+    chunks.push(rest);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|part| {
+                let paths = part.clone();
+                (
+                    paths,
+                    scope.spawn(move || part.into_iter().map(from_file).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(paths, h)| {
+                // from_file has no panicking path; should a worker die anyway, its files are
+                // reported unreadable rather than silently lost.
+                h.join()
+                    .unwrap_or_else(|_| paths.into_iter().map(unreadable).collect())
+            })
+            .collect()
+    })
+}
+
+/// A file that could not be read.
+fn unreadable(file: PathBuf) -> Candidate {
+    skip(
+        file.to_string_lossy().into_owned(),
+        SkipReason::Unreadable,
+        None,
+    )
 }
 
 /// Reads and parses one SKILL.md.
@@ -40,7 +85,8 @@ fn from_file(file: PathBuf) -> Candidate {
     let location = file.to_string_lossy().into_owned();
     let text = match std::fs::read(&file).map(String::from_utf8) {
         // Universal newlines, as the Python port's text-mode read: CRLF and lone CR ⇒ LF.
-        Ok(Ok(text)) => text.replace("\r\n", "\n").replace('\r', "\n"),
+        Ok(Ok(text)) if text.contains('\r') => text.replace("\r\n", "\n").replace('\r', "\n"),
+        Ok(Ok(text)) => text,
         _ => return skip(location, SkipReason::Unreadable, None),
     };
     let fm = match frontmatter::parse(&text) {
