@@ -21,3 +21,4 @@ pub mod scenario;
 pub mod snapshots;
 pub mod steps;
 pub mod subprocess;
+pub mod surroundings;

@@ -38,6 +38,12 @@ impl Placeholders {
         self.pairs.sort_by_key(|p| std::cmp::Reverse(p.1.len()));
     }
 
+    /// Adds a placeholder for a literal text such as a server URL (no path variants).
+    pub fn add_text(&mut self, placeholder: &str, text: &str) {
+        self.pairs.push((placeholder.to_string(), text.to_string()));
+        self.pairs.sort_by_key(|p| std::cmp::Reverse(p.1.len()));
+    }
+
     /// The path a placeholder stands for.
     pub fn path_of(&self, placeholder: &str) -> Option<PathBuf> {
         self.pairs

@@ -76,6 +76,8 @@ pub struct ScenarioState {
     pub(super) inventory: Option<Value>,
     pub(super) sanitized: Option<String>,
     pub(super) counter: u32,
+    pub(super) recorded: Option<(PathBuf, std::collections::BTreeMap<PathBuf, Vec<u8>>)>,
+    pub(super) http: Option<wiremock::MockServer>,
     expectations: RefCell<BTreeSet<String>>,
 }
 

@@ -12,6 +12,7 @@ use super::features::StepSpec;
 use super::port::{Port, PortError};
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
+use super::surroundings;
 use crate::protocol::error_kind;
 
 fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
@@ -57,6 +58,8 @@ steps! {
     FileInvalidUtf8 => r#"^a file "([^"]+)" containing invalid UTF-8$"#,
     Directory => r#"^a directory "([^"]+)"$"#,
     Symlink => r#"^a symlink "([^"]+)" pointing to "([^"]+)"$"#,
+    HttpServer => r#"^an HTTP server answers:$"#,
+    Record => r#"^the files under "([^"]+)" are recorded$"#,
     Options => r#"^the toolkit options:$"#,
     BuiltWith => r#"^a toolkit built with:$"#,
     BuiltDefault => r#"^a toolkit built with no options$"#,
@@ -107,6 +110,10 @@ steps! {
     SelectedSnapshot => r#"^the selected builtins match snapshot "([^"]+)" ignoring builtin descriptions$"#,
     InventoryMatches => r#"^the skill inventory matches:$"#,
     SanitizedIs => r#"^the sanitized value is "(.*)"$"#,
+    FileNow => r#"^the file "([^"]+)" now contains:$"#,
+    FileAbsent => r#"^the file "([^"]+)" does not exist$"#,
+    Unchanged => r#"^the files under "([^"]+)" are unchanged$"#,
+    ProcessGone => r#"^the process whose pid is in "([^"]+)" is gone$"#,
 }
 
 /// Runs one step against `port`.
@@ -131,7 +138,8 @@ pub async fn run_step(
     match kind {
         ErrorMentions | ErrorFor | WarningMentions => st.record("lenient (contains)"),
         ToolCount | HasTool | HasNoTool | IsError | NotError | Suspends | NoStatus | NoErrors
-        | SanitizedIs | PromptLacks | OutputLacks | Forgotten => st.record("pinned"),
+        | SanitizedIs | PromptLacks | OutputLacks | Forgotten | FileAbsent | Unchanged
+        | ProcessGone => st.record("pinned"),
         _ => {}
     }
     Ok(())
@@ -174,6 +182,21 @@ async fn dispatch(
             }
             std::os::unix::fs::symlink(&target, &link)
                 .or_else(|e| fail(format!("cannot symlink {}: {e}", link.display())))
+        }
+        HttpServer => {
+            let routes = st.json_doc(step)?;
+            let server = surroundings::http_server(&routes)
+                .await
+                .map_err(StepFailure::Failed)?;
+            st.placeholders.add_text("{{HTTP}}", &server.uri());
+            st.http = Some(server);
+            Ok(())
+        }
+        Record => {
+            let dir = st.path(&arg(1))?;
+            let tree = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+            st.recorded = Some((dir, tree));
+            Ok(())
         }
         Options => {
             st.options = Some(st.json_doc(step)?);
@@ -522,6 +545,45 @@ async fn dispatch(
                 StepFailure::Failed("no skills were listed in this scenario".into())
             })?;
             expect_json(st, &st.expect_doc(step)?, &inv)
+        }
+        FileNow => {
+            let path = st.path(&arg(1))?;
+            let bytes = std::fs::read(&path)
+                .map_err(|e| StepFailure::Failed(format!("cannot read {}: {e}", path.display())))?;
+            expect_text(st, &st.raw_doc(step)?, &String::from_utf8_lossy(&bytes))
+        }
+        FileAbsent => {
+            let path = st.path(&arg(1))?;
+            if path.symlink_metadata().is_ok() {
+                fail(format!(
+                    "{} exists",
+                    st.placeholders.normalise_text(&path.to_string_lossy())
+                ))
+            } else {
+                Ok(())
+            }
+        }
+        Unchanged => {
+            let dir = st.path(&arg(1))?;
+            let Some((recorded_dir, before)) = st.recorded.as_ref() else {
+                return fail("no files were recorded in this scenario");
+            };
+            if *recorded_dir != dir {
+                return fail(format!(
+                    "the files recorded were under {}",
+                    recorded_dir.display()
+                ));
+            }
+            let after = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+            match surroundings::tree_difference(before, &after) {
+                None => Ok(()),
+                Some(d) => fail(format!("[pinned] files changed: {d}")),
+            }
+        }
+        ProcessGone => {
+            let path = st.path(&arg(1))?;
+            surroundings::process_gone(&path, std::time::Duration::from_secs(3))
+                .map_err(StepFailure::Failed)
         }
         SanitizedIs => match &st.sanitized {
             Some(v) if *v == unescape(&arg(1)) => Ok(()),

@@ -1,0 +1,170 @@
+//! What a scenario sets up or inspects beside the port: files on disk, processes the port
+//! started, and local HTTP servers (wiremock) a tool can be pointed at.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// Every regular file under `dir` with its bytes, keyed by relative path (symlinks not
+/// followed): a byte-exact record to compare a tree against later.
+pub fn record_tree(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, String> {
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", dir.display()))?;
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path())
+                .map_err(|e| format!("cannot read {}: {e}", entry.path().display()))?;
+            let rel = entry
+                .path()
+                .strip_prefix(dir)
+                .unwrap_or(entry.path())
+                .to_path_buf();
+            out.insert(rel, bytes);
+        }
+    }
+    Ok(out)
+}
+
+/// Describes how two tree records differ, or `None` when they are identical.
+pub fn tree_difference(
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+) -> Option<String> {
+    let mut changes = Vec::new();
+    for (p, bytes) in before {
+        match after.get(p) {
+            None => changes.push(format!("{} was removed", p.display())),
+            Some(b) if b != bytes => changes.push(format!("{} changed", p.display())),
+            _ => {}
+        }
+    }
+    for p in after.keys().filter(|p| !before.contains_key(*p)) {
+        changes.push(format!("{} was created", p.display()));
+    }
+    (!changes.is_empty()).then(|| changes.join("; "))
+}
+
+/// Waits up to `within` for the process whose pid is written in `pid_file` to be gone.
+pub fn process_gone(pid_file: &Path, within: Duration) -> Result<(), String> {
+    let text = std::fs::read_to_string(pid_file)
+        .map_err(|e| format!("cannot read pid file {}: {e}", pid_file.display()))?;
+    let pid: i32 = text.trim().parse().map_err(|_| {
+        format!(
+            "pid file {} holds {:?}, not a pid",
+            pid_file.display(),
+            text.trim()
+        )
+    })?;
+    if pid <= 1 {
+        return Err(format!(
+            "pid file {} holds an unusable pid {pid}",
+            pid_file.display()
+        ));
+    }
+    let started = Instant::now();
+    loop {
+        // Signal 0 checks existence; ESRCH means the process is gone. A zombie still counts
+        // as present until its parent reaps it, so waiting a little is fair.
+        let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
+        if !alive {
+            return Ok(());
+        }
+        if started.elapsed() > within {
+            return Err(format!(
+                "process {pid} is still running {} ms later",
+                within.as_millis()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .map(|rest| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// Starts a local HTTP server (127.0.0.1, ephemeral port) answering each `"METHOD /path"`
+/// key of `routes` with `{status?, body?, headers?, delayMs?}`.
+pub async fn http_server(routes: &Value) -> Result<MockServer, String> {
+    let routes = routes
+        .as_object()
+        .ok_or("the HTTP routes must be an object of \"METHOD /path\" → response")?;
+    let server = MockServer::start().await;
+    for (route, answer) in routes {
+        let (m, p) = route
+            .split_once(' ')
+            .ok_or_else(|| format!("route {route:?} must read \"METHOD /path\""))?;
+        let status = answer.get("status").and_then(Value::as_u64).unwrap_or(200);
+        let status = u16::try_from(status).map_err(|_| format!("bad status {status}"))?;
+        let mut template = ResponseTemplate::new(status);
+        if let Some(body) = answer.get("body").and_then(Value::as_str) {
+            template = template.set_body_raw(body.as_bytes().to_vec(), content_type(answer));
+        }
+        if let Some(headers) = answer.get("headers").and_then(Value::as_object) {
+            for (k, v) in headers {
+                template = template.insert_header(k.as_str(), v.as_str().unwrap_or(""));
+            }
+        }
+        if let Some(ms) = answer.get("delayMs").and_then(Value::as_u64) {
+            template = template.set_delay(Duration::from_millis(ms));
+        }
+        Mock::given(method(m))
+            .and(path(p))
+            .respond_with(template)
+            .mount(&server)
+            .await;
+    }
+    Ok(server)
+}
+
+fn content_type(answer: &Value) -> &str {
+    answer
+        .get("contentType")
+        .and_then(Value::as_str)
+        .unwrap_or("text/plain; charset=utf-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_records_notice_every_change() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(d.path().join("a"), "1").unwrap_or_else(|e| panic!("{e}"));
+        let before = record_tree(d.path()).unwrap_or_default();
+        assert_eq!(
+            tree_difference(&before, &record_tree(d.path()).unwrap_or_default()),
+            None
+        );
+        std::fs::write(d.path().join("a"), "2").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(d.path().join("b"), "").unwrap_or_else(|e| panic!("{e}"));
+        let diff = tree_difference(&before, &record_tree(d.path()).unwrap_or_default())
+            .unwrap_or_default();
+        assert!(
+            diff.contains("a changed") && diff.contains("b was created"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn a_live_process_is_not_gone() {
+        let d = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let f = d.path().join("pid");
+        std::fs::write(&f, std::process::id().to_string()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(process_gone(&f, Duration::from_millis(100)).is_err());
+        std::fs::write(&f, "999999999").unwrap_or_else(|e| panic!("{e}"));
+        assert!(process_gone(&f, Duration::from_millis(100)).is_ok());
+    }
+}
