@@ -56,6 +56,7 @@ macro_rules! steps {
 steps! {
     FileContaining => r#"^a file "([^"]+)" containing:$"#,
     FileInvalidUtf8 => r#"^a file "([^"]+)" containing invalid UTF-8$"#,
+    ManyFiles => r#"^(\d+) files "([^"]+)" containing "(.*)"$"#,
     Directory => r#"^a directory "([^"]+)"$"#,
     Symlink => r#"^a symlink "([^"]+)" pointing to "([^"]+)"$"#,
     HttpServer => r#"^an HTTP server answers:$"#,
@@ -168,6 +169,16 @@ async fn dispatch(
         FileInvalidUtf8 => {
             let path = st.path(&arg(1))?;
             write_file(&path, b"---\nname: bad\xff\xfe\n---\nbody \xc3\x28\n")
+        }
+        ManyFiles => {
+            // `{n}` in the name becomes 001, 002, … so the files sort in creation order.
+            let count = arg(1).parse::<usize>().unwrap_or(0);
+            let text = unescape(&arg(3));
+            for n in 1..=count {
+                let path = st.path(&arg(2).replace("{n}", &format!("{n:03}")))?;
+                write_file(&path, text.as_bytes())?;
+            }
+            Ok(())
         }
         Directory => {
             let path = st.path(&arg(1))?;

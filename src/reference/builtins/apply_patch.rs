@@ -14,16 +14,14 @@ use serde_json::{json, Value};
 use super::write::{args_object, blocking, io_msg, read_text, req_str, stage, Step};
 use crate::reference::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
-/// One file operation of a patch.
-#[derive(Debug, PartialEq)]
-enum Op {
-    Add {
-        path: String,
-        content: String,
-    },
-    Delete {
-        path: String,
-    },
+/// One file operation of a patch, as [`parse_patch`] reads it (paths as written).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PatchOp {
+    /// `*** Add File: path`: the new file's content (its `+` lines joined by `\n`).
+    Add { path: String, content: String },
+    /// `*** Delete File: path`.
+    Delete { path: String },
+    /// `*** Update File: path` (with an optional `*** Move to: dest`) and its hunk lines.
     Update {
         path: String,
         move_to: Option<String>,
@@ -47,7 +45,9 @@ fn file_marker(line: &str) -> Option<(&str, &str)> {
     None
 }
 
-fn parse_patch(text: &str) -> Result<Vec<Op>, String> {
+/// Parses a patch in opencode's grammar without touching the filesystem. Never panics: any
+/// malformed text is an `Err` with the reason (the public entry point of the fuzz target).
+pub fn parse_patch(text: &str) -> Result<Vec<PatchOp>, String> {
     let lines: Vec<&str> = text.split('\n').collect();
     let mut i = 0;
     while i < lines.len() && lines[i].trim().is_empty() {
@@ -79,7 +79,7 @@ fn parse_patch(text: &str) -> Result<Vec<Op>, String> {
             i += 1;
         }
         ops.push(match kind {
-            "Add" => Op::Add {
+            "Add" => PatchOp::Add {
                 content: body
                     .iter()
                     .map(|l| l.strip_prefix('+').unwrap_or(l))
@@ -87,7 +87,7 @@ fn parse_patch(text: &str) -> Result<Vec<Op>, String> {
                     .join("\n"),
                 path,
             },
-            "Delete" => Op::Delete { path },
+            "Delete" => PatchOp::Delete { path },
             _ => {
                 // opencode's optional rename, which must come straight after the Update marker.
                 let move_to = match body.first().and_then(|l| l.strip_prefix("*** Move to: ")) {
@@ -97,7 +97,7 @@ fn parse_patch(text: &str) -> Result<Vec<Op>, String> {
                 if move_to.is_some() {
                     body.remove(0);
                 }
-                Op::Update {
+                PatchOp::Update {
                     path,
                     move_to,
                     body,
@@ -110,8 +110,9 @@ fn parse_patch(text: &str) -> Result<Vec<Op>, String> {
 
 /// Applies an Update body (Python's `_apply_update`): each `@@`-separated hunk's old block
 /// (context + `-` lines) must occur in the content and its first occurrence is replaced by
-/// the new block (context + `+` lines); a hunk with no old lines appends.
-fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
+/// the new block (context + `+` lines); a hunk with no old lines appends. Pure and total: a
+/// hunk that does not match is an `Err`, never a panic.
+pub fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
     let mut hunks: Vec<Vec<&str>> = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     for l in body {
@@ -201,14 +202,14 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
     let (mut added, mut updated, mut deleted) = (0, 0, 0);
     for op in &ops {
         match op {
-            Op::Add { path, content } => {
+            PatchOp::Add { path, content } => {
                 if plan.exists(path) {
                     return Err(err(format!("file already exists: {path}")));
                 }
                 plan.set(path, Some(content.clone()));
                 added += 1;
             }
-            Op::Delete { path } => {
+            PatchOp::Delete { path } => {
                 if !plan.exists(path) {
                     return Err(err(format!("file not found: {path}")));
                 }
@@ -218,7 +219,7 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
                 plan.set(path, None);
                 deleted += 1;
             }
-            Op::Update {
+            PatchOp::Update {
                 path,
                 move_to,
                 body,

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::tool::Tool;
 
-mod apply_patch;
+pub mod apply_patch;
 mod bash;
 mod edit;
 mod glob;

@@ -1,283 +1,154 @@
 //! §4A `webfetch`: HTTP GET a URL and return the body as text, markdown or html.
 //!
-//! A deliberately minimal HTTP/1.1 client over `std::net` (plain `http://` only, run on a
-//! blocking thread because the crate's tokio has no `net` feature); a later issue replaces it
-//! with a real client and https.
+//! The client is `reqwest` (rustls, so `https://` works with no system TLS library).
+//! Behaviour, mirroring the Python port where the SPEC is silent:
+//! - `format` is `text`, `markdown` (the default) or `html`; any other value is an `isError`
+//!   (§4A declares exactly these three). `html` is the body verbatim; `text` and `markdown`
+//!   are the same tag-stripped text, as in every published port.
+//! - `timeout` is in seconds (default 30) and bounds the whole call: DNS, connect, TLS,
+//!   redirects and reading the body. A negative or non-finite value is an `isError`.
+//! - Redirects are followed, at most [`MAX_REDIRECTS`] of them.
+//! - A non-2xx final status is `isError` with the output `HTTP <status>` and `status` in the
+//!   metadata; a success carries `status` and `format`.
+//! - A body over [`MAX_BODY`] bytes is **refused** (an `isError` that names the limit), not
+//!   truncated: a cut-off page, or cut-off HTML run through the tag stripper, would read as
+//!   if it were the whole document. opencode's webfetch refuses at the same 5 MiB. The limit
+//!   is checked against `Content-Length` first and again while the body streams in, so an
+//!   undeclared or lying length never buffers more than the limit.
+//! - Every transport failure (bad URL, refused connection, DNS, TLS, timeout, too many
+//!   redirects, a broken body) is an `isError` starting with `webfetch:`; nothing panics.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{TcpStream, ToSocketAddrs as _};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::error::Error as _;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use regex::Regex;
+use reqwest::{redirect, Client, Url};
 use serde_json::{json, Value};
 
 use super::write::{args_object, opt_num, opt_str, req_str, Step};
 use crate::reference::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
-/// urllib's redirect bound (`HTTPRedirectHandler.max_redirections`).
+/// Redirects followed before giving up (reqwest's and urllib's default bound).
 const MAX_REDIRECTS: usize = 10;
 
-const HTTPS_UNSUPPORTED: &str = "webfetch: https is not supported by this reference yet";
+/// The largest body accepted: 5 MiB (opencode's `MAX_RESPONSE_SIZE`). Larger ones are refused.
+const MAX_BODY: usize = 5 * 1024 * 1024;
 
-/// A parsed `http://` URL.
-#[derive(Debug, PartialEq)]
-struct Url {
-    host: String,
-    port: u16,
-    /// Path plus query, never empty.
-    target: String,
-}
+const USER_AGENT: &str = concat!("toolnexus-conformance/", env!("CARGO_PKG_VERSION"));
 
-fn parse_url(url: &str) -> Result<Url, String> {
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| format!("webfetch: unsupported URL: {url}"))?;
-    match scheme.to_ascii_lowercase().as_str() {
-        "http" => {}
-        "https" => return Err(HTTPS_UNSUPPORTED.to_string()),
-        other => return Err(format!("webfetch: unsupported URL scheme: {other}")),
-    }
-    let rest = rest.split('#').next().unwrap_or("");
-    let split = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, target) = rest.split_at(split);
-    let authority = authority.rsplit('@').next().unwrap_or(authority);
-    let target = match target {
-        "" => "/".to_string(),
-        t if t.starts_with('?') => format!("/{t}"),
-        t => t.to_string(),
-    };
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (h, tail) = v6
-            .split_once(']')
-            .ok_or_else(|| format!("webfetch: invalid host in URL: {url}"))?;
-        (h.to_string(), tail.strip_prefix(':'))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p)),
-            None => (authority.to_string(), None),
-        }
-    };
-    if host.is_empty() {
-        return Err(format!("webfetch: no host in URL: {url}"));
-    }
-    let port = match port {
-        None | Some("") => 80,
-        Some(p) => p
-            .parse()
-            .map_err(|_| format!("webfetch: invalid port in URL: {url}"))?,
-    };
-    Ok(Url { host, port, target })
-}
-
-/// Resolves a `Location` header against the URL that sent it.
-fn resolve_location(base: &Url, location: &str) -> String {
-    // Absolute when a scheme comes before any path/query character (so `/a?u=http://x` is not).
-    let first_sep = location.find(['/', '?', '#']).unwrap_or(location.len());
-    if location.find("://").is_some_and(|i| i > 0 && i < first_sep) {
-        return location.to_string();
-    }
-    let host = if base.host.contains(':') {
-        format!("[{}]", base.host)
-    } else {
-        base.host.clone()
-    };
-    let origin = format!("http://{host}:{}", base.port);
-    if let Some(rest) = location.strip_prefix("//") {
-        return format!("http://{rest}");
-    }
-    if location.starts_with('/') {
-        return format!("{origin}{location}");
-    }
-    let path = base.target.split('?').next().unwrap_or("/");
-    let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
-    format!("{origin}{dir}{location}")
-}
-
+/// An HTTP answer: the final status (2xx or not) and, only for a 2xx, the body.
 struct Response {
     status: u16,
-    location: Option<String>,
     body: Vec<u8>,
 }
 
-/// A connect-phase failure in urllib's shape (`<urlopen error [Errno 111] Connection refused>`).
-fn connect_err(e: std::io::Error) -> String {
-    let detail = match (e.kind(), e.raw_os_error()) {
-        (std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock, _) => {
-            "timed out".to_string()
+/// The error chain of a reqwest error, without reqwest's own "error sending request for url"
+/// prefix: `tcp connect error: Connection refused (os error 111)`.
+fn chain(e: &reqwest::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        // hyper-util's "client error (Connect)" wrapper says nothing its cause does not, and
+        // some layers repeat their cause in their own message; keep each text once.
+        let wrapper = text.starts_with("client error (") && s.source().is_some();
+        if !wrapper && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
         }
-        (_, Some(code)) => {
-            let text = e.to_string();
-            let text = text
-                .strip_suffix(&format!(" (os error {code})"))
-                .unwrap_or(&text)
-                .to_string();
-            format!("[Errno {code}] {text}")
-        }
-        _ => {
-            let text = e.to_string();
-            text.strip_prefix("failed to lookup address information: ")
-                .unwrap_or(&text)
-                .to_string()
-        }
-    };
-    format!("webfetch: <urlopen error {detail}>")
-}
-
-fn io_err(e: std::io::Error) -> String {
-    if matches!(
-        e.kind(),
-        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
-    ) {
-        "webfetch: timed out".to_string()
+        source = s.source();
+    }
+    if parts.is_empty() {
+        e.to_string()
     } else {
-        format!("webfetch: {e}")
+        parts.join(": ")
     }
 }
 
-/// One GET with `Connection: close`; the body is framed by chunking, Content-Length or EOF.
-fn get_once(url: &Url, deadline: Instant) -> Result<Response, String> {
-    let remaining = || {
-        deadline
-            .checked_duration_since(Instant::now())
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| "webfetch: timed out".to_string())
+/// A transport failure as an `isError` message that says what failed and where.
+fn describe(e: &reqwest::Error, url: &Url) -> String {
+    let at = e.url().unwrap_or(url);
+    let what = if e.is_redirect() {
+        format!("too many redirects (more than {MAX_REDIRECTS})")
+    } else if e.is_timeout() {
+        "timed out".to_string()
+    } else if e.is_connect() {
+        format!("could not connect: {}", chain(e))
+    } else if e.is_body() || e.is_decode() {
+        format!("reading the response body failed: {}", chain(e))
+    } else {
+        format!("request failed: {}", chain(e))
     };
-    let addrs: Vec<_> = (url.host.as_str(), url.port)
-        .to_socket_addrs()
-        .map_err(connect_err)?
-        .collect();
-    let mut last = format!("webfetch: could not resolve {}", url.host);
-    let mut stream = None;
-    for addr in addrs {
-        match TcpStream::connect_timeout(&addr, remaining()?) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last = connect_err(e),
-        }
-    }
-    let mut stream = stream.ok_or(last)?;
-    stream
-        .set_read_timeout(Some(remaining()?))
-        .map_err(io_err)?;
-    stream
-        .set_write_timeout(Some(remaining()?))
-        .map_err(io_err)?;
-    let host_header = match (url.host.contains(':'), url.port) {
-        (true, 80) => format!("[{}]", url.host),
-        (true, p) => format!("[{}]:{p}", url.host),
-        (false, 80) => url.host.clone(),
-        (false, p) => format!("{}:{p}", url.host),
-    };
-    let request = format!(
-        "GET {} HTTP/1.1\r\nHost: {host_header}\r\nUser-Agent: toolnexus-conformance\r\nAccept: */*\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n",
-        url.target
-    );
-    stream.write_all(request.as_bytes()).map_err(io_err)?;
+    format!("webfetch: {what} ({at})")
+}
 
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).map_err(io_err)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .filter(|_| line.starts_with("HTTP/"))
-        .ok_or_else(|| {
-            format!(
-                "webfetch: malformed HTTP status line: {:?}",
-                line.trim_end()
-            )
-        })?;
-    let mut location = None;
-    let mut length: Option<usize> = None;
-    let mut chunked = false;
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).map_err(io_err)? == 0 {
-            break;
-        }
-        let header = line.trim_end_matches(['\r', '\n']);
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            let value = value.trim();
-            match name.trim().to_ascii_lowercase().as_str() {
-                "location" => location = Some(value.to_string()),
-                "content-length" => length = value.parse().ok(),
-                "transfer-encoding" => chunked = value.to_ascii_lowercase().contains("chunked"),
-                _ => {}
-            }
-        }
+fn too_large(cap: usize, url: &Url) -> String {
+    const MIB: usize = 1024 * 1024;
+    let limit = if cap % MIB == 0 {
+        format!("{} MiB", cap / MIB)
+    } else {
+        format!("{cap} bytes")
+    };
+    format!("webfetch: response body exceeds the {limit} limit; refused, not truncated ({url})")
+}
+
+/// GET `url`, following redirects; the body is read only for a 2xx and only up to `cap` bytes.
+async fn fetch(url: &Url, cap: usize) -> Result<Response, String> {
+    let client = Client::builder()
+        .redirect(redirect::Policy::limited(MAX_REDIRECTS))
+        .user_agent(USER_AGENT)
+        // A client per call: nothing pooled outlives the call (or the runtime it ran on).
+        .pool_max_idle_per_host(0)
+        .build()
+        .map_err(|e| format!("webfetch: could not set up the HTTP client: {}", chain(&e)))?;
+    let mut resp = client
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|e| describe(&e, url))?;
+    let status = resp.status().as_u16();
+    if !resp.status().is_success() {
+        return Ok(Response {
+            status,
+            body: Vec::new(),
+        });
+    }
+    let final_url = resp.url().clone();
+    if resp
+        .content_length()
+        .is_some_and(|n| n > u64::try_from(cap).unwrap_or(u64::MAX))
+    {
+        return Err(too_large(cap, &final_url));
     }
     let mut body = Vec::new();
-    if chunked {
-        loop {
-            line.clear();
-            reader.read_line(&mut line).map_err(io_err)?;
-            let size_hex = line.trim().split(';').next().unwrap_or("").trim();
-            let size = usize::from_str_radix(size_hex, 16)
-                .map_err(|_| format!("webfetch: malformed chunk size: {size_hex:?}"))?;
-            if size == 0 {
-                break;
-            }
-            let start = body.len();
-            body.resize(start + size, 0);
-            reader.read_exact(&mut body[start..]).map_err(io_err)?;
-            line.clear();
-            reader.read_line(&mut line).map_err(io_err)?;
+    while let Some(chunk) = resp.chunk().await.map_err(|e| describe(&e, &final_url))? {
+        if body.len() + chunk.len() > cap {
+            return Err(too_large(cap, &final_url));
         }
-    } else if let Some(n) = length {
-        reader
-            .take(n as u64)
-            .read_to_end(&mut body)
-            .map_err(io_err)?;
-    } else {
-        reader.read_to_end(&mut body).map_err(io_err)?;
+        body.extend_from_slice(&chunk);
     }
-    Ok(Response {
-        status,
-        location,
-        body,
-    })
-}
-
-/// GET following redirects as urllib does; `Ok` carries any final status, 2xx or not.
-fn fetch(url: &str, timeout: Duration) -> Result<Response, String> {
-    let deadline = Instant::now() + timeout;
-    let mut current = url.to_string();
-    for _ in 0..=MAX_REDIRECTS {
-        let parsed = parse_url(&current)?;
-        let resp = get_once(&parsed, deadline)?;
-        match (resp.status, &resp.location) {
-            (301 | 302 | 303 | 307 | 308, Some(loc)) => current = resolve_location(&parsed, loc),
-            _ => return Ok(resp),
-        }
-    }
-    Err(format!(
-        "webfetch: too many redirects (more than {MAX_REDIRECTS})"
-    ))
+    Ok(Response { status, body })
 }
 
 /// Python's `_strip_html`: drop scripts/styles and tags, trim trailing blanks on lines,
 /// squeeze 3+ newlines to 2, strip the ends. (`markdown` is this same text in every port.)
 fn strip_html(html: &str) -> String {
-    let rules: [(&str, &str); 5] = [
-        (r"(?i)<script[\s\S]*?</script>", ""),
-        (r"(?i)<style[\s\S]*?</style>", ""),
-        (r"<[^>]+>", ""),
-        (r"[ \t]+\n", "\n"),
-        (r"\n{3,}", "\n\n"),
-    ];
+    static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+        [
+            (r"(?i)<script[\s\S]*?</script>", ""),
+            (r"(?i)<style[\s\S]*?</style>", ""),
+            (r"<[^>]+>", ""),
+            (r"[ \t]+\n", "\n"),
+            (r"\n{3,}", "\n\n"),
+        ]
+        .into_iter()
+        .filter_map(|(pattern, with)| Regex::new(pattern).ok().map(|re| (re, with)))
+        .collect()
+    });
     let mut text = html.to_string();
-    for (pattern, with) in rules {
-        if let Ok(re) = Regex::new(pattern) {
-            text = re.replace_all(&text, with).into_owned();
-        }
+    for (re, with) in RULES.iter() {
+        text = re.replace_all(&text, *with).into_owned();
     }
     text.trim().to_string()
 }
@@ -289,9 +160,21 @@ async fn cancelled(ctx: &Context) {
     }
 }
 
+/// An absolute `http://` or `https://` URL.
+fn parse_url(raw: &str) -> Step<Url> {
+    let url = Url::parse(raw)
+        .map_err(|e| ToolResult::error(format!("webfetch: invalid URL {raw:?}: {e}")))?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        other => Err(ToolResult::error(format!(
+            "webfetch: unsupported URL scheme {other:?} (only http and https)"
+        ))),
+    }
+}
+
 async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     let args = args_object("webfetch", args)?;
-    let url = req_str("webfetch", &args, "url")?.to_string();
+    let raw_url = req_str("webfetch", &args, "url")?;
     let format = match opt_str("webfetch", &args, "format")? {
         None => "markdown",
         Some(f @ ("text" | "markdown" | "html")) => f,
@@ -302,16 +185,20 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
         }
     };
     let secs = opt_num("webfetch", &args, "timeout")?.unwrap_or(30.0);
-    let timeout = Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX);
-    parse_url(&url).map_err(ToolResult::error)?;
-    let job = tokio::task::spawn_blocking(move || fetch(&url, timeout));
-    // The socket timeouts bound the thread; this bounds the caller even if DNS stalls.
-    let grace = timeout.saturating_add(Duration::from_secs(1));
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(ToolResult::error(format!(
+            "webfetch: timeout must be a non-negative number of seconds, got {secs}"
+        )));
+    }
+    // Beyond `Duration`'s range is "no bound" in practice; tokio caps the deadline itself.
+    let timeout = Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);
+    let url = parse_url(raw_url)?;
     let resp = tokio::select! {
-        r = tokio::time::timeout(grace, job) => match r {
-            Ok(Ok(r)) => r.map_err(ToolResult::error)?,
-            Ok(Err(e)) => return Err(ToolResult::error(format!("webfetch: {e}"))),
-            Err(_) => return Err(ToolResult::error("webfetch: timed out")),
+        r = tokio::time::timeout(timeout, fetch(&url, MAX_BODY)) => match r {
+            Ok(r) => r.map_err(ToolResult::error)?,
+            Err(_) => return Err(ToolResult::error(format!(
+                "webfetch: timed out after {secs} s ({url})"
+            ))),
         },
         _ = cancelled(ctx) => return Err(ToolResult::error("webfetch: cancelled")),
     };
@@ -319,6 +206,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
         return Ok(ToolResult::error(format!("HTTP {}", resp.status))
             .with_meta("status", json!(resp.status)));
     }
+    // Python's `decode("utf-8", "replace")`.
     let body = String::from_utf8_lossy(&resp.body);
     let output = if format == "html" {
         body.into_owned()
@@ -366,117 +254,277 @@ pub fn tool() -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::TcpListener;
+    use std::io::{Read as _, Write as _};
+    use std::time::Instant;
+    use tokio_util::sync::CancellationToken;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
 
     const PAGE: &str = "<html><head><style>x{}</style><script>var a;</script></head><body><h1>Title</h1>\n<p>Hello   <b>world</b></p>   \n\n\n\n<p>end</p></body></html>";
+    const STRIPPED: &str = "Title\nHello   world\n\nend";
 
-    /// Serves canned responses by path, one connection per request, on a background thread.
-    fn serve(n: usize) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().take(n) {
-                let Ok(mut s) = stream else { continue };
-                let mut reader = BufReader::new(s.try_clone().unwrap());
-                let mut first = String::new();
-                reader.read_line(&mut first).unwrap();
-                loop {
-                    let mut l = String::new();
-                    if reader.read_line(&mut l).unwrap() == 0 || l == "\r\n" {
-                        break;
-                    }
-                }
-                let path = first.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let resp = match path.as_str() {
-                    "/index.html" => format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{PAGE}",
-                        PAGE.len()
-                    ),
-                    "/chunked" => "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".to_string(),
-                    "/moved" => "HTTP/1.1 302 Found\r\nLocation: /index.html\r\nContent-Length: 0\r\n\r\n".to_string(),
-                    _ => "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found".to_string(),
-                };
-                let _ = s.write_all(resp.as_bytes());
-            }
-        });
-        format!("http://{addr}")
+    async fn server() -> MockServer {
+        let server = MockServer::start().await;
+        let routes = [
+            (
+                "/index.html",
+                ResponseTemplate::new(200).set_body_raw(PAGE, "text/html"),
+            ),
+            (
+                "/moved",
+                ResponseTemplate::new(302).insert_header("Location", "/index.html"),
+            ),
+            (
+                "/loop",
+                ResponseTemplate::new(302).insert_header("Location", "/loop"),
+            ),
+            ("/redirect-nowhere", ResponseTemplate::new(301)),
+            (
+                "/missing",
+                ResponseTemplate::new(404).set_body_string("not found"),
+            ),
+            ("/broken", ResponseTemplate::new(500)),
+            ("/empty", ResponseTemplate::new(204)),
+            (
+                "/latin1",
+                ResponseTemplate::new(200).set_body_raw(b"caf\xe9".to_vec(), "text/plain"),
+            ),
+            (
+                "/slow",
+                ResponseTemplate::new(200)
+                    .set_body_string("late")
+                    .set_delay(Duration::from_secs(3)),
+            ),
+            (
+                "/big",
+                ResponseTemplate::new(200).set_body_raw(vec![b'a'; MAX_BODY + 1], "text/plain"),
+            ),
+            (
+                "/just-fits",
+                ResponseTemplate::new(200).set_body_raw(vec![b'a'; MAX_BODY], "text/plain"),
+            ),
+        ];
+        for (p, answer) in routes {
+            Mock::given(method("GET"))
+                .and(path(p))
+                .respond_with(answer)
+                .mount(&server)
+                .await;
+        }
+        server
     }
 
-    async fn run(args: Value) -> ToolResult {
+    async fn call(args: Value) -> ToolResult {
         tool().execute(args, &Context::default()).await
     }
 
-    #[tokio::test]
-    async fn fetches_like_python() {
-        let base = serve(7);
-        let r = run(json!({"url": format!("{base}/index.html")})).await;
-        assert!(!r.is_error, "{r:?}");
-        assert_eq!(r.output, "Title\nHello   world\n\nend");
-        assert_eq!(
-            r.metadata.unwrap(),
-            json!({"status": 200, "format": "markdown"})
-                .as_object()
-                .unwrap()
-                .clone()
-        );
-        let r = run(json!({"url": format!("{base}/index.html"), "format": "text"})).await;
-        assert_eq!(r.output, "Title\nHello   world\n\nend");
-        let r = run(json!({"url": format!("{base}/index.html"), "format": "html"})).await;
-        assert_eq!(r.output, PAGE);
-        let r = run(json!({"url": format!("{base}/chunked"), "format": "html"})).await;
-        assert_eq!(r.output, "hello world");
-        let r = run(json!({"url": format!("{base}/moved")})).await;
-        assert_eq!(r.output, "Title\nHello   world\n\nend");
-        let r = run(json!({"url": format!("{base}/nope")})).await;
-        assert!(r.is_error);
-        assert_eq!(r.output, "HTTP 404");
-        assert_eq!(r.metadata.unwrap()["status"], json!(404));
+    fn meta(r: &ToolResult) -> Value {
+        Value::Object(r.metadata.clone().unwrap_or_default())
+    }
+
+    /// A port on which nothing listens (bound, then released).
+    fn closed_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or(9)
     }
 
     #[tokio::test]
-    async fn failures() {
-        let r = run(json!({"url": "https://example.com/"})).await;
-        assert!(r.is_error);
-        assert_eq!(r.output, HTTPS_UNSUPPORTED);
-        assert_eq!(run(json!({})).await.output, "webfetch: url is required");
-        let r = run(json!({"url": "http://x/", "format": "pdf"})).await;
-        assert!(r.is_error && r.output.contains("format must be one of"));
-        let r = run(json!({"url": "http://127.0.0.1:1/", "timeout": 2})).await;
-        assert!(r.is_error);
-        assert_eq!(
-            r.output,
-            "webfetch: <urlopen error [Errno 111] Connection refused>"
+    async fn formats_like_python() {
+        let s = server().await;
+        let url = format!("{}/index.html", s.uri());
+        let r = call(json!({ "url": url })).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_eq!(r.output, STRIPPED);
+        assert_eq!(meta(&r), json!({"status": 200, "format": "markdown"}));
+        let r = call(json!({"url": url, "format": "markdown"})).await;
+        assert_eq!(r.output, STRIPPED);
+        let r = call(json!({"url": url, "format": "text"})).await;
+        assert_eq!(r.output, STRIPPED);
+        assert_eq!(meta(&r), json!({"status": 200, "format": "text"}));
+        let r = call(json!({"url": url, "format": "html"})).await;
+        assert_eq!(r.output, PAGE);
+        let r = call(json!({"url": format!("{}/empty", s.uri())})).await;
+        assert!(!r.is_error && r.output.is_empty(), "{r:?}");
+        assert_eq!(meta(&r)["status"], json!(204));
+        let r = call(json!({"url": format!("{}/latin1", s.uri()), "format": "html"})).await;
+        assert_eq!(r.output, "caf\u{fffd}");
+    }
+
+    #[tokio::test]
+    async fn redirects_are_followed_and_bounded() {
+        let s = server().await;
+        let r = call(json!({"url": format!("{}/moved", s.uri())})).await;
+        assert!(!r.is_error, "{r:?}");
+        assert_eq!(r.output, STRIPPED);
+        let r = call(json!({"url": format!("{}/loop", s.uri())})).await;
+        assert!(
+            r.is_error && r.output.contains("too many redirects"),
+            "{r:?}"
         );
-        let r = run(json!({"url": "ftp://x/"})).await;
-        assert!(r.is_error && r.output.contains("unsupported URL scheme"));
+        // A 3xx without a Location is the final answer, and not a 2xx.
+        let r = call(json!({"url": format!("{}/redirect-nowhere", s.uri())})).await;
+        assert!(r.is_error, "{r:?}");
+        assert_eq!(r.output, "HTTP 301");
+    }
+
+    #[tokio::test]
+    async fn non_2xx_is_an_error_naming_the_status() {
+        let s = server().await;
+        for (p, status) in [("/missing", 404), ("/broken", 500), ("/unrouted", 404)] {
+            let r = call(json!({"url": format!("{}{p}", s.uri())})).await;
+            assert!(r.is_error, "{r:?}");
+            assert_eq!(r.output, format!("HTTP {status}"));
+            assert_eq!(meta(&r), json!({ "status": status }));
+        }
+    }
+
+    #[tokio::test]
+    async fn the_timeout_bounds_the_whole_call() {
+        let s = server().await;
+        let started = Instant::now();
+        let r = call(json!({"url": format!("{}/slow", s.uri()), "timeout": 0.5})).await;
+        assert!(
+            r.is_error && r.output.contains("timed out after 0.5 s"),
+            "{r:?}"
+        );
+        assert!(started.elapsed() < Duration::from_millis(2500));
+        let r = call(json!({"url": format!("{}/slow", s.uri()), "timeout": 10})).await;
+        assert_eq!(r.output, "late");
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_cap_is_refused() {
+        let s = server().await;
+        let r = call(json!({"url": format!("{}/big", s.uri()), "format": "html"})).await;
+        assert!(r.is_error, "{}", r.output.len());
+        assert!(
+            r.output.contains("exceeds the 5 MiB limit; refused"),
+            "{}",
+            r.output
+        );
+        let r = call(json!({"url": format!("{}/just-fits", s.uri()), "format": "html"})).await;
+        assert!(!r.is_error);
+        assert_eq!(r.output.len(), MAX_BODY);
+    }
+
+    /// A body with no Content-Length (delimited by EOF) is counted as it streams in.
+    #[tokio::test]
+    async fn an_undeclared_body_is_capped_while_streaming() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(2) {
+                let Ok(mut s) = stream else { continue };
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n");
+                for _ in 0..64 {
+                    if s.write_all(&[b'x'; 1024]).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let url =
+            Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap_or_else(|e| panic!("{e}"));
+        match fetch(&url, 10_000).await {
+            Err(e) => assert!(e.contains("exceeds the 10000 bytes limit"), "{e}"),
+            Ok(r) => panic!("not capped: {} bytes", r.body.len()),
+        }
+        let r = fetch(&url, 1 << 20).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.body.len(), 64 * 1024);
+    }
+
+    #[tokio::test]
+    async fn transport_failures_are_clean_errors() {
+        let port = closed_port();
+        for scheme in ["http", "https"] {
+            let r =
+                call(json!({"url": format!("{scheme}://127.0.0.1:{port}/"), "timeout": 5})).await;
+            assert!(r.is_error, "{r:?}");
+            assert!(
+                r.output.starts_with("webfetch: could not connect")
+                    && r.output.contains("Connection refused"),
+                "{}",
+                r.output
+            );
+        }
+        // https spoken to a plain-HTTP server: the TLS handshake fails, cleanly.
+        let s = server().await;
+        let https = s.uri().replacen("http://", "https://", 1);
+        let r = call(json!({"url": format!("{https}/index.html"), "timeout": 5})).await;
+        assert!(r.is_error && r.output.starts_with("webfetch: "), "{r:?}");
+        // `.invalid` never resolves (RFC 6761); without a resolver this may time out instead.
+        let r = call(json!({"url": "http://no-such-host.invalid/", "timeout": 3})).await;
+        assert!(r.is_error && r.output.starts_with("webfetch: "), "{r:?}");
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_an_error() {
+        let cases = [
+            (json!({}), "webfetch: url is required"),
+            (json!({"url": ""}), "webfetch: url is required"),
+            (
+                json!({"url": 7}),
+                "webfetch: url must be a string, got number",
+            ),
+            (
+                json!([1]),
+                "webfetch: arguments must be a JSON object, got array",
+            ),
+            (
+                json!({"url": "http://x/", "format": "pdf"}),
+                "format must be one of",
+            ),
+            (
+                json!({"url": "http://x/", "format": 1}),
+                "format must be a string",
+            ),
+            (
+                json!({"url": "http://x/", "timeout": "5"}),
+                "timeout must be a number",
+            ),
+            (
+                json!({"url": "http://x/", "timeout": -1}),
+                "timeout must be a non-negative",
+            ),
+            (json!({"url": "ftp://x/"}), "unsupported URL scheme \"ftp\""),
+            (json!({"url": "not a url"}), "webfetch: invalid URL"),
+            (json!({"url": "http://[::1/"}), "webfetch: invalid URL"),
+        ];
+        for (args, expected) in cases {
+            let r = call(args.clone()).await;
+            assert!(r.is_error, "{args} ⇒ {r:?}");
+            assert!(r.output.contains(expected), "{args} ⇒ {}", r.output);
+        }
+    }
+
+    #[tokio::test]
+    async fn cancellation_ends_the_call() {
+        let s = server().await;
+        let token = CancellationToken::new();
+        let ctx = Context {
+            cancel: Some(token.clone()),
+            ..Context::default()
+        };
+        let canceller = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            token.cancel();
+        });
+        let started = Instant::now();
+        let r = tool()
+            .execute(json!({"url": format!("{}/slow", s.uri())}), &ctx)
+            .await;
+        let _ = canceller.await;
+        assert!(r.is_error && r.output == "webfetch: cancelled", "{r:?}");
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 
     #[test]
-    fn url_parsing() {
-        assert_eq!(
-            parse_url("http://u:p@h:8080?q=1#f").unwrap(),
-            Url {
-                host: "h".into(),
-                port: 8080,
-                target: "/?q=1".into()
-            }
-        );
-        assert_eq!(
-            parse_url("HTTP://[::1]/a").unwrap(),
-            Url {
-                host: "::1".into(),
-                port: 80,
-                target: "/a".into()
-            }
-        );
-        let base = parse_url("http://h:81/a/b?x").unwrap();
-        assert_eq!(resolve_location(&base, "c"), "http://h:81/a/c");
-        assert_eq!(resolve_location(&base, "/d"), "http://h:81/d");
-        assert_eq!(resolve_location(&base, "//o/p"), "http://o/p");
-        assert_eq!(
-            resolve_location(&base, "/a?u=http://x"),
-            "http://h:81/a?u=http://x"
-        );
-        assert_eq!(resolve_location(&base, "HTTPS://s/"), "HTTPS://s/");
+    fn strips_like_python() {
+        assert_eq!(strip_html(PAGE), STRIPPED);
+        assert_eq!(strip_html("<SCRIPT>x</SCRIPT>a <i>b</i>  \n"), "a b");
     }
 }

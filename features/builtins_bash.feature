@@ -1,0 +1,133 @@
+@pin-0.16.0
+Feature: Built-in bash — one shell command, combined output, exit codes, timeouts (SPEC §4A)
+
+  §4A: `bash` runs one shell command (`/bin/sh -c`, as the Python port 0.21 does) in `workdir`
+  (default cwd); output = combined stdout+stderr; a non-zero exit is `isError` with the exit
+  code in the output; a `timeout` (ms, default 60000) kills the child ⇒ `isError`. A timeout
+  kills the command's whole process group, so what it backgrounded dies with it. Message
+  wordings are not fixed by §4A, so they are matched leniently. Each scenario works in its
+  own {{TMP}}.
+
+  @spec-4A
+  Scenario: bash runs the command with /bin/sh -c
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "echo \"shell=$0\""}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^shell=/bin/sh\s*$
+      """
+
+  @spec-4A
+  Scenario: bash returns stdout and stderr combined in one output
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "echo to-stdout; echo to-stderr 1>&2; echo again-stdout"}
+      """
+    Then the result is not an error
+    And the output contains "to-stdout"
+    And the output contains "to-stderr"
+    And the output contains "again-stdout"
+
+  @spec-4A
+  Scenario: bash runs in the given workdir
+    Given a file "work/here/marker.txt" containing:
+      """
+      found-by-relative-path
+      """
+    And a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "cat marker.txt && pwd", "workdir": "{{TMP}}/work/here"}
+      """
+    Then the result is not an error
+    And the output contains "found-by-relative-path"
+    And the output contains "{{TMP}}/work/here"
+
+  @spec-4A
+  Scenario: bash with a non-zero exit is an error whose output keeps the command output and the code
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "echo before-failing; exit 42"}
+      """
+    Then the result is an error
+    And the output contains "before-failing"
+    And the output contains "42"
+
+  @spec-4A
+  Scenario: bash metadata carries the exit code, zero or not
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "exit 5"}
+      """
+    Then the result matches:
+      """
+      {"$partial": true, "isError": true, "metadata": {"$partial": true, "exitCode": 5}}
+      """
+    When "bash" is executed with:
+      """
+      {"command": "true"}
+      """
+    Then the result matches:
+      """
+      {"$partial": true, "isError": false, "metadata": {"$partial": true, "exitCode": 0}}
+      """
+
+  @spec-4A
+  Scenario: bash finishes a command that outlasts a short wait within the default timeout
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "sleep 1; echo slept"}
+      """
+    Then the result is not an error
+    And the output contains "slept"
+
+  @spec-4A
+  Scenario: a bash timeout is an error and kills the whole process group, backgrounded children too
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "echo started; sleep 300 & echo $! > {{TMP}}/pid; wait", "timeout": 500}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      (?i)timed?\s*out
+      """
+    And the process whose pid is in "pid" is gone
+
+  @spec-4A
+  Scenario: bash without a command is an error result
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"workdir": "{{TMP}}"}
+      """
+    Then the result is an error
+    And the output contains "command"
+
+  @spec-4A
+  Scenario: bash with a workdir that does not exist is an error result and runs nothing
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "echo ran > {{TMP}}/ran.txt", "workdir": "{{TMP}}/no/such/dir"}
+      """
+    Then the result is an error
+    And the file "ran.txt" does not exist
+
+  @spec-4A
+  Scenario: bash with a command that is not a string is an error result
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": ["echo", "hi"]}
+      """
+    Then the result is an error

@@ -1,0 +1,145 @@
+@pin-0.16.0
+Feature: Built-in edit — exact-string replacement (SPEC §4A)
+
+  §4A: `edit` replaces `oldString` by `newString` in `path`, exactly (no patterns). By default
+  `oldString` must occur once; absent, or non-unique without `replaceAll` ⇒ `isError` (and the
+  file is left as it was, checked with recorded trees); `replaceAll:true` replaces every
+  occurrence. Confirmation and error wordings are not fixed by §4A and are not pinned. Each
+  scenario edits files in its own {{TMP}}.
+
+  @spec-4A
+  Scenario: edit replaces the single occurrence of oldString
+    Given a file "src/app.txt" containing:
+      """
+      greeting = "hello world"
+      farewell = "bye"
+      """
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/src/app.txt", "oldString": "hello world", "newString": "hello there"}
+      """
+    Then the result is not an error
+    And the file "src/app.txt" now contains:
+      """
+      greeting = "hello there"
+      farewell = "bye"
+      """
+
+  @spec-4A
+  Scenario: edit with replaceAll replaces every occurrence
+    Given a file "list.txt" containing:
+      """
+      item-a, item-b, item-a
+      item-a
+      """
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/list.txt", "oldString": "item-a", "newString": "X", "replaceAll": true}
+      """
+    Then the result is not an error
+    And the file "list.txt" now contains:
+      """
+      X, item-b, X
+      X
+      """
+
+  @spec-4A
+  Scenario: edit matches oldString literally and inserts newString literally
+    Given a file "lit.txt" containing:
+      """
+      abc a.c (x)
+      """
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/lit.txt", "oldString": "a.c (x)", "newString": "$& $1 \\1"}
+      """
+    Then the result is not an error
+    And the file "lit.txt" now contains:
+      """
+      abc $& $1 \1
+      """
+
+  @spec-4A
+  Scenario: edit can replace across lines and delete with an empty newString
+    Given a file "multi.txt" containing:
+      """
+      keep 1
+      drop A
+      drop B
+      keep 2
+      """
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/multi.txt", "oldString": "drop A\ndrop B\n", "newString": ""}
+      """
+    Then the result is not an error
+    And the file "multi.txt" now contains:
+      """
+      keep 1
+      keep 2
+      """
+
+  @spec-4A
+  Scenario: edit with an oldString that does not occur is an error and changes nothing
+    Given a file "ws/a.txt" containing:
+      """
+      one two three
+      """
+    And the files under "ws" are recorded
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/ws/a.txt", "oldString": "four", "newString": "4"}
+      """
+    Then the result is an error
+    And the files under "ws" are unchanged
+
+  @spec-4A
+  Scenario: edit with a non-unique oldString and no replaceAll is an error and changes nothing
+    Given a file "ws/dup.txt" containing:
+      """
+      same; same; other
+      """
+    And the files under "ws" are recorded
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/ws/dup.txt", "oldString": "same", "newString": "new"}
+      """
+    Then the result is an error
+    And the files under "ws" are unchanged
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/ws/dup.txt", "oldString": "same", "newString": "new", "replaceAll": false}
+      """
+    Then the result is an error
+    And the files under "ws" are unchanged
+
+  @spec-4A
+  Scenario: edit of a missing file is an error result and creates nothing
+    Given a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/absent.txt", "oldString": "a", "newString": "b"}
+      """
+    Then the result is an error
+    And the file "absent.txt" does not exist
+
+  @spec-4A
+  Scenario: edit without oldString is an error result and changes nothing
+    Given a file "ws/a.txt" containing:
+      """
+      untouched
+      """
+    And the files under "ws" are recorded
+    And a toolkit built with no options
+    When "edit" is executed with:
+      """
+      {"path": "{{TMP}}/ws/a.txt", "newString": "x"}
+      """
+    Then the result is an error
+    And the files under "ws" are unchanged

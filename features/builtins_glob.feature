@@ -1,0 +1,215 @@
+@pin-0.16.0
+Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
+
+  §4A: `glob` lists the files under `path` matching the glob; output = newline-joined relative
+  paths capped at `limit` (default 100). Where §4A is silent the scenarios follow the Python
+  port 0.21: `/`-separated paths relative to `path`, sorted in code-point order before the cap
+  (so `limit` picks the same files everywhere); `.git` and `node_modules` directories are not
+  listed; `*` and `?` stay inside one path segment, `**` spans segments, and a slash-less glob
+  tests the basename at any depth. Each scenario lists its own {{TMP}} tree.
+
+  @spec-4A
+  Scenario: glob lists matching files as relative paths in sorted order, skipping .git and node_modules
+    Given a file "proj/b.txt" containing:
+      """
+      b
+      """
+    And a file "proj/a/z.txt" containing:
+      """
+      z
+      """
+    And a file "proj/a/b.txt" containing:
+      """
+      b
+      """
+    And a file "proj/a.txt" containing:
+      """
+      a
+      """
+    And a file "proj/a-b/x.txt" containing:
+      """
+      x
+      """
+    And a file "proj/B.txt" containing:
+      """
+      B
+      """
+    And a file "proj/a/notes.md" containing:
+      """
+      not a txt
+      """
+    And a file "proj/.git/HEAD.txt" containing:
+      """
+      ignored
+      """
+    And a file "proj/node_modules/pkg/readme.txt" containing:
+      """
+      ignored
+      """
+    And a file "proj/a/node_modules/deep.txt" containing:
+      """
+      ignored
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "*.txt", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      B.txt
+      a-b/x.txt
+      a.txt
+      a/b.txt
+      a/z.txt
+      b.txt
+      """
+
+  @spec-4A
+  Scenario: glob's * stays within one directory level, ** spans levels
+    Given a file "proj/src/lib.rs" containing:
+      """
+      lib
+      """
+    And a file "proj/src/bin/main.rs" containing:
+      """
+      main
+      """
+    And a file "proj/src/a/b/deep.rs" containing:
+      """
+      deep
+      """
+    And a file "proj/src/notes.txt" containing:
+      """
+      not rust
+      """
+    And a file "proj/top.rs" containing:
+      """
+      top
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "src/*.rs", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      src/lib.rs
+      """
+    When "glob" is executed with:
+      """
+      {"pattern": "src/**/*.rs", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      src/a/b/deep.rs
+      src/bin/main.rs
+      src/lib.rs
+      """
+
+  @spec-4A
+  Scenario: glob's ? matches exactly one character
+    Given a file "proj/a.md" containing:
+      """
+      a
+      """
+    And a file "proj/ab.md" containing:
+      """
+      ab
+      """
+    And a file "proj/docs/c.md" containing:
+      """
+      c
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "?.md", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      a.md
+      docs/c.md
+      """
+
+  @spec-4A
+  Scenario: glob's limit keeps the first paths of the sorted listing
+    Given a file "proj/c.log" containing:
+      """
+      c
+      """
+    And a file "proj/a/z.log" containing:
+      """
+      z
+      """
+    And a file "proj/b.log" containing:
+      """
+      b
+      """
+    And a file "proj/a.log" containing:
+      """
+      a
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "*.log", "path": "{{TMP}}/proj", "limit": 2}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      a.log
+      a/z.log
+      """
+
+  @spec-4A
+  Scenario: glob without a limit lists at most 100 paths (the first 100 in order)
+    Given 105 files "many/f{n}.bin" containing "x"
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "*.bin", "path": "{{TMP}}/many"}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^f001\.bin\n(?:f[0-9]{3}\.bin\n){98}f100\.bin$
+      """
+
+  @spec-4A
+  Scenario: glob that matches nothing is an empty listing, not an error
+    Given a file "proj/a.txt" containing:
+      """
+      a
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "*.nomatch", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is ""
+
+  @spec-4A
+  Scenario Outline: glob without a pattern is an error result
+    Given a file "proj/a.txt" containing:
+      """
+      a
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      <args>
+      """
+    Then the result is an error
+    And the output contains "pattern"
+
+    Examples:
+      | args                                      |
+      | {"path": "{{TMP}}/proj"}                  |
+      | {"pattern": "", "path": "{{TMP}}/proj"}   |
+      | {"pattern": null, "path": "{{TMP}}/proj"} |

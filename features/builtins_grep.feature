@@ -1,0 +1,338 @@
+@pin-0.16.0
+Feature: Built-in grep — regex search of file contents (SPEC §4A)
+
+  §4A: `grep` searches file contents by regex under `path`, optionally filtered by an
+  `include` glob; output = `file:line:text` matches capped at `limit` (default 100); a failure
+  is an isError ToolResult. Where §4A is silent the scenarios follow the Python port 0.21:
+  paths are relative to `path` with `/`, files in code-point order of that relative path, then
+  line order; `.git` and `node_modules` directories are not searched; a slash-less `include`
+  tests the basename. Each scenario searches its own {{TMP}} tree (see conformance/NOTES.md).
+
+  @spec-4A
+  Scenario: grep prints file:line:text, files in sorted relative-path order, then line order
+    Given a file "proj/b.txt" containing:
+      """
+      needle one
+      hay
+      needle two
+      """
+    And a file "proj/a/z.txt" containing:
+      """
+      needle in a/z
+      """
+    And a file "proj/a.txt" containing:
+      """
+      hay
+      needle at 2
+      """
+    And a file "proj/a-b/x.txt" containing:
+      """
+      x needle
+      """
+    And a file "proj/B.txt" containing:
+      """
+      Needle capital
+      needle lower
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "needle", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      B.txt:2:needle lower
+      a-b/x.txt:1:x needle
+      a.txt:2:needle at 2
+      a/z.txt:1:needle in a/z
+      b.txt:1:needle one
+      b.txt:3:needle two
+      """
+
+  @spec-4A
+  Scenario: grep takes a regular expression and never searches .git or node_modules
+    Given a file "proj/src/lib.rs" containing:
+      """
+      fn alpha() {}
+      // fn commented() {}
+      fn beta_two(x: u8) {}
+      """
+    And a file "proj/.git/hooks/hook.rs" containing:
+      """
+      fn hidden() {}
+      """
+    And a file "proj/node_modules/pkg/index.rs" containing:
+      """
+      fn vendored() {}
+      """
+    And a file "proj/web/node_modules/deep/x.rs" containing:
+      """
+      fn nested_vendored() {}
+      """
+    And a file "proj/web/app.rs" containing:
+      """
+      use x;
+      fn web_main() {}
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "^fn [a-z_]+\\(", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      src/lib.rs:1:fn alpha() {}
+      src/lib.rs:3:fn beta_two(x: u8) {}
+      web/app.rs:2:fn web_main() {}
+      """
+
+  @spec-4A
+  Scenario: grep with an include glob searches only the files it names
+    Given a file "proj/main.py" containing:
+      """
+      import os
+      """
+    And a file "proj/pkg/util.py" containing:
+      """
+      import sys
+      """
+    And a file "proj/pkg/README.md" containing:
+      """
+      import nothing from here
+      """
+    And a file "proj/pkg/util.pyc" containing:
+      """
+      import compiled
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "import", "path": "{{TMP}}/proj", "include": "*.py"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      main.py:1:import os
+      pkg/util.py:1:import sys
+      """
+
+  @spec-4A
+  Scenario: grep's limit keeps the first matches in the deterministic order
+    Given a file "proj/b.txt" containing:
+      """
+      needle one
+      needle two
+      """
+    And a file "proj/a/z.txt" containing:
+      """
+      needle in a/z
+      """
+    And a file "proj/a.txt" containing:
+      """
+      needle at 1
+      needle at 2
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "needle", "path": "{{TMP}}/proj", "limit": 3}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      a.txt:1:needle at 1
+      a.txt:2:needle at 2
+      a/z.txt:1:needle in a/z
+      """
+
+  @spec-4A
+  Scenario: grep without a limit returns at most 100 matches (the first 100 lines)
+    Given a file "proj/many.txt" containing:
+      """
+      hit 1
+      hit 2
+      hit 3
+      hit 4
+      hit 5
+      hit 6
+      hit 7
+      hit 8
+      hit 9
+      hit 10
+      hit 11
+      hit 12
+      hit 13
+      hit 14
+      hit 15
+      hit 16
+      hit 17
+      hit 18
+      hit 19
+      hit 20
+      hit 21
+      hit 22
+      hit 23
+      hit 24
+      hit 25
+      hit 26
+      hit 27
+      hit 28
+      hit 29
+      hit 30
+      hit 31
+      hit 32
+      hit 33
+      hit 34
+      hit 35
+      hit 36
+      hit 37
+      hit 38
+      hit 39
+      hit 40
+      hit 41
+      hit 42
+      hit 43
+      hit 44
+      hit 45
+      hit 46
+      hit 47
+      hit 48
+      hit 49
+      hit 50
+      hit 51
+      hit 52
+      hit 53
+      hit 54
+      hit 55
+      hit 56
+      hit 57
+      hit 58
+      hit 59
+      hit 60
+      hit 61
+      hit 62
+      hit 63
+      hit 64
+      hit 65
+      hit 66
+      hit 67
+      hit 68
+      hit 69
+      hit 70
+      hit 71
+      hit 72
+      hit 73
+      hit 74
+      hit 75
+      hit 76
+      hit 77
+      hit 78
+      hit 79
+      hit 80
+      hit 81
+      hit 82
+      hit 83
+      hit 84
+      hit 85
+      hit 86
+      hit 87
+      hit 88
+      hit 89
+      hit 90
+      hit 91
+      hit 92
+      hit 93
+      hit 94
+      hit 95
+      hit 96
+      hit 97
+      hit 98
+      hit 99
+      hit 100
+      hit 101
+      hit 102
+      hit 103
+      hit 104
+      hit 105
+      hit 106
+      hit 107
+      hit 108
+      hit 109
+      hit 110
+      hit 111
+      hit 112
+      hit 113
+      hit 114
+      hit 115
+      hit 116
+      hit 117
+      hit 118
+      hit 119
+      hit 120
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "^hit", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^many\.txt:1:hit 1\n(?:many\.txt:([0-9]+):hit [0-9]+\n){98}many\.txt:100:hit 100$
+      """
+
+  @spec-4A
+  Scenario: grep with an invalid regular expression is an error result
+    Given a file "proj/a.txt" containing:
+      """
+      (unclosed
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "(unclosed", "path": "{{TMP}}/proj"}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      (?i)regex|pattern
+      """
+
+  @spec-4A
+  Scenario Outline: grep without a pattern is an error result
+    Given a file "proj/a.txt" containing:
+      """
+      anything
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      <args>
+      """
+    Then the result is an error
+    And the output contains "pattern"
+
+    Examples:
+      | args                                  |
+      | {"path": "{{TMP}}/proj"}              |
+      | {"pattern": "", "path": "{{TMP}}/proj"} |
+
+  @spec-4A
+  Scenario: grep skips a file that is not UTF-8 text and still reports the others
+    Given a file "proj/bin/blob.dat" containing invalid UTF-8
+    And a file "proj/notes.txt" containing:
+      """
+      name: good
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "name", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      notes.txt:1:name: good
+      """

@@ -1,0 +1,140 @@
+@pin-0.16.0
+Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
+
+  §4A: `read` reads a UTF-8 text file; with `offset` (1-based line) and/or `limit` (lines) it
+  returns that line window; a missing file ⇒ `isError`. Without a window the output is the
+  file's text as it is (the Python port 0.21 returns it untouched). How a window is joined (a
+  trailing newline or not) is not fixed by §4A, so windows are matched with an optional
+  final newline; error wordings are matched leniently. Each scenario reads its own {{TMP}}.
+
+  @spec-4A
+  Scenario: read returns the whole file byte for byte
+    Given a file "docs/notes.txt" containing:
+      """
+      alpha
+        indented beta
+      ünïcödé γ → ok
+
+      last line, no newline after it
+      """
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/docs/notes.txt"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      alpha
+        indented beta
+      ünïcödé γ → ok
+
+      last line, no newline after it
+      """
+
+  @spec-4A
+  Scenario: read with offset and limit returns that line window (offset is 1-based)
+    Given a file "lines.txt" containing:
+      """
+      line1
+      line2
+      line3
+      line4
+      line5
+      """
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/lines.txt", "offset": 2, "limit": 3}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^line2\nline3\nline4\n?$
+      """
+
+  @spec-4A
+  Scenario: read with only an offset returns the lines from there to the end
+    Given a file "lines.txt" containing:
+      """
+      line1
+      line2
+      line3
+      line4
+      line5
+      """
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/lines.txt", "offset": 4}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^line4\nline5\n?$
+      """
+
+  @spec-4A
+  Scenario: read with only a limit returns the first lines
+    Given a file "lines.txt" containing:
+      """
+      line1
+      line2
+      line3
+      line4
+      line5
+      """
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/lines.txt", "limit": 2}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^line1\nline2\n?$
+      """
+
+  @spec-4A
+  Scenario: read of a missing file with a window is an error result naming the file
+    Given a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/nowhere/missing.txt", "offset": 1, "limit": 10}
+      """
+    Then the result is an error
+    And the output contains "missing.txt"
+
+  @spec-4A
+  Scenario: read of a file that is not UTF-8 is a clear error result
+    Given a file "blob.bin" containing invalid UTF-8
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/blob.bin"}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      (?i)utf-?8
+      """
+
+  @spec-4A
+  Scenario: read without a path is an error result
+    Given a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"offset": 1}
+      """
+    Then the result is an error
+    And the output contains "path"
+
+  @spec-4A
+  Scenario: read of a directory is an error result
+    Given a directory "adir"
+    And a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/adir"}
+      """
+    Then the result is an error

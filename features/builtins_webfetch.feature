@@ -1,0 +1,178 @@
+@pin-0.16.0
+Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
+
+  §4A: `webfetch` takes `url:string`, `format?:"text"|"markdown"|"html"` (default markdown) and
+  `timeout?:number` (seconds, default 30); it does an HTTP GET of `url` and returns the body as
+  text, markdown or html; a non-2xx status ⇒ isError with `HTTP <status>`; every failure is an
+  isError ToolResult (§1, §4A). The SPEC fixes the html output (the body) but not how text or
+  markdown are derived from it, so those scenarios only check that the words survive and the
+  tags do not. Every scenario fetches from its own local server ({{HTTP}}), never the internet.
+
+  @spec-4A
+  Scenario: webfetch with format "html" returns the body verbatim
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/html",
+                     "body": "<html><body><h1>Title</h1>\n<p>Hello <b>world</b> &amp; more</p></body></html>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html"}
+      """
+    Then the result is not an error
+    And the output is:
+      """
+      <html><body><h1>Title</h1>
+      <p>Hello <b>world</b> &amp; more</p></body></html>
+      """
+
+  @spec-4A @lenient
+  Scenario: webfetch with format "text" returns the words without the tags
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/html",
+                     "body": "<html><body><h1>Title</h1>\n<p>Hello <b>world</b></p></body></html>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "text"}
+      """
+    Then the result is not an error
+    And the output contains "Title"
+    And the output contains "Hello"
+    And the output contains "world"
+    And the output does not contain "<h1>"
+    And the output does not contain "<b>"
+    And the output does not contain "<html>"
+
+  @spec-4A @lenient
+  Scenario: webfetch with format "markdown" returns the words without the tags
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/html",
+                     "body": "<html><body><h1>Title</h1>\n<p>Hello <b>world</b></p></body></html>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "markdown"}
+      """
+    Then the result is not an error
+    And the output contains "Title"
+    And the output contains "Hello"
+    And the output contains "world"
+    And the output does not contain "<h1>"
+    And the output does not contain "<b>"
+    And the output does not contain "<html>"
+
+  @spec-4A @lenient
+  Scenario: webfetch without a format converts as markdown does (the default)
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/html",
+                     "body": "<html><body><h1>Title</h1>\n<p>Hello <b>world</b></p></body></html>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page"}
+      """
+    Then the result is not an error
+    And the output contains "Title"
+    And the output contains "Hello"
+    And the output contains "world"
+    And the output does not contain "<h1>"
+    And the output does not contain "<b>"
+    And the output does not contain "<html>"
+
+  @spec-4A
+  Scenario: webfetch treats any 2xx status as success, not only 200
+    Given an HTTP server answers:
+      """
+      {"GET /accepted": {"status": 203, "contentType": "text/plain", "body": "partial info"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/accepted", "format": "html"}
+      """
+    Then the result is not an error
+    And the output is "partial info"
+
+  @spec-4A
+  Scenario: webfetch of a 404 is an isError naming the status
+    Given an HTTP server answers:
+      """
+      {"GET /gone": {"status": 404, "contentType": "text/html", "body": "<h1>Not Found</h1>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/gone"}
+      """
+    Then the result is an error
+    And the output contains "HTTP 404"
+
+  @spec-4A
+  Scenario: webfetch of a 500 is an isError naming the status
+    Given an HTTP server answers:
+      """
+      {"GET /boom": {"status": 500, "contentType": "text/plain", "body": "internal error"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/boom", "format": "html"}
+      """
+    Then the result is an error
+    And the output contains "HTTP 500"
+
+  @spec-4A
+  Scenario: webfetch gives up after its timeout in seconds with an isError
+    # The answer comes after 3 s, inside the driver's 5 s bound: a port that ignored `timeout`
+    # would return "late" as a success.
+    Given an HTTP server answers:
+      """
+      {"GET /slow": {"status": 200, "contentType": "text/plain", "body": "late", "delayMs": 3000}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/slow", "format": "html", "timeout": 1}
+      """
+    Then the result is an error
+    And the output does not contain "late"
+
+  @spec-4A
+  Scenario: webfetch without a url is an isError
+    Given a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"format": "html"}
+      """
+    Then the result is an error
+
+  @spec-4A
+  Scenario: webfetch with a format outside text, markdown and html is an isError
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/html", "body": "<p>Hello</p>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "pdf"}
+      """
+    Then the result is an error
+
+  @spec-4A
+  Scenario: webfetch of a port nobody listens on is an isError, not a crash
+    Given a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "http://127.0.0.1:9/", "timeout": 3}
+      """
+    Then the result is an error
+    And the output does not contain "HTTP 200"
