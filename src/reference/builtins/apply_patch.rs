@@ -5,13 +5,13 @@
 //! that succeeded are the temp files renamed into place and deletions made.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use super::write::{args_object, blocking, io_msg, read_text, req_str, stage, Step};
+use super::write::{args_object, blocking, io_msg, read_text, req_str, stage, Staged, Step};
 use crate::reference::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// One file operation of a patch, as [`parse_patch`] reads it (paths as written).
@@ -250,16 +250,7 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
             _ => removals.push(path.clone()),
         }
     }
-    for s in staged {
-        s.commit().map_err(|e| err(e.to_string()))?;
-    }
-    for path in removals {
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(err(io_msg(&e, &path))),
-        }
-    }
+    commit_all(staged, &removals).map_err(err)?;
     let n = ops.len();
     let plural = if n == 1 { "" } else { "s" };
     Ok(
@@ -268,6 +259,55 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
             .with_meta("updated", json!(updated))
             .with_meta("deleted", json!(deleted)),
     )
+}
+
+/// Puts a patch's files in place all-or-nothing. Every existing target (overwritten or
+/// deleted) is first renamed aside in its own directory; then the staged files are renamed
+/// into place; only then are the set-aside originals removed. A failure at any point renames
+/// the originals back and removes what was placed, so the tree ends fully patched or as it was.
+fn commit_all(staged: Vec<Staged>, removals: &[String]) -> Result<(), String> {
+    let restore = |aside: &[(PathBuf, PathBuf)], placed: &[PathBuf]| {
+        for p in placed {
+            let _ = std::fs::remove_file(p);
+        }
+        for (original, backup) in aside.iter().rev() {
+            let _ = std::fs::rename(backup, original);
+        }
+    };
+    let targets: Vec<PathBuf> = staged
+        .iter()
+        .map(|s| s.dest().to_path_buf())
+        .chain(removals.iter().map(PathBuf::from))
+        .collect();
+    let mut aside: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        if target.symlink_metadata().is_err() {
+            continue;
+        }
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let backup = target.with_file_name(format!(".{name}.tnx-aside-{}-{i}", std::process::id()));
+        if let Err(e) = std::fs::rename(target, &backup) {
+            restore(&aside, &[]);
+            return Err(io_msg(&e, &target.to_string_lossy()));
+        }
+        aside.push((target.clone(), backup));
+    }
+    let mut placed: Vec<PathBuf> = Vec::new();
+    for s in staged {
+        let dest = s.dest().to_path_buf();
+        if let Err(e) = s.commit() {
+            restore(&aside, &placed);
+            return Err(io_msg(&e, &dest.to_string_lossy()));
+        }
+        placed.push(dest);
+    }
+    for (_, backup) in aside {
+        let _ = std::fs::remove_file(backup);
+    }
+    Ok(())
 }
 
 struct ApplyPatch;

@@ -170,6 +170,11 @@ pub(super) struct Staged {
 }
 
 impl Staged {
+    /// Where the file will land.
+    pub(super) fn dest(&self) -> &Path {
+        &self.dest
+    }
+
     /// Renames the temp file over the destination; a rename is what makes the write atomic.
     pub(super) fn commit(self) -> io::Result<()> {
         self.tmp
