@@ -94,7 +94,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     Given a toolkit built with no options
     When "bash" is executed with:
       """
-      {"command": "echo started; sleep 300 & echo $! > {{TMP}}/pid; wait", "timeout": 500}
+      {"command": "echo started; sleep 300 & echo $! > '{{TMP}}/pid'; wait", "timeout": 1500}
       """
     Then the result is an error
     And the output matches:

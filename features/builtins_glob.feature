@@ -211,5 +211,24 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
     Examples:
       | args                                      |
       | {"path": "{{TMP}}/proj"}                  |
-      | {"pattern": "", "path": "{{TMP}}/proj"}   |
       | {"pattern": null, "path": "{{TMP}}/proj"} |
+
+  @spec-4A
+  Scenario Outline: glob with ill-typed arguments is an error result
+    Given a file "proj/a.txt" containing:
+      """
+      a
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      <args>
+      """
+    Then the result is an error
+    And the output contains "<field>"
+
+    Examples:
+      | args                                                     | field   |
+      | {"pattern": 7, "path": "{{TMP}}/proj"}                   | pattern |
+      | {"pattern": "*.txt", "path": "{{TMP}}/proj", "limit": "ten"} | limit |
+      | {"pattern": "*.txt", "path": 42}                         | path    |

@@ -317,7 +317,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
     Examples:
       | args                                  |
       | {"path": "{{TMP}}/proj"}              |
-      | {"pattern": "", "path": "{{TMP}}/proj"} |
+      | {"pattern": 5, "path": "{{TMP}}/proj"}  |
 
   @spec-4A
   Scenario: grep skips a file that is not UTF-8 text and still reports the others

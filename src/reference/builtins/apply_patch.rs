@@ -261,53 +261,106 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
     )
 }
 
-/// Puts a patch's files in place all-or-nothing. Every existing target (overwritten or
-/// deleted) is first renamed aside in its own directory; then the staged files are renamed
-/// into place; only then are the set-aside originals removed. A failure at any point renames
-/// the originals back and removes what was placed, so the tree ends fully patched or as it was.
+/// Puts a patch's files in place all-or-nothing.
+///
+/// First every existing target gets a hard-linked backup under a fresh name in its own
+/// directory (`link` never overwrites, so concurrent patches cannot clobber each other's
+/// backups), and every file to delete is unlinked (its backup keeps the data). Then the staged
+/// files are renamed into place, each an atomic replace, so a reader never sees an updated file
+/// missing. Only then are the backups removed. A failure at any point removes what was placed
+/// and renames the backups back; a rollback step that fails is named in the error.
 fn commit_all(staged: Vec<Staged>, removals: &[String]) -> Result<(), String> {
-    let restore = |aside: &[(PathBuf, PathBuf)], placed: &[PathBuf]| {
-        for p in placed {
-            let _ = std::fs::remove_file(p);
-        }
-        for (original, backup) in aside.iter().rev() {
-            let _ = std::fs::rename(backup, original);
-        }
-    };
-    let targets: Vec<PathBuf> = staged
-        .iter()
-        .map(|s| s.dest().to_path_buf())
-        .chain(removals.iter().map(PathBuf::from))
-        .collect();
-    let mut aside: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for (i, target) in targets.iter().enumerate() {
-        if target.symlink_metadata().is_err() {
-            continue;
-        }
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let backup = target.with_file_name(format!(".{name}.tnx-aside-{}-{i}", std::process::id()));
-        if let Err(e) = std::fs::rename(target, &backup) {
-            restore(&aside, &[]);
-            return Err(io_msg(&e, &target.to_string_lossy()));
-        }
-        aside.push((target.clone(), backup));
-    }
+    let overwrite: Vec<PathBuf> = staged.iter().map(|s| s.dest().to_path_buf()).collect();
+    let delete: Vec<PathBuf> = removals.iter().map(PathBuf::from).collect();
+    let mut backups: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut placed: Vec<PathBuf> = Vec::new();
-    for s in staged {
-        let dest = s.dest().to_path_buf();
-        if let Err(e) = s.commit() {
-            restore(&aside, &placed);
-            return Err(io_msg(&e, &dest.to_string_lossy()));
+    let result = (|| {
+        for (target, deleting) in overwrite
+            .iter()
+            .map(|t| (t, false))
+            .chain(delete.iter().map(|t| (t, true)))
+        {
+            if target.symlink_metadata().is_err() {
+                continue;
+            }
+            let backup = link_aside(target).map_err(|e| io_msg(&e, &target.to_string_lossy()))?;
+            backups.push((target.clone(), backup));
+            if deleting {
+                std::fs::remove_file(target).map_err(|e| io_msg(&e, &target.to_string_lossy()))?;
+            }
         }
-        placed.push(dest);
+        for s in staged {
+            let dest = s.dest().to_path_buf();
+            s.commit()
+                .map_err(|e| io_msg(&e, &dest.to_string_lossy()))?;
+            placed.push(dest);
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {
+            for (_, backup) in backups {
+                let _ = std::fs::remove_file(backup);
+            }
+            Ok(())
+        }
+        Err(message) => {
+            let mut problems = Vec::new();
+            for p in placed
+                .iter()
+                .filter(|p| !backups.iter().any(|(t, _)| t == *p))
+            {
+                if let Err(e) = std::fs::remove_file(p) {
+                    problems.push(format!("could not remove {}: {e}", p.display()));
+                }
+            }
+            for (original, backup) in backups.iter().rev() {
+                if let Err(e) = std::fs::rename(backup, original) {
+                    problems.push(format!(
+                        "could not restore {} from {}: {e}",
+                        original.display(),
+                        backup.display()
+                    ));
+                }
+            }
+            if problems.is_empty() {
+                Err(message)
+            } else {
+                Err(format!(
+                    "{message}; rollback incomplete: {}",
+                    problems.join("; ")
+                ))
+            }
+        }
     }
-    for (_, backup) in aside {
-        let _ = std::fs::remove_file(backup);
+}
+
+/// A hard link to `target` under a fresh hidden name beside it.
+fn link_aside(target: &Path) -> std::io::Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut last = std::io::Error::other("no backup name tried");
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let backup = target.with_file_name(format!(
+            ".{name}.tnx-aside-{}-{n}-{nanos:x}",
+            std::process::id()
+        ));
+        match std::fs::hard_link(target, &backup) {
+            Ok(()) => return Ok(backup),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
     }
-    Ok(())
+    Err(last)
 }
 
 struct ApplyPatch;
@@ -347,6 +400,45 @@ pub fn tool() -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A commit that fails half-way must leave every file as it was and no backup behind.
+    #[test]
+    fn a_failing_commit_rolls_everything_back() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let d = dir.path();
+        std::fs::write(d.join("a.txt"), "old a").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(d.join("gone.txt"), "keep me").unwrap_or_else(|e| panic!("{e}"));
+        let staged = vec![
+            stage(&d.join("a.txt"), b"new a").unwrap_or_else(|e| panic!("{e}")),
+            stage(&d.join("new.txt"), b"fresh").unwrap_or_else(|e| panic!("{e}")),
+            stage(&d.join("sub/late.txt"), b"cannot land").unwrap_or_else(|e| panic!("{e}")),
+        ];
+        // The last staged file's temp file vanishes with its directory, so its rename fails
+        // after the first two files are already in place.
+        std::fs::remove_dir_all(d.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        let removals = vec![d.join("gone.txt").to_string_lossy().into_owned()];
+        assert!(commit_all(staged, &removals).is_err());
+        assert_eq!(
+            std::fs::read_to_string(d.join("a.txt")).unwrap_or_default(),
+            "old a"
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.join("gone.txt")).unwrap_or_default(),
+            "keep me"
+        );
+        assert!(!d.join("new.txt").exists());
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            vec!["a.txt", "gone.txt"],
+            "no backup or temp file may remain"
+        );
+    }
 
     async fn run(patch: String) -> ToolResult {
         tool()
