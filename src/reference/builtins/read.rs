@@ -126,6 +126,23 @@ mod tests {
         tool().execute(args, &Context::default()).await
     }
 
+    #[tokio::test]
+    async fn a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap_or_default();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let path = fifo.to_string_lossy().to_string();
+        for args in [json!({"path": path}), json!({"path": path, "limit": 1})] {
+            let r = tokio::time::timeout(std::time::Duration::from_secs(5), run(args)).await;
+            let r = r.unwrap_or_else(|_| panic!("read blocked on a FIFO"));
+            assert!(
+                r.is_error && r.output.contains("not a regular file"),
+                "{r:?}"
+            );
+        }
+    }
+
     fn fixture() -> (tempfile::TempDir, String) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f.txt");

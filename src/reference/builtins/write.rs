@@ -137,17 +137,29 @@ pub(super) fn io_msg(e: &io::Error, path: &str) -> String {
 
 /// Reads a UTF-8 text file, reporting failures as the tool's `isError` result.
 pub(super) fn read_text(tool: &str, path: &str) -> Step<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fail = |e: std::io::Error| ToolResult::error(format!("{tool}: {}", io_msg(&e, path)));
     // A FIFO would block forever and a device such as /dev/zero never ends: only regular
-    // files are read (a missing path falls through to the read's own error).
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() && !meta.is_dir() {
-            return Err(ToolResult::error(format!(
-                "{tool}: {path} is not a regular file"
-            )));
-        }
+    // files are read. Opening non-blocking and checking the opened handle leaves no window
+    // for the path to be swapped in between (and opening a FIFO cannot block).
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(fail)?;
+    let meta = file.metadata().map_err(fail)?;
+    if meta.is_dir() {
+        // Reading a directory fails with the platform's own message, as the ports report it.
+        return Err(fail(std::io::Error::from_raw_os_error(libc::EISDIR)));
     }
-    let bytes = std::fs::read(path)
-        .map_err(|e| ToolResult::error(format!("{tool}: {}", io_msg(&e, path))))?;
+    if !meta.is_file() {
+        return Err(ToolResult::error(format!(
+            "{tool}: {path} is not a regular file"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(fail)?;
     String::from_utf8(bytes)
         .map_err(|_| ToolResult::error(format!("{tool}: {path} is not valid UTF-8 text")))
 }
