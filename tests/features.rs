@@ -116,11 +116,27 @@ fn main() {
         _ => {
             let me = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
             ["in-process", "driver"].iter().all(|m| {
-                std::process::Command::new(&me)
+                let Ok(mut child) = std::process::Command::new(&me)
                     .env("TNX_FEATURES_PASS", m)
-                    .status()
-                    .map(|s| s.success())
-                    .unwrap_or(false)
+                    .spawn()
+                else {
+                    return false;
+                };
+                // A pass that hangs must fail the test, not stall CI.
+                let deadline = std::time::Instant::now() + Duration::from_secs(600);
+                loop {
+                    match child.try_wait() {
+                        Ok(Some(status)) => return status.success(),
+                        Ok(None) if std::time::Instant::now() < deadline => {
+                            std::thread::sleep(Duration::from_millis(200))
+                        }
+                        _ => {
+                            eprintln!("the {m} pass did not finish within 600 s; killed it");
+                            let _ = child.kill();
+                            return false;
+                        }
+                    }
+                }
             })
         }
     };

@@ -593,7 +593,11 @@ async fn dispatch(
         }
         ProcessGone => {
             let path = st.path(&arg(1))?;
-            surroundings::process_gone(&path, std::time::Duration::from_secs(3))
+            // Polling sleeps; on a blocking thread it cannot stall other scenarios' timers.
+            let within = std::time::Duration::from_secs(3);
+            tokio::task::spawn_blocking(move || surroundings::process_gone(&path, within))
+                .await
+                .unwrap_or_else(|e| Err(format!("the process check failed: {e}")))
                 .map_err(StepFailure::Failed)
         }
         SanitizedIs => match &st.sanitized {
@@ -610,6 +614,13 @@ async fn dispatch(
 pub async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
     if let Some(id) = st.toolkit.take() {
         let _ = port.close(&id).await;
+    }
+    // wiremock's MockServer blocks in its Drop (it verifies expectations with a nested
+    // executor). Dropped on an async thread, that stalls every other task there — a bash
+    // timeout in a concurrent scenario would never fire — so it is dropped on a blocking
+    // thread instead.
+    if let Some(server) = st.http.take() {
+        let _ = tokio::task::spawn_blocking(move || drop(server)).await;
     }
 }
 
