@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::in_order;
+
 /// Directory names neither walk descends into (as the published ports do).
 const SKIPPED_DIRS: [&str; 2] = ["node_modules", ".git"];
 
@@ -68,29 +70,7 @@ fn list(dir: &Path) -> Vec<Entry> {
 
 /// Lists every directory of one level, in order, on every core.
 fn list_level(level: &[(PathBuf, PathBuf)]) -> Vec<Vec<Entry>> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers < 2 || level.len() < 32 {
-        return level.iter().map(|(dir, _)| list(dir)).collect();
-    }
-    let chunk = level.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = level
-            .chunks(chunk)
-            .map(|part| {
-                (
-                    part,
-                    scope.spawn(move || part.iter().map(|(d, _)| list(d)).collect::<Vec<_>>()),
-                )
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(part, h)| {
-                h.join()
-                    .unwrap_or_else(|_| part.iter().map(|(d, _)| list(d)).collect())
-            })
-            .collect()
-    })
+    in_order::map_in_order(level, 32, |(dir, _)| list(dir), |(dir, _)| list(dir))
 }
 
 /// Walks `root`, following symlinks, and returns every regular file (as reached, not

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use super::in_order;
 use super::{
     discover, frontmatter, Inventory, SkillDef, SkillInfo, SkillOrigin, SkillSources, SkipReason,
     Skipped,
@@ -35,40 +36,14 @@ fn from_dir(root: &Path) -> Vec<Candidate> {
 /// Reads and parses the files on every core, keeping their order: reading thousands of
 /// SKILL.md files is the bulk of loading a large tree.
 fn parse_all(files: Vec<PathBuf>) -> Vec<Candidate> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if workers < 2 || files.len() < 64 {
-        return files.into_iter().map(from_file).collect();
-    }
-    let chunk = files.len().div_ceil(workers);
-    let mut chunks: Vec<Vec<PathBuf>> = Vec::new();
-    let mut rest = files;
-    while rest.len() > chunk {
-        let tail = rest.split_off(chunk);
-        chunks.push(rest);
-        rest = tail;
-    }
-    chunks.push(rest);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|part| {
-                let paths = part.clone();
-                (
-                    paths,
-                    scope.spawn(move || part.into_iter().map(from_file).collect::<Vec<_>>()),
-                )
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(paths, h)| {
-                // from_file has no panicking path; should a worker die anyway, its files are
-                // reported unreadable rather than silently lost.
-                h.join()
-                    .unwrap_or_else(|_| paths.into_iter().map(unreadable).collect())
-            })
-            .collect()
-    })
+    // from_file has no panicking path; should a worker die anyway, its files are reported
+    // unreadable rather than silently lost.
+    in_order::map_in_order(
+        &files,
+        64,
+        |f| from_file(f.clone()),
+        |f| unreadable(f.clone()),
+    )
 }
 
 /// A file that could not be read.

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 mod discover;
 mod frontmatter;
+mod in_order;
 mod inventory;
 mod prompt;
 mod skill_tool;
