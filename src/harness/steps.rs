@@ -458,36 +458,8 @@ async fn dispatch(
                 fail(format!("expected no errors, got {}", st.norm(&errors)))
             }
         }
-        ErrorMentions => {
-            let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
-            let found = errors.as_object().is_some_and(|m| {
-                m.values()
-                    .any(|v| v.as_str().is_some_and(|s| s.contains(&arg(1))))
-            });
-            if found {
-                Ok(())
-            } else {
-                fail(format!(
-                    "[lenient (contains)] no error mentions \"{}\"; errors: {errors}",
-                    arg(1)
-                ))
-            }
-        }
-        WarningMentions => {
-            let warnings = st.norm(&st.built()?.get("warnings").cloned().unwrap_or(json!([])));
-            let found = warnings.as_array().is_some_and(|a| {
-                a.iter()
-                    .any(|w| w.as_str().is_some_and(|s| s.contains(&arg(1))))
-            });
-            if found {
-                Ok(())
-            } else {
-                fail(format!(
-                    "[lenient (contains)] no warning mentions \"{}\"; warnings: {warnings}",
-                    arg(1)
-                ))
-            }
-        }
+        ErrorMentions => mentioned(st, "errors", "error", &arg(1)),
+        WarningMentions => mentioned(st, "warnings", "warning", &arg(1)),
         OutputLacks => {
             let out = st.output()?;
             if out.contains(&unescape(&arg(1))) {
@@ -664,6 +636,27 @@ async fn adapter(
     let id = st.toolkit_id()?;
     let output = port.adapter(&id, format).await?;
     Ok(st.norm(&output))
+}
+
+/// Whether some string in the build answer's `key` (an object's values or an array's
+/// items) contains `needle`; lenient by design, the wording is the port's.
+fn mentioned(st: &ScenarioState, key: &str, what: &str, needle: &str) -> StepResult {
+    let found_in = st.norm(&st.built()?.get(key).cloned().unwrap_or(Value::Null));
+    let texts: Vec<&Value> = match &found_in {
+        Value::Object(m) => m.values().collect(),
+        Value::Array(a) => a.iter().collect(),
+        _ => Vec::new(),
+    };
+    if texts
+        .iter()
+        .any(|v| v.as_str().is_some_and(|s| s.contains(needle)))
+    {
+        Ok(())
+    } else {
+        fail(format!(
+            "[lenient (contains)] no {what} mentions \"{needle}\"; {key}: {found_in}"
+        ))
+    }
 }
 
 /// The toolkit's tools as the port lists them now (`tools`), shaped like a build answer; a
