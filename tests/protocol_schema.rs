@@ -46,6 +46,21 @@ fn violations(v: &Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Every command of protocol 1.
+const COMMANDS: [&str; 11] = [
+    "hello",
+    "build",
+    "tools",
+    "execute",
+    "adapter",
+    "skills_prompt",
+    "list_skills",
+    "select_builtins",
+    "sanitize",
+    "close",
+    "shutdown",
+];
+
 struct Validators {
     request: Validator,
     response: Validator,
@@ -168,18 +183,7 @@ async fn every_message_of_every_scenario_matches_the_schema() {
         report.summary.passed,
         report.summary
     );
-    for cmd in [
-        "hello",
-        "build",
-        "execute",
-        "adapter",
-        "skills_prompt",
-        "list_skills",
-        "select_builtins",
-        "sanitize",
-        "close",
-        "shutdown",
-    ] {
+    for cmd in COMMANDS {
         assert!(
             port.commands.contains_key(cmd),
             "the scenarios never sent `{cmd}`"
@@ -187,7 +191,7 @@ async fn every_message_of_every_scenario_matches_the_schema() {
     }
 }
 
-/// Commands and failures the scenarios do not reach: `tools`, and each error kind.
+/// Answers the scenarios do not reach: every option key and each error kind.
 #[tokio::test]
 async fn reference_answers_outside_the_scenarios_match_the_schema() {
     let mut port = RecordingPort::new();
@@ -352,19 +356,7 @@ fn the_examples_in_protocol_md_match_the_schema() {
         );
     }
     assert_no_violations(&found);
-    for cmd in [
-        "hello",
-        "build",
-        "tools",
-        "execute",
-        "adapter",
-        "skills_prompt",
-        "list_skills",
-        "select_builtins",
-        "sanitize",
-        "close",
-        "shutdown",
-    ] {
+    for cmd in COMMANDS {
         assert!(cmds.contains(cmd), "PROTOCOL.md has no example of `{cmd}`");
     }
     assert!(
