@@ -2,5 +2,6 @@
 //! port protocol that drives any implementation, and the harness that runs the scenarios.
 
 pub mod harness;
+pub mod mock_servers;
 pub mod protocol;
 pub mod reference;
