@@ -131,6 +131,24 @@ enum Command {
     },
     /// Serve the reference implementation over the port protocol on stdin/stdout.
     Driver,
+    /// Run a mock server for tests (any port's): see mock-servers/README.md.
+    Mock {
+        #[command(subcommand)]
+        server: MockServer,
+    },
+}
+
+#[derive(Subcommand)]
+enum MockServer {
+    /// A scripted MCP server over stdio or streamable HTTP.
+    Mcp {
+        /// stdio, or http (prints `http://127.0.0.1:<port>/mcp` as its first line).
+        #[arg(long, value_enum)]
+        transport: toolnexus_conformance::mock_servers::mcp::Transport,
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+    },
 }
 
 fn root(cli_root: Option<PathBuf>) -> PathBuf {
@@ -355,6 +373,23 @@ fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
     }
 }
 
+/// Errors go to stderr with the `mock-mcp:` prefix: in stdio mode stdout is the protocol.
+async fn mock_command(server: MockServer) -> ExitCode {
+    use toolnexus_conformance::mock_servers::mcp;
+    let MockServer::Mcp {
+        transport,
+        scenario,
+    } = server;
+    let outcome = match mcp::load_scenario(&scenario) {
+        Ok(s) => mcp::run(transport, s).await,
+        Err(e) => Err(e),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&format!("mock-mcp: {e}")),
+    }
+}
+
 fn setup_command(root: &Path, ports: &[String], list: bool) -> ExitCode {
     let registry = match Registry::load(root) {
         Ok(r) => r,
@@ -399,6 +434,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = root(cli.root);
     match cli.command {
+        Command::Mock { server } => mock_command(server).await,
         Command::Driver => match driver::serve_stdio().await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(&format!("driver: {e}")),
