@@ -14,7 +14,7 @@ use toolnexus_conformance::harness::registry::{Registry, ResolvedPort};
 use toolnexus_conformance::harness::runner::{self, RunReport, Selection};
 use toolnexus_conformance::harness::scenario::Env;
 use toolnexus_conformance::harness::subprocess::SubprocessPort;
-use toolnexus_conformance::harness::{baseline, bench, differential, html, junit, report};
+use toolnexus_conformance::harness::{baseline, bench, differential, html, junit, report, secret};
 use toolnexus_conformance::protocol::driver;
 
 #[derive(Parser)]
@@ -429,8 +429,19 @@ fn setup_command(root: &Path, ports: &[String], list: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // Before any thread exists: the canary secret scenarios expand into MCP headers.
+    secret::ensure();
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(async_main()),
+        Err(e) => fail(&format!("cannot start the async runtime: {e}")),
+    }
+}
+
+async fn async_main() -> ExitCode {
     let cli = Cli::parse();
     let root = root(cli.root);
     match cli.command {

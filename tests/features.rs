@@ -42,7 +42,8 @@ impl cucumber::World for FeatureWorld {
     type Error = Infallible;
 
     async fn new() -> Result<Self, Infallible> {
-        let env = Env::from_root(&root());
+        let env =
+            Env::from_root(&root()).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
         let port: Box<dyn Port> = match DRIVER.get().cloned().flatten() {
             Some(cmd) => Box::new(SubprocessPort::new(cmd, Duration::from_secs(20))),
             None => Box::new(InProcessPort::new()),
@@ -93,6 +94,8 @@ async fn pass(label: &str) -> bool {
 }
 
 fn main() {
+    // Before the runtime's threads: every pass (and its driver child) shares one secret.
+    toolnexus_conformance::harness::secret::ensure();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -134,6 +134,16 @@ pub trait Port: Send {
         Ok(json!({"skills": field(r.clone(), "skills")?, "skipped": field(r, "skipped")?}))
     }
 
+    /// `list_mcp_tools` (§2 Gap 6): `{statuses, tools, errors}` for an MCP config.
+    async fn list_mcp_tools(&mut self, config: &Value) -> Result<Value, PortError> {
+        let r = request(self, json!({"cmd": "list_mcp_tools", "config": config})).await?;
+        Ok(json!({
+            "statuses": field(r.clone(), "statuses")?,
+            "tools": field(r.clone(), "tools")?,
+            "errors": r.get("errors").cloned().unwrap_or_else(|| json!({})),
+        }))
+    }
+
     /// `select_builtins`: the builtin tools a config selects.
     async fn select_builtins(&mut self, config: &Value) -> Result<Value, PortError> {
         let r = request(self, json!({"cmd": "select_builtins", "config": config})).await?;

@@ -20,17 +20,31 @@ pub struct Env {
     pub examples: PathBuf,
     /// The insta snapshot folder.
     pub snapshots: PathBuf,
+    /// The program serving `mock mcp`, the `{{BIN}}` placeholder.
+    pub mock_bin: PathBuf,
+    /// `mock-servers/scenarios`, the `{{MOCKS}}` placeholder.
+    pub mocks: PathBuf,
 }
 
 impl Env {
-    /// The layout of a checkout rooted at `root` (shared/ sits beside the checkout).
+    /// The layout of a checkout rooted at `root` (shared/ sits beside the checkout); the
+    /// mock servers are served by the running program itself.
     pub fn from_root(root: &Path) -> Env {
         let examples = root.join("..").join("shared").join("spec").join("examples");
         Env {
             fixtures: root.join("conformance").join("fixtures"),
             examples: examples.canonicalize().unwrap_or(examples),
             snapshots: root.join("snapshots"),
+            mock_bin: std::env::current_exe()
+                .unwrap_or_else(|_| PathBuf::from("toolnexus-conformance")),
+            mocks: root.join("mock-servers").join("scenarios"),
         }
+    }
+
+    /// The same layout with another program serving the mocks (tests run from a test binary).
+    pub fn with_mock_bin(mut self, bin: impl Into<PathBuf>) -> Env {
+        self.mock_bin = bin.into();
+        self
     }
 }
 
@@ -78,6 +92,9 @@ pub struct ScenarioState {
     pub(super) counter: u32,
     pub(super) recorded: Option<(PathBuf, std::collections::BTreeMap<PathBuf, Vec<u8>>)>,
     pub(super) http: Option<wiremock::MockServer>,
+    pub(super) mocks: Vec<super::mock_launch::RunningMock>,
+    pub(super) build_ms: Option<u128>,
+    pub(super) mcp_inventory: Option<Value>,
     expectations: RefCell<BTreeSet<String>>,
 }
 
@@ -97,6 +114,8 @@ impl ScenarioState {
         let mut st = ScenarioState::default();
         st.placeholders.add("{{FIXTURES}}", &env.fixtures);
         st.placeholders.add("{{EXAMPLES}}", &env.examples);
+        st.placeholders.add("{{MOCKS}}", &env.mocks);
+        st.placeholders.add("{{BIN}}", &env.mock_bin);
         st
     }
 

@@ -13,6 +13,7 @@ use super::port::{Port, PortError};
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
 use super::surroundings;
+use super::{mock_launch, secret};
 use crate::protocol::error_kind;
 
 fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
@@ -60,6 +61,7 @@ steps! {
     Directory => r#"^a directory "([^"]+)"$"#,
     Symlink => r#"^a symlink "([^"]+)" pointing to "([^"]+)"$"#,
     HttpServer => r#"^an HTTP server answers:$"#,
+    McpHttp => r#"^a mock MCP server over HTTP runs "([^"]+)"$"#,
     Record => r#"^the files under "([^"]+)" are recorded$"#,
     Options => r#"^the toolkit options:$"#,
     BuiltWith => r#"^a toolkit built with:$"#,
@@ -115,6 +117,10 @@ steps! {
     FileAbsent => r#"^the file "([^"]+)" does not exist$"#,
     Unchanged => r#"^the files under "([^"]+)" are unchanged$"#,
     ProcessGone => r#"^the process whose pid is in "([^"]+)" is gone$"#,
+    BuildTook => r#"^the build took less than (\d+) ms$"#,
+    ListMcp => r#"^the MCP tools are listed with:$"#,
+    McpInventory => r#"^the MCP inventory matches:$"#,
+    NoSecret => r#"^nothing the port reported mentions the secret$"#,
 }
 
 /// Runs one step against `port`.
@@ -140,7 +146,8 @@ pub async fn run_step(
         ErrorMentions | ErrorFor | WarningMentions => st.record("lenient (contains)"),
         ToolCount | HasTool | HasNoTool | IsError | NotError | Suspends | NoStatus | NoErrors
         | SanitizedIs | PromptLacks | OutputLacks | Forgotten | FileAbsent | Unchanged
-        | ProcessGone => st.record("pinned"),
+        | ProcessGone | NoSecret => st.record("pinned"),
+        BuildTook => st.record("bound"),
         _ => {}
     }
     Ok(())
@@ -202,6 +209,66 @@ async fn dispatch(
             st.placeholders.add_text("{{HTTP}}", &server.uri());
             st.http = Some(server);
             Ok(())
+        }
+        McpHttp => {
+            let scenario = env.mocks.join(arg(1));
+            let mock = mock_launch::mcp_http(&env.mock_bin, &scenario)
+                .await
+                .map_err(StepFailure::Failed)?;
+            st.placeholders.add_text("{{MCP_URL}}", &mock.url);
+            st.mocks.push(mock);
+            Ok(())
+        }
+        BuildTook => {
+            let bound: u128 = arg(1).parse().unwrap_or(0);
+            match st.build_ms {
+                Some(ms) if ms < bound => Ok(()),
+                Some(ms) => fail(format!(
+                    "[bound] the build took {ms} ms, more than {bound} ms"
+                )),
+                None => fail("no toolkit has been built in this scenario"),
+            }
+        }
+        ListMcp => {
+            let config = st.json_doc(step)?;
+            let inventory = port.list_mcp_tools(&config).await?;
+            st.mcp_inventory = Some(inventory);
+            Ok(())
+        }
+        McpInventory => {
+            let expected = st.expect_doc(step)?;
+            let actual = st
+                .mcp_inventory
+                .clone()
+                .ok_or_else(|| StepFailure::Failed("no MCP tools have been listed".into()))?;
+            expect_json(st, &expected, &st.norm(&actual))
+        }
+        NoSecret => {
+            let Some(secret) = secret::current() else {
+                return fail(format!(
+                    "{} is not set, so there is nothing to look for",
+                    secret::SECRET_VAR
+                ));
+            };
+            let answers = [
+                ("the build answer", st.built.clone()),
+                ("the last result", st.result.clone()),
+                ("the MCP inventory", st.mcp_inventory.clone()),
+            ];
+            let leaks: Vec<&str> = answers
+                .iter()
+                .filter(|(_, v)| v.as_ref().is_some_and(|v| v.to_string().contains(&secret)))
+                .map(|(what, _)| *what)
+                .collect();
+            if leaks.is_empty() {
+                Ok(())
+            } else {
+                // Never print the secret itself: the report would then leak it.
+                fail(format!(
+                    "[pinned] the secret appears in {}",
+                    leaks.join(", ")
+                ))
+            }
         }
         Record => {
             let dir = st.path(&arg(1))?;
@@ -591,6 +658,7 @@ pub async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
     // executor). Dropped on an async thread, that stalls every other task there — a bash
     // timeout in a concurrent scenario would never fire — so it is dropped on a blocking
     // thread instead.
+    st.mocks.clear();
     if let Some(server) = st.http.take() {
         let _ = tokio::task::spawn_blocking(move || drop(server)).await;
     }
@@ -603,7 +671,9 @@ async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     st.counter += 1;
     let id = format!("tk{}", st.counter);
     let options = st.options.clone().unwrap_or_else(|| json!({}));
+    let started = std::time::Instant::now();
     let r = port.build(&id, &options).await?;
+    st.build_ms = Some(started.elapsed().as_millis());
     for key in ["tools", "names", "statuses", "errors", "skills"] {
         if r.get(key).is_none() {
             return fail(format!("build response lacks \"{key}\""));

@@ -160,12 +160,27 @@ pub fn skill_provider(v: &Value) -> Result<SkillProvider, String> {
     Ok(Arc::new(move || Ok(defs.clone())))
 }
 
-/// A wait-for behaviour: `{"answer":{ok, data?, reason?}}`; the id echoes the request's.
+/// A wait-for behaviour: `{"answer":{ok, data?, reason?}}` (the id echoes the request's), or
+/// `{"echoRequest":true}`, which accepts with the request itself as `data` so a scenario can
+/// see what the port asked.
 pub fn wait_for(v: &Value) -> Result<WaitFor, String> {
+    if v.get("echoRequest") == Some(&Value::Bool(true)) {
+        return Ok(Arc::new(|request: Request| {
+            let data = serde_json::to_value(&request).ok();
+            Box::pin(async move {
+                Answer {
+                    id: request.id,
+                    ok: true,
+                    data,
+                    reason: None,
+                }
+            })
+        }));
+    }
     let template = v
         .get("answer")
         .cloned()
-        .ok_or("waitFor behaviour needs \"answer\"")?;
+        .ok_or("waitFor behaviour needs \"answer\" or \"echoRequest\"")?;
     let ok = template.get("ok").and_then(Value::as_bool).unwrap_or(true);
     let data = template.get("data").cloned();
     let reason = template

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use super::{error_kind, error_response, options, PROTOCOL_VERSION, SPEC_VERSION};
 use crate::reference::adapters::Format;
 use crate::reference::builtins::select_builtins;
+use crate::reference::mcp;
 use crate::reference::sanitize::sanitize;
 use crate::reference::skills::{self, SkillInfo, SkillOrigin};
 use crate::reference::suspension::Answer;
@@ -14,7 +15,7 @@ use crate::reference::tool::Context;
 use crate::reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 6] = ["0", "1", "3", "4", "4A", "6"];
+pub const IMPLEMENTS: [&str; 7] = ["0", "1", "2", "3", "4", "4A", "6"];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
@@ -52,6 +53,7 @@ impl ReferenceSession {
                 self.with_toolkit(&request, |tk| Ok(json!({"prompt": tk.skills_prompt()})))
             }
             "list_skills" => list_skills(&request),
+            "list_mcp_tools" => list_mcp_tools(&request).await,
             "select_builtins" => Ok(select(&request)),
             "sanitize" => sanitize_cmd(&request),
             "close" => self.close(&request).await,
@@ -215,6 +217,30 @@ fn list_skills(request: &Value) -> Reply {
             json!({ SKILL_PROVIDER_ERROR_KEY: format!("skill provider failed: {err}") });
     }
     Ok(body)
+}
+
+/// §2 Gap 6: list every enabled server's tools (original names, unfiltered), then disconnect.
+async fn list_mcp_tools(request: &Value) -> Reply {
+    let config = request.get("config").unwrap_or(&Value::Null);
+    let parsed = match mcp::parse_config(config) {
+        Ok(parsed) => parsed,
+        Err(message) => {
+            return Ok(json!({
+                "statuses": {}, "tools": {},
+                "errors": { mcp::config::CONFIG_ERROR_KEY: message },
+            }))
+        }
+    };
+    let inv = mcp::inventory(&parsed).await;
+    let tools: Map<String, Value> = inv
+        .tools
+        .iter()
+        .map(|(server, infos)| {
+            let described = infos.iter().map(|i| i.describe()).collect::<Vec<_>>();
+            (server.clone(), json!(described))
+        })
+        .collect();
+    Ok(json!({"statuses": inv.statuses, "tools": tools, "errors": inv.errors}))
 }
 
 fn select(request: &Value) -> Value {

@@ -5,8 +5,9 @@
 
 pub mod adapters;
 pub mod builtins;
+pub mod env_expand;
 pub mod filter;
-pub mod mcp_config;
+pub mod mcp;
 pub mod native;
 pub mod sanitize;
 pub mod skills;

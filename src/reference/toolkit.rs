@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::adapters::{self, Format};
 use super::builtins;
-use super::mcp_config;
+use super::mcp::{self, config as mcp_config};
 use super::skills::{self, SkillInfo, SkillSources};
 use super::suspension::WaitFor;
 use super::tool::{Context, Source, Tool, ToolResult};
@@ -37,8 +37,9 @@ pub struct ToolkitOptions {
 }
 
 /// §4 Toolkit.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Toolkit {
+    mcp: mcp::McpSource,
     tools: Vec<Tool>,
     catalog: Vec<SkillInfo>,
     statuses: BTreeMap<String, String>,
@@ -62,7 +63,9 @@ impl Toolkit {
         };
 
         let mut builtins_cfg = options.builtins.clone();
-        let mcp_tools = tk.load_mcp(options.mcp_config.as_ref(), &mut builtins_cfg);
+        let mcp_tools = tk
+            .load_mcp(options.mcp_config.as_ref(), &mut builtins_cfg)
+            .await;
         tk.load_agents(&options.agents);
 
         let skill_tool = tk.load_skills(&options);
@@ -82,7 +85,11 @@ impl Toolkit {
 
     /// Parses the MCP config and records each server's status; also honours a top-level
     /// `builtins` key in the parsed config when the option itself is absent (§4).
-    fn load_mcp(&mut self, config: Option<&Value>, builtins_cfg: &mut Option<Value>) -> Vec<Tool> {
+    async fn load_mcp(
+        &mut self,
+        config: Option<&Value>,
+        builtins_cfg: &mut Option<Value>,
+    ) -> Vec<Tool> {
         let Some(config) = config else {
             return Vec::new();
         };
@@ -97,18 +104,11 @@ impl Toolkit {
         if builtins_cfg.is_none() {
             *builtins_cfg = parsed.root.get("builtins").cloned();
         }
-        for (name, server) in &parsed.servers {
-            if server.disabled {
-                self.statuses.insert(name.clone(), "disabled".to_string());
-                continue;
-            }
-            self.statuses.insert(name.clone(), "failed".to_string());
-            self.errors.insert(
-                name.clone(),
-                format!("mcp server \"{name}\" failed at connect: MCP transport is not implemented in this reference yet"),
-            );
-        }
-        Vec::new()
+        self.mcp = mcp::load(&parsed, self.wait_for.clone()).await;
+        self.statuses.extend(self.mcp.statuses.clone());
+        self.errors.extend(self.mcp.errors.clone());
+        self.warnings.extend(self.mcp.warnings.clone());
+        std::mem::take(&mut self.mcp.tools)
     }
 
     /// Records each agent through the isolation path until the A2A source lands.
@@ -213,6 +213,7 @@ impl Toolkit {
 
     /// Closes every connection the toolkit opened; calling it again does nothing.
     pub async fn close(&mut self) {
+        self.mcp.close().await;
         self.closed = true;
     }
 

@@ -10,6 +10,7 @@ import importlib.metadata
 import itertools
 import json
 import os
+import re
 import sys
 import uuid
 
@@ -23,10 +24,12 @@ sys.stdout = sys.stderr
 import toolnexus  # noqa: E402
 from toolnexus import (  # noqa: E402
     Answer, Request, SkillDef, Tool, ToolContext, ToolResult, create_toolkit, define_tool,
-    list_skills, parse_agents_config, sanitize, select_builtins)
+    list_mcp_tools, list_skills, parse_agents_config, sanitize, select_builtins)
 
 VERSION = getattr(toolnexus, "__version__", None) or importlib.metadata.version("toolnexus")
-SECTIONS = ["0", "1", "3", "4", "4A", "6"]
+SECTIONS = ["0", "1", "2", "3", "4", "4A", "6"]
+# The port reports a failed MCP server only as this stderr line (no errors map).
+MCP_FAILED = re.compile(r'^MCP server "(.*)" failed: (.*)$')
 KEYS = {"mcpConfig": "mcp_config", "skillsDir": "skills_dir", "skills": "skills",
         "skillProvider": "skill_provider", "skillsFilter": "skills_filter",
         "skillSampleLimit": "skill_sample_limit", "extraTools": "extra_tools",
@@ -140,6 +143,10 @@ def skill_provider(behaviour):
 
 def wait_for(behaviour):
     key, arg = one_key(behaviour, "waitFor")
+    if key == "echoRequest" and arg is True:
+        async def echo(request):
+            return Answer(id=request.id, ok=True, data=plain(request))
+        return echo
     if key != "answer" or not isinstance(arg, dict):
         raise Failure("unsupported", f"unknown waitFor behaviour {compact(behaviour)}")
 
@@ -212,9 +219,16 @@ class _Tee:
     def flush(self):
         self.target.flush()
 
-    def warnings(self):
+    def lines(self):
         return [line[len("[toolnexus] "):] for line in "".join(self.text).splitlines()
                 if line.startswith("[toolnexus] ")]
+
+    def warnings(self):
+        return [line for line in self.lines() if not MCP_FAILED.match(line)]
+
+    def errors(self):
+        """The port's own `MCP server "X" failed: …` lines, keyed by server."""
+        return {m.group(1): m.group(0) for m in map(MCP_FAILED.match, self.lines()) if m}
 
 
 class Session:
@@ -252,8 +266,9 @@ class Session:
             catalog = list(tk._skill.skills.values()) if tk._skill is not None else []
             return {"toolkit": tid, "tools": tools, "names": sorted(t["name"] for t in tools),
                     # Only MCP statuses exist in the port (no "builtin" entry), and it keeps
-                    # no errors map (failures are printed to stderr), so errors is always {}.
-                    "statuses": tk.mcp_status(), "errors": {},
+                    # no errors map: a failed MCP server is only printed to stderr, so the
+                    # errors are those printed lines, keyed by server.
+                    "statuses": tk.mcp_status(), "errors": tee.errors(),
                     "skills": [skill_info(s) for s in catalog],
                     "warnings": tee.warnings()}
         if cmd == "tools":
@@ -298,6 +313,19 @@ class Session:
             inv = list_skills(opts.get("skillsDir"), skills=defs or None)
             return {"skills": [skill_info(s) for s in inv.skills],
                     "skipped": [plain(s) for s in inv.skipped]}
+        if cmd == "list_mcp_tools":
+            if "config" not in req:
+                raise bad('missing field "config"')
+            real_err, tee = sys.stderr, _Tee(sys.stderr)
+            sys.stderr = tee
+            try:
+                inv = await list_mcp_tools(req["config"])
+            finally:
+                sys.stderr = real_err
+            return {"statuses": dict(inv.status), "errors": tee.errors(),
+                    "tools": {server: [{"name": t.name, "description": t.description,
+                                        "inputSchema": t.input_schema} for t in tools]
+                              for server, tools in inv.tools.items()}}
         if cmd == "select_builtins":
             if "config" not in req:
                 raise bad('missing field "config"')

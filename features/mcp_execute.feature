@@ -1,0 +1,113 @@
+@pin-0.16.0
+Feature: executing MCP tools (SPEC §2 execute, §0.4)
+
+  Background:
+    Given the toolkit options:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"mock": {
+        "command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"],
+        "timeout": 1500}}}}
+      """
+    And the toolkit is built
+
+  @spec-2
+  Scenario: arguments reach the server and its text comes back
+    When "mock_echo" is executed with:
+      """
+      {"text": "hello, server"}
+      """
+    Then the output is "hello, server"
+    And the result is not an error
+
+  @spec-2
+  Scenario: several text parts are joined with newlines; non-text parts are not text
+    When "mock_list_colors" is executed
+    Then the result matches:
+      """
+      {"output": "red\ngreen\nblue", "isError": false, "$partial": true}
+      """
+
+  @spec-2
+  Scenario: structuredContent wins over the text parts, as compact JSON in the server's key order
+    When "mock_add" is executed with:
+      """
+      {"a": 1, "b": 2}
+      """
+    Then the output is:
+      """
+      {"sum":3,"operands":[1,2]}
+      """
+    And the result is not an error
+
+  @spec-2
+  Scenario: an isError result is an error carrying the server's text
+    When "mock_divide" is executed with:
+      """
+      {"a": 1, "b": 0}
+      """
+    Then the output is "division by zero"
+    And the result is an error
+
+  @spec-2
+  Scenario: several error texts are joined by a blank line, blank parts dropped
+    When "mock_fail_twice" is executed
+    Then the output is "first problem\n\nsecond problem"
+    And the result is an error
+
+  @spec-2
+  Scenario: an error with no text still says it failed
+    # Both published ports say exactly this; the SPEC only says "joined text".
+    When "mock_fail_silently" is executed
+    Then the result matches:
+      """
+      {"output": "MCP tool returned an error", "isError": true, "$partial": true}
+      """
+
+  @spec-2
+  Scenario: an embedded text resource is text the model reads
+    When "mock_read_note" is executed
+    Then the output is "inside the note"
+
+  @spec-2
+  Scenario: every MCP result's metadata names its server
+    When "mock_echo" is executed with:
+      """
+      {"text": "x"}
+      """
+    Then the result matches:
+      """
+      {"output": "x", "isError": false, "metadata": {"server": "mock", "$partial": true}}
+      """
+
+  @spec-2
+  Scenario: a call slower than the server's timeout is an error result, not a hang
+    # slow_echo answers after 5 s; the server's timeout is 1.5 s. The metadata shows the
+    # error came from the MCP call, not from an unknown-tool answer.
+    When "mock_slow_echo" is executed with:
+      """
+      {"text": "late"}
+      """
+    Then the result matches:
+      """
+      {"output": {"$match": "string"}, "isError": true, "metadata": {"server": "mock", "$partial": true}}
+      """
+    And the output does not contain "late"
+
+  @spec-2
+  Scenario: a server that dies during a call gives an error result, and later calls too
+    When "mock_crash" is executed
+    Then the result matches:
+      """
+      {"output": {"$match": "string"}, "isError": true, "metadata": {"server": "mock", "$partial": true}}
+      """
+    When "mock_echo" is executed with:
+      """
+      {"text": "anyone there?"}
+      """
+    Then the result is an error
+
+  @spec-0
+  Scenario: an unknown tool name is an error result
+    When "mock_no_such_tool" is executed
+    Then the result is an error
+    And the output contains "mock_no_such_tool"

@@ -1,0 +1,134 @@
+@pin-0.16.0
+Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
+  A server that crashes, hangs or speaks garbage is `failed`; the toolkit still builds and
+  every other source loads.
+
+  @spec-2
+  Scenario Outline: a server that <misbehaves> is failed and isolated
+    Given a toolkit built with:
+      """
+      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": {"mcpServers": {
+        "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/<file>"], "timeout": 1000},
+        "good": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"]}}}}
+      """
+    Then the status of "bad" is "failed"
+    And the status of "good" is "connected"
+    And the toolkit has the tool "good_echo"
+    And the toolkit has the tool "skill"
+    And the toolkit has the tool "bash"
+
+    Examples:
+      | misbehaves                          | file                     |
+      | crashes at initialize               | crash-at-initialize.json |
+      | crashes at tools/list               | crash-at-list.json       |
+      | never answers                       | hang.json                |
+      | writes garbage on stdout            | garbage.json             |
+      | exits before saying anything        | exit-at-start.json       |
+
+  @spec-2
+  Scenario Outline: the error names the server and the phase it failed in (<misbehaves>)
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {
+        "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/<file>"], "timeout": 1000}}}}
+      """
+    Then the status of "bad" is "failed"
+    And the error for "bad" mentions "bad"
+    And the error for "bad" mentions "<phase>"
+
+    Examples:
+      | misbehaves                  | file                     | phase      |
+      | crashes at initialize       | crash-at-initialize.json | initialize |
+      | never answers               | hang.json                | initialize |
+      | writes garbage on stdout    | garbage.json             | initialize |
+      | crashes at tools/list       | crash-at-list.json       | tools/list |
+
+  @spec-2
+  Scenario: a program that cannot be started is failed at connect
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"ghost": {"command": ["{{TMP}}/no-such-program"]}}}}
+      """
+    Then the status of "ghost" is "failed"
+    And the error for "ghost" mentions "connect"
+
+  @spec-2
+  Scenario: a crashing server's own last words explain the failure
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {
+        "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/crash-at-initialize.json"]}}}}
+      """
+    Then the error for "bad" mentions "crashing at initialize"
+
+  @spec-2
+  Scenario: five servers, three bad: the build is bounded and the good tools all load
+    Given a toolkit built with:
+      """
+      {"builtins": false, "disableTools": ["skill"], "mcpConfig": {"mcpServers": {
+        "one": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"], "tools": {"echo": true}},
+        "crash": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/crash-at-initialize.json"]},
+        "hang": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/hang.json"], "timeout": 500},
+        "garbage": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/garbage.json"]},
+        "two": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/paging.json"], "tools": {"t5": true}}}}}
+      """
+    Then the build took less than 2000 ms
+    And the tool names match:
+      """
+      {"$oneOf": [["one_echo", "two_t5"], ["two_t5", "one_echo"]]}
+      """
+    And the status of "one" is "connected"
+    And the status of "two" is "connected"
+    And the status of "crash" is "failed"
+    And the status of "hang" is "failed"
+    And the status of "garbage" is "failed"
+    And the error for "crash" mentions "initialize"
+    And the error for "hang" mentions "initialize"
+    And the error for "garbage" mentions "initialize"
+
+  @spec-2
+  Scenario: a remote server nobody listens on is failed
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"nobody": {"url": "http://127.0.0.1:9/mcp", "timeout": 2000}}}}
+      """
+    Then the status of "nobody" is "failed"
+    And the error for "nobody" mentions "nobody"
+
+  @spec-2
+  Scenario: a remote server that refuses the client (401) is failed
+    Given a mock MCP server over HTTP runs "secured.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"api": {"url": "{{MCP_URL}}"}}}}
+      """
+    Then the status of "api" is "failed"
+    And the toolkit has no tool "api_ping"
+
+  @spec-2
+  Scenario Outline: a remote server that <misbehaves> over HTTP is failed
+    Given a mock MCP server over HTTP runs "<file>"
+    And a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"web": {"url": "{{MCP_URL}}", "timeout": 1000}}}}
+      """
+    Then the status of "web" is "failed"
+
+    Examples:
+      | misbehaves            | file                     |
+      | never answers         | hang.json                |
+      | answers garbage       | garbage.json             |
+      | crashes at initialize | crash-at-initialize.json |
+
+  @spec-2
+  Scenario: close ends the server's whole process tree
+    # sleeper.json starts a `sleep 300` child at startup and writes its pid to $PID_FILE.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"sleepy": {
+        "command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/sleeper.json"],
+        "environment": {"PID_FILE": "{{TMP}}/pid"}}}}}
+      """
+    Then the status of "sleepy" is "connected"
+    When the toolkit is closed
+    Then the process whose pid is in "pid" is gone

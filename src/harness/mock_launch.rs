@@ -1,0 +1,67 @@
+//! Starts the mock servers a scenario asks for (as child processes of the harness, the way
+//! any port's own tests would) and stops them when the scenario ends.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use super::secret;
+
+/// How long a mock server may take to print its URL.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The environment variable whose value `secured.json` expects as the `authorization` header.
+pub const EXPECTED_AUTH_VAR: &str = "MOCK_EXPECTED_AUTH";
+
+/// A running HTTP-mode mock; killed on drop.
+#[derive(Debug)]
+pub struct RunningMock {
+    /// Its endpoint, from its first stdout line.
+    pub url: String,
+    _child: Child,
+}
+
+/// Starts `BIN mock mcp --transport http --scenario FILE` and waits for its URL.
+///
+/// The mock learns the expected `authorization` value (`Bearer <secret>`) from its own
+/// environment, so the secret never appears in a scenario file or on a command line.
+pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
+    let mut cmd = Command::new(bin);
+    cmd.args(["mock", "mcp", "--transport", "http", "--scenario"])
+        .arg(scenario)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(s) = secret::current() {
+        cmd.env(EXPECTED_AUTH_VAR, format!("Bearer {s}"));
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start the mock MCP server {}: {e}", bin.display()))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or("the mock MCP server has no stdout")?;
+    let mut first = String::new();
+    let mut reader = BufReader::new(stdout);
+    let read = tokio::time::timeout(START_TIMEOUT, reader.read_line(&mut first)).await;
+    match read {
+        Ok(Ok(n)) if n > 0 && first.trim().starts_with("http://") => Ok(RunningMock {
+            url: first.trim().to_string(),
+            _child: child,
+        }),
+        Ok(Ok(_)) => Err(format!(
+            "the mock MCP server's first line is not a URL: {:?}",
+            first.trim()
+        )),
+        Ok(Err(e)) => Err(format!("cannot read the mock MCP server's URL: {e}")),
+        Err(_) => Err(format!(
+            "the mock MCP server printed no URL within {} s",
+            START_TIMEOUT.as_secs()
+        )),
+    }
+}

@@ -1,0 +1,340 @@
+//! §2 MCP config parsing: wrappers, reserved sibling keys, type inference, toggles, and
+//! each server's launch description (command or URL).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// Keys that sit beside a raw server map and are never servers (§2 "Reserved sibling keys").
+pub const RESERVED_KEYS: [&str; 4] = ["builtins", "agents", "a2a", "mcpServer"];
+
+/// §2 default per-phase timeout.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// The error key used when the config itself cannot be read.
+pub const CONFIG_ERROR_KEY: &str = "<config>";
+
+/// One server entry, as far as this layer needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// `local` or `remote` (explicit or inferred from `command`/`url`).
+    pub kind: Option<String>,
+    /// Whether the server is skipped (`disabled:true` wins, else `enabled:false`).
+    pub disabled: bool,
+    /// Per-phase timeout in milliseconds (default 30000; zero or a non-integer ⇒ default).
+    pub timeout_ms: u64,
+    /// The raw entry, for the transport layer.
+    pub raw: Value,
+}
+
+/// A parsed config: the whole object (for sibling sections) and its servers.
+#[derive(Debug, Clone, Default)]
+pub struct McpConfig {
+    /// The top-level object.
+    pub root: Map<String, Value>,
+    /// Servers in the order the config lists them (the order their tools are exposed in).
+    pub servers: Vec<(String, ServerConfig)>,
+}
+
+/// How to reach one server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Launch {
+    /// Spawn a child and speak MCP over its stdio.
+    Local {
+        /// Program and arguments.
+        argv: Vec<String>,
+        /// Variables added to the inherited environment.
+        env: Vec<(String, String)>,
+        /// Working directory of the child.
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP.
+    Remote {
+        /// The endpoint.
+        url: String,
+        /// Header names and their unexpanded values (`${ENV}` is expanded at connect).
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl ServerConfig {
+    /// The launch description, or why the entry cannot be launched.
+    pub fn launch(&self) -> Result<Launch, String> {
+        if !self.raw.is_object() {
+            return Err(format!(
+                "server entry must be an object, got {}",
+                kind_of(&self.raw)
+            ));
+        }
+        match self.kind.as_deref() {
+            Some("remote") => {
+                let url = match self.raw.get("url") {
+                    Some(Value::String(u)) if !u.is_empty() => u.clone(),
+                    _ => return Err("a remote server needs a string \"url\"".to_string()),
+                };
+                Ok(Launch::Remote {
+                    url,
+                    headers: string_pairs(self.raw.get("headers"), "headers")?,
+                })
+            }
+            Some("local") => Ok(Launch::Local {
+                argv: argv(self.raw.get("command"), self.raw.get("args"))?,
+                env: match self.raw.get("environment") {
+                    Some(v) if !v.is_null() => string_pairs(Some(v), "environment")?,
+                    _ => string_pairs(self.raw.get("env"), "env")?,
+                },
+                cwd: match self.raw.get("cwd") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(c)) => Some(PathBuf::from(c)),
+                    Some(other) => {
+                        return Err(format!("\"cwd\" must be a string, got {}", kind_of(other)))
+                    }
+                },
+            }),
+            Some(other) => Err(format!(
+                "unknown server type \"{other}\" (expected \"local\" or \"remote\")"
+            )),
+            None => Err("a server needs a \"command\" (local) or a \"url\" (remote)".to_string()),
+        }
+    }
+
+    /// The per-server `tools` map (§2 Gap 7), keyed on original tool names.
+    pub fn tools_filter(&self) -> Result<BTreeMap<String, bool>, String> {
+        match self.raw.get("tools") {
+            None | Some(Value::Null) => Ok(BTreeMap::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| {
+                    v.as_bool()
+                        .map(|b| (k.clone(), b))
+                        .ok_or_else(|| format!("\"tools\" values must be booleans (\"{k}\")"))
+                })
+                .collect(),
+            Some(other) => Err(format!(
+                "\"tools\" must be an object of name → boolean, got {}",
+                kind_of(other)
+            )),
+        }
+    }
+}
+
+/// `command` as an array, or a string with an optional Claude-style `args` array.
+fn argv(command: Option<&Value>, args: Option<&Value>) -> Result<Vec<String>, String> {
+    let mut argv = match command {
+        Some(Value::String(s)) if !s.is_empty() => vec![s.clone()],
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("\"command\" entries must be strings")?,
+        _ => return Err("\"command\" must be a non-empty array of strings".to_string()),
+    };
+    if argv[0].is_empty() {
+        return Err("\"command\" names an empty program".to_string());
+    }
+    match args {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for v in items {
+                argv.push(
+                    v.as_str()
+                        .ok_or("\"args\" entries must be strings")?
+                        .to_string(),
+                );
+            }
+        }
+        Some(other) => return Err(format!("\"args\" must be an array, got {}", kind_of(other))),
+    }
+    Ok(argv)
+}
+
+/// A string→string object as pairs, in config order.
+fn string_pairs(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                other => Err(format!(
+                    "\"{what}\" values must be strings (\"{k}\" is {})",
+                    kind_of(other)
+                )),
+            })
+            .collect(),
+        Some(other) => Err(format!(
+            "\"{what}\" must be an object, got {}",
+            kind_of(other)
+        )),
+    }
+}
+
+/// Reads a config given as a parsed object, a JSON string, or a file path.
+pub fn parse(input: &Value) -> Result<McpConfig, String> {
+    let root = match input {
+        Value::Object(map) => map.clone(),
+        Value::String(text) => read_text_or_path(text)?,
+        other => {
+            return Err(format!(
+                "mcp config must be an object, a JSON string or a path, got {}",
+                kind_of(other)
+            ))
+        }
+    };
+    let server_map = ["mcpServers", "servers", "mcp"]
+        .iter()
+        .find_map(|k| root.get(*k))
+        .cloned();
+    let servers_value = match server_map {
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(format!(
+                "mcp config server map must be an object, got {}",
+                kind_of(&other)
+            ))
+        }
+        None => root
+            .iter()
+            .filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    let servers = servers_value
+        .into_iter()
+        .map(|(name, raw)| (name, server(raw)))
+        .collect();
+    Ok(McpConfig { root, servers })
+}
+
+fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
+    let trimmed = text.trim_start();
+    let body = if trimmed.starts_with('{') {
+        text.to_string()
+    } else {
+        read_config_file(Path::new(text))?
+    };
+    match serde_json::from_str::<Value>(&body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!(
+            "mcp config must be a JSON object, got {}",
+            kind_of(&other)
+        )),
+        Err(e) => Err(format!("mcp config is not valid JSON: {e}")),
+    }
+}
+
+/// The largest config file read.
+const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a config file: a regular file (never a FIFO or device, which could block or never
+/// end) of bounded size.
+fn read_config_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read mcp config file: {e}"))?;
+    if !meta.is_file() {
+        return Err("mcp config path is not a regular file".to_string());
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(format!(
+            "mcp config file is larger than {MAX_CONFIG_BYTES} bytes"
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CONFIG_BYTES).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read mcp config file: {e}"))?;
+    Ok(text)
+}
+
+fn server(raw: Value) -> ServerConfig {
+    let kind = raw
+        .get("type")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| raw.get("url").map(|_| "remote".to_string()))
+        .or_else(|| raw.get("command").map(|_| "local".to_string()));
+    ServerConfig {
+        kind,
+        disabled: entry_disabled(&raw),
+        timeout_ms: raw
+            .get("timeout")
+            .and_then(Value::as_u64)
+            .filter(|ms| *ms > 0)
+            .unwrap_or(DEFAULT_TIMEOUT_MS),
+        raw,
+    }
+}
+
+/// `disabled:true` wins, else `enabled:false` disables, else enabled (§2, §4).
+pub fn entry_disabled(raw: &Value) -> bool {
+    raw.get("disabled") == Some(&Value::Bool(true))
+        || raw.get("enabled") == Some(&Value::Bool(false))
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrappers_and_reserved_keys() {
+        let c = parse(&json!({"servers": {"a": {"url": "http://x"}}})).unwrap();
+        assert_eq!(c.servers[0].1.kind.as_deref(), Some("remote"));
+        let raw = parse(
+            &json!({"builtins": false, "agents": [], "s": {"command": ["x"], "disabled": true}}),
+        )
+        .unwrap();
+        let names: Vec<&str> = raw.servers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, vec!["s"]);
+        assert!(raw.servers[0].1.disabled);
+        assert!(parse(&json!("{not json")).is_err());
+        assert!(parse(&json!("/dev/zero")).is_err());
+        assert!(parse(&json!("/nonexistent/mcp.json")).is_err());
+    }
+
+    #[test]
+    fn launch_descriptions() {
+        let c = parse(&json!({"mcp": {
+            "z": {"command": ["prog", "a"], "env": {"K": "v"}, "cwd": "/tmp"},
+            "a": {"command": "npx", "args": ["-y", "pkg"], "environment": {"E": "1"}},
+            "r": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}, "timeout": 0},
+            "bad": {"command": []},
+            "odd": {"type": "carrier-pigeon"}
+        }}))
+        .unwrap();
+        let names: Vec<&str> = c.servers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["z", "a", "r", "bad", "odd"],
+            "config order is kept"
+        );
+        let launch = |i: usize| c.servers[i].1.launch();
+        assert_eq!(
+            launch(0),
+            Ok(Launch::Local {
+                argv: vec!["prog".into(), "a".into()],
+                env: vec![("K".into(), "v".into())],
+                cwd: Some(PathBuf::from("/tmp")),
+            })
+        );
+        assert!(matches!(launch(1), Ok(Launch::Local { argv, env, .. })
+            if argv == ["npx", "-y", "pkg"] && env == [("E".to_string(), "1".to_string())]));
+        assert!(matches!(launch(2), Ok(Launch::Remote { headers, .. })
+            if headers == [("Authorization".to_string(), "Bearer ${T}".to_string())]));
+        assert_eq!(c.servers[2].1.timeout_ms, DEFAULT_TIMEOUT_MS);
+        assert!(launch(3).is_err());
+        assert!(launch(4).unwrap_err().contains("carrier-pigeon"));
+    }
+}

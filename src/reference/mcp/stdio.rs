@@ -1,0 +1,261 @@
+//! The local transport: spawn the server in its own process group, guard its stdout, and
+//! keep the tail of its stderr for error messages.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, DuplexStream};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+/// The longest stdout line forwarded (a larger one is a protocol error, not a memory hog).
+const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// How much of the server's stderr is kept for error messages.
+const STDERR_TAIL_BYTES: usize = 2048;
+/// Buffer between the stdout guard and rmcp.
+const PIPE_BYTES: usize = 256 * 1024;
+
+/// What the guards learned about a misbehaving server.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    /// Set when the server wrote something on stdout that is not JSON-RPC.
+    pub protocol_error: Option<String>,
+    /// The last bytes the server wrote on stderr.
+    pub stderr_tail: String,
+}
+
+/// Shared, updated by the guard tasks while the server runs.
+pub type SharedDiagnostics = Arc<Mutex<Diagnostics>>;
+
+/// A spawned server: its group is killed on `kill` or drop, so nothing it started survives.
+pub struct ChildTree {
+    child: Child,
+    pgid: Option<i32>,
+}
+
+impl ChildTree {
+    /// Kills the whole process group (the server and anything it spawned), then reaps.
+    pub async fn kill(&mut self) {
+        self.signal_group();
+        let _ = self.child.kill().await;
+    }
+
+    fn signal_group(&self) {
+        if let Some(pgid) = self.pgid.filter(|p| *p > 0) {
+            // SAFETY: kill(2) with a negative pid signals a process group we created; it has
+            // no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for ChildTree {
+    fn drop(&mut self) {
+        self.signal_group();
+        let _ = self.child.start_kill();
+    }
+}
+
+/// A running local server, ready to hand to rmcp as `(reader, writer)`.
+pub struct Spawned {
+    /// Guarded stdout: only lines that parse as JSON get through.
+    pub reader: DuplexStream,
+    /// The server's stdin.
+    pub writer: ChildStdin,
+    /// Kills the server's process tree.
+    pub tree: ChildTree,
+    /// What the guards noticed.
+    pub diagnostics: SharedDiagnostics,
+    /// Ends when the server's stderr closes (so a crash's last words can be awaited).
+    pub stderr_done: tokio::task::JoinHandle<()>,
+}
+
+/// Spawns `argv` with the inherited environment plus `env`, in `cwd`, in a new process group.
+pub fn spawn(
+    argv: &[String],
+    env: &[(String, String)],
+    cwd: Option<&PathBuf>,
+) -> Result<Spawned, String> {
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| "empty command".to_string())?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd.spawn().map_err(|e| match cwd {
+        Some(dir) => format!("cannot start \"{program}\" in \"{}\": {e}", dir.display()),
+        None => format!("cannot start \"{program}\": {e}"),
+    })?;
+    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(format!("cannot open the pipes of \"{program}\""));
+    };
+    let diagnostics = SharedDiagnostics::default();
+    let (reader, forward) = tokio::io::duplex(PIPE_BYTES);
+    tokio::spawn(guard_stdout(stdout, forward, diagnostics.clone()));
+    let stderr_done = tokio::spawn(keep_stderr_tail(stderr, diagnostics.clone()));
+    Ok(Spawned {
+        stderr_done,
+        reader,
+        writer: stdin,
+        tree: ChildTree { child, pgid },
+        diagnostics,
+    })
+}
+
+/// Forwards JSON lines to rmcp; the first line that is not JSON ends the stream, because the
+/// MCP stdio transport says a server MUST NOT write anything else there and waiting for a
+/// valid message after garbage would only turn a fast failure into a timeout.
+async fn guard_stdout(
+    stdout: impl AsyncRead + Unpin,
+    mut forward: DuplexStream,
+    diagnostics: SharedDiagnostics,
+) {
+    let mut lines = FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE_BYTES));
+    while let Some(line) = lines.next().await {
+        let problem = match line {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => match serde_json::from_str::<serde::de::IgnoredAny>(&line) {
+                Ok(_) => {
+                    let mut bytes = line.into_bytes();
+                    bytes.push(b'\n');
+                    if forward.write_all(&bytes).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => format!(
+                    "the server wrote a line that is not JSON-RPC on stdout: {:?}",
+                    excerpt(&line)
+                ),
+            },
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                format!("the server wrote a stdout line longer than {MAX_LINE_BYTES} bytes")
+            }
+            Err(LinesCodecError::Io(e)) => format!("the server's stdout failed: {e}"),
+        };
+        if let Ok(mut d) = diagnostics.lock() {
+            d.protocol_error = Some(problem);
+        }
+        return;
+    }
+}
+
+/// Drains stderr so the server never blocks on a full pipe, keeping only the tail.
+async fn keep_stderr_tail(mut stderr: impl AsyncRead + Unpin, diagnostics: SharedDiagnostics) {
+    let mut buf = vec![0u8; 4096];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let Ok(mut d) = diagnostics.lock() else {
+                    return;
+                };
+                d.stderr_tail.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if d.stderr_tail.len() > STDERR_TAIL_BYTES {
+                    let mut cut = d.stderr_tail.len() - STDERR_TAIL_BYTES;
+                    while !d.stderr_tail.is_char_boundary(cut) {
+                        cut += 1;
+                    }
+                    d.stderr_tail.drain(..cut);
+                }
+            }
+        }
+    }
+}
+
+/// The first 80 characters of a line, for messages.
+fn excerpt(line: &str) -> String {
+    let mut out: String = line.chars().take(80).collect();
+    if out.len() < line.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn garbage_on_stdout_ends_the_stream_with_a_reason() {
+        let input: &[u8] = b"{\"jsonrpc\":\"2.0\"}\n\nnot json at all\n{\"after\":1}\n";
+        let (mut reader, forward) = tokio::io::duplex(1024);
+        let diagnostics = SharedDiagnostics::default();
+        guard_stdout(input, forward, diagnostics.clone()).await;
+        let mut got = String::new();
+        reader.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, "{\"jsonrpc\":\"2.0\"}\n");
+        let d = diagnostics.lock().unwrap();
+        assert!(d
+            .protocol_error
+            .as_deref()
+            .unwrap()
+            .contains("not json at all"));
+    }
+
+    #[tokio::test]
+    async fn stderr_keeps_only_the_tail() {
+        let big = "x".repeat(10_000) + "the end";
+        let diagnostics = SharedDiagnostics::default();
+        keep_stderr_tail(big.as_bytes(), diagnostics.clone()).await;
+        let d = diagnostics.lock().unwrap();
+        assert!(d.stderr_tail.len() <= STDERR_TAIL_BYTES);
+        assert!(d.stderr_tail.ends_with("the end"));
+    }
+
+    #[tokio::test]
+    async fn kill_takes_the_whole_group() {
+        let argv = ["sh", "-c", "sleep 300 & echo $! >&2; wait"].map(String::from);
+        let mut spawned = spawn(&argv, &[], None).unwrap();
+        let mut pid = String::new();
+        for _ in 0..100 {
+            pid = spawned
+                .diagnostics
+                .lock()
+                .unwrap()
+                .stderr_tail
+                .trim()
+                .to_string();
+            if !pid.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let pid: i32 = pid.parse().unwrap();
+        spawned.tree.kill().await;
+        let mut gone = false;
+        for _ in 0..100 {
+            // SAFETY: signal 0 only probes for existence. An unreaped zombie counts as gone.
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| {
+                    s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+                .unwrap_or(false);
+            if unsafe { libc::kill(pid, 0) } != 0 || zombie {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(gone, "the grandchild {pid} survived");
+    }
+}
