@@ -87,7 +87,7 @@ async fn reports() -> (RunReport, RunReport) {
         errors.is_empty(),
         "feature files that do not parse: {errors:?}"
     );
-    let env = Env::from_root(&root);
+    let env = Env::from_root(&root).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
     let mut reference = InProcessPort::new();
     let good = run(&mut reference, &env, &scenarios, "reference", |_| {}).await;
     let mut broken = BrokenPort {

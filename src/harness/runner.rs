@@ -182,7 +182,7 @@ fn failed(spec: &ScenarioSpec, message: String) -> ScenarioResult {
         name: spec.id.clone(),
         section: spec.section.clone(),
         status: Status::Failed,
-        message,
+        message: super::secret::redact(&message),
         expectations: Vec::new(),
     }
 }
@@ -228,5 +228,7 @@ async fn run_one(
     }
     finish(port, &mut state).await;
     result.expectations = state.expectations();
+    // A port that leaks the canary must not make the report leak it too.
+    result.message = super::secret::redact(&result.message);
     result
 }

@@ -25,6 +25,14 @@ pub fn current() -> Option<String> {
     std::env::var(SECRET_VAR).ok().filter(|v| !v.is_empty())
 }
 
+/// `text` with the current secret replaced by `***`.
+pub fn redact(text: &str) -> String {
+    match current() {
+        Some(secret) => text.replace(&secret, "***"),
+        None => text.to_string(),
+    }
+}
+
 fn fresh_value() -> String {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};
