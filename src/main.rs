@@ -43,7 +43,7 @@ struct Filter {
     /// Only scenarios carrying one of these tags (comma-separated, `@` optional).
     #[arg(long, value_delimiter = ',')]
     tags: Vec<String>,
-    /// Only scenarios of these SPEC sections (comma-separated: 0,1,3,4,4A,6).
+    /// Only scenarios of these SPEC sections (comma-separated: 0,1,2,3,4,4A,6).
     #[arg(long, value_delimiter = ',')]
     section: Vec<String>,
     /// Only scenarios pinning this SPEC version (their `@pin-VERSION` tag).
