@@ -7,6 +7,7 @@ pub mod adapters;
 pub mod builtins;
 pub mod env_expand;
 pub mod filter;
+pub mod http_tool;
 pub mod mcp;
 pub mod native;
 pub mod sanitize;
