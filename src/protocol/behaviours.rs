@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::reference::http_tool::{http_tool, HttpToolSpec};
 use crate::reference::native::{define_tool, NativeReturn};
 use crate::reference::skills::{SkillDef, SkillProvider};
 use crate::reference::suspension::{new_request_id, Answer, Request, WaitFor};
@@ -36,10 +37,13 @@ pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
             ))
         }
     };
+    if let Some(http) = spec.get("http") {
+        return http_extra_tool(&name, &description, spec.get("inputSchema"), http);
+    }
     let behaviour = spec
         .get("behaviour")
         .cloned()
-        .ok_or_else(|| format!("extra tool \"{name}\" needs a \"behaviour\""))?;
+        .ok_or_else(|| format!("extra tool \"{name}\" needs a \"behaviour\" or \"http\""))?;
     let action = ToolBehaviour::parse(&behaviour)?;
     let mut tool = define_tool(&name, &description, schema, move |args, ctx| {
         let action = action.clone();
@@ -49,6 +53,26 @@ pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
         tool.source = parse_source(source)?;
     }
     Ok(tool)
+}
+
+/// An extra tool declared as an §7 HTTP tool: `{name, description?, inputSchema?, http:
+/// {method?, url, headers?, query?, body?, timeout?, resultMode?}}`.
+fn http_extra_tool(
+    name: &str,
+    description: &str,
+    schema: Option<&Value>,
+    http: &Value,
+) -> Result<Tool, String> {
+    let Value::Object(fields) = http else {
+        return Err(format!("extra tool \"{name}\": \"http\" must be an object"));
+    };
+    let mut decl = fields.clone();
+    decl.insert("name".into(), json!(name));
+    decl.insert("description".into(), json!(description));
+    if let Some(schema) = schema.filter(|s| !s.is_null()) {
+        decl.insert("inputSchema".into(), schema.clone());
+    }
+    HttpToolSpec::from_json(&Value::Object(decl)).map(http_tool)
 }
 
 fn parse_source(s: &str) -> Result<Source, String> {

@@ -66,7 +66,8 @@ impl HttpToolSpec {
     pub fn from_json(v: &Value) -> Result<HttpToolSpec, String> {
         let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
         let name = text("name").ok_or("an HTTP tool needs a string \"name\"")?;
-        let url = text("url").ok_or_else(|| format!("HTTP tool \"{name}\" needs a string \"url\""))?;
+        let url =
+            text("url").ok_or_else(|| format!("HTTP tool \"{name}\" needs a string \"url\""))?;
         let headers = match v.get("headers") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Object(m)) => m
@@ -74,7 +75,9 @@ impl HttpToolSpec {
                 .map(|(k, v)| {
                     v.as_str()
                         .map(|s| (k.clone(), s.to_string()))
-                        .ok_or_else(|| format!("HTTP tool \"{name}\": header \"{k}\" must be a string"))
+                        .ok_or_else(|| {
+                            format!("HTTP tool \"{name}\": header \"{k}\" must be a string")
+                        })
                 })
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(format!("HTTP tool \"{name}\": headers must be an object")),
@@ -92,19 +95,27 @@ impl HttpToolSpec {
             None | Some("json") => BodyMode::Json,
             Some("form") => BodyMode::Form,
             Some("raw") => BodyMode::Raw,
-            Some(other) => return Err(format!("HTTP tool \"{name}\": unknown body mode \"{other}\"")),
+            Some(other) => {
+                return Err(format!(
+                    "HTTP tool \"{name}\": unknown body mode \"{other}\""
+                ))
+            }
         };
         let result_mode = match text("resultMode").as_deref() {
             None | Some("text") => ResultMode::Text,
             Some("json") => ResultMode::Json,
             Some("status+text") => ResultMode::StatusText,
             Some(other) => {
-                return Err(format!("HTTP tool \"{name}\": unknown resultMode \"{other}\""))
+                return Err(format!(
+                    "HTTP tool \"{name}\": unknown resultMode \"{other}\""
+                ))
             }
         };
         Ok(HttpToolSpec {
             description: text("description").unwrap_or_default(),
-            method: text("method").unwrap_or_else(|| "GET".to_string()).to_uppercase(),
+            method: text("method")
+                .unwrap_or_else(|| "GET".to_string())
+                .to_uppercase(),
             headers,
             query,
             body,
@@ -203,9 +214,12 @@ impl HttpToolSpec {
                 (k.clone(), value)
             })
             .collect();
-        let body = (!matches!(self.method.as_str(), "GET" | "HEAD") && !rest.is_empty()).then(|| {
-            match self.body {
-                BodyMode::Json => (Value::Object(rest.clone()).to_string().into_bytes(), "application/json"),
+        let body = (!matches!(self.method.as_str(), "GET" | "HEAD") && !rest.is_empty()).then(
+            || match self.body {
+                BodyMode::Json => (
+                    Value::Object(rest.clone()).to_string().into_bytes(),
+                    "application/json",
+                ),
                 BodyMode::Form => (
                     rest.iter()
                         .map(|(k, v)| format!("{}={}", encode_form(k), encode_form(&plain_text(v))))
@@ -215,11 +229,14 @@ impl HttpToolSpec {
                     "application/x-www-form-urlencoded",
                 ),
                 BodyMode::Raw => (
-                    rest.get("body").map(plain_text).unwrap_or_default().into_bytes(),
+                    rest.get("body")
+                        .map(plain_text)
+                        .unwrap_or_default()
+                        .into_bytes(),
                     "text/plain; charset=utf-8",
                 ),
-            }
-        });
+            },
+        );
         Prepared {
             url,
             headers,
@@ -235,7 +252,9 @@ impl ToolExec for HttpExec {
         let args = match args {
             Value::Object(m) => m,
             Value::Null => Map::new(),
-            other => return ToolResult::error(format!("arguments must be a JSON object, got {other}")),
+            other => {
+                return ToolResult::error(format!("arguments must be a JSON object, got {other}"))
+            }
         };
         let prepared = self.spec.prepare(&args);
         let timeout = Duration::from_millis(ctx.timeout_ms.unwrap_or(self.spec.timeout_ms));
@@ -255,7 +274,8 @@ impl ToolExec for HttpExec {
             Err(message) => return ToolResult::error(prepared.redactor.redact(&message)),
         };
         if !(200..300).contains(&status) {
-            return ToolResult::error(format!("HTTP {status}: {text}")).with_meta("status", json!(status));
+            return ToolResult::error(format!("HTTP {status}: {text}"))
+                .with_meta("status", json!(status));
         }
         let output = match self.spec.result_mode {
             ResultMode::Text => text,
@@ -273,8 +293,13 @@ const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
 /// Sends a prepared request; `Ok((status, body text))` for any HTTP answer, `Err` for a
 /// transport failure (already free of header values: reqwest errors never carry them).
-pub async fn send(method: &str, prepared: &Prepared, timeout: Duration) -> Result<(u16, String), String> {
-    let method = Method::from_bytes(method.as_bytes()).map_err(|_| format!("invalid HTTP method \"{method}\""))?;
+pub async fn send(
+    method: &str,
+    prepared: &Prepared,
+    timeout: Duration,
+) -> Result<(u16, String), String> {
+    let method = Method::from_bytes(method.as_bytes())
+        .map_err(|_| format!("invalid HTTP method \"{method}\""))?;
     let client = Client::builder()
         .timeout(timeout)
         .build()
@@ -298,7 +323,9 @@ pub async fn send(method: &str, prepared: &Prepared, timeout: Duration) -> Resul
     while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e, timeout))? {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_BODY_BYTES {
-            return Err(format!("the response body is larger than {MAX_BODY_BYTES} bytes"));
+            return Err(format!(
+                "the response body is larger than {MAX_BODY_BYTES} bytes"
+            ));
         }
     }
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
@@ -334,7 +361,9 @@ fn plain_text(v: &Value) -> String {
 fn encode_component(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -359,7 +388,9 @@ mod tests {
 
     #[test]
     fn placeholders_consume_their_arguments_and_are_encoded() {
-        let s = spec(json!({"name": "t", "method": "POST", "url": "http://h/u/{id}/x{y}?a=1{not a ph}"}));
+        let s = spec(
+            json!({"name": "t", "method": "POST", "url": "http://h/u/{id}/x{y}?a=1{not a ph}"}),
+        );
         let p = s.prepare(&args(json!({"id": "a b/c", "y": 7, "rest": true})));
         assert_eq!(p.url, "http://h/u/a%20b%2Fc/x7?a=1{not a ph}");
         assert_eq!(p.body.unwrap().0, br#"{"rest":true}"#.to_vec());
@@ -375,12 +406,20 @@ mod tests {
 
     #[test]
     fn named_query_args_and_form_and_raw_bodies() {
-        let s = spec(json!({"name": "t", "method": "post", "url": "http://h/s?x=1", "query": ["page"], "body": "form"}));
+        let s = spec(
+            json!({"name": "t", "method": "post", "url": "http://h/s?x=1", "query": ["page"], "body": "form"}),
+        );
         let p = s.prepare(&args(json!({"page": 2, "a": "b c"})));
         assert_eq!(p.url, "http://h/s?x=1&page=2");
-        assert_eq!(p.body.unwrap(), (b"a=b+c".to_vec(), "application/x-www-form-urlencoded"));
+        assert_eq!(
+            p.body.unwrap(),
+            (b"a=b+c".to_vec(), "application/x-www-form-urlencoded")
+        );
         let s = spec(json!({"name": "t", "method": "PUT", "url": "http://h/r", "body": "raw"}));
-        assert_eq!(s.prepare(&args(json!({"body": "<x/>"}))).body.unwrap().0, b"<x/>".to_vec());
+        assert_eq!(
+            s.prepare(&args(json!({"body": "<x/>"}))).body.unwrap().0,
+            b"<x/>".to_vec()
+        );
     }
 
     #[test]
@@ -388,7 +427,13 @@ mod tests {
         assert!(HttpToolSpec::from_json(&json!({"url": "x"})).is_err());
         assert!(HttpToolSpec::from_json(&json!({"name": "t"})).is_err());
         assert!(HttpToolSpec::from_json(&json!({"name": "t", "url": "x", "body": "xml"})).is_err());
-        assert!(HttpToolSpec::from_json(&json!({"name": "t", "url": "x", "resultMode": "html"})).is_err());
-        assert_eq!(spec(json!({"name": "t", "url": "x"})).timeout_ms, DEFAULT_TIMEOUT_MS);
+        assert!(
+            HttpToolSpec::from_json(&json!({"name": "t", "url": "x", "resultMode": "html"}))
+                .is_err()
+        );
+        assert_eq!(
+            spec(json!({"name": "t", "url": "x"})).timeout_ms,
+            DEFAULT_TIMEOUT_MS
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! It is an ordinary library: it knows nothing about the harness, the port protocol or
 //! the scenarios. The harness reaches it only through `crate::protocol::reference_port`.
 
+pub mod a2a;
 pub mod adapters;
 pub mod builtins;
 pub mod env_expand;

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
 
+use super::a2a;
 use super::adapters::{self, Format};
 use super::builtins;
 use super::mcp::{self, config as mcp_config};
@@ -63,10 +64,20 @@ impl Toolkit {
         };
 
         let mut builtins_cfg = options.builtins.clone();
-        let mcp_tools = tk
-            .load_mcp(options.mcp_config.as_ref(), &mut builtins_cfg)
-            .await;
-        tk.load_agents(&options.agents);
+        let parsed = tk.parse_config(options.mcp_config.as_ref(), &mut builtins_cfg);
+        let agents_block = parsed.as_ref().and_then(|p| p.root.get("agents").cloned());
+        // MCP servers and agents are independent sources: load them side by side.
+        let (mcp_source, (agent_tools, agent_errors)) = futures::future::join(
+            mcp::load_opt(parsed.as_ref(), tk.wait_for.clone()),
+            load_agents(&options.agents, agents_block.as_ref()),
+        )
+        .await;
+        tk.statuses.extend(mcp_source.statuses.clone());
+        tk.errors.extend(mcp_source.errors.clone());
+        tk.errors.extend(agent_errors);
+        tk.warnings.extend(mcp_source.warnings.clone());
+        tk.mcp = mcp_source;
+        let mcp_tools = std::mem::take(&mut tk.mcp.tools);
 
         let skill_tool = tk.load_skills(&options);
 
@@ -77,56 +88,37 @@ impl Toolkit {
         );
         let builtin_tools = builtins::select_builtins(builtins_cfg.as_ref());
 
-        tk.tools = assemble(mcp_tools, skill_tool, builtin_tools, options.extra_tools);
+        tk.tools = assemble(
+            mcp_tools,
+            skill_tool,
+            builtin_tools,
+            agent_tools,
+            options.extra_tools,
+        );
         let disabled: HashSet<&str> = options.disable_tools.iter().map(String::as_str).collect();
         tk.tools.retain(|t| !disabled.contains(t.name.as_str()));
         tk
     }
 
-    /// Parses the MCP config and records each server's status; also honours a top-level
+    /// Parses the MCP config (its errors go under `<config>`); also honours a top-level
     /// `builtins` key in the parsed config when the option itself is absent (§4).
-    async fn load_mcp(
+    fn parse_config(
         &mut self,
         config: Option<&Value>,
         builtins_cfg: &mut Option<Value>,
-    ) -> Vec<Tool> {
-        let Some(config) = config else {
-            return Vec::new();
-        };
-        let parsed = match mcp_config::parse(config) {
+    ) -> Option<mcp_config::McpConfig> {
+        let parsed = match mcp_config::parse(config?) {
             Ok(parsed) => parsed,
             Err(message) => {
                 self.errors
                     .insert(mcp_config::CONFIG_ERROR_KEY.to_string(), message);
-                return Vec::new();
+                return None;
             }
         };
         if builtins_cfg.is_none() {
             *builtins_cfg = parsed.root.get("builtins").cloned();
         }
-        self.mcp = mcp::load(&parsed, self.wait_for.clone()).await;
-        self.statuses.extend(self.mcp.statuses.clone());
-        self.errors.extend(self.mcp.errors.clone());
-        self.warnings.extend(self.mcp.warnings.clone());
-        std::mem::take(&mut self.mcp.tools)
-    }
-
-    /// Records each agent through the isolation path until the A2A source lands.
-    fn load_agents(&mut self, agents: &[Value]) {
-        for (index, agent) in agents.iter().enumerate() {
-            if mcp_config::entry_disabled(agent) {
-                continue;
-            }
-            let card = agent
-                .get("card")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("#{index}"));
-            self.errors.insert(
-                format!("agent:{card}"),
-                format!("agent \"{card}\" failed at card: A2A agents are not implemented in this reference yet"),
-            );
-        }
+        Some(parsed)
     }
 
     /// Loads, filters and wraps the skill catalog into the one `skill` tool.
@@ -223,9 +215,46 @@ impl Toolkit {
     }
 }
 
+/// Resolves every enabled agent (option list, then the config's `agents` block) side by
+/// side; a failing one contributes an `agent:<card>` error entry and no tools.
+async fn load_agents(
+    option: &[Value],
+    block: Option<&Value>,
+) -> (Vec<Tool>, BTreeMap<String, String>) {
+    let specs = a2a::specs(option, block);
+    let loads = specs.iter().map(|(label, spec)| async move {
+        match spec {
+            Err(e) => (label.clone(), Err(e.clone())),
+            Ok(spec) if spec.disabled => (label.clone(), Ok(Vec::new())),
+            Ok(spec) => (label.clone(), a2a::load_agent(spec).await),
+        }
+    });
+    let mut tools = Vec::new();
+    let mut errors = BTreeMap::new();
+    for (label, outcome) in futures::future::join_all(loads).await {
+        match outcome {
+            Ok(t) => tools.extend(t),
+            Err(e) => {
+                errors.insert(
+                    a2a::error_key(&label),
+                    format!("agent \"{label}\" failed: {e}"),
+                );
+            }
+        }
+    }
+    (tools, errors)
+}
+
 /// §4 assembly: drop builtins an extra tool shadows, concatenate MCP → skill → builtin →
-/// extra, dedupe by name with the first occurrence winning.
-pub fn assemble(mcp: Vec<Tool>, skill: Tool, builtins: Vec<Tool>, extra: Vec<Tool>) -> Vec<Tool> {
+/// A2A → extra (the published ports' order; §4 names no place for agents), dedupe by name
+/// with the first occurrence winning.
+pub fn assemble(
+    mcp: Vec<Tool>,
+    skill: Tool,
+    builtins: Vec<Tool>,
+    agents: Vec<Tool>,
+    extra: Vec<Tool>,
+) -> Vec<Tool> {
     let extra_names: HashSet<String> = extra.iter().map(|t| t.name.clone()).collect();
     let builtins = builtins
         .into_iter()
@@ -234,6 +263,7 @@ pub fn assemble(mcp: Vec<Tool>, skill: Tool, builtins: Vec<Tool>, extra: Vec<Too
     mcp.into_iter()
         .chain(std::iter::once(skill))
         .chain(builtins)
+        .chain(agents)
         .chain(extra)
         .filter(|t| seen.insert(t.name.clone()))
         .collect()

@@ -158,6 +158,14 @@ pub async fn load(config: &McpConfig, wait_for: Option<WaitFor>) -> McpSource {
     source
 }
 
+/// [`load`] for an optional config (none ⇒ an empty source).
+pub async fn load_opt(config: Option<&McpConfig>, wait_for: Option<WaitFor>) -> McpSource {
+    match config {
+        Some(config) => load(config, wait_for).await,
+        None => McpSource::default(),
+    }
+}
+
 /// Lists every enabled server's tools without building anything, then disconnects.
 pub async fn inventory(config: &McpConfig) -> Inventory {
     let mut inventory = Inventory::default();
