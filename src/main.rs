@@ -149,6 +149,12 @@ enum MockServer {
         #[arg(long)]
         scenario: PathBuf,
     },
+    /// A scripted A2A agent over JSON-RPC/HTTP (prints `http://127.0.0.1:<port>` first).
+    A2a {
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+    },
 }
 
 fn root(cli_root: Option<PathBuf>) -> PathBuf {
@@ -373,20 +379,26 @@ fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
     }
 }
 
-/// Errors go to stderr with the `mock-mcp:` prefix: in stdio mode stdout is the protocol.
+/// Errors go to stderr with the `mock-mcp:` / `mock-a2a:` prefix: in stdio mode stdout is
+/// the protocol, and over HTTP its first line is the URL.
 async fn mock_command(server: MockServer) -> ExitCode {
-    use toolnexus_conformance::mock_servers::mcp;
-    let MockServer::Mcp {
-        transport,
-        scenario,
-    } = server;
-    let outcome = match mcp::load_scenario(&scenario) {
-        Ok(s) => mcp::run(transport, s).await,
-        Err(e) => Err(e),
+    use toolnexus_conformance::mock_servers::{a2a, mcp};
+    let (prefix, outcome) = match server {
+        MockServer::Mcp {
+            transport,
+            scenario,
+        } => match mcp::load_scenario(&scenario) {
+            Ok(s) => ("mock-mcp", mcp::run(transport, s).await),
+            Err(e) => ("mock-mcp", Err(e)),
+        },
+        MockServer::A2a { scenario } => match a2a::load_scenario(&scenario) {
+            Ok(s) => ("mock-a2a", a2a::run(s).await),
+            Err(e) => ("mock-a2a", Err(e)),
+        },
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&format!("mock-mcp: {e}")),
+        Err(e) => fail(&format!("{prefix}: {e}")),
     }
 }
 

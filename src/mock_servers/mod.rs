@@ -1,4 +1,5 @@
-//! Mock servers any port's tests can start: MCP (stdio and streamable HTTP) driven by JSON
-//! scenario files in `mock-servers/scenarios/`.
+//! Mock servers any port's tests can start: MCP (stdio and streamable HTTP) and an A2A agent
+//! (JSON-RPC over HTTP), driven by JSON scenario files in `mock-servers/scenarios/`.
 
+pub mod a2a;
 pub mod mcp;

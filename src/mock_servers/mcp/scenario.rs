@@ -539,7 +539,8 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("mock-servers/scenarios");
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
         let mut count = 0;
-        for entry in entries.flatten() {
+        // Only the files: `a2a/` holds the A2A agent's scenarios, another format.
+        for entry in entries.flatten().filter(|e| e.path().is_file()) {
             if let Err(e) = load_scenario(entry.path()) {
                 panic!("{e}");
             }
