@@ -25,12 +25,29 @@ pub struct RunningMock {
 }
 
 /// Starts `BIN mock mcp --transport http --scenario FILE` and waits for its URL.
+pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
+    start(bin, &["mcp", "--transport", "http"], scenario, "MCP server").await
+}
+
+/// Starts `BIN mock a2a --scenario FILE` (an A2A agent) and waits for its base URL.
+pub async fn a2a(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
+    start(bin, &["a2a"], scenario, "A2A agent").await
+}
+
+/// Starts `BIN mock ARGS… --scenario FILE` and reads the URL on its first stdout line.
 ///
 /// The mock learns the expected `authorization` value (`Bearer <secret>`) from its own
 /// environment, so the secret never appears in a scenario file or on a command line.
-pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
+async fn start(
+    bin: &Path,
+    args: &[&str],
+    scenario: &Path,
+    what: &str,
+) -> Result<RunningMock, String> {
     let mut cmd = Command::new(bin);
-    cmd.args(["mock", "mcp", "--transport", "http", "--scenario"])
+    cmd.arg("mock")
+        .args(args)
+        .arg("--scenario")
         .arg(scenario)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -41,11 +58,11 @@ pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String
     }
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot start the mock MCP server {}: {e}", bin.display()))?;
+        .map_err(|e| format!("cannot start the mock {what} {}: {e}", bin.display()))?;
     let stdout = child
         .stdout
         .take()
-        .ok_or("the mock MCP server has no stdout")?;
+        .ok_or_else(|| format!("the mock {what} has no stdout"))?;
     let mut first = String::new();
     let mut reader = BufReader::new(stdout);
     let read = tokio::time::timeout(START_TIMEOUT, reader.read_line(&mut first)).await;
@@ -55,12 +72,12 @@ pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String
             _child: child,
         }),
         Ok(Ok(_)) => Err(format!(
-            "the mock MCP server's first line is not a URL: {:?}",
+            "the mock {what}'s first line is not a URL: {:?}",
             first.trim()
         )),
-        Ok(Err(e)) => Err(format!("cannot read the mock MCP server's URL: {e}")),
+        Ok(Err(e)) => Err(format!("cannot read the mock {what}'s URL: {e}")),
         Err(_) => Err(format!(
-            "the mock MCP server printed no URL within {} s",
+            "the mock {what} printed no URL within {} s",
             START_TIMEOUT.as_secs()
         )),
     }

@@ -94,6 +94,7 @@ pub struct ScenarioState {
     pub(super) http: Option<wiremock::MockServer>,
     pub(super) mocks: Vec<super::mock_launch::RunningMock>,
     pub(super) build_ms: Option<u128>,
+    pub(super) call_ms: Option<u128>,
     pub(super) mcp_inventory: Option<Value>,
     expectations: RefCell<BTreeSet<String>>,
 }
@@ -116,6 +117,10 @@ impl ScenarioState {
         st.placeholders.add("{{EXAMPLES}}", &env.examples);
         st.placeholders.add("{{MOCKS}}", &env.mocks);
         st.placeholders.add("{{BIN}}", &env.mock_bin);
+        // Received requests may carry the canary; comparisons see it as a placeholder.
+        if let Some(secret) = super::secret::current() {
+            st.placeholders.add_text("{{SECRET}}", &secret);
+        }
         st
     }
 

@@ -62,6 +62,7 @@ steps! {
     Symlink => r#"^a symlink "([^"]+)" pointing to "([^"]+)"$"#,
     HttpServer => r#"^an HTTP server answers:$"#,
     McpHttp => r#"^a mock MCP server over HTTP runs "([^"]+)"$"#,
+    A2aAgent => r#"^a mock A2A agent(?: "([^"]+)")? runs "([^"]+)"$"#,
     Record => r#"^the files under "([^"]+)" are recorded$"#,
     Options => r#"^the toolkit options:$"#,
     BuiltWith => r#"^a toolkit built with:$"#,
@@ -118,6 +119,8 @@ steps! {
     Unchanged => r#"^the files under "([^"]+)" are unchanged$"#,
     ProcessGone => r#"^the process whose pid is in "([^"]+)" is gone$"#,
     BuildTook => r#"^the build took less than (\d+) ms$"#,
+    CallTook => r#"^the call took less than (\d+) ms$"#,
+    HttpReceived => r#"^the HTTP server's last request matches:$"#,
     ListMcp => r#"^the MCP tools are listed with:$"#,
     McpInventory => r#"^the MCP inventory matches:$"#,
     NoSecret => r#"^nothing the port reported mentions the secret$"#,
@@ -147,7 +150,7 @@ pub async fn run_step(
         ToolCount | HasTool | HasNoTool | IsError | NotError | Suspends | NoStatus | NoErrors
         | SanitizedIs | PromptLacks | OutputLacks | Forgotten | FileAbsent | Unchanged
         | ProcessGone | NoSecret => st.record("pinned"),
-        BuildTook => st.record("bound"),
+        BuildTook | CallTook => st.record("bound"),
         _ => {}
     }
     Ok(())
@@ -228,6 +231,39 @@ async fn dispatch(
                 )),
                 None => fail("no toolkit has been built in this scenario"),
             }
+        }
+        A2aAgent => {
+            let scenario = env.mocks.join("a2a").join(arg(2));
+            let agent = mock_launch::a2a(&env.mock_bin, &scenario)
+                .await
+                .map_err(StepFailure::Failed)?;
+            let placeholder = match caps.get(1) {
+                Some(name) => format!("{{{{A2A:{}}}}}", name.as_str()),
+                None => "{{A2A}}".to_string(),
+            };
+            st.placeholders.add_text(&placeholder, &agent.url);
+            st.mocks.push(agent);
+            Ok(())
+        }
+        CallTook => {
+            let bound: u128 = arg(1).parse().unwrap_or(0);
+            match st.call_ms {
+                Some(ms) if ms < bound => Ok(()),
+                Some(ms) => fail(format!(
+                    "[bound] the call took {ms} ms, more than {bound} ms"
+                )),
+                None => fail("no tool has been executed in this scenario"),
+            }
+        }
+        HttpReceived => {
+            let expected = st.expect_doc(step)?;
+            let server = st.http.as_ref().ok_or_else(|| {
+                StepFailure::Failed("no HTTP server runs in this scenario".into())
+            })?;
+            let last = surroundings::last_request(server)
+                .await
+                .ok_or_else(|| StepFailure::Failed("the HTTP server received no request".into()))?;
+            expect_json(st, &expected, &st.norm(&last))
         }
         ListMcp => {
             let config = st.json_doc(step)?;
@@ -692,7 +728,9 @@ async fn execute(
     answer: Option<Value>,
 ) -> StepResult {
     let id = st.toolkit_id()?;
+    let started = std::time::Instant::now();
     let result = port.execute(&id, &name, &args, answer.as_ref()).await?;
+    st.call_ms = Some(started.elapsed().as_millis());
     st.last_call = Some((name, args));
     st.result = Some(result);
     Ok(())

@@ -128,6 +128,40 @@ pub async fn http_server(routes: &Value) -> Result<MockServer, String> {
     Ok(server)
 }
 
+/// The last request `server` received as `{method, path, query, headers, body, json?}`:
+/// query pairs decoded (last wins), header names lower-cased (first value), the body as
+/// text and, when it parses, as JSON.
+pub async fn last_request(server: &MockServer) -> Option<Value> {
+    let request = server.received_requests().await?.pop()?;
+    let query: serde_json::Map<String, Value> = request
+        .url
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
+        .collect();
+    let mut headers = serde_json::Map::new();
+    for (name, value) in request.headers.iter() {
+        let key = name.as_str().to_ascii_lowercase();
+        if !headers.contains_key(&key) {
+            headers.insert(
+                key,
+                Value::String(String::from_utf8_lossy(value.as_bytes()).into_owned()),
+            );
+        }
+    }
+    let body = String::from_utf8_lossy(&request.body).into_owned();
+    let mut out = serde_json::json!({
+        "method": request.method.as_str(),
+        "path": request.url.path(),
+        "query": query,
+        "headers": headers,
+        "body": body,
+    });
+    if let Ok(json) = serde_json::from_slice::<Value>(&request.body) {
+        out["json"] = json;
+    }
+    Some(out)
+}
+
 fn content_type(answer: &Value) -> &str {
     answer
         .get("contentType")

@@ -15,7 +15,7 @@ use crate::reference::tool::Context;
 use crate::reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 7] = ["0", "1", "2", "3", "4", "4A", "6"];
+pub const IMPLEMENTS: [&str; 9] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A"];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
