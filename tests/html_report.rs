@@ -81,6 +81,8 @@ impl Port for BrokenPort {
 }
 
 async fn reports() -> (RunReport, RunReport) {
+    // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
+    toolnexus_conformance::harness::secret::ensure();
     let root = root();
     let (scenarios, errors) = load(&root.join("features"));
     assert!(

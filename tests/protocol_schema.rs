@@ -157,6 +157,8 @@ fn assert_no_violations(violations: &[String]) {
 
 #[tokio::test]
 async fn every_message_of_every_scenario_matches_the_schema() {
+    // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
+    toolnexus_conformance::harness::secret::ensure();
     let root = root();
     let (scenarios, errors) = features::load(&root.join("features"));
     assert!(
