@@ -139,7 +139,9 @@ Feature: A2A agents, outbound (SPEC §7A)
       {"output": {"$regex": "^A2A task \\S+ timed out after 1000ms \\(state=working\\)$"}, "isError": true,
        "metadata": {"state": "working", "polls": {"$match": "number"}, "$partial": true}}
       """
-    And the call took less than 1800 ms
+    # §7A's loop checks the deadline before each sleep, so the call ends by the timeout plus
+    # one poll interval (1000 + 200 ms); 300 ms more covers the harness and the protocol.
+    And the call took less than 1500 ms
 
   @spec-7A
   Scenario: without card.url the JSON-RPC endpoint is the card URL's origin
@@ -228,7 +230,6 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$partial": true, "agent": {"$match": "string"}}}
       """
-    And the call took less than 2500 ms
 
     Examples:
       | problem                    | file               | tool                       |
