@@ -1,5 +1,6 @@
 //! The benchmark engine at smoke sizes over the in-process reference and the reference's own
-//! driver: every operation is measured on both, through the protocol, without notes.
+//! driver: every operation (the MCP ones against this crate's own mock server over stdio) is
+//! measured on both, through the protocol, without notes.
 //! (Sizes are tiny on purpose: this checks the engine, it does not benchmark.)
 
 use std::time::Duration;
@@ -11,7 +12,8 @@ use toolnexus_conformance::harness::subprocess::SubprocessPort;
 
 #[tokio::test]
 async fn bench_smoke_in_process_and_driver() {
-    let driver = format!("{} driver", env!("CARGO_BIN_EXE_toolnexus-conformance"));
+    let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
+    let driver = format!("{bin} driver");
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![
         (REFERENCE.to_string(), Box::new(InProcessPort::new())),
         (
@@ -25,6 +27,10 @@ async fn bench_smoke_in_process_and_driver() {
         round_trips: 5,
         runs: 1,
         warmup: 1,
+        mcp_calls: 5,
+        mcp_builds: 2,
+        mock_exe: Some(bin.into()),
+        ops: Op::ALL.to_vec(),
         work_dir: None,
     };
     let report = bench::run(&mut ports, &opts, |_| {}).await;
@@ -33,11 +39,12 @@ async fn bench_smoke_in_process_and_driver() {
     }
     let text = bench::table(&report);
 
-    assert_eq!(report.rows.len(), 6, "{text}");
+    assert_eq!(report.rows.len(), 10, "{text}");
     assert!(report.notes.is_empty(), "{text}");
     let fixtures = report.fixtures.as_ref().expect("fixtures generated");
     assert_eq!(fixtures.skill_files, 60);
     assert_eq!(fixtures.grep_matches, 5);
+    assert_eq!(fixtures.mcp_command[0], bin);
     for row in &report.rows {
         assert!(row.median_ms.is_some(), "{row:?}\n{text}");
         assert!(row.notes.is_empty(), "{row:?}\n{text}");
@@ -55,4 +62,22 @@ async fn bench_smoke_in_process_and_driver() {
     // No `rust-crate` or `python` port here, so no target lines.
     assert!(report.targets.is_empty());
     assert!(text.contains("execute round trip (per call)"), "{text}");
+    let sampled = |op: Op| {
+        report
+            .rows
+            .iter()
+            .filter(|r| r.op == op)
+            .map(|r| (r.runs, r.samples))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sampled(Op::McpCall), [(1, 5), (1, 5)], "{text}");
+    assert_eq!(sampled(Op::McpBuild), [(2, 2), (2, 2)], "{text}");
+    assert!(
+        text.contains("MCP call round trip, stdio (5 calls)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("toolkit build, one stdio MCP server"),
+        "{text}"
+    );
 }

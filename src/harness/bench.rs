@@ -12,9 +12,17 @@
 //!    known number of matching lines (a difference is a note, not a failure).
 //! 3. **execute round trip** — a toolkit with one cheap extra tool (`{"text": "ok"}`), then
 //!    `round_trips` sequential `execute` calls per run; statistics are per call.
+//! 4. **MCP call round trip (stdio)** — one `build {"builtins": false, "mcpConfig": …}` with
+//!    the `basic.json` mock MCP server over stdio, warm-up calls, then `mcp_calls` sequential
+//!    `execute mock_echo` calls; statistics (median = p50, p90) are per call.
+//! 5. **toolkit build, one stdio MCP server** — `build` with that config, then `close`
+//!    (which stops the server), timed together, `mcp_builds` counted runs.
 //!
 //! The fixtures are generated once per [`run`] (plain `std::fs` writes, deterministic
 //! content) into a temporary directory that is removed afterwards, and shared by all ports.
+//! The MCP server is this crate's own `mock mcp` subcommand, started by the port from the
+//! config (absolute path of [`BenchOptions::mock_exe`], else of the running binary, and of
+//! a copy of `mock-servers/scenarios/basic.json` in the fixture directory).
 //! A port that fails gets a note on its row; the benchmark never panics on port behaviour.
 
 use std::fmt::Write as _;
@@ -42,6 +50,19 @@ const PER_FOLDER: usize = 100;
 const TK_SKILLS: &str = "bench-skills";
 const TK_GREP: &str = "bench-grep";
 const TK_NOOP: &str = "bench-noop";
+const TK_MCP_CALL: &str = "bench-mcp-call";
+const TK_MCP_BUILD: &str = "bench-mcp-build";
+
+/// The mock MCP scenario the MCP operations serve (`mock-servers/scenarios/basic.json`).
+const MCP_SCENARIO: &str = include_str!("../../mock-servers/scenarios/basic.json");
+/// The server's key in `mcpServers`; its `echo` tool is exposed as [`MCP_TOOL`].
+const MCP_SERVER: &str = "mock";
+/// The exposed name of the mock's echo tool.
+pub const MCP_TOOL: &str = "mock_echo";
+/// The text every MCP call sends and expects back.
+const MCP_TEXT: &str = "bench";
+/// Uncounted `execute` calls per warm-up run of the MCP call operation.
+const MCP_WARMUP_CALLS: usize = 100;
 
 /// How big the benchmark is and how often each operation runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +77,14 @@ pub struct BenchOptions {
     pub runs: usize,
     /// Uncounted warm-up runs per operation and port, before the counted ones.
     pub warmup: usize,
+    /// Counted `execute mock_echo` calls of the MCP call operation.
+    pub mcp_calls: usize,
+    /// Counted build + close runs of the MCP build operation.
+    pub mcp_builds: usize,
+    /// The binary that serves `mock mcp` (the running binary when absent).
+    pub mock_exe: Option<PathBuf>,
+    /// The operations to run, in this order ([`Op::ALL`] by default).
+    pub ops: Vec<Op>,
     /// Where the temporary fixture directory is created (the system temp dir when absent).
     pub work_dir: Option<PathBuf>,
 }
@@ -68,6 +97,10 @@ impl Default for BenchOptions {
             round_trips: 200,
             runs: 5,
             warmup: 1,
+            mcp_calls: 1000,
+            mcp_builds: 20,
+            mock_exe: None,
+            ops: Op::ALL.to_vec(),
             work_dir: None,
         }
     }
@@ -83,11 +116,21 @@ pub enum Op {
     Grep,
     /// One `execute` of a cheap extra tool (statistics per call).
     RoundTrip,
+    /// One `execute` of the stdio mock MCP server's echo tool (statistics per call).
+    McpCall,
+    /// `build` with one stdio MCP server, then `close`, timed together.
+    McpBuild,
 }
 
 impl Op {
     /// All operations, in the order they run and are reported.
-    pub const ALL: [Op; 3] = [Op::SkillsBuild, Op::Grep, Op::RoundTrip];
+    pub const ALL: [Op; 5] = [
+        Op::SkillsBuild,
+        Op::Grep,
+        Op::RoundTrip,
+        Op::McpCall,
+        Op::McpBuild,
+    ];
 
     /// A short human label including the size it runs at.
     pub fn label(self, opts: &BenchOptions) -> String {
@@ -95,6 +138,19 @@ impl Op {
             Op::SkillsBuild => format!("skills build + prompt ({} skills)", opts.skills),
             Op::Grep => format!("grep ({} files)", opts.grep_files),
             Op::RoundTrip => "execute round trip (per call)".to_string(),
+            Op::McpCall => format!("MCP call round trip, stdio ({} calls)", opts.mcp_calls),
+            Op::McpBuild => "toolkit build, one stdio MCP server".to_string(),
+        }
+    }
+
+    /// A short name for target lines.
+    fn short(self) -> &'static str {
+        match self {
+            Op::SkillsBuild => "skills build",
+            Op::Grep => "grep",
+            Op::RoundTrip => "execute round trip",
+            Op::McpCall => "MCP call round trip",
+            Op::McpBuild => "MCP toolkit build",
         }
     }
 }
@@ -108,15 +164,18 @@ pub struct BenchRow {
     pub label: String,
     /// The port's name as the caller gave it.
     pub port: String,
-    /// Median of the samples, in milliseconds; absent when nothing was measured.
+    /// Median (p50) of the samples, in milliseconds; absent when nothing was measured.
     pub median_ms: Option<f64>,
+    /// 90th percentile of the samples (nearest rank), in milliseconds.
+    pub p90_ms: Option<f64>,
     /// Fastest sample, in milliseconds.
     pub min_ms: Option<f64>,
     /// Slowest sample, in milliseconds.
     pub max_ms: Option<f64>,
     /// Counted runs that completed.
     pub runs: usize,
-    /// Timings the statistics are over: `runs`, or `runs × round_trips` for the round trip.
+    /// Timings the statistics are over: `runs`, `runs × round_trips` for the round trip,
+    /// `mcp_calls` for the MCP call.
     pub samples: usize,
     /// This port's median divided by the reference's median for the same operation.
     pub ratio_to_reference: Option<f64>,
@@ -157,6 +216,8 @@ pub struct FixtureInfo {
     pub grep_files: usize,
     /// Lines of the grep tree that contain [`GREP_TOKEN`].
     pub grep_matches: usize,
+    /// The command the MCP config starts the mock server with.
+    pub mcp_command: Vec<String>,
     /// How long generating took, in milliseconds.
     pub generation_ms: f64,
 }
@@ -172,6 +233,10 @@ pub struct BenchReport {
     pub warmup: usize,
     /// `execute` calls per round-trip run.
     pub round_trips: usize,
+    /// Counted calls of the MCP call operation.
+    pub mcp_calls: usize,
+    /// Counted runs of the MCP build operation.
+    pub mcp_builds: usize,
     /// The fixtures, when they could be generated.
     pub fixtures: Option<FixtureInfo>,
     /// One row per (operation, port), operations outermost.
@@ -189,6 +254,8 @@ pub struct Fixtures {
     pub skills_dir: PathBuf,
     /// Root of the grep tree (the grep `path` argument).
     pub grep_dir: PathBuf,
+    /// The `build` options of the MCP operations (one stdio mock server, no builtins).
+    pub mcp_options: Value,
     /// What was generated.
     pub info: FixtureInfo,
 }
@@ -211,19 +278,45 @@ impl Fixtures {
         let grep_dir = dir.path().join("grep");
         let skill_files = write_skills(&skills_dir, opts.skills)?;
         let grep_matches = write_grep_tree(&grep_dir, opts.grep_files)?;
+        let mcp_command = write_mcp_scenario(dir.path(), opts.mock_exe.as_deref())?;
         Ok(Self {
             _dir: dir,
             skills_dir,
             grep_dir,
+            mcp_options: mcp_options(&mcp_command),
             info: FixtureInfo {
                 skills: opts.skills,
                 skill_files,
                 grep_files: opts.grep_files,
                 grep_matches,
+                mcp_command,
                 generation_ms: ms(started),
             },
         })
     }
+}
+
+/// Writes the mock scenario into `dir` and returns the command that serves it over stdio:
+/// `<exe> mock mcp --transport stdio --scenario <dir>/basic.json`, both paths absolute.
+fn write_mcp_scenario(dir: &Path, exe: Option<&Path>) -> std::io::Result<Vec<String>> {
+    let scenario = std::path::absolute(dir.join("basic.json"))?;
+    std::fs::write(&scenario, MCP_SCENARIO)?;
+    let exe = match exe {
+        Some(e) => std::path::absolute(e)?,
+        None => std::env::current_exe()?,
+    };
+    let mut command: Vec<String> = vec![exe.to_string_lossy().into_owned()];
+    command.extend(["mock", "mcp", "--transport", "stdio", "--scenario"].map(String::from));
+    command.push(scenario.to_string_lossy().into_owned());
+    Ok(command)
+}
+
+/// `build` options with one stdio MCP server started by `command`, and no builtins.
+fn mcp_options(command: &[String]) -> Value {
+    json!({
+        "builtins": false,
+        "mcpConfig": {"mcpServers": {MCP_SERVER: {"command": command}}},
+    })
 }
 
 /// The name of generated skill `i`.
@@ -292,8 +385,17 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Median, min and max of `samples` (absent when empty).
-fn stats(samples: &[f64]) -> Option<(f64, f64, f64)> {
+/// Summary statistics of a sample set, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stats {
+    median: f64,
+    p90: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Median, 90th percentile (nearest rank), min and max of `samples` (absent when empty).
+fn stats(samples: &[f64]) -> Option<Stats> {
     let mut s: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
     if s.is_empty() {
         return None;
@@ -305,7 +407,13 @@ fn stats(samples: &[f64]) -> Option<(f64, f64, f64)> {
     } else {
         (s[n / 2 - 1] + s[n / 2]) / 2.0
     };
-    Some((median, s[0], s[n - 1]))
+    let p90 = s[(n * 9).div_ceil(10).saturating_sub(1)];
+    Some(Stats {
+        median,
+        p90,
+        min: s[0],
+        max: s[n - 1],
+    })
 }
 
 fn note(notes: &mut Vec<String>, text: String) {
@@ -325,10 +433,10 @@ struct Measured {
 /// Runs the benchmark over `ports` (name, port) with `opts`, reporting progress lines to
 /// `progress`.
 ///
-/// Every port gets every operation; a port that fails gets notes on its rows instead of
-/// numbers. Ratios are against the port named [`REFERENCE`], when one is. The ports are left
-/// running: shutting them down is the caller's business. Drivers need a per-request timeout
-/// long enough for one skills build at the chosen size.
+/// Every port gets every operation of `opts.ops`; a port that fails gets notes on its rows
+/// instead of numbers. Ratios are against the port named [`REFERENCE`], when one is. The
+/// ports are left running: shutting them down is the caller's business. Drivers need a
+/// per-request timeout long enough for one skills build at the chosen size.
 pub async fn run(
     ports: &mut [(String, Box<dyn Port>)],
     opts: &BenchOptions,
@@ -342,6 +450,8 @@ pub async fn run(
         runs: opts.runs,
         warmup: opts.warmup,
         round_trips: opts.round_trips,
+        mcp_calls: opts.mcp_calls,
+        mcp_builds: opts.mcp_builds,
         fixtures: None,
         rows: Vec::new(),
         targets: Vec::new(),
@@ -357,7 +467,7 @@ pub async fn run(
             let why = format!("cannot generate the fixtures: {e}");
             progress(&why);
             report.notes.push(why.clone());
-            for op in Op::ALL {
+            for &op in &opts.ops {
                 for (name, _) in ports.iter() {
                     report.rows.push(row(op, opts, name, Measured::default()));
                 }
@@ -376,7 +486,7 @@ pub async fn run(
         fixtures.info.grep_files,
         fixtures.info.grep_matches
     ));
-    for op in Op::ALL {
+    for &op in &opts.ops {
         for (name, port) in ports.iter_mut() {
             let label = op.label(opts);
             progress(&format!("{label} on {name}…"));
@@ -406,9 +516,10 @@ fn row(op: Op, opts: &BenchOptions, port: &str, m: Measured) -> BenchRow {
         op,
         label: op.label(opts),
         port: port.to_string(),
-        median_ms: st.map(|s| s.0),
-        min_ms: st.map(|s| s.1),
-        max_ms: st.map(|s| s.2),
+        median_ms: st.map(|s| s.median),
+        p90_ms: st.map(|s| s.p90),
+        min_ms: st.map(|s| s.min),
+        max_ms: st.map(|s| s.max),
         runs: m.runs,
         samples: m.samples.len(),
         ratio_to_reference: None,
@@ -442,7 +553,9 @@ fn targets(rows: &[BenchRow], ports: &[(String, Box<dyn Port>)]) -> Vec<TargetCh
     };
     TARGETS
         .iter()
-        .filter(|(_, other, _)| ports.iter().any(|(n, _)| n == other))
+        .filter(|(op, other, _)| {
+            ports.iter().any(|(n, _)| n == other) && rows.iter().any(|r| r.op == *op)
+        })
         .map(|&(op, other, target)| {
             let ratio = match (median(op, REFERENCE), median(op, other)) {
                 (Some(r), Some(o)) if o > 0.0 => Some(r / o),
@@ -477,6 +590,8 @@ async fn measure(
         Op::SkillsBuild => skills_build(port, opts, fx, name, &mut m, progress).await,
         Op::Grep => grep(port, opts, fx, name, &mut m, progress).await,
         Op::RoundTrip => round_trip(port, opts, name, &mut m, progress).await,
+        Op::McpCall => mcp_call(port, opts, fx, name, &mut m, progress).await,
+        Op::McpBuild => mcp_build(port, opts, fx, name, &mut m, progress).await,
     };
     if let Err(e) = outcome {
         note(
@@ -487,11 +602,36 @@ async fn measure(
     m
 }
 
-fn run_label(i: usize, opts: &BenchOptions) -> String {
-    if i < opts.warmup {
-        format!("warm-up {}/{}", i + 1, opts.warmup)
-    } else {
-        format!("run {}/{}", i + 1 - opts.warmup, opts.runs)
+/// Warm-up runs, then counted runs, of one operation.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    warmup: usize,
+    counted: usize,
+}
+
+impl Schedule {
+    /// The common schedule: `opts.warmup` then `opts.runs`.
+    fn of(opts: &BenchOptions) -> Self {
+        Self {
+            warmup: opts.warmup,
+            counted: opts.runs,
+        }
+    }
+
+    fn total(self) -> usize {
+        self.warmup + self.counted
+    }
+
+    fn is_counted(self, i: usize) -> bool {
+        i >= self.warmup
+    }
+
+    fn label(self, i: usize) -> String {
+        if i < self.warmup {
+            format!("warm-up {}/{}", i + 1, self.warmup)
+        } else {
+            format!("run {}/{}", i + 1 - self.warmup, self.counted)
+        }
     }
 }
 
@@ -508,7 +648,8 @@ async fn skills_build(
         "skillsDir": fx.skills_dir.to_string_lossy(),
     });
     let expected = [skill_name(0), skill_name(opts.skills.saturating_sub(1))];
-    for i in 0..opts.warmup + opts.runs {
+    let sched = Schedule::of(opts);
+    for i in 0..sched.total() {
         let started = Instant::now();
         let built = port.build(TK_SKILLS, &options).await;
         let prompt = match built {
@@ -539,7 +680,7 @@ async fn skills_build(
                 ),
             );
         }
-        record(i, elapsed, opts, m, name, progress);
+        record(i, elapsed, sched, m, name, progress);
     }
     Ok(())
 }
@@ -558,13 +699,14 @@ async fn grep(
         "path": fx.grep_dir.to_string_lossy(),
         "limit": 1_000_000,
     });
+    let sched = Schedule::of(opts);
     let outcome = async {
-        for i in 0..opts.warmup + opts.runs {
+        for i in 0..sched.total() {
             let started = Instant::now();
             let result = port.execute(TK_GREP, "grep", &args, None).await?;
             let elapsed = ms(started);
             check_grep(&result, fx.info.grep_matches, &mut m.notes);
-            record(i, elapsed, opts, m, name, progress);
+            record(i, elapsed, sched, m, name, progress);
         }
         Ok(())
     }
@@ -601,60 +743,177 @@ async fn round_trip(
 ) -> Result<(), PortError> {
     let options = json!({"extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]});
     port.build(TK_NOOP, &options).await?;
-    let args = json!({});
-    let outcome = async {
-        for i in 0..opts.warmup + opts.runs {
-            let counted = i >= opts.warmup;
-            let started = Instant::now();
-            for _ in 0..opts.round_trips {
-                let call = Instant::now();
-                let result = port.execute(TK_NOOP, "noop", &args, None).await?;
-                let elapsed = ms(call);
-                if result.get("output").and_then(Value::as_str) != Some("ok")
-                    || result.get("isError") != Some(&Value::Bool(false))
-                {
-                    note(
-                        &mut m.notes,
-                        format!(
-                            "noop returned {}, expected output \"ok\"",
-                            truncate(&result.to_string(), 200)
-                        ),
-                    );
-                }
-                if counted {
-                    m.samples.push(elapsed);
-                }
-            }
-            if counted {
-                m.runs += 1;
-            }
-            let total = ms(started);
-            progress(&format!(
-                "  {name}: {} {} calls in {total:.1} ms",
-                run_label(i, opts),
-                opts.round_trips
-            ));
-        }
-        Ok(())
-    }
-    .await;
+    let calls = Calls {
+        toolkit: TK_NOOP,
+        tool: "noop",
+        args: json!({}),
+        expected: "ok",
+        per_warmup: opts.round_trips,
+        per_run: opts.round_trips,
+    };
+    let outcome = call_runs(port, &calls, Schedule::of(opts), m, name, progress).await;
     let closed = port.close(TK_NOOP).await;
     outcome.and(closed)
+}
+
+/// One toolkit with the stdio mock MCP server, warm-up calls, then `mcp_calls` counted
+/// `execute mock_echo` calls in one run.
+async fn mcp_call(
+    port: &mut dyn Port,
+    opts: &BenchOptions,
+    fx: &Fixtures,
+    name: &str,
+    m: &mut Measured,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), PortError> {
+    let built = port.build(TK_MCP_CALL, &fx.mcp_options).await?;
+    if let Some(why) = missing_mcp_tool(&built) {
+        note(&mut m.notes, why);
+        return port.close(TK_MCP_CALL).await;
+    }
+    let calls = Calls {
+        toolkit: TK_MCP_CALL,
+        tool: MCP_TOOL,
+        args: json!({ "text": MCP_TEXT }),
+        expected: MCP_TEXT,
+        per_warmup: opts.mcp_calls.min(MCP_WARMUP_CALLS),
+        per_run: opts.mcp_calls,
+    };
+    let sched = Schedule {
+        warmup: opts.warmup,
+        counted: 1,
+    };
+    let outcome = call_runs(port, &calls, sched, m, name, progress).await;
+    let closed = port.close(TK_MCP_CALL).await;
+    outcome.and(closed)
+}
+
+/// `build` with the stdio mock MCP server then `close`, timed together, `mcp_builds` times;
+/// a build without the server's tool ends the measurement with a note.
+async fn mcp_build(
+    port: &mut dyn Port,
+    opts: &BenchOptions,
+    fx: &Fixtures,
+    name: &str,
+    m: &mut Measured,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), PortError> {
+    let sched = Schedule {
+        warmup: opts.warmup,
+        counted: opts.mcp_builds,
+    };
+    for i in 0..sched.total() {
+        let started = Instant::now();
+        let built = port.build(TK_MCP_BUILD, &fx.mcp_options).await;
+        let closed = port.close(TK_MCP_BUILD).await;
+        let elapsed = ms(started);
+        let built = built?;
+        closed?;
+        if let Some(why) = missing_mcp_tool(&built) {
+            // A server that did not start is not a build time worth reporting.
+            note(&mut m.notes, why);
+            return Ok(());
+        }
+        record(i, elapsed, sched, m, name, progress);
+    }
+    Ok(())
+}
+
+/// Why a build answer lacks [`MCP_TOOL`] (with its statuses and errors), or `None`.
+fn missing_mcp_tool(built: &Value) -> Option<String> {
+    let names = built.get("names").and_then(Value::as_array);
+    if names.is_some_and(|n| n.iter().any(|v| v.as_str() == Some(MCP_TOOL))) {
+        return None;
+    }
+    let field = |k: &str| truncate(&built.get(k).cloned().unwrap_or_default().to_string(), 200);
+    Some(format!(
+        "build does not expose {MCP_TOOL} (statuses {}, errors {})",
+        field("statuses"),
+        field("errors")
+    ))
+}
+
+/// Sequential `execute` calls of one tool whose output is known, and how many per run.
+struct Calls<'a> {
+    toolkit: &'a str,
+    tool: &'a str,
+    args: Value,
+    expected: &'a str,
+    per_warmup: usize,
+    per_run: usize,
+}
+
+/// Runs `sched` of call batches; counted batches add one sample per call. A result that is
+/// an error or has another output is a note.
+async fn call_runs(
+    port: &mut dyn Port,
+    calls: &Calls<'_>,
+    sched: Schedule,
+    m: &mut Measured,
+    name: &str,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), PortError> {
+    for i in 0..sched.total() {
+        let counted = sched.is_counted(i);
+        let count = if counted {
+            calls.per_run
+        } else {
+            calls.per_warmup
+        };
+        let started = Instant::now();
+        for _ in 0..count {
+            let call = Instant::now();
+            let result = port
+                .execute(calls.toolkit, calls.tool, &calls.args, None)
+                .await?;
+            let elapsed = ms(call);
+            check_output(&result, calls, &mut m.notes);
+            if counted {
+                m.samples.push(elapsed);
+            }
+        }
+        if counted {
+            m.runs += 1;
+        }
+        progress(&format!(
+            "  {name}: {} {count} calls in {:.1} ms",
+            sched.label(i),
+            ms(started)
+        ));
+    }
+    Ok(())
+}
+
+/// Notes a call result that is an error or whose output is not the expected one.
+fn check_output(result: &Value, calls: &Calls<'_>, notes: &mut Vec<String>) {
+    if result.get("output").and_then(Value::as_str) != Some(calls.expected)
+        || result.get("isError") != Some(&Value::Bool(false))
+    {
+        note(
+            notes,
+            format!(
+                "{} returned {}, expected output {:?}",
+                calls.tool,
+                truncate(&result.to_string(), 200),
+                calls.expected
+            ),
+        );
+    }
 }
 
 fn record(
     i: usize,
     elapsed: f64,
-    opts: &BenchOptions,
+    sched: Schedule,
     m: &mut Measured,
     name: &str,
     progress: &mut impl FnMut(&str),
 ) {
-    if i >= opts.warmup {
+    if sched.is_counted(i) {
         m.samples.push(elapsed);
         m.runs += 1;
     }
-    progress(&format!("  {name}: {} {elapsed:.1} ms", run_label(i, opts)));
+    progress(&format!("  {name}: {} {elapsed:.1} ms", sched.label(i)));
 }
 
 /// A duration for the table: fewer decimals as it grows.
@@ -682,72 +941,17 @@ fn pad(s: &str, width: usize, right: bool) -> String {
     }
 }
 
-/// Renders the report as a fixed-width text table (op | port | median | min | max | ratio vs
-/// reference), then one line per target, then the notes.
+/// Renders the report as a fixed-width text table (op | port | median | p90 | min | max |
+/// ratio vs reference), then one line per target, then the notes.
 pub fn table(report: &BenchReport) -> String {
-    let header = ["op", "port", "median", "min", "max", "vs reference"];
-    let cells: Vec<[String; 6]> = report
-        .rows
-        .iter()
-        .map(|r| {
-            [
-                r.label.clone(),
-                r.port.clone(),
-                fmt_ms(r.median_ms),
-                fmt_ms(r.min_ms),
-                fmt_ms(r.max_ms),
-                fmt_ratio(r.ratio_to_reference),
-            ]
-        })
-        .collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for c in &cells {
-        for (w, s) in widths.iter_mut().zip(c) {
-            *w = (*w).max(s.chars().count());
-        }
-    }
-    let line = |c: &[String; 6]| {
-        let parts: Vec<String> = c
-            .iter()
-            .enumerate()
-            .map(|(i, s)| pad(s, widths[i], i >= 2))
-            .collect();
-        parts.join("  ").trim_end().to_string()
-    };
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", line(&header.map(str::to_string)));
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    let _ = writeln!(out, "{}", rule.join("  "));
-    for c in &cells {
-        let _ = writeln!(out, "{}", line(c));
-    }
-    let _ = writeln!(
-        out,
-        "({} counted run(s) after {} warm-up run(s); round trip: {} calls per run, per-call figures)",
-        report.runs, report.warmup, report.round_trips
-    );
-    if !report.targets.is_empty() {
+    let mut out = grid(&report.rows);
+    let _ = writeln!(out, "({})", footer(report).join("; "));
+    let targets = target_lines(&report.targets);
+    if !targets.is_empty() {
         out.push('\n');
     }
-    for t in &report.targets {
-        let what = match t.op {
-            Op::SkillsBuild => "skills build",
-            Op::Grep => "grep",
-            Op::RoundTrip => "execute round trip",
-        };
-        let verdict = match t.met {
-            Some(true) => "ok",
-            Some(false) => "MISSED",
-            None => "not measured",
-        };
-        let ratio = t
-            .ratio
-            .map_or_else(|| "—".to_string(), |r| format!("{r:.2}×"));
-        let _ = writeln!(
-            out,
-            "{what}: {REFERENCE}/{} = {ratio} (target ≤ {}×) {verdict}",
-            t.port, t.target
-        );
+    for t in targets {
+        let _ = writeln!(out, "{t}");
     }
     let notes: Vec<String> = report
         .notes
@@ -768,6 +972,102 @@ pub fn table(report: &BenchReport) -> String {
     out
 }
 
+/// How often the operations in the report ran, one part per kind of schedule.
+fn footer(report: &BenchReport) -> Vec<String> {
+    let ran = |ops: &[Op]| report.rows.iter().any(|r| ops.contains(&r.op));
+    let w = report.warmup;
+    let mut parts = Vec::new();
+    if ran(&[Op::SkillsBuild, Op::Grep, Op::RoundTrip]) {
+        parts.push(format!(
+            "{} counted run(s) after {w} warm-up run(s)",
+            report.runs
+        ));
+    }
+    if ran(&[Op::RoundTrip]) {
+        parts.push(format!(
+            "round trip: {} calls per run, per call",
+            report.round_trips
+        ));
+    }
+    if ran(&[Op::McpCall]) {
+        parts.push(format!(
+            "MCP call: {} calls after {w} × {} warm-up calls, per call",
+            report.mcp_calls,
+            report.mcp_calls.min(MCP_WARMUP_CALLS)
+        ));
+    }
+    if ran(&[Op::McpBuild]) {
+        parts.push(format!(
+            "MCP build: {} counted build + close runs after {w} warm-up run(s)",
+            report.mcp_builds
+        ));
+    }
+    parts
+}
+
+/// The rows as aligned columns under a header and a rule.
+fn grid(rows: &[BenchRow]) -> String {
+    const COLUMNS: usize = 7;
+    let header = ["op", "port", "median", "p90", "min", "max", "vs reference"];
+    let cells: Vec<[String; COLUMNS]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.label.clone(),
+                r.port.clone(),
+                fmt_ms(r.median_ms),
+                fmt_ms(r.p90_ms),
+                fmt_ms(r.min_ms),
+                fmt_ms(r.max_ms),
+                fmt_ratio(r.ratio_to_reference),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for c in &cells {
+        for (w, s) in widths.iter_mut().zip(c) {
+            *w = (*w).max(s.chars().count());
+        }
+    }
+    let line = |c: &[String; COLUMNS]| {
+        let parts: Vec<String> = c
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pad(s, widths[i], i >= 2))
+            .collect();
+        parts.join("  ").trim_end().to_string()
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", line(&header.map(str::to_string)));
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    let _ = writeln!(out, "{}", rule.join("  "));
+    for c in &cells {
+        let _ = writeln!(out, "{}", line(c));
+    }
+    out
+}
+
+/// One line per target: the ratio, the target and the verdict.
+fn target_lines(targets: &[TargetCheck]) -> Vec<String> {
+    targets
+        .iter()
+        .map(|t| {
+            let verdict = match t.met {
+                Some(true) => "ok",
+                Some(false) => "MISSED",
+                None => "not measured",
+            };
+            format!(
+                "{}: {REFERENCE}/{} = {} (target ≤ {}×) {verdict}",
+                t.op.short(),
+                t.port,
+                fmt_ratio(t.ratio),
+                t.target
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -781,8 +1081,17 @@ mod tests {
             round_trips: 5,
             runs: 1,
             warmup: 1,
+            mcp_calls: 5,
+            mcp_builds: 1,
+            // Unit tests have no mock server binary; `tests/bench_smoke.rs` runs the real one.
+            mock_exe: Some(PathBuf::from("/nonexistent/tnx-mock-server")),
+            ops: Op::ALL.to_vec(),
             work_dir: None,
         }
+    }
+
+    fn is_mcp(op: Op) -> bool {
+        matches!(op, Op::McpCall | Op::McpBuild)
     }
 
     /// A port whose every call fails, as a dead driver would.
@@ -806,6 +1115,20 @@ mod tests {
         let b = Fixtures::generate(&opts).unwrap();
         assert_eq!(a.info.skill_files, 750);
         assert_eq!(a.info.grep_matches, 21);
+        let command = &a.info.mcp_command;
+        assert_eq!(command[0], "/nonexistent/tnx-mock-server");
+        assert_eq!(
+            &command[1..6],
+            ["mock", "mcp", "--transport", "stdio", "--scenario"]
+        );
+        let scenario = Path::new(&command[6]);
+        assert!(scenario.is_absolute(), "{command:?}");
+        assert_eq!(std::fs::read_to_string(scenario).unwrap(), MCP_SCENARIO);
+        assert_eq!(
+            a.mcp_options["mcpConfig"]["mcpServers"]["mock"]["command"],
+            json!(command)
+        );
+        assert_eq!(a.mcp_options["builtins"], json!(false));
         let files = |root: &Path| {
             let mut v: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(root)
                 .into_iter()
@@ -830,8 +1153,21 @@ mod tests {
 
     #[test]
     fn stats_and_formatting() {
-        assert_eq!(stats(&[3.0, 1.0, 2.0]), Some((2.0, 1.0, 3.0)));
-        assert_eq!(stats(&[4.0, 1.0, 2.0, 3.0]), Some((2.5, 1.0, 4.0)));
+        let st = |median, p90, min, max| {
+            Some(Stats {
+                median,
+                p90,
+                min,
+                max,
+            })
+        };
+        assert_eq!(stats(&[3.0, 1.0, 2.0]), st(2.0, 3.0, 1.0, 3.0));
+        assert_eq!(stats(&[4.0, 1.0, 2.0, 3.0]), st(2.5, 4.0, 1.0, 4.0));
+        let hundred: Vec<f64> = (1..=100).rev().map(f64::from).collect();
+        assert_eq!(stats(&hundred), st(50.5, 90.0, 1.0, 100.0));
+        let thousand: Vec<f64> = (1..=1000).map(f64::from).collect();
+        assert_eq!(stats(&thousand).map(|s| s.p90), Some(900.0));
+        assert_eq!(stats(&[7.0]), st(7.0, 7.0, 7.0, 7.0));
         assert_eq!(stats(&[]), None);
         assert_eq!(fmt_ms(Some(1234.4)), "1234 ms");
         assert_eq!(fmt_ms(Some(0.01234)), "0.012 ms");
@@ -849,10 +1185,17 @@ mod tests {
         let mut lines = Vec::new();
         let report = run(&mut ports, &tiny(), |l| lines.push(l.to_string())).await;
         assert!(!lines.is_empty());
-        assert_eq!(report.rows.len(), 9);
+        assert_eq!(report.rows.len(), 15);
         assert_eq!(report.reference.as_deref(), Some(REFERENCE));
         for r in report.rows.iter().filter(|r| r.port != "broken") {
+            if is_mcp(r.op) {
+                // No mock binary here: the server fails and that is a note, not a panic.
+                assert_eq!(r.median_ms, None, "{r:?}");
+                assert!(r.notes[0].contains("does not expose mock_echo"), "{r:?}");
+                continue;
+            }
             assert!(r.median_ms.is_some(), "{r:?}");
+            assert!(r.p90_ms.is_some(), "{r:?}");
             assert!(r.notes.is_empty(), "{r:?}");
             assert_eq!(r.runs, 1);
         }
@@ -862,7 +1205,11 @@ mod tests {
             .find(|r| r.op == Op::RoundTrip && r.port == REFERENCE)
             .unwrap();
         assert_eq!(rt.samples, 5);
-        for r in report.rows.iter().filter(|r| r.port == REFERENCE) {
+        for r in report
+            .rows
+            .iter()
+            .filter(|r| r.port == REFERENCE && !is_mcp(r.op))
+        {
             assert_eq!(r.ratio_to_reference, Some(1.0));
         }
         for r in report.rows.iter().filter(|r| r.port == "broken") {
@@ -880,6 +1227,16 @@ mod tests {
         );
         assert!(text.contains("(target ≤ 0.5×)"), "{text}");
         assert!(text.contains("note: grep (50 files) on broken: "), "{text}");
+        assert!(
+            text.contains("note: MCP call round trip, stdio (5 calls) on reference: "),
+            "{text}"
+        );
+        assert!(text.starts_with("op  "), "{text}");
+        assert!(
+            text.contains("MCP call: 5 calls after 1 × 5 warm-up calls, per call"),
+            "{text}"
+        );
+        assert!(text.lines().next().unwrap().contains("  p90  "), "{text}");
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["rows"][0]["op"], "skills_build");
     }
@@ -896,12 +1253,32 @@ mod tests {
         let report = run(&mut ports, &opts, |_| {}).await;
         assert_eq!(report.notes.len(), 1, "{report:?}");
         assert!(report.fixtures.is_none());
-        assert_eq!(report.rows.len(), 3);
+        assert_eq!(report.rows.len(), 5);
         assert!(report
             .rows
             .iter()
             .all(|r| r.median_ms.is_none() && r.notes.len() == 1));
         assert!(table(&report).contains("note: cannot generate the fixtures"));
+    }
+
+    #[tokio::test]
+    async fn only_the_chosen_ops_run() {
+        let opts = BenchOptions {
+            ops: vec![Op::RoundTrip],
+            ..tiny()
+        };
+        let mut ports: Vec<(String, Box<dyn Port>)> = vec![
+            (REFERENCE.into(), Box::new(InProcessPort::new())),
+            ("python".into(), Box::new(InProcessPort::new())),
+        ];
+        let report = run(&mut ports, &opts, |_| {}).await;
+        let ops: Vec<Op> = report.rows.iter().map(|r| r.op).collect();
+        assert_eq!(ops, [Op::RoundTrip, Op::RoundTrip]);
+        let text = table(&report);
+        assert!(text.contains("round trip: 5 calls per run"), "{text}");
+        assert!(!text.contains("MCP"), "{text}");
+        // The skills-build target is about an operation that did not run.
+        assert!(report.targets.is_empty(), "{:?}", report.targets);
     }
 
     #[test]
