@@ -88,6 +88,11 @@ def extra_tool(spec):
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
         raise bad('an extra tool needs a string "name"')
     name = spec["name"]
+    if "http" in spec and "behaviour" not in spec:
+        # PROTOCOL.md §7 "HTTP tools": an extra tool with an `http` block is a SPEC §7 HTTP
+        # tool. This driver does not build HTTP tools (yet), so it says so honestly.
+        raise Failure("unsupported", f'extra tool "{name}": HTTP tools (an `http` block) '
+                                     "are not implemented by this driver")
     key, arg = one_key(spec.get("behaviour"), "tool")
     desc = spec.get("description", "")
     schema = spec.get("inputSchema", DEFAULT_SCHEMA)
@@ -347,11 +352,18 @@ class Session:
             await tk.close()
 
 
-def main():
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
+async def serve():
+    # The whole session runs in ONE task: the port's MCP transports are anyio task groups
+    # and cancel scopes, which must be left in the task that entered them, so `build` and
+    # the `close` that tears its servers down have to run in the same task (a host that
+    # builds and closes a toolkit in one coroutine does exactly that). The event loop keeps
+    # running between requests (stdin is read in a worker thread), as it would in a host.
+    loop = asyncio.get_running_loop()
     session = Session()
-    for line in iter(sys.stdin.buffer.readline, b""):
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.buffer.readline)
+        if not line:
+            break
         if not line.strip():
             continue
         cmd = None
@@ -365,7 +377,7 @@ def main():
                 raise bad("a request is a JSON object")
             cmd = req.get("cmd")
             seq = req.get("seq")
-            resp = {"ok": True, **loop.run_until_complete(session.handle(req))}
+            resp = {"ok": True, **(await session.handle(req))}
         except Failure as e:
             resp = {"ok": False, "error": {"kind": e.kind, "message": str(e)}}
         except BaseException as e:  # noqa: BLE001 — never crash, never a traceback on stdout
@@ -382,9 +394,13 @@ def main():
             break
     for tid in list(session.kits):  # EOF: close whatever is still open
         try:
-            loop.run_until_complete(session.close(tid))
+            await session.close(tid)
         except Exception:  # noqa: BLE001
             pass
+
+
+def main():
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":

@@ -239,6 +239,16 @@ fn wait_for(v: &Value) -> Res<WaitForFn> {
                 Box::pin(async move { Ok(answer) })
             }))
         }
+        ("echoRequest", Value::Bool(true)) => Ok(Arc::new(|req: Request| {
+            // The Request exactly as the crate serialises it (its own `Serialize`: `url`,
+            // `data` and `expiresAt` are omitted when empty), carried back as `data`.
+            let data = match serde_json::to_value(&req) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            };
+            let answer = Answer { id: req.id, ok: true, data, reason: String::new() };
+            Box::pin(async move { Ok(answer) })
+        })),
         (k, _) => Err(unsupported(format!("unknown waitFor behaviour \"{k}\""))),
     }
 }
@@ -265,6 +275,11 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
         None => None,
         Some(s) => Some(tool_source(&s)?),
     };
+    if m.contains_key("http") && !m.contains_key("behaviour") {
+        // PROTOCOL.md §7 "HTTP tools": an extra tool with an `http` block is a SPEC §7 HTTP
+        // tool. This driver does not build HTTP tools (yet), so it says so honestly.
+        return Err(unsupported(format!("{w}: HTTP tools (an `http` block) are not implemented by this driver")));
+    }
     let behaviour = m.get("behaviour").ok_or_else(|| bad(format!("{w}.behaviour is required")))?;
     let mut tool = match behaviour_key(behaviour, &format!("{w}.behaviour"))? {
         ("echo", Value::Bool(true)) => define_tool(name, description, Some(schema), |args: Value, _ctx: ToolContext| async move {
@@ -458,7 +473,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "3", "4", "4A", "6"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -588,6 +603,16 @@ impl Session {
                     // data defs only), so its failure is known here first-hand.
                     out.insert("errors".into(), json!({"<skill-provider>": e}));
                 }
+            }
+            "list_mcp_tools" => {
+                // SPEC §2 Gap 6 (`ListMcpTools`): NOT EXPOSED. Crate 0.23.0 has no list-only MCP
+                // inventory (mcp.rs offers `load_mcp`/`load_mcp_with`, whose tools are already
+                // filtered by the per-server `tools` map and renamed `sanitize(server)_sanitize(tool)`,
+                // so original names cannot be recovered). Answered honestly as unsupported.
+                field(req, "config")?;
+                return Err(unsupported(
+                    "list_mcp_tools: toolnexus 0.23.0 has no list-only MCP inventory (SPEC §2 Gap 6)",
+                ));
             }
             "select_builtins" => {
                 let cfg = match field(req, "config")? {
