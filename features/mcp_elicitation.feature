@@ -16,7 +16,7 @@ Feature: MCP elicitation bridge (SPEC §2 "Elicitation bridge", §10)
       """
       {"action": "accept", "content": {
         "id": {"$regex": "^.+$"}, "kind": "input", "prompt": "Your name?",
-        "data": {"schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}},
+        "data": {"$json": {"schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}},
         "url": {"$absent": true}, "expiresAt": {"$absent": true}}}
       """
 

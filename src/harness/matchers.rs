@@ -3,7 +3,8 @@
 //! Matchers inside an expected JSON value:
 //! `{"$match":"any"|"string"|"number"|"boolean"|"array"|"object"}`, `{"$contains":"text"}`,
 //! `{"$regex":"re"}`, `{"$oneOf":[v1, v2]}`, `{"$unordered":[v1, v2]}` (the same items in any
-//! order), `{"$absent":true}` (as an object member), and
+//! order), `{"$json": expected}` (a string holding JSON that matches `expected`),
+//! `{"$absent":true}` (as an object member), and
 //! `"$partial": true` inside an object (extra actual keys allowed).
 
 use std::collections::BTreeSet;
@@ -120,6 +121,7 @@ fn matcher_of(obj: &serde_json::Map<String, Value>) -> Option<(&str, &Value)> {
         "$regex",
         "$oneOf",
         "$unordered",
+        "$json",
         "$absent",
     ]
     .contains(&k.as_str())
@@ -171,6 +173,10 @@ fn apply_matcher(
         "$oneOf" => arg
             .as_array()
             .is_some_and(|opts| opts.iter().any(|o| match_json(o, actual).passed())),
+        "$json" => actual
+            .as_str()
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
+            .is_some_and(|parsed| match_json(arg, &parsed).passed()),
         "$unordered" => match (arg.as_array(), actual.as_array()) {
             (Some(want), Some(got)) => {
                 want.len() == got.len() && assign(want, got, &mut vec![false; got.len()])
@@ -213,6 +219,19 @@ fn short(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_text_matches_its_parsed_value() {
+        let want = json!({"$json": {"schema": {"type": "object", "$partial": true}}});
+        assert!(match_json(
+            &want,
+            &json!("{ \"schema\" : {\"type\":\"object\",\"x\":1}}")
+        )
+        .passed());
+        assert!(!match_json(&want, &json!("{\"schema\":{\"type\":\"array\"}}")).passed());
+        assert!(!match_json(&want, &json!("not json")).passed());
+        assert!(!match_json(&want, &json!({"schema": {"type": "object"}})).passed());
+    }
 
     #[test]
     fn pinned_and_lenient() {

@@ -184,13 +184,32 @@ pub fn skill_provider(v: &Value) -> Result<SkillProvider, String> {
     Ok(Arc::new(move || Ok(defs.clone())))
 }
 
+/// `{id, kind, prompt, url?, data?: compact JSON text, expiresAt?}`.
+fn flat_request(request: &Request) -> Value {
+    let mut flat = serde_json::Map::new();
+    flat.insert("id".into(), json!(request.id));
+    flat.insert("kind".into(), json!(request.kind));
+    flat.insert("prompt".into(), json!(request.prompt));
+    if let Some(url) = &request.url {
+        flat.insert("url".into(), json!(url));
+    }
+    if let Some(data) = &request.data {
+        flat.insert("data".into(), json!(data.to_string()));
+    }
+    if let Some(at) = &request.expires_at {
+        flat.insert("expiresAt".into(), json!(at));
+    }
+    Value::Object(flat)
+}
+
 /// A wait-for behaviour: `{"answer":{ok, data?, reason?}}` (the id echoes the request's), or
-/// `{"echoRequest":true}`, which accepts with the request itself as `data` so a scenario can
-/// see what the port asked.
+/// `{"echoRequest":true}`, which accepts with the request as `data` so a scenario can see what
+/// the port asked — flattened to primitive values (`data` as compact JSON text), because an
+/// MCP elicitation result may only carry primitives.
 pub fn wait_for(v: &Value) -> Result<WaitFor, String> {
     if v.get("echoRequest") == Some(&Value::Bool(true)) {
         return Ok(Arc::new(|request: Request| {
-            let data = serde_json::to_value(&request).ok();
+            let data = Some(flat_request(&request));
             Box::pin(async move {
                 Answer {
                     id: request.id,

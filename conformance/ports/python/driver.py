@@ -150,7 +150,16 @@ def wait_for(behaviour):
     key, arg = one_key(behaviour, "waitFor")
     if key == "echoRequest" and arg is True:
         async def echo(request):
-            return Answer(id=request.id, ok=True, data=plain(request))
+            # Primitive values only (an MCP elicitation result allows nothing else): the
+            # Request's `data` travels as compact JSON text.
+            flat = {"id": request.id, "kind": request.kind, "prompt": request.prompt}
+            if request.url:
+                flat["url"] = request.url
+            if request.data is not None:
+                flat["data"] = compact(plain(request.data))
+            if getattr(request, "expiresAt", None):
+                flat["expiresAt"] = request.expiresAt
+            return Answer(id=request.id, ok=True, data=flat)
         return echo
     if key != "answer" or not isinstance(arg, dict):
         raise Failure("unsupported", f"unknown waitFor behaviour {compact(behaviour)}")

@@ -240,10 +240,16 @@ fn wait_for(v: &Value) -> Res<WaitForFn> {
             }))
         }
         ("echoRequest", Value::Bool(true)) => Ok(Arc::new(|req: Request| {
-            // The Request exactly as the crate serialises it (its own `Serialize`: `url`,
-            // `data` and `expiresAt` are omitted when empty), carried back as `data`.
+            // The Request as the crate serialises it (`url`, `data` and `expiresAt` omitted
+            // when empty), flattened to primitives: an MCP elicitation result allows nothing
+            // else, so `data` travels as compact JSON text.
             let data = match serde_json::to_value(&req) {
-                Ok(Value::Object(m)) => Some(m),
+                Ok(Value::Object(mut m)) => {
+                    if let Some(d) = m.get_mut("data") {
+                        *d = Value::String(d.to_string());
+                    }
+                    Some(m)
+                }
                 _ => None,
             };
             let answer = Answer { id: req.id, ok: true, data, reason: String::new() };
