@@ -24,12 +24,16 @@ sys.stdout = sys.stderr
 import toolnexus  # noqa: E402
 from toolnexus import (  # noqa: E402
     Answer, Request, SkillDef, Tool, ToolContext, ToolResult, create_toolkit, define_tool,
-    list_mcp_tools, list_skills, parse_agents_config, sanitize, select_builtins)
+    http_tool, list_mcp_tools, list_skills, parse_agents_config, sanitize, select_builtins)
 
 VERSION = getattr(toolnexus, "__version__", None) or importlib.metadata.version("toolnexus")
-SECTIONS = ["0", "1", "2", "3", "4", "4A", "6"]
+SECTIONS = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A"]
 # The port reports a failed MCP server only as this stderr line (no errors map).
 MCP_FAILED = re.compile(r'^MCP server "(.*)" failed: (.*)$')
+# ... and a failed A2A agent (toolkit.py: `[toolnexus] A2A agent "<card>" failed: <e>`).
+AGENT_FAILED = re.compile(r'^A2A agent "(.*)" failed: (.*)$')
+# PROTOCOL.md §7 "HTTP tools": the keys an `http` block may carry.
+HTTP_KEYS = {"method", "url", "headers", "query", "body", "timeout", "resultMode"}
 KEYS = {"mcpConfig": "mcp_config", "skillsDir": "skills_dir", "skills": "skills",
         "skillProvider": "skill_provider", "skillsFilter": "skills_filter",
         "skillSampleLimit": "skill_sample_limit", "extraTools": "extra_tools",
@@ -89,10 +93,7 @@ def extra_tool(spec):
         raise bad('an extra tool needs a string "name"')
     name = spec["name"]
     if "http" in spec and "behaviour" not in spec:
-        # PROTOCOL.md §7 "HTTP tools": an extra tool with an `http` block is a SPEC §7 HTTP
-        # tool. This driver does not build HTTP tools (yet), so it says so honestly.
-        raise Failure("unsupported", f'extra tool "{name}": HTTP tools (an `http` block) '
-                                     "are not implemented by this driver")
+        return http_extra_tool(name, spec)
     key, arg = one_key(spec.get("behaviour"), "tool")
     desc = spec.get("description", "")
     schema = spec.get("inputSchema", DEFAULT_SCHEMA)
@@ -124,6 +125,36 @@ def extra_tool(spec):
     else:
         raise Failure("unsupported", f"unknown tool behaviour {compact(spec.get('behaviour'))}")
     return define_tool(run, name=name, description=desc, input_schema=schema, source=source)
+
+
+def http_extra_tool(name, spec):
+    """PROTOCOL.md §7 "HTTP tools": a SPEC §7 HTTP tool built with the port's `http_tool`."""
+    h = spec["http"]
+    if not isinstance(h, dict):
+        raise bad(f'extra tool "{name}": "http" must be an object')
+    unknown = sorted(set(h) - HTTP_KEYS)
+    if unknown:
+        raise bad(f'extra tool "{name}": unknown http key(s) {", ".join(unknown)}')
+    if not isinstance(h.get("url"), str):
+        raise bad(f'extra tool "{name}": http.url must be a string')
+    kwargs = {"name": name, "description": spec.get("description", ""),
+              # `method` is a required keyword of the port's http_tool; the protocol's default
+              # is GET.
+              "method": h.get("method") or "GET", "url": h["url"]}
+    if spec.get("inputSchema") is not None:
+        kwargs["input_schema"] = spec["inputSchema"]  # absent: the port's own default schema
+    for key, kw in (("headers", "headers"), ("query", "query"), ("body", "body"),
+                    ("resultMode", "result_mode")):
+        if h.get(key) is not None:
+            kwargs[kw] = h[key]
+    if h.get("timeout") is not None:
+        if not isinstance(h["timeout"], (int, float)) or isinstance(h["timeout"], bool):
+            raise bad(f'extra tool "{name}": http.timeout must be a number (ms)')
+        # UNITS: the protocol (like SPEC §7) gives `timeout` in milliseconds; the Python port's
+        # http_tool(timeout=…) is in SECONDS (urllib's timeout, DEFAULT_TIMEOUT = 30.0), so
+        # the value is converted here.
+        kwargs["timeout"] = h["timeout"] / 1000.0
+    return http_tool(**kwargs)
 
 
 def skill_defs(value):
@@ -192,6 +223,10 @@ def toolkit_kwargs(options):
         elif key == "agents":
             if not isinstance(value, list):
                 raise bad("agents must be an array")
+            # The port's own parser of a config `agents` block (enabled/disabled precedence,
+            # the camelCase `pollEvery`), fed the array as `{index: entry}` in order. UNITS:
+            # a2a.Agent's timeout / poll_every are milliseconds, as the protocol's (a2a.py
+            # "Units note"), so nothing is converted.
             value = parse_agents_config({str(i): a for i, a in enumerate(value)})
         kwargs[KEYS[key]] = value
     return kwargs
@@ -238,11 +273,16 @@ class _Tee:
                 if line.startswith("[toolnexus] ")]
 
     def warnings(self):
-        return [line for line in self.lines() if not MCP_FAILED.match(line)]
+        return [line for line in self.lines()
+                if not MCP_FAILED.match(line) and not AGENT_FAILED.match(line)]
 
     def errors(self):
-        """The port's own `MCP server "X" failed: …` lines, keyed by server."""
-        return {m.group(1): m.group(0) for m in map(MCP_FAILED.match, self.lines()) if m}
+        """The port's own `MCP server "X" failed: …` lines, keyed by server, and its
+        `A2A agent "<card>" failed: …` lines, keyed `agent:<card>` (PROTOCOL.md §7 "Agents")."""
+        out = {m.group(1): m.group(0) for m in map(MCP_FAILED.match, self.lines()) if m}
+        out.update({f"agent:{m.group(1)}": m.group(0)
+                    for m in map(AGENT_FAILED.match, self.lines()) if m})
+        return out
 
 
 class Session:
@@ -280,8 +320,9 @@ class Session:
             catalog = list(tk._skill.skills.values()) if tk._skill is not None else []
             return {"toolkit": tid, "tools": tools, "names": sorted(t["name"] for t in tools),
                     # Only MCP statuses exist in the port (no "builtin" entry), and it keeps
-                    # no errors map: a failed MCP server is only printed to stderr, so the
-                    # errors are those printed lines, keyed by server.
+                    # no errors map: a failed MCP server or A2A agent is only printed to
+                    # stderr, so the errors are those printed lines, keyed by server or by
+                    # `agent:<card>`.
                     "statuses": tk.mcp_status(), "errors": tee.errors(),
                     "skills": [skill_info(s) for s in catalog],
                     "warnings": tee.warnings()}

@@ -3,16 +3,16 @@
 //!
 //! Every answer comes from the crate's PUBLIC API (`create_toolkit`, `Toolkit::{tools,
 //! execute, skills_prompt, mcp_status, mcp_source, skill_source, to_openai, to_anthropic,
-//! to_gemini, close}`, `define_tool`, `pending`, `select_builtins`, `BuiltinsConfig::from_value`,
-//! `skills::list_skills`, `sanitize`). Where the crate exposes nothing for a protocol field the
-//! driver says what is true (an empty map, a missing key) and never invents data; each such place
-//! carries a `NOT EXPOSED` comment.
+//! to_gemini, close}`, `define_tool`, `pending`, `http::http_tool`, `a2a::parse_agents_value`,
+//! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`). Where the
+//! crate exposes nothing for a protocol field the driver says what is true (an empty map, a
+//! missing key) and never invents data; each such place carries a `NOT EXPOSED` comment.
 //!
 //! stdout carries protocol lines only; the crate itself logs with `eprintln!` (stderr) and has no
 //! `println!` in its library code. Panics are caught per request (`catch_unwind`) and become an
 //! `internal` error envelope, so the driver never dies on a request.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -24,6 +24,7 @@ use tokio::io::AsyncBufReadExt;
 
 use toolnexus::builtins::BuiltinsConfig;
 use toolnexus::client::WaitForFn;
+use toolnexus::http::{http_tool, HttpToolOptions};
 use toolnexus::skills::{LoadSkillsOptions, SkillDef, SkillInfo};
 use toolnexus::toolkit::{SkillProvider, SkillProviderFuture};
 use toolnexus::{
@@ -281,10 +282,19 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
         None => None,
         Some(s) => Some(tool_source(&s)?),
     };
-    if m.contains_key("http") && !m.contains_key("behaviour") {
-        // PROTOCOL.md §7 "HTTP tools": an extra tool with an `http` block is a SPEC §7 HTTP
-        // tool. This driver does not build HTTP tools (yet), so it says so honestly.
-        return Err(unsupported(format!("{w}: HTTP tools (an `http` block) are not implemented by this driver")));
+    if let (Some(h), false) = (m.get("http"), m.contains_key("behaviour")) {
+        // PROTOCOL.md §7 "HTTP tools": a SPEC §7 HTTP tool, built with the crate's `http_tool`.
+        // `inputSchema` is passed only when given (absent: the crate's own empty schema).
+        let input_schema = match m.get("inputSchema") {
+            None | Some(Value::Null) => None,
+            Some(s @ Value::Object(_)) => Some(s.clone()),
+            Some(_) => return Err(bad(format!("{w}.inputSchema must be an object"))),
+        };
+        let mut tool = http_extra_tool(name, description, input_schema, h, &w)?;
+        if let Some(src) = source {
+            tool.source = src;
+        }
+        return Ok(tool);
     }
     let behaviour = m.get("behaviour").ok_or_else(|| bad(format!("{w}.behaviour is required")))?;
     let mut tool = match behaviour_key(behaviour, &format!("{w}.behaviour"))? {
@@ -326,6 +336,53 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
         tool.source = src;
     }
     Ok(tool)
+}
+
+/// PROTOCOL.md §7 "HTTP tools": the `http` block → the crate's `HttpToolOptions`.
+fn http_extra_tool(name: String, description: String, input_schema: Option<Value>, h: &Value, w: &str) -> Res<Tool> {
+    let what = format!("{w}.http");
+    let hm = as_obj(h, &what)?;
+    if let Some(k) = hm
+        .keys()
+        .find(|k| !["method", "url", "headers", "query", "body", "timeout", "resultMode"].contains(&k.as_str()))
+    {
+        return Err(bad(format!("{what}: unknown key \"{k}\"")));
+    }
+    let url = opt_str(hm, "url", &what)?.ok_or_else(|| bad(format!("{what}.url is required")))?;
+    let headers: BTreeMap<String, String> = match hm.get("headers") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(v) => as_obj(v, &format!("{what}.headers"))?
+            .iter()
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|s| (k.clone(), s.to_owned()))
+                    .ok_or_else(|| bad(format!("{what}.headers.{k} must be a string")))
+            })
+            .collect::<Res<_>>()?,
+    };
+    let query = match hm.get("query") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => string_list(v, &format!("{what}.query"))?,
+    };
+    // UNITS: the protocol's `timeout` is milliseconds, and so is the crate's
+    // `HttpToolOptions::timeout_ms` (0 ⇒ its 30 s default): passed through unchanged.
+    let timeout_ms = match hm.get("timeout") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v.as_u64().ok_or_else(|| bad(format!("{what}.timeout must be a non-negative integer (ms)")))?,
+    };
+    Ok(http_tool(HttpToolOptions {
+        name,
+        description,
+        // Empty ⇒ the crate's defaults: GET, a `json` body, the body text as the result.
+        method: opt_str(hm, "method", &what)?.unwrap_or_default(),
+        url,
+        headers,
+        query,
+        body: opt_str(hm, "body", &what)?.unwrap_or_default(),
+        input_schema,
+        timeout_ms,
+        result_mode: opt_str(hm, "resultMode", &what)?.unwrap_or_default(),
+    }))
 }
 
 /// §10 suspending tool: a plain crate `Tool` whose execute returns the crate's `pending(Request)`
@@ -435,14 +492,22 @@ fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, Tool
                 _ => return Err(bad("builtins must be a boolean or an object")),
             },
             "agents" => {
+                // Each entry goes through the crate's own parser of a config `agents` block,
+                // `a2a::parse_agents_value`, one entry at a time (its block is a BTreeMap, which
+                // would reorder "10" before "2"): it honours `enabled`/`disabled` (MCP
+                // precedence), which the `Agent` struct has no field for. UNITS: `timeout` and
+                // `pollEvery` are milliseconds in the crate (`Agent::timeout_ms`,
+                // `poll_every_ms`) as in the protocol; nothing is converted.
                 let arr = v.as_array().ok_or_else(|| bad("agents must be an array"))?;
-                o.agents = arr
-                    .iter()
-                    .map(|a| {
-                        serde_json::from_value::<toolnexus::a2a::Agent>(a.clone())
-                            .map_err(|e| bad(format!("agents entry: {e}")))
-                    })
-                    .collect::<Res<_>>()?;
+                let mut agents = Vec::new();
+                for (i, a) in arr.iter().enumerate() {
+                    let entry = as_obj(a, &format!("agents[{i}]"))?;
+                    if !matches!(entry.get("card"), Some(Value::String(_))) {
+                        return Err(bad(format!("agents[{i}].card must be a string")));
+                    }
+                    agents.extend(toolnexus::a2a::parse_agents_value(&json!({ "agent": a })));
+                }
+                o.agents = agents;
             }
             "waitFor" => o.wait_for = Some(wait_for(v)?),
             "disableTools" => o.disable_tools = string_list(v, "disableTools")?,
@@ -479,7 +544,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
