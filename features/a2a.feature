@@ -202,7 +202,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       | card is not JSON             | card-malformed.json |
 
   @spec-7A
-  Scenario Outline: a failing agent card is an error entry under agent:<card URL> (<problem>)
+  Scenario Outline: a failing agent card is an error entry under "agent:" and the card URL (<problem>)
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
       """
