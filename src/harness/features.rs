@@ -51,7 +51,10 @@ pub fn load(root: &Path) -> (Vec<ScenarioSpec>, Vec<String>) {
             .to_string_lossy()
             .to_string();
         match gherkin::Feature::parse_path(&file, GherkinEnv::default()) {
-            Ok(feature) => scenarios.extend(expand(&feature, &rel)),
+            Ok(feature) => {
+                errors.extend(unresolved_parameters(&feature, &rel));
+                scenarios.extend(expand(&feature, &rel));
+            }
             Err(e) => errors.push(format!("{rel}: {e}")),
         }
     }
@@ -161,6 +164,61 @@ fn clean_docstring(d: &str) -> String {
     d.strip_suffix('\n').unwrap_or(d).to_string()
 }
 
+/// Outline `<name>`s that no Examples column defines. cucumber refuses such a file, so the
+/// CLI does too rather than run a scenario whose name or steps keep a literal `<name>`.
+fn unresolved_parameters(feature: &gherkin::Feature, file: &str) -> Vec<String> {
+    let all = feature
+        .scenarios
+        .iter()
+        .chain(feature.rules.iter().flat_map(|r| r.scenarios.iter()));
+    let mut out = Vec::new();
+    for scenario in all.filter(|s| !s.examples.is_empty()) {
+        let columns: Vec<&String> = scenario
+            .examples
+            .iter()
+            .filter_map(|e| e.table.as_ref())
+            .filter_map(|t| t.rows.first())
+            .flatten()
+            .collect();
+        let texts = std::iter::once(scenario.name.as_str()).chain(
+            scenario
+                .steps
+                .iter()
+                .flat_map(|s| std::iter::once(s.value.as_str()).chain(s.docstring.as_deref())),
+        );
+        for text in texts {
+            for name in angle_names(text) {
+                if !columns.iter().any(|c| c.as_str() == name) {
+                    out.push(format!(
+                        "{file}: outline \"{}\" uses <{name}>, which no Examples column defines",
+                        scenario.name
+                    ));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The `name` of every `<name>` in `text`.
+fn angle_names(text: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        match after.find(['>', '<', '\n']) {
+            Some(close) if after.as_bytes()[close] == b'>' && close > 0 => {
+                names.push(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    names
+}
+
 type Row = (Vec<String>, Vec<(String, String)>);
 
 fn outline_rows(scenario: &gherkin::Scenario) -> Vec<Row> {
@@ -205,6 +263,16 @@ mod tests {
             ids.len(),
             "scenario names must be unique (expected-failures files key on them)"
         );
+    }
+
+    #[test]
+    fn outline_parameters_must_have_columns() {
+        let text = "Feature: f\n  Scenario Outline: uses <known> and <card URL>\n    Given a step <known>\n\n    Examples:\n      | known |\n      | x     |\n";
+        let feature = gherkin::Feature::parse(text, GherkinEnv::default()).unwrap();
+        let errors = unresolved_parameters(&feature, "f.feature");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("<card URL>"));
+        assert_eq!(angle_names("a <b> <c d> <> x<y"), vec!["b", "c d"]);
     }
 
     #[test]
