@@ -180,6 +180,7 @@ Feature: A2A agents, outbound (SPEC §7A)
         "headers": {"Authorization": "Basic ${TOOLNEXUS_CONFORMANCE_SECRET}"}}]}
       """
     Then the toolkit has no tool "Secure_Vault_Agent_vault"
+    And the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "401"
     And nothing the port reported mentions the secret
 
   @spec-7A
@@ -208,12 +209,12 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
       {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json"}]}
       """
-    Then the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "agent"
+    Then the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "<mention>"
 
     Examples:
-      | problem          | file                |
-      | card answers 500 | card-500.json       |
-      | card is not JSON | card-malformed.json |
+      | problem          | file                | mention |
+      | card answers 500 | card-500.json       | 500     |
+      | card is not JSON | card-malformed.json | agent   |
 
   @spec-7A
   Scenario Outline: a task whose JSON-RPC endpoint <problem> is an error result, not a panic

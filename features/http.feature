@@ -210,6 +210,22 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
     And nothing the port reported mentions the secret
 
   @spec-7
+  Scenario: a server that echoes the expanded header back does not leak it through the result
+    Given an HTTP server answers:
+      """
+      {"GET /me": {"status": 401, "body": "invalid token {{SECRET}}"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "me",
+        "http": {"url": "{{HTTP}}/me", "headers": {"Authorization": "${TOOLNEXUS_CONFORMANCE_SECRET}"}}}]}
+      """
+    When "me" is executed
+    Then the result is an error
+    And the output contains "HTTP 401: invalid token"
+    And nothing the port reported mentions the secret
+
+  @spec-7
   Scenario: an unset variable expands to nothing
     Given an HTTP server answers:
       """

@@ -64,7 +64,10 @@ fn any_step<'a>(
         let spec = step_spec(&ctx.step);
         match run_step(world.port.as_mut(), &world.env, &mut world.state, &spec).await {
             Ok(()) => {}
-            Err(StepFailure::Failed(m)) | Err(StepFailure::Skipped(m)) => panic!("{m}"),
+            // As the CLI runner does: a port that leaks the canary must not make this leak it.
+            Err(StepFailure::Failed(m)) | Err(StepFailure::Skipped(m)) => {
+                panic!("{}", toolnexus_conformance::harness::secret::redact(&m))
+            }
         }
     }
     .boxed_local()

@@ -95,6 +95,7 @@ pub struct ScenarioState {
     pub(super) mocks: Vec<super::mock_launch::RunningMock>,
     pub(super) build_ms: Option<u128>,
     pub(super) call_ms: Option<u128>,
+    pub(super) answers: Vec<Value>,
     pub(super) mcp_inventory: Option<Value>,
     expectations: RefCell<BTreeSet<String>>,
 }

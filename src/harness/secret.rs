@@ -10,8 +10,13 @@ pub const SECRET_VAR: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
 /// Call it first thing in `main`, before any thread exists: changing the environment while
 /// other threads may read it is undefined behaviour on some platforms.
 pub fn ensure() -> String {
+    // Plain characters only, so the secret reads the same inside escaped JSON.
+    let plain = |v: &str| {
+        v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
     match std::env::var(SECRET_VAR) {
-        Ok(v) if v.len() >= 8 => v,
+        Ok(v) if v.len() >= 8 && plain(&v) => v,
         _ => {
             let fresh = fresh_value();
             std::env::set_var(SECRET_VAR, &fresh);

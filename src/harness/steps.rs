@@ -288,14 +288,16 @@ async fn dispatch(
             };
             let answers = [
                 ("the build answer", st.built.clone()),
-                ("the last result", st.result.clone()),
                 ("the MCP inventory", st.mcp_inventory.clone()),
             ];
-            let leaks: Vec<&str> = answers
+            let mut leaks: Vec<&str> = answers
                 .iter()
                 .filter(|(_, v)| v.as_ref().is_some_and(|v| v.to_string().contains(&secret)))
                 .map(|(what, _)| *what)
                 .collect();
+            if st.answers.iter().any(|v| v.to_string().contains(&secret)) {
+                leaks.push("a tool result");
+            }
             if leaks.is_empty() {
                 Ok(())
             } else {
@@ -732,6 +734,7 @@ async fn execute(
     let result = port.execute(&id, &name, &args, answer.as_ref()).await?;
     st.call_ms = Some(started.elapsed().as_millis());
     st.last_call = Some((name, args));
+    st.answers.push(result.clone());
     st.result = Some(result);
     Ok(())
 }

@@ -105,6 +105,23 @@ pub async fn http_server(routes: &Value) -> Result<MockServer, String> {
         let (m, p) = route
             .split_once(' ')
             .ok_or_else(|| format!("route {route:?} must read \"METHOD /path\""))?;
+        // wiremock panics on a bad method, path or header; a typo must fail one scenario.
+        if http::Method::from_bytes(m.as_bytes()).is_err() || !p.starts_with('/') || p.contains('?')
+        {
+            return Err(format!(
+                "route {route:?} must read \"METHOD /path\" (no query)"
+            ));
+        }
+        if let Some(headers) = answer.get("headers").and_then(Value::as_object) {
+            for (k, v) in headers {
+                let value = v.as_str().unwrap_or("");
+                if http::HeaderName::try_from(k.as_str()).is_err()
+                    || http::HeaderValue::try_from(value).is_err()
+                {
+                    return Err(format!("route {route:?}: invalid header {k:?}"));
+                }
+            }
+        }
         let status = answer.get("status").and_then(Value::as_u64).unwrap_or(200);
         let status = u16::try_from(status).map_err(|_| format!("bad status {status}"))?;
         let mut template = ResponseTemplate::new(status);

@@ -29,7 +29,8 @@ pub enum BodyMode {
 pub enum ResultMode {
     /// The body text (the default).
     Text,
-    /// The body re-serialised as compact JSON (as is, when it is not JSON).
+    /// The body re-serialised as compact JSON (a body that is not JSON becomes a JSON string,
+    /// as the Python port's `json.dumps` does).
     Json,
     /// `<status>\n<body>`.
     StatusText,
@@ -142,12 +143,17 @@ pub fn http_tool(spec: HttpToolSpec) -> Tool {
         spec.description.clone(),
         spec.input_schema.clone(),
         Source::Http,
-        Arc::new(HttpExec { spec }),
+        Arc::new(HttpExec {
+            spec,
+            client: Client::new(),
+        }),
     )
 }
 
 struct HttpExec {
     spec: HttpToolSpec,
+    /// One connection pool per tool, not one per call.
+    client: Client,
 }
 
 /// A request ready to send: where, what, and the secrets to keep out of any message.
@@ -258,7 +264,7 @@ impl ToolExec for HttpExec {
         };
         let prepared = self.spec.prepare(&args);
         let timeout = Duration::from_millis(ctx.timeout_ms.unwrap_or(self.spec.timeout_ms));
-        let call = send(&self.spec.method, &prepared, timeout);
+        let call = send(&self.client, &self.spec.method, &prepared, timeout);
         let cancelled = async {
             match &ctx.cancel {
                 Some(token) => token.cancelled().await,
@@ -269,22 +275,28 @@ impl ToolExec for HttpExec {
             a = call => a,
             () = cancelled => return ToolResult::error("cancelled"),
         };
+        // A server may echo a header back (`401 invalid token …`): nothing it says may
+        // carry an expanded value onwards.
+        let redact = |mut r: ToolResult| {
+            r.output = prepared.redactor.redact(&r.output);
+            r
+        };
         let (status, text) = match answer {
             Ok(pair) => pair,
-            Err(message) => return ToolResult::error(prepared.redactor.redact(&message)),
+            Err(message) => return redact(ToolResult::error(message)),
         };
         if !(200..300).contains(&status) {
-            return ToolResult::error(format!("HTTP {status}: {text}"))
+            return redact(ToolResult::error(format!("HTTP {status}: {text}")))
                 .with_meta("status", json!(status));
         }
         let output = match self.spec.result_mode {
             ResultMode::Text => text,
             ResultMode::Json => serde_json::from_str::<Value>(&text)
                 .map(|v| v.to_string())
-                .unwrap_or(Value::String(text).to_string()),
+                .unwrap_or_else(|_| Value::String(text).to_string()),
             ResultMode::StatusText => format!("{status}\n{text}"),
         };
-        ToolResult::ok(output).with_meta("status", json!(status))
+        redact(ToolResult::ok(output)).with_meta("status", json!(status))
     }
 }
 
@@ -294,17 +306,14 @@ const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 /// Sends a prepared request; `Ok((status, body text))` for any HTTP answer, `Err` for a
 /// transport failure (already free of header values: reqwest errors never carry them).
 pub async fn send(
+    client: &Client,
     method: &str,
     prepared: &Prepared,
     timeout: Duration,
 ) -> Result<(u16, String), String> {
     let method = Method::from_bytes(method.as_bytes())
         .map_err(|_| format!("invalid HTTP method \"{method}\""))?;
-    let client = Client::builder()
-        .timeout(timeout)
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-    let mut request = client.request(method, &prepared.url);
+    let mut request = client.request(method, &prepared.url).timeout(timeout);
     let mut has_content_type = false;
     for (k, v) in &prepared.headers {
         has_content_type |= k.eq_ignore_ascii_case("content-type");

@@ -104,7 +104,8 @@ pub struct Card {
     pub skills: Vec<CardSkill>,
 }
 
-/// `GET <card>` and read it; every failure is a message (secrets redacted).
+/// `GET <card>` and read it; every failure is a message, secrets redacted (a server may
+/// echo a header back in its error body).
 pub async fn resolve(spec: &AgentSpec) -> Result<Card, String> {
     let (headers, redactor) = spec.expanded_headers();
     let prepared = Prepared {
@@ -113,12 +114,16 @@ pub async fn resolve(spec: &AgentSpec) -> Result<Card, String> {
         body: None,
         redactor,
     };
+    fetch(spec, &prepared)
+        .await
+        .map_err(|e| prepared.redactor.redact(&e))
+}
+
+async fn fetch(spec: &AgentSpec, prepared: &Prepared) -> Result<Card, String> {
     let bound = CARD_TIMEOUT.min(Duration::from_millis(spec.timeout_ms));
-    let (status, text) = send("GET", &prepared, bound).await.map_err(|e| {
-        prepared
-            .redactor
-            .redact(&format!("cannot fetch the agent card: {e}"))
-    })?;
+    let (status, text) = send(&reqwest::Client::new(), "GET", prepared, bound)
+        .await
+        .map_err(|e| format!("cannot fetch the agent card: {e}"))?;
     if !(200..300).contains(&status) {
         return Err(format!(
             "the agent card answered HTTP {status}: {}",

@@ -22,6 +22,7 @@ pub fn error_key(card: &str) -> String {
 pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, String> {
     let card = card::resolve(spec).await?;
     let (headers, redactor) = spec.expanded_headers();
+    let client = reqwest::Client::new();
     Ok(card
         .skills
         .iter()
@@ -38,6 +39,7 @@ pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, String> {
                     redactor: redactor.clone(),
                     timeout: Duration::from_millis(spec.timeout_ms),
                     poll_every: Duration::from_millis(spec.poll_every_ms),
+                    client: client.clone(),
                 }),
             )
         })

@@ -26,6 +26,8 @@ pub struct AgentCall {
     pub timeout: Duration,
     /// Poll interval.
     pub poll_every: Duration,
+    /// One connection pool for every request of this agent's tasks.
+    pub client: reqwest::Client,
 }
 
 /// Where a task stands while it is polled.
@@ -73,11 +75,27 @@ impl ToolExec for AgentCall {
                         "parts": [{"kind": "text", "text": text}]},
             "configuration": {"blocking": false},
         });
-        let outcome = self.run(&mut p, message, timeout, ctx).await;
-        let result = match outcome {
-            Ok(result) => result,
-            Err(message) => ToolResult::error(self.redactor.redact(&message)),
+        // An abort stops the task at once, even mid-request or mid-sleep.
+        let outcome = {
+            let run = self.run(&mut p, message, timeout, ctx);
+            let aborted = async {
+                match &ctx.cancel {
+                    Some(token) => token.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                r = run => Some(r),
+                () = aborted => None,
+            }
         };
+        let mut result = match outcome {
+            None => self.canceled(&mut p),
+            Some(Ok(result)) => result,
+            Some(Err(message)) => ToolResult::error(message),
+        };
+        // An agent may echo a header back; nothing it says may carry an expanded value on.
+        result.output = self.redactor.redact(&result.output);
         p.meta(&self.agent, result)
     }
 }
@@ -111,7 +129,12 @@ impl AgentCall {
             if Instant::now() >= deadline {
                 return Ok(timed_out(p));
             }
-            tokio::time::sleep(self.poll_every).await;
+            // Never sleep past the deadline: the check after the sleep then times out.
+            tokio::time::sleep(
+                self.poll_every
+                    .min(deadline.saturating_duration_since(Instant::now())),
+            )
+            .await;
             if cancelled(ctx) {
                 return Ok(self.canceled(p));
             }
@@ -182,7 +205,8 @@ impl AgentCall {
             body: Some((body.to_string().into_bytes(), "application/json")),
             redactor: Redactor::default(),
         };
-        let answer = tokio::time::timeout(remaining, send("POST", &prepared, remaining)).await;
+        let answer =
+            tokio::time::timeout(remaining, send(&self.client, "POST", &prepared, remaining)).await;
         let (status, text) = match answer {
             Err(_) => return Ok(None),
             Ok(Err(e)) if e.contains("timed out") && Instant::now() >= deadline => return Ok(None),

@@ -78,6 +78,12 @@ async fn open_all(
             let mut redactor = Redactor::default();
             let outcome = if server.disabled {
                 Outcome::Disabled
+            } else if let Err(detail) = server.tools_filter() {
+                // A broken `tools` map is a config error: found before anything is spawned.
+                Outcome::Failed(Failure {
+                    phase: "config",
+                    detail,
+                })
             } else {
                 match session::open(server, wait_for, &mut redactor).await {
                     Ok((connection, defs)) => Outcome::Connected(

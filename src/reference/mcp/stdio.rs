@@ -33,13 +33,21 @@ pub type SharedDiagnostics = Arc<Mutex<Diagnostics>>;
 pub struct ChildTree {
     child: Child,
     pgid: Option<i32>,
+    /// The stdout guard, stopped with the server: a grandchild that left the group could
+    /// otherwise keep its pipe, and the task, alive.
+    guard: Option<tokio::task::AbortHandle>,
 }
 
 impl ChildTree {
     /// Kills the whole process group (the server and anything it spawned), then reaps.
     pub async fn kill(&mut self) {
         self.signal_group();
+        // Reaped: the group id may be reused, so it is never signalled again.
+        self.pgid = None;
         let _ = self.child.kill().await;
+        if let Some(guard) = self.guard.take() {
+            guard.abort();
+        }
     }
 
     fn signal_group(&self) {
@@ -57,6 +65,9 @@ impl Drop for ChildTree {
     fn drop(&mut self) {
         self.signal_group();
         let _ = self.child.start_kill();
+        if let Some(guard) = self.guard.take() {
+            guard.abort();
+        }
     }
 }
 
@@ -106,13 +117,17 @@ pub fn spawn(
     };
     let diagnostics = SharedDiagnostics::default();
     let (reader, forward) = tokio::io::duplex(PIPE_BYTES);
-    tokio::spawn(guard_stdout(stdout, forward, diagnostics.clone()));
+    let guard = tokio::spawn(guard_stdout(stdout, forward, diagnostics.clone())).abort_handle();
     let stderr_done = tokio::spawn(keep_stderr_tail(stderr, diagnostics.clone()));
     Ok(Spawned {
         stderr_done,
         reader,
         writer: stdin,
-        tree: ChildTree { child, pgid },
+        tree: ChildTree {
+            child,
+            pgid,
+            guard: Some(guard),
+        },
         diagnostics,
     })
 }
