@@ -2,4 +2,5 @@
 //! (JSON-RPC over HTTP), driven by JSON scenario files in `mock-servers/scenarios/`.
 
 pub mod a2a;
+pub mod loopback;
 pub mod mcp;

@@ -17,7 +17,7 @@ pub use scenario::{
 };
 pub use server::{CARD_PATH, SELF};
 
-use crate::mock_servers::mcp::Secret;
+use crate::mock_servers::loopback;
 
 /// Runs the scenario until the process is killed, after printing the base URL
 /// `http://127.0.0.1:<port>` as the first stdout line.
@@ -31,11 +31,6 @@ pub async fn run(scenario: Scenario) -> Result<(), String> {
 fn resolve_headers(required: &[(axum::http::HeaderName, String)]) -> Result<server::Guard, String> {
     required
         .iter()
-        .map(|(name, var)| match std::env::var(var) {
-            Ok(v) if !v.is_empty() => Ok((name.clone(), Secret::new(v))),
-            _ => Err(format!(
-                "requireHeadersFromEnv.{name}: environment variable {var} is not set"
-            )),
-        })
+        .map(|(name, var)| loopback::secret_from_env(name, var).map(|s| (name.clone(), s)))
         .collect()
 }

@@ -6,6 +6,8 @@ use std::path::Path;
 
 use axum::http::{HeaderName, StatusCode};
 use serde::Deserialize;
+
+use crate::mock_servers::loopback;
 use serde_json::{Map, Value};
 
 /// A validated scenario: everything the mock agent needs, nothing left to parse.
@@ -103,22 +105,12 @@ impl FinalState {
 
 /// Reads and validates a scenario file; the error names the file and what is wrong.
 pub fn load_scenario(path: impl AsRef<Path>) -> Result<Scenario, String> {
-    let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read scenario {}: {e}", path.display()))?;
-    parse_scenario(&text).map_err(|e| format!("scenario {}: {e}", path.display()))
+    loopback::load_json(path.as_ref(), parse_scenario)
 }
 
 /// Parses and validates scenario JSON.
 pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
-    // serde would also read a struct from a JSON array; a scenario is only ever an object.
-    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    if !value.is_object() {
-        return Err("a scenario must be a JSON object".into());
-    }
-    // Parsed from the text, not the value, so errors keep their line and column.
-    let file: ScenarioFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    file.validate()
+    loopback::parse_object::<ScenarioFile>(text)?.validate()
 }
 
 #[derive(Deserialize)]

@@ -2,21 +2,18 @@
 //! on an ephemeral loopback port announced as the first stdout line, optionally behind a
 //! required-header check.
 
-use std::io::Write;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderName, HeaderValue, Response, StatusCode};
-use axum::middleware::{self, Next};
+use axum::http::{header, HeaderValue, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{Map, Value};
-use tokio::net::TcpListener;
 
 use super::rpc::{Endpoint, Reply};
 use super::scenario::{CardAnswer, Scenario};
-use crate::mock_servers::mcp::Secret;
+use crate::mock_servers::loopback;
 
 /// The card path every A2A client looks at.
 pub const CARD_PATH: &str = "/.well-known/agent-card.json";
@@ -25,7 +22,7 @@ pub const CARD_PATH: &str = "/.well-known/agent-card.json";
 pub const SELF: &str = "{{SELF}}";
 
 /// Headers with their resolved expected values.
-pub type Guard = Vec<(HeaderName, Secret)>;
+pub use crate::mock_servers::loopback::Guard;
 
 struct Agent {
     card: Reply,
@@ -34,12 +31,7 @@ struct Agent {
 
 /// Serves until the process is killed; stdin is ignored, so a closed pipe does not stop it.
 pub async fn serve(scenario: Scenario, guard: Guard) -> Result<(), String> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("cannot bind 127.0.0.1: {e}"))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("no local address: {e}"))?;
+    let (listener, addr) = loopback::bind().await?;
     let base = format!("http://{addr}");
     let agent = Arc::new(Agent {
         card: card_reply(&scenario.card, &base),
@@ -51,12 +43,8 @@ pub async fn serve(scenario: Scenario, guard: Guard) -> Result<(), String> {
         // The fallback a client uses when the card has no `url`: the card URL's origin.
         .route("/", post(rpc))
         .with_state(agent);
-    let router = if guard.is_empty() {
-        router
-    } else {
-        router.layer(middleware::from_fn_with_state(Arc::new(guard), check))
-    };
-    announce(&base)?;
+    let router = loopback::guarded(router, guard, "mock-a2a");
+    loopback::announce(&base)?;
     axum::serve(listener, router)
         .await
         .map_err(|e| format!("http server stopped: {e}"))
@@ -121,36 +109,6 @@ async fn rpc(State(agent): State<Arc<Agent>>, request: Request) -> Response<Body
     let (reply, note) = agent.endpoint.handle(&body);
     eprintln!("mock-a2a: POST {path} {note}");
     respond(&reply)
-}
-
-/// The URL must be the first stdout line and visible at once: the caller blocks on it.
-fn announce(url: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{url}")
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot print the URL: {e}"))
-}
-
-async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response<Body> {
-    for (name, expected) in guard.iter() {
-        let present = request
-            .headers()
-            .get_all(name)
-            .iter()
-            .any(|v| v.as_bytes() == expected.expose().as_bytes());
-        if !present {
-            // The header's name only: neither the expected nor the received value is logged.
-            eprintln!(
-                "mock-a2a: {} {} → 401: request lacks the required {name} header value",
-                request.method(),
-                request.uri().path()
-            );
-            let mut denied = Response::new(Body::from("unauthorized"));
-            *denied.status_mut() = StatusCode::UNAUTHORIZED;
-            return denied;
-        }
-    }
-    next.run(request).await
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ mod scenario;
 mod sleeper;
 mod stdio;
 
+use crate::mock_servers::loopback;
 use std::sync::Arc;
 
 pub use scenario::{
@@ -57,13 +58,9 @@ fn resolve_headers(required: &[RequiredHeader]) -> Result<http::Guard, String> {
         .iter()
         .map(|h| match &h.expected {
             Expected::Literal(v) => Ok((h.name.clone(), v.clone())),
-            Expected::FromEnv(var) => match std::env::var(var) {
-                Ok(v) if !v.is_empty() => Ok((h.name.clone(), Secret::new(v))),
-                _ => Err(format!(
-                    "requireHeadersFromEnv.{}: environment variable {var} is not set",
-                    h.name
-                )),
-            },
+            Expected::FromEnv(var) => {
+                loopback::secret_from_env(&h.name, var).map(|s| (h.name.clone(), s))
+            }
         })
         .collect()
 }
