@@ -36,6 +36,20 @@ pub fn expand_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> (Stri
     (out, secrets)
 }
 
+/// Expands every header value, and returns a redactor for the values substituted.
+pub fn expand_headers(headers: &[(String, String)]) -> (Vec<(String, String)>, Redactor) {
+    let mut redactor = Redactor::default();
+    let expanded = headers
+        .iter()
+        .map(|(k, v)| {
+            let (value, secrets) = expand(v);
+            redactor.add(secrets);
+            (k.clone(), value)
+        })
+        .collect();
+    (expanded, redactor)
+}
+
 fn is_env_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars

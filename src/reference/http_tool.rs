@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use reqwest::{Client, Method};
 use serde_json::{json, Map, Value};
 
-use super::env_expand::{expand, Redactor};
+use super::env_expand::{expand_headers, Redactor};
 use super::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// §7 default timeout.
@@ -210,16 +210,7 @@ impl HttpToolSpec {
             url.push_str(&pairs.join("&"));
         }
 
-        let mut redactor = Redactor::default();
-        let headers = self
-            .headers
-            .iter()
-            .map(|(k, v)| {
-                let (value, secrets) = expand(v);
-                redactor.add(secrets);
-                (k.clone(), value)
-            })
-            .collect();
+        let (headers, redactor) = expand_headers(&self.headers);
         let body = (!matches!(self.method.as_str(), "GET" | "HEAD") && !rest.is_empty()).then(
             || match self.body {
                 BodyMode::Json => (

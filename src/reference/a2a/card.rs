@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::reference::env_expand::{expand, Redactor};
+use crate::reference::env_expand::{expand_headers, Redactor};
 use crate::reference::http_tool::{send, Prepared};
 use crate::reference::mcp::config::entry_disabled;
 
@@ -68,17 +68,7 @@ impl AgentSpec {
 
     /// The headers with `${ENV}` expanded, and a redactor for their values.
     pub fn expanded_headers(&self) -> (Vec<(String, String)>, Redactor) {
-        let mut redactor = Redactor::default();
-        let headers = self
-            .headers
-            .iter()
-            .map(|(k, v)| {
-                let (value, secrets) = expand(v);
-                redactor.add(secrets);
-                (k.clone(), value)
-            })
-            .collect();
-        (headers, redactor)
+        expand_headers(&self.headers)
     }
 }
 
