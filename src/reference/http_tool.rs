@@ -256,15 +256,9 @@ impl ToolExec for HttpExec {
         let prepared = self.spec.prepare(&args);
         let timeout = Duration::from_millis(ctx.timeout_ms.unwrap_or(self.spec.timeout_ms));
         let call = send(&self.client, &self.spec.method, &prepared, timeout);
-        let cancelled = async {
-            match &ctx.cancel {
-                Some(token) => token.cancelled().await,
-                None => std::future::pending().await,
-            }
-        };
         let answer = tokio::select! {
             a = call => a,
-            () = cancelled => return ToolResult::error("cancelled"),
+            () = ctx.cancelled() => return ToolResult::error("cancelled"),
         };
         // A server may echo a header back (`401 invalid token …`): nothing it says may
         // carry an expanded value onwards.

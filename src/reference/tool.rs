@@ -105,6 +105,16 @@ pub struct Context {
     pub answer: Option<Answer>,
 }
 
+impl Context {
+    /// Resolves when the call is cancelled; never, when it carries no token.
+    pub async fn cancelled(&self) {
+        match &self.cancel {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+}
+
 /// The behaviour behind a tool.
 #[async_trait]
 pub trait ToolExec: Send + Sync {

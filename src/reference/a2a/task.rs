@@ -78,15 +78,9 @@ impl ToolExec for AgentCall {
         // An abort stops the task at once, even mid-request or mid-sleep.
         let outcome = {
             let run = self.run(&mut p, message, timeout, ctx);
-            let aborted = async {
-                match &ctx.cancel {
-                    Some(token) => token.cancelled().await,
-                    None => std::future::pending().await,
-                }
-            };
             tokio::select! {
                 r = run => Some(r),
-                () = aborted => None,
+                () = ctx.cancelled() => None,
             }
         };
         let mut result = match outcome {

@@ -80,13 +80,6 @@ fn exit_code(status: ExitStatus) -> i64 {
     }
 }
 
-async fn cancelled(ctx: &Context) {
-    match &ctx.cancel {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
 enum Outcome {
     Finished(std::io::Result<ExitStatus>),
     TimedOut,
@@ -164,7 +157,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     let outcome = tokio::select! {
         r = &mut done => Outcome::Finished(r),
         _ = tokio::time::sleep(limit) => Outcome::TimedOut,
-        _ = cancelled(ctx) => Outcome::Cancelled,
+        _ = ctx.cancelled() => Outcome::Cancelled,
     };
     let status = match outcome {
         Outcome::Finished(r) => r,

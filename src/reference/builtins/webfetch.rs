@@ -153,13 +153,6 @@ fn strip_html(html: &str) -> String {
     text.trim().to_string()
 }
 
-async fn cancelled(ctx: &Context) {
-    match &ctx.cancel {
-        Some(token) => token.cancelled().await,
-        None => std::future::pending().await,
-    }
-}
-
 /// An absolute `http://` or `https://` URL.
 fn parse_url(raw: &str) -> Step<Url> {
     let url = Url::parse(raw)
@@ -200,7 +193,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
                 "webfetch: timed out after {secs} s ({url})"
             ))),
         },
-        _ = cancelled(ctx) => return Err(ToolResult::error("webfetch: cancelled")),
+        _ = ctx.cancelled() => return Err(ToolResult::error("webfetch: cancelled")),
     };
     if !(200..300).contains(&resp.status) {
         return Ok(ToolResult::error(format!("HTTP {}", resp.status))

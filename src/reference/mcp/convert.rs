@@ -112,15 +112,9 @@ impl ToolExec for McpCall {
             .map(Duration::from_millis)
             .unwrap_or(self.timeout);
         let call = tokio::time::timeout(bound, self.peer.call_tool(params));
-        let cancelled = async {
-            match &ctx.cancel {
-                Some(token) => token.cancelled().await,
-                None => std::future::pending().await,
-            }
-        };
         let result = tokio::select! {
             r = call => r,
-            () = cancelled => return self.finish(ToolResult::error("cancelled")),
+            () = ctx.cancelled() => return self.finish(ToolResult::error("cancelled")),
         };
         let result = match result {
             Err(_) => ToolResult::error(format!(
