@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
 use serde_json::{json, Value};
-use toolnexus_conformance::reference::builtins::create_builtin_tools;
-use toolnexus_conformance::reference::tool::{Context, Tool};
+use toolnexus_reference::builtins::create_builtin_tools;
+use toolnexus_reference::tool::{Context, Tool};
 
 /// Directories in the tree (20 top-level × 10 nested).
 const TOP_DIRS: usize = 20;

@@ -27,11 +27,11 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use toolnexus_conformance::harness::bench::{self, BenchOptions, Op, MCP_TOOL, REFERENCE};
-use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::registry::Registry;
-use toolnexus_conformance::harness::subprocess::SubprocessPort;
-use toolnexus_conformance::reference::{Context, Toolkit, ToolkitOptions};
+use toolnexus_harness::bench::{self, BenchOptions, Op, MCP_TOOL, REFERENCE};
+use toolnexus_harness::port::Port;
+use toolnexus_harness::registry::Registry;
+use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
 const BIN: &str = "toolnexus-conformance";
 /// Single timed calls for the in-process p50 / p90.

@@ -7,15 +7,15 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use toolnexus_conformance::harness::features::{self, ScenarioSpec};
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::registry::{Registry, ResolvedPort};
-use toolnexus_conformance::harness::runner::{self, RunReport, Selection};
-use toolnexus_conformance::harness::scenario::Env;
-use toolnexus_conformance::harness::subprocess::SubprocessPort;
-use toolnexus_conformance::harness::{baseline, bench, differential, html, junit, report, secret};
-use toolnexus_conformance::protocol::driver;
+use toolnexus_driver::driver;
+use toolnexus_harness::features::{self, ScenarioSpec};
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::Port;
+use toolnexus_harness::registry::{Registry, ResolvedPort};
+use toolnexus_harness::runner::{self, RunReport, Selection};
+use toolnexus_harness::scenario::Env;
+use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_harness::{baseline, bench, differential, html, junit, report, secret};
 
 #[derive(Parser)]
 #[command(
@@ -144,7 +144,7 @@ enum MockServer {
     Mcp {
         /// stdio, or http (prints `http://127.0.0.1:<port>/mcp` as its first line).
         #[arg(long, value_enum)]
-        transport: toolnexus_conformance::mock_servers::mcp::Transport,
+        transport: toolnexus_mock_servers::mcp::Transport,
         /// The scenario JSON file.
         #[arg(long)]
         scenario: PathBuf,
@@ -191,7 +191,10 @@ fn open_port(
     timeout: Duration,
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
     match port {
-        None => (Box::new(InProcessPort::new()), None),
+        None => (
+            Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
+            None,
+        ),
         Some(name) => {
             let resolved = registry.resolve(name, root, &this_binary());
             let driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);
@@ -288,7 +291,7 @@ async fn differential_command(
     if let Err(e) = other.ensure_ready().await {
         return fail(&format!("port {name}: {e}"));
     }
-    let mut reference = InProcessPort::new();
+    let mut reference = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     let report = differential::run(
         &mut reference,
         other.as_mut(),
@@ -382,7 +385,7 @@ fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
 /// Errors go to stderr with the `mock-mcp:` / `mock-a2a:` prefix: in stdio mode stdout is
 /// the protocol, and over HTTP its first line is the URL.
 async fn mock_command(server: MockServer) -> ExitCode {
-    use toolnexus_conformance::mock_servers::{a2a, mcp};
+    use toolnexus_mock_servers::{a2a, mcp};
     let (prefix, outcome) = match server {
         MockServer::Mcp {
             transport,

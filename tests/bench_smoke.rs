@@ -5,17 +5,20 @@
 
 use std::time::Duration;
 
-use toolnexus_conformance::harness::bench::{self, BenchOptions, Op, REFERENCE};
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::subprocess::SubprocessPort;
+use toolnexus_harness::bench::{self, BenchOptions, Op, REFERENCE};
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::Port;
+use toolnexus_harness::subprocess::SubprocessPort;
 
 #[tokio::test]
 async fn bench_smoke_in_process_and_driver() {
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
     let driver = format!("{bin} driver");
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![
-        (REFERENCE.to_string(), Box::new(InProcessPort::new())),
+        (
+            REFERENCE.to_string(),
+            Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
+        ),
         (
             "reference-driver".to_string(),
             Box::new(SubprocessPort::new(driver, Duration::from_secs(30))),

@@ -22,8 +22,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
-use toolnexus_conformance::reference::builtins::create_builtin_tools;
-use toolnexus_conformance::reference::{Context, Tool, ToolResult};
+use toolnexus_reference::builtins::create_builtin_tools;
+use toolnexus_reference::{Context, Tool, ToolResult};
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers
@@ -483,7 +483,7 @@ proptest! {
     #[test]
     fn parse_patch_is_total(text in grammar_patch()) {
         let parsed = std::panic::catch_unwind(|| {
-            toolnexus_conformance::reference::builtins::apply_patch::parse_patch(&text)
+            toolnexus_reference::builtins::apply_patch::parse_patch(&text)
         });
         prop_assert!(parsed.is_ok(), "parse_patch panicked on {text:?}");
     }

@@ -12,12 +12,12 @@ use std::time::Duration;
 use cucumber::{step, Cucumber};
 use futures::FutureExt;
 use regex::Regex;
-use toolnexus_conformance::harness::features::step_spec;
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::Port;
-use toolnexus_conformance::harness::scenario::{Env, ScenarioState, StepFailure};
-use toolnexus_conformance::harness::steps::{finish, run_step};
-use toolnexus_conformance::harness::subprocess::SubprocessPort;
+use toolnexus_harness::features::step_spec;
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::Port;
+use toolnexus_harness::scenario::{Env, ScenarioState, StepFailure};
+use toolnexus_harness::steps::{finish, run_step};
+use toolnexus_harness::subprocess::SubprocessPort;
 
 /// Which port the current pass drives; set once per pass before cucumber starts.
 static DRIVER: OnceLock<Option<String>> = OnceLock::new();
@@ -46,7 +46,7 @@ impl cucumber::World for FeatureWorld {
             Env::from_root(&root()).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
         let port: Box<dyn Port> = match DRIVER.get().cloned().flatten() {
             Some(cmd) => Box::new(SubprocessPort::new(cmd, Duration::from_secs(20))),
-            None => Box::new(InProcessPort::new()),
+            None => Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
         };
         let state = ScenarioState::new(&env);
         Ok(FeatureWorld { port, env, state })
@@ -66,7 +66,7 @@ fn any_step<'a>(
             Ok(()) => {}
             // As the CLI runner does: a port that leaks the canary must not make this leak it.
             Err(StepFailure::Failed(m)) | Err(StepFailure::Skipped(m)) => {
-                panic!("{}", toolnexus_conformance::harness::secret::redact(&m))
+                panic!("{}", toolnexus_harness::secret::redact(&m))
             }
         }
     }
@@ -98,7 +98,7 @@ async fn pass(label: &str) -> bool {
 
 fn main() {
     // Before the runtime's threads: every pass (and its driver child) shares one secret.
-    toolnexus_conformance::harness::secret::ensure();
+    toolnexus_harness::secret::ensure();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use toolnexus_conformance::harness::features::load;
-use toolnexus_conformance::harness::html::render;
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::{Port, PortError};
-use toolnexus_conformance::harness::runner::{run, RunReport, Status};
-use toolnexus_conformance::harness::scenario::Env;
+use toolnexus_harness::features::load;
+use toolnexus_harness::html::render;
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::{Port, PortError};
+use toolnexus_harness::runner::{run, RunReport, Status};
+use toolnexus_harness::scenario::Env;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,7 +82,7 @@ impl Port for BrokenPort {
 
 async fn reports() -> (RunReport, RunReport) {
     // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
-    toolnexus_conformance::harness::secret::ensure();
+    toolnexus_harness::secret::ensure();
     let root = root();
     let (scenarios, errors) = load(&root.join("features"));
     assert!(
@@ -90,10 +90,10 @@ async fn reports() -> (RunReport, RunReport) {
         "feature files that do not parse: {errors:?}"
     );
     let env = Env::from_root(&root).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
-    let mut reference = InProcessPort::new();
+    let mut reference = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     let good = run(&mut reference, &env, &scenarios, "reference", |_| {}).await;
     let mut broken = BrokenPort {
-        inner: InProcessPort::new(),
+        inner: InProcessPort::new(toolnexus_driver::ReferenceSession::new()),
     };
     let bad = run(&mut broken, &env, &scenarios, "broken", |_| {}).await;
     (good, bad)

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Command;
-use toolnexus_conformance::reference::{Context, Toolkit, ToolkitOptions};
+use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
 /// `npm ci` of 116 packages takes seconds; this only stops a wedged install.
 const INSTALL_BOUND: Duration = Duration::from_secs(300);

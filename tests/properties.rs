@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::request;
-use toolnexus_conformance::reference::filter::NameFilter;
-use toolnexus_conformance::reference::sanitize::{prefixed_name, sanitize};
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::request;
+use toolnexus_reference::filter::NameFilter;
+use toolnexus_reference::sanitize::{prefixed_name, sanitize};
 
 // ---------------------------------------------------------------------------------------
 // Shared helpers
@@ -117,7 +117,7 @@ proptest! {
     #[test]
     fn sanitize_protocol_command_agrees(s in mixed_string()) {
         let out = block_on(async {
-            let mut port = InProcessPort::new();
+            let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
             call(&mut port, json!({"cmd": "sanitize", "value": s})).await
         });
         let expected = spec_sanitize(&s);
@@ -243,7 +243,7 @@ fn check_skill_build(
     expected: &[String],
 ) -> Result<(), TestCaseError> {
     let (built, prompt, lookups) = block_on(async {
-        let mut port = InProcessPort::new();
+        let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
         let built = call(
             &mut port,
             json!({"cmd": "build", "id": "t", "options": options}),
@@ -324,7 +324,7 @@ proptest! {
 
         // Unknown filter names are ignored but warned about, once.
         let built = block_on(async {
-            let mut port = InProcessPort::new();
+            let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
             call(&mut port, json!({"cmd": "build", "id": "t", "options": options})).await
         });
         let present: HashSet<&String> = names.iter().collect();
@@ -549,7 +549,7 @@ proptest! {
         options.insert("disableTools".into(), json!(disable));
 
         let (built, executed) = block_on(async {
-            let mut port = InProcessPort::new();
+            let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
             let built =
                 call(&mut port, json!({"cmd": "build", "id": "t", "options": Value::Object(options)})).await;
             let mut executed = BTreeMap::new();

@@ -10,11 +10,11 @@ use async_trait::async_trait;
 use jsonschema::Validator;
 use serde_json::{json, Value};
 
-use toolnexus_conformance::harness::features;
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::port::{Port, PortError};
-use toolnexus_conformance::harness::runner::{self, Status};
-use toolnexus_conformance::harness::scenario::Env;
+use toolnexus_harness::features;
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::port::{Port, PortError};
+use toolnexus_harness::runner::{self, Status};
+use toolnexus_harness::scenario::Env;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -106,7 +106,7 @@ struct RecordingPort {
 impl RecordingPort {
     fn new() -> Self {
         Self {
-            inner: InProcessPort::new(),
+            inner: InProcessPort::new(toolnexus_driver::ReferenceSession::new()),
             validators: Validators::new(),
             violations: Vec::new(),
             commands: BTreeMap::new(),
@@ -158,7 +158,7 @@ fn assert_no_violations(violations: &[String]) {
 #[tokio::test]
 async fn every_message_of_every_scenario_matches_the_schema() {
     // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
-    toolnexus_conformance::harness::secret::ensure();
+    toolnexus_harness::secret::ensure();
     let root = root();
     let (scenarios, errors) = features::load(&root.join("features"));
     assert!(
@@ -254,7 +254,7 @@ async fn reference_answers_outside_the_scenarios_match_the_schema() {
         (json!({"toolkit": "tk1"}), "bad_request"),
         (json!({"cmd": "run", "toolkit": "tk1"}), "unsupported"),
     ];
-    let mut inner = InProcessPort::new();
+    let mut inner = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     let built = inner
         .call(json!({"cmd": "build", "id": "tk1", "options": {}}))
         .await;

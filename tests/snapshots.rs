@@ -8,10 +8,10 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolnexus_conformance::harness::inprocess::InProcessPort;
-use toolnexus_conformance::harness::normalise::Placeholders;
-use toolnexus_conformance::harness::port::{request, Port};
-use toolnexus_conformance::harness::scenario::Env;
+use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::normalise::Placeholders;
+use toolnexus_harness::port::{request, Port};
+use toolnexus_harness::scenario::Env;
 
 fn env() -> Env {
     Env::from_root(Path::new(env!("CARGO_MANIFEST_DIR")))
@@ -55,7 +55,7 @@ fn pretty(v: &Value) -> String {
 async fn adapters_for_the_default_toolkit() {
     let env = env();
     let p = placeholders(&env);
-    let mut port = InProcessPort::new();
+    let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     default_toolkit(&mut port, &env).await;
     for format in ["openai", "anthropic", "gemini"] {
         let r = call(
@@ -74,7 +74,7 @@ async fn adapters_for_the_default_toolkit() {
 async fn hello_world_skill_block_and_prompt() {
     let env = env();
     let p = placeholders(&env);
-    let mut port = InProcessPort::new();
+    let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     default_toolkit(&mut port, &env).await;
     let r = call(
         &mut port,
@@ -92,7 +92,7 @@ async fn hello_world_skill_block_and_prompt() {
 
 #[tokio::test]
 async fn the_ten_builtin_schemas() {
-    let mut port = InProcessPort::new();
+    let mut port = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     let r = call(&mut port, json!({"cmd": "select_builtins", "config": null})).await;
     snapshot("builtin-schemas", &pretty(&r["tools"]));
 }

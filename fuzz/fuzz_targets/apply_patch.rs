@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolnexus_conformance::reference::builtins::apply_patch::{apply_update, parse_patch, PatchOp};
+use toolnexus_reference::builtins::apply_patch::{apply_update, parse_patch, PatchOp};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

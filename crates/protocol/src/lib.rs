@@ -1,0 +1,42 @@
+//! The port protocol: line-delimited JSON requests and responses (conformance/PROTOCOL.md).
+//!
+//! This crate is the only thing the harness and the implementations share: the harness drives
+//! a port through it and never links an implementation.
+
+use async_trait::async_trait;
+
+/// The protocol version this harness speaks.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// The SPEC version the scenarios pin.
+pub const SPEC_VERSION: &str = "0.16.0";
+
+/// Error kinds a driver may return in `{"ok":false,"error":{"kind",...}}`.
+pub mod error_kind {
+    /// The port does not implement this command or option (reported as skipped).
+    pub const UNSUPPORTED: &str = "unsupported";
+    /// The request was malformed.
+    pub const BAD_REQUEST: &str = "bad_request";
+    /// The request named a toolkit that does not exist.
+    pub const UNKNOWN_TOOLKIT: &str = "unknown_toolkit";
+    /// The driver itself failed.
+    pub const INTERNAL: &str = "internal";
+}
+
+use serde_json::{json, Value};
+
+/// A failure response.
+pub fn error_response(kind: &str, message: impl Into<String>) -> Value {
+    json!({"ok": false, "error": {"kind": kind, "message": message.into()}})
+}
+
+/// Something that answers protocol requests in-process (the reference's driver implements it;
+/// the harness wraps it as a port without a pipe).
+#[async_trait]
+pub trait Handler: Send {
+    /// Answers one request object with one response object.
+    async fn handle(&mut self, request: Value) -> Value;
+
+    /// Closes every toolkit the session holds.
+    async fn close_all(&mut self);
+}

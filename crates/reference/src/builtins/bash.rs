@@ -1,0 +1,393 @@
+//! §4A `bash`: one shell command, combined stdout+stderr, killed as a process group.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::os::fd::{FromRawFd as _, OwnedFd};
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{json, Map, Value};
+
+use super::write::{args_object, io_msg, opt_num, opt_str, req_str, Step};
+use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
+
+/// The interpreter argv; Python reports it joined as `metadata.shell`.
+const SHELL: [&str; 2] = ["/bin/sh", "-c"];
+
+/// Between "please stop" (SIGTERM) and "stop" (SIGKILL); fixed across ports (Python's
+/// `KILL_GRACE_MS`) so a timeout means the same thing everywhere.
+const KILL_GRACE: Duration = Duration::from_millis(2000);
+
+/// After SIGKILL, how long to wait for the pipe to close; a grandchild that escaped the group
+/// (its own `setsid`) could otherwise hold it open forever.
+const DRAIN_AFTER_KILL: Duration = Duration::from_millis(2000);
+
+/// Signals a whole process group; `true` when the group existed.
+fn kill_group(pgid: libc::pid_t, sig: libc::c_int) -> bool {
+    // SAFETY: kill(2) with a negative pid only signals; no memory is touched.
+    pgid > 0 && unsafe { libc::kill(-pgid, sig) } == 0
+}
+
+/// SIGKILLs the group if the call is abandoned (its future dropped) mid-run, so nothing the
+/// command started outlives the caller's interest in it.
+struct GroupGuard {
+    pgid: libc::pid_t,
+    armed: bool,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            kill_group(self.pgid, libc::SIGKILL);
+        }
+    }
+}
+
+/// One pipe for both stdout and stderr, so their interleaving is preserved as written.
+fn output_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // CLOEXEC atomically where possible: a concurrent spawn elsewhere in the process must not
+    // inherit our write end, or EOF would wait for that unrelated process to exit.
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    // SAFETY: pipe2(2) fills exactly two fds into the array it is given.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    // SAFETY: pipe(2) fills exactly two fds into the array it is given.
+    let rc = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both fds were just created by pipe(2) and are owned by nobody else.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    for fd in &fds {
+        // SAFETY: fcntl on fds we own.
+        unsafe { libc::fcntl(*fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok((read, write))
+}
+
+/// Python's `returncode`: the exit code, or `-signal` when the child was killed.
+fn exit_code(status: ExitStatus) -> i64 {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => i64::from(c),
+        (None, Some(s)) => -i64::from(s),
+        (None, None) => -1,
+    }
+}
+
+enum Outcome {
+    Finished(std::io::Result<ExitStatus>),
+    TimedOut,
+    Cancelled,
+}
+
+async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
+    let args = args_object("bash", args)?;
+    let command = req_str("bash", &args, "command")?;
+    let _ = opt_str("bash", &args, "description")?;
+    let workdir = match opt_str("bash", &args, "workdir")? {
+        Some(w) if !w.is_empty() => PathBuf::from(w),
+        _ => std::env::current_dir().map_err(|e| ToolResult::error(format!("bash: {e}")))?,
+    };
+    let timeout_ms = opt_num("bash", &args, "timeout")?
+        .unwrap_or(60_000.0)
+        .max(0.0);
+    // An absurdly large timeout means "no timeout", not a panic in Duration's constructor.
+    let limit = Duration::try_from_secs_f64(timeout_ms / 1000.0).unwrap_or(Duration::MAX);
+    let wd = workdir.to_string_lossy().into_owned();
+    match std::fs::metadata(&workdir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            let e = std::io::Error::from_raw_os_error(libc::ENOTDIR);
+            return Err(ToolResult::error(format!("bash: {}", io_msg(&e, &wd))));
+        }
+        Err(e) => return Err(ToolResult::error(format!("bash: {}", io_msg(&e, &wd)))),
+    }
+
+    let fail = |e: std::io::Error| ToolResult::error(format!("bash: {e}"));
+    let (read_end, write_end) = output_pipe().map_err(fail)?;
+    let write_err = write_end.try_clone().map_err(fail)?;
+    let mut cmd = tokio::process::Command::new(SHELL[0]);
+    cmd.arg(SHELL[1])
+        .arg(command)
+        .current_dir(&workdir)
+        // A command reading stdin must see EOF, not steal the harness's stdin.
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write_end))
+        .stderr(Stdio::from(write_err))
+        // Its own group, so a timeout can kill what the command backgrounded too.
+        .process_group(0);
+    let spawned = cmd.spawn();
+    // The Command still holds our copies of the pipe's write end; EOF needs them closed.
+    drop(cmd);
+    let mut child = spawned.map_err(fail)?;
+    let pgid = child.id().map_or(0, |id| id as libc::pid_t);
+    let mut guard = GroupGuard { pgid, armed: true };
+
+    let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let sink = Arc::clone(&buf);
+    let reader = tokio::task::spawn_blocking(move || {
+        let mut file = File::from(read_end);
+        let mut chunk = [0u8; 8192];
+        loop {
+            match file.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if let Ok(mut b) = sink.lock() {
+                        b.extend_from_slice(&chunk[..n]);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+    });
+    // Like Python's communicate(): all output (pipe EOF) first, then the exit status.
+    let done = async {
+        let _ = reader.await;
+        child.wait().await
+    };
+    tokio::pin!(done);
+
+    let outcome = tokio::select! {
+        r = &mut done => Outcome::Finished(r),
+        _ = tokio::time::sleep(limit) => Outcome::TimedOut,
+        _ = ctx.cancelled() => Outcome::Cancelled,
+    };
+    let status = match outcome {
+        Outcome::Finished(r) => r,
+        Outcome::TimedOut | Outcome::Cancelled => {
+            // Ask, wait out the grace window, then insist (Python's order).
+            let mut killed = kill_group(pgid, libc::SIGTERM);
+            if tokio::time::timeout(KILL_GRACE, &mut done).await.is_err() {
+                killed = kill_group(pgid, libc::SIGKILL) || killed;
+                let _ = tokio::time::timeout(DRAIN_AFTER_KILL, &mut done).await;
+            }
+            let out = collected(&buf);
+            let mut meta = Map::new();
+            meta.insert("shell".into(), json!(SHELL.join(" ")));
+            let text = if matches!(outcome, Outcome::TimedOut) {
+                meta.insert("timedOut".into(), json!(true));
+                format!(
+                    "bash: command timed out after {}ms\n{out}",
+                    timeout_ms.trunc() as u64
+                )
+            } else {
+                meta.insert("cancelled".into(), json!(true));
+                format!("bash: command cancelled\n{out}")
+            };
+            meta.insert("killedTree".into(), json!(killed));
+            let mut r = ToolResult::error(text);
+            r.metadata = Some(meta);
+            return Ok(r);
+        }
+    };
+    // Finished normally: whatever it left running without our pipe is the host's business,
+    // exactly as in Python, which only kills on timeout/cancel.
+    guard.armed = false;
+    let status = status.map_err(fail)?;
+    let out = collected(&buf);
+    let code = exit_code(status);
+    let result = if code == 0 {
+        ToolResult::ok(out)
+    } else {
+        ToolResult::error(format!("{out}\nbash: command exited with code {code}"))
+    };
+    Ok(result
+        .with_meta("shell", json!(SHELL.join(" ")))
+        .with_meta("exitCode", json!(code)))
+}
+
+fn collected(buf: &Mutex<Vec<u8>>) -> String {
+    match buf.lock() {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(poisoned) => String::from_utf8_lossy(&poisoned.into_inner()).into_owned(),
+    }
+}
+
+struct Bash;
+
+#[async_trait]
+impl ToolExec for Bash {
+    async fn execute(&self, args: Value, ctx: &Context) -> ToolResult {
+        run(args, ctx).await.unwrap_or_else(|e| e)
+    }
+}
+
+/// The §4A `bash` builtin.
+pub fn tool() -> Tool {
+    Tool::new(
+        "bash",
+        "Run a shell command and return its combined stdout+stderr. Non-zero exit is an error.",
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The shell command to run"},
+                "workdir": {"type": "string", "description": "Working directory (default: process cwd)"},
+                "timeout": {"type": "number", "description": "Timeout in milliseconds (default 60000)"},
+                "description": {"type": "string", "description": "Human-readable description of the command"}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        }),
+        Source::Builtin,
+        Arc::new(Bash),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_util::sync::CancellationToken;
+
+    async fn run(args: Value) -> ToolResult {
+        tool().execute(args, &Context::default()).await
+    }
+
+    /// Dead or a zombie awaiting its reaper: either way it no longer runs.
+    fn gone(pid: libc::pid_t) -> bool {
+        // SAFETY: signal 0 only probes for existence.
+        if unsafe { libc::kill(pid, 0) } != 0 {
+            return true;
+        }
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(true)
+    }
+
+    async fn wait_gone(pid: libc::pid_t) -> bool {
+        for _ in 0..50 {
+            if gone(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn echo_and_exit_codes() {
+        let r = run(json!({"command": "echo hi"})).await;
+        assert!(!r.is_error);
+        assert_eq!(r.output, "hi\n");
+        assert_eq!(
+            serde_json::to_value(&r.metadata).unwrap(),
+            json!({"shell": "/bin/sh -c", "exitCode": 0})
+        );
+        let r = run(json!({"command": "exit 3"})).await;
+        assert!(r.is_error);
+        assert_eq!(r.output, "\nbash: command exited with code 3");
+        assert_eq!(r.metadata.unwrap()["exitCode"], json!(3));
+        let r = run(json!({"command": "echo out; echo err 1>&2; echo out2; exit 3"})).await;
+        assert_eq!(
+            r.output,
+            "out\nerr\nout2\n\nbash: command exited with code 3"
+        );
+        let r = run(json!({"command": "printf abc"})).await;
+        assert_eq!(r.output, "abc");
+        let r = run(json!({"command": "cat"})).await;
+        assert_eq!((r.output.as_str(), r.is_error), ("", false));
+    }
+
+    #[tokio::test]
+    async fn workdir_and_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        let ds = d.to_str().unwrap();
+        let r = run(json!({"command": "pwd", "workdir": ds})).await;
+        assert_eq!(r.output, format!("{ds}\n"));
+        let r = run(json!({"command": "pwd", "workdir": "/nonexistent-dir"})).await;
+        assert!(r.is_error);
+        assert_eq!(
+            r.output,
+            "bash: [Errno 2] No such file or directory: '/nonexistent-dir'"
+        );
+        assert!(r.metadata.is_none());
+        assert_eq!(run(json!({})).await.output, "bash: command is required");
+        let r = run(json!({"command": ["ls"]})).await;
+        assert!(r.is_error && r.output.contains("command must be a string"));
+        let r = run(json!({"command": "true", "timeout": "5"})).await;
+        assert!(r.is_error && r.output.contains("timeout must be a number"));
+        let r = run(json!({"command": "true", "timeout": 1e300})).await;
+        assert!(!r.is_error, "{r:?}");
+    }
+
+    #[tokio::test]
+    async fn timeout_kills_backgrounded_grandchild() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let cmd = format!("echo before; sleep 300 & echo $! > '{}'", pidfile.display());
+        let started = std::time::Instant::now();
+        let r = run(json!({"command": cmd, "timeout": 300})).await;
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(r.is_error);
+        assert_eq!(r.output, "bash: command timed out after 300ms\nbefore\n");
+        assert_eq!(
+            serde_json::to_value(&r.metadata).unwrap(),
+            json!({"shell": "/bin/sh -c", "timedOut": true, "killedTree": true})
+        );
+        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(
+            wait_gone(pid).await,
+            "grandchild {pid} survived the timeout"
+        );
+    }
+
+    #[tokio::test]
+    async fn cancel_kills_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let token = CancellationToken::new();
+        let ctx = Context {
+            cancel: Some(token.clone()),
+            ..Context::default()
+        };
+        let cmd = format!("sleep 300 & echo $! > '{}'; wait", pidfile.display());
+        let t = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            t.cancel();
+        });
+        let r = tool().execute(json!({"command": cmd}), &ctx).await;
+        assert!(r.is_error);
+        assert!(r.output.starts_with("bash: command cancelled"));
+        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(wait_gone(pid).await);
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_kills_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let cmd = format!("sleep 300 & echo $! > '{}'; wait", pidfile.display());
+        let t = tool();
+        let ctx = Context::default();
+        let fut = t.execute(json!({"command": cmd}), &ctx);
+        let _ = tokio::time::timeout(Duration::from_millis(300), fut).await;
+        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(wait_gone(pid).await);
+    }
+}

@@ -1,0 +1,226 @@
+//! §2/§0.4 listed MCP tool definitions → toolnexus tools, and call results → `ToolResult`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rmcp::model::CallToolRequestParams;
+use rmcp::{Peer, RoleClient};
+use serde_json::{json, Map, Value};
+
+use crate::env_expand::Redactor;
+use crate::sanitize::sanitize;
+use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
+
+/// Used when an `isError` result carries no text to join (as the published ports say).
+pub const EMPTY_ERROR_OUTPUT: &str = "MCP tool returned an error";
+
+/// A listed tool definition under its original name (§2 Gap 6 `ToolInfo`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInfo {
+    /// The server's own tool name.
+    pub name: String,
+    /// The server's description, or "".
+    pub description: String,
+    /// The normalised input schema.
+    pub input_schema: Value,
+}
+
+impl ToolInfo {
+    /// Reads a listed definition from its wire JSON.
+    pub fn from_wire(def: &Value) -> ToolInfo {
+        ToolInfo {
+            name: def
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            description: def
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            input_schema: input_schema(def.get("inputSchema")),
+        }
+    }
+
+    /// `{name, description, inputSchema}`.
+    pub fn describe(&self) -> Value {
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        })
+    }
+}
+
+/// The server's schema with `type:"object"` forced, `properties` defaulted to `{}` and
+/// `additionalProperties:false`, as both published ports do (NOTES records it).
+pub fn input_schema(schema: Option<&Value>) -> Value {
+    let mut out = match schema {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    out.insert("type".to_string(), json!("object"));
+    if !matches!(out.get("properties"), Some(Value::Object(_))) {
+        out.insert("properties".to_string(), json!({}));
+    }
+    out.insert("additionalProperties".to_string(), json!(false));
+    Value::Object(out)
+}
+
+/// What one exposed MCP tool needs to call its server.
+pub struct McpCall {
+    /// The server's config name (for metadata and messages).
+    pub server: String,
+    /// The original tool name.
+    pub tool: String,
+    /// The live session.
+    pub peer: Peer<RoleClient>,
+    /// The server's timeout, bounding each call unless the context sets one.
+    pub timeout: Duration,
+    /// Hides expanded secrets in anything reported.
+    pub redactor: Arc<Redactor>,
+}
+
+/// `sanitize(server)_sanitize(tool)`, source `mcp`.
+pub fn to_tool(info: &ToolInfo, call: McpCall) -> Tool {
+    Tool::new(
+        format!("{}_{}", sanitize(&call.server), sanitize(&info.name)),
+        info.description.clone(),
+        info.input_schema.clone(),
+        Source::Mcp,
+        Arc::new(call),
+    )
+}
+
+#[async_trait]
+impl ToolExec for McpCall {
+    async fn execute(&self, args: Value, ctx: &Context) -> ToolResult {
+        let arguments = match args {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                return self.finish(ToolResult::error(format!(
+                    "arguments must be a JSON object, got {other}"
+                )))
+            }
+        };
+        let params = CallToolRequestParams::new(self.tool.clone()).with_arguments(arguments);
+        let bound = ctx
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.timeout);
+        let call = tokio::time::timeout(bound, self.peer.call_tool(params));
+        let result = tokio::select! {
+            r = call => r,
+            () = ctx.cancelled() => return self.finish(ToolResult::error("cancelled")),
+        };
+        let result = match result {
+            Err(_) => ToolResult::error(format!(
+                "mcp server \"{}\" did not answer tools/call \"{}\" within {} ms",
+                self.server,
+                self.tool,
+                bound.as_millis()
+            )),
+            Ok(Err(e)) => ToolResult::error(format!(
+                "mcp server \"{}\" failed at tools/call \"{}\": {e}",
+                self.server, self.tool
+            )),
+            Ok(Ok(r)) => match serde_json::to_value(&r) {
+                Ok(wire) => map_result(&wire),
+                Err(e) => ToolResult::error(format!("unreadable tools/call result: {e}")),
+            },
+        };
+        self.finish(result)
+    }
+}
+
+impl McpCall {
+    fn finish(&self, mut result: ToolResult) -> ToolResult {
+        result.output = self.redactor.redact(&result.output);
+        result.with_meta("server", json!(self.server))
+    }
+}
+
+/// §0.4 over a wire `CallToolResult`: `isError` ⇒ the non-blank text parts joined by a blank
+/// line; `structuredContent` ⇒ its compact JSON; else the text parts (and embedded text
+/// resources) joined by `\n`.
+pub fn map_result(wire: &Value) -> ToolResult {
+    let content = wire
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    if wire.get("isError").and_then(Value::as_bool) == Some(true) {
+        let texts: Vec<&str> = content
+            .iter()
+            .filter_map(text_of)
+            .filter(|t| !t.trim().is_empty())
+            .collect();
+        return ToolResult::error(if texts.is_empty() {
+            EMPTY_ERROR_OUTPUT.to_string()
+        } else {
+            texts.join("\n\n")
+        });
+    }
+    if let Some(structured) = wire.get("structuredContent").filter(|v| !v.is_null()) {
+        return ToolResult::ok(structured.to_string());
+    }
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|c| text_of(c).or_else(|| embedded(c)))
+        .collect();
+    ToolResult::ok(texts.join("\n"))
+}
+
+/// A `text` content part's text.
+fn text_of(c: &Value) -> Option<&str> {
+    (c.get("type").and_then(Value::as_str) == Some("text"))
+        .then(|| c.get("text").and_then(Value::as_str))
+        .flatten()
+}
+
+/// An embedded resource's text (the server meant the model to read it).
+fn embedded(c: &Value) -> Option<&str> {
+    (c.get("type").and_then(Value::as_str) == Some("resource"))
+        .then(|| c.pointer("/resource/text").and_then(Value::as_str))
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_follow_section_0_4() {
+        let r = map_result(&json!({"content": [
+            {"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"},
+            {"type": "text", "text": "b"}]}));
+        assert_eq!((r.output.as_str(), r.is_error), ("a\nb", false));
+        let r = map_result(&json!({"content": [{"type": "text", "text": "x"}],
+            "structuredContent": {"z": 1, "a": [1, 2]}}));
+        assert_eq!(r.output, r#"{"z":1,"a":[1,2]}"#);
+        let r = map_result(&json!({"isError": true, "structuredContent": {"a": 1},
+            "content": [{"type": "text", "text": "bad"}, {"type": "text", "text": " "},
+                        {"type": "text", "text": "worse"}]}));
+        assert_eq!((r.output.as_str(), r.is_error), ("bad\n\nworse", true));
+        let r = map_result(&json!({"isError": true, "content": []}));
+        assert_eq!(r.output, EMPTY_ERROR_OUTPUT);
+        let r = map_result(&json!({"content": [{"type": "resource",
+            "resource": {"uri": "file:///a", "text": "inside"}}]}));
+        assert_eq!(r.output, "inside");
+    }
+
+    #[test]
+    fn schemas_are_normalised() {
+        assert_eq!(
+            input_schema(None),
+            json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+        let s = input_schema(Some(&json!({"type": "object", "required": ["a"],
+            "properties": {"a": {"type": "string"}}, "additionalProperties": true})));
+        assert_eq!(s["required"], json!(["a"]));
+        assert_eq!(s["additionalProperties"], json!(false));
+    }
+}
