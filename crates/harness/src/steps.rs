@@ -1,5 +1,6 @@
-//! The step vocabulary (features/STEPS.md): each Gherkin step maps to protocol requests and
-//! comparisons. Both the CLI runner and the cucumber test drive scenarios through `run_step`.
+//! The step vocabulary: a registry whose items each declare a step's pattern, its doc line and
+//! its handler (protocol requests and comparisons). features/STEPS.md is rendered from it.
+//! Both the CLI runner and the cucumber test drive scenarios through `run_step`.
 
 use std::future::Future;
 use std::path::Path;
