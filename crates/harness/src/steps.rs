@@ -16,7 +16,7 @@ use super::surroundings;
 use super::{mock_launch, secret};
 use toolnexus_protocol::error_kind;
 
-fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
+fn held(st: &ScenarioState, outcome: Result<String, super::failure::Failure>) -> StepResult {
     outcome
         .map(|kind| st.record(kind))
         .map_err(StepFailure::Failed)
@@ -208,7 +208,7 @@ async fn dispatch(
             let routes = st.json_doc(step)?;
             let server = surroundings::http_server(&routes)
                 .await
-                .map_err(StepFailure::Failed)?;
+                .map_err(StepFailure::failed)?;
             st.placeholders.add_text("{{HTTP}}", &server.uri());
             st.http = Some(server);
             Ok(())
@@ -217,7 +217,7 @@ async fn dispatch(
             let scenario = env.mocks.join(arg(1));
             let mock = mock_launch::mcp_http(&env.mock_bin, &scenario)
                 .await
-                .map_err(StepFailure::Failed)?;
+                .map_err(StepFailure::failed)?;
             st.placeholders.add_text("{{MCP_URL}}", &mock.url);
             st.mocks.push(mock);
             Ok(())
@@ -236,7 +236,7 @@ async fn dispatch(
             let scenario = env.mocks.join("a2a").join(arg(2));
             let agent = mock_launch::a2a(&env.mock_bin, &scenario)
                 .await
-                .map_err(StepFailure::Failed)?;
+                .map_err(StepFailure::failed)?;
             let placeholder = match caps.get(1) {
                 Some(name) => format!("{{{{A2A:{}}}}}", name.as_str()),
                 None => "{{A2A}}".to_string(),
@@ -310,7 +310,7 @@ async fn dispatch(
         }
         Record => {
             let dir = st.path(&arg(1))?;
-            let tree = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+            let tree = surroundings::record_tree(&dir).map_err(StepFailure::failed)?;
             st.recorded = Some((dir, tree));
             Ok(())
         }
@@ -404,14 +404,14 @@ async fn dispatch(
             let listed = live_tools(port, st).await?;
             let name = arg(1);
             let t = tool(&listed, &name)
-                .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+                .ok_or_else(|| StepFailure::failed(format!("no tool \"{name}\"")))?;
             expect_json(st, &json!(arg(2)), t.get("source").unwrap_or(&Value::Null))
         }
         ToolMatches => {
             let listed = live_tools(port, st).await?;
             let name = arg(1);
             let t = tool(&listed, &name)
-                .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+                .ok_or_else(|| StepFailure::failed(format!("no tool \"{name}\"")))?;
             let actual = st.norm(t);
             expect_json(st, &st.expect_doc(step)?, &actual)
         }
@@ -452,13 +452,13 @@ async fn dispatch(
             &json!(st.output()?),
         ),
         OutputSnapshot => {
-            let body = snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?;
+            let body = snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::failed)?;
             expect_text(st, &body, &st.output()?)
         }
         OutputJson => {
             let out = st.output()?;
             let parsed: Value = serde_json::from_str(&out)
-                .map_err(|e| StepFailure::Failed(format!("output is not JSON ({e}): {out:?}")))?;
+                .map_err(|e| StepFailure::failed(format!("output is not JSON ({e}): {out:?}")))?;
             expect_json(st, &st.expect_doc(step)?, &parsed)
         }
         ResultMatches => {
@@ -489,7 +489,7 @@ async fn dispatch(
                 PromptLacks => Ok(()),
                 _ => expect_text(
                     st,
-                    &snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::Failed)?,
+                    &snapshots::body(&env.snapshots, &arg(1)).map_err(StepFailure::failed)?,
                     &prompt,
                 ),
             }
@@ -637,7 +637,7 @@ async fn dispatch(
         FileNow => {
             let path = st.path(&arg(1))?;
             let bytes = std::fs::read(&path)
-                .map_err(|e| StepFailure::Failed(format!("cannot read {}: {e}", path.display())))?;
+                .map_err(|e| StepFailure::failed(format!("cannot read {}: {e}", path.display())))?;
             expect_text(st, &st.raw_doc(step)?, &String::from_utf8_lossy(&bytes))
         }
         FileAbsent => {
@@ -662,7 +662,7 @@ async fn dispatch(
                     recorded_dir.display()
                 ));
             }
-            let after = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+            let after = surroundings::record_tree(&dir).map_err(StepFailure::failed)?;
             match surroundings::tree_difference(before, &after) {
                 None => Ok(()),
                 Some(d) => fail(format!("[pinned] files changed: {d}")),
@@ -675,7 +675,7 @@ async fn dispatch(
             tokio::task::spawn_blocking(move || surroundings::process_gone(&path, within))
                 .await
                 .unwrap_or_else(|e| Err(format!("the process check failed: {e}")))
-                .map_err(StepFailure::Failed)
+                .map_err(StepFailure::failed)
         }
         SanitizedIs => match &st.sanitized {
             Some(v) if *v == unescape(&arg(1)) => Ok(()),
@@ -828,7 +828,7 @@ fn unescape(s: &str) -> String {
 
 fn with_context(e: StepFailure, ctx: &str) -> StepFailure {
     match e {
-        StepFailure::Failed(m) => StepFailure::Failed(format!("{m}\n{ctx}")),
+        StepFailure::Failed(m) => StepFailure::Failed(m.with_note(ctx)),
         other => other,
     }
 }
