@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::failure::{ExpectationKind, Failure};
+use super::failure::{ExpectationKind, Failure, FailureData};
 use super::matchers::{match_json, MatchOutcome, Mismatch};
 use super::snapshots;
 
@@ -34,7 +34,7 @@ pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, Failure> 
         return Ok(outcome.kind());
     }
     let headline: Vec<String> = outcome.mismatches.iter().map(ToString::to_string).collect();
-    Err(Failure {
+    Err(Failure::from(FailureData {
         kind: outcome.expectation_kind(),
         message: headline.join("; "),
         // Matchers make a line diff noisy: the mismatches say more.
@@ -45,8 +45,8 @@ pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, Failure> 
         mismatches: outcome.mismatches,
         expected: Some(expected.clone()),
         actual: Some(actual.clone()),
-        ..Failure::default()
-    })
+        ..FailureData::default()
+    }))
 }
 
 /// Compares text exactly (pinned), with a line diff on failure.
@@ -54,11 +54,13 @@ pub fn expect_text(expected: &str, actual: &str) -> Result<String, Failure> {
     if expected == actual {
         return Ok("pinned".to_string());
     }
-    Err(Failure {
+    Err(Failure::from(FailureData {
+        kind: ExpectationKind::Pinned,
+        message: "text differs".to_string(),
         diff: Some(diff(expected, actual)),
         mismatches: vec![Mismatch::text(expected, actual)],
-        ..Failure::of_kind(ExpectationKind::Pinned, "text differs")
-    })
+        ..FailureData::default()
+    }))
 }
 
 /// Compares JSON with a snapshot's body; `lenient_builtins` relaxes what the SPEC leaves
@@ -80,19 +82,18 @@ pub fn snapshot_json(
     if e == a {
         return Ok(format!("lenient ({reason})"));
     }
-    Err(Failure {
+    Err(Failure::from(FailureData {
+        kind: ExpectationKind::Lenient {
+            reason: reason.to_string(),
+        },
+        message: format!("differs from snapshot {name}"),
         diff: Some(diff(&pretty(&e), &pretty(&a))),
         // The relaxed documents are what was compared, so their paths are what differs.
         mismatches: match_json(&e, &a).mismatches,
         expected: Some(e),
         actual: Some(a),
-        ..Failure::of_kind(
-            ExpectationKind::Lenient {
-                reason: reason.to_string(),
-            },
-            format!("differs from snapshot {name}"),
-        )
-    })
+        ..FailureData::default()
+    }))
 }
 
 /// Blanks what the SPEC leaves open: builtin tool and property descriptions and

@@ -4,6 +4,7 @@
 //! the text report and cucumber print, unchanged from when failures were plain messages.
 
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -57,9 +58,15 @@ impl ExpectationKind {
     }
 }
 
-/// Why a step failed, as data.
+/// Why a step failed, as data: its fields are `FailureData`'s, boxed so that every
+/// `Result<_, Failure>` stays one pointer wide on the path where nothing failed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Failure {
+#[serde(transparent)]
+pub struct Failure(Box<FailureData>);
+
+/// The fields of a `Failure`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FailureData {
     /// The kind of expectation that broke (`kind`, and `reason` when lenient).
     #[serde(flatten)]
     pub kind: ExpectationKind,
@@ -93,22 +100,38 @@ pub struct Failure {
     pub notes: Vec<String>,
 }
 
+impl Deref for Failure {
+    type Target = FailureData;
+    fn deref(&self) -> &FailureData {
+        &self.0
+    }
+}
+
+impl DerefMut for Failure {
+    fn deref_mut(&mut self) -> &mut FailureData {
+        &mut self.0
+    }
+}
+
+impl From<FailureData> for Failure {
+    fn from(data: FailureData) -> Self {
+        Failure(Box::new(data))
+    }
+}
+
 impl Failure {
     /// A failure that broke no expectation (a port error, a missing input).
     pub fn other(message: impl Into<String>) -> Failure {
-        Failure {
-            message: message.into(),
-            ..Failure::default()
-        }
+        Failure::of_kind(ExpectationKind::Other, message)
     }
 
     /// A failure of the given kind with `message` as headline.
     pub fn of_kind(kind: ExpectationKind, message: impl Into<String>) -> Failure {
-        Failure {
+        Failure::from(FailureData {
             kind,
             message: message.into(),
-            ..Failure::default()
-        }
+            ..FailureData::default()
+        })
     }
 
     /// A message a step phrased itself: a leading `[pinned] ` or `[lenient (…)] ` label (the
@@ -149,16 +172,17 @@ impl Failure {
     /// report never repeats what the port should not have shown.
     pub fn redacted(self, redact: &dyn Fn(&str) -> String) -> Failure {
         let value = |v: Option<Value>| v.map(|v| redact_value(v, redact));
-        Failure {
-            kind: match self.kind {
+        let f = *self.0;
+        Failure::from(FailureData {
+            kind: match f.kind {
                 ExpectationKind::Lenient { reason } => ExpectationKind::Lenient {
                     reason: redact(&reason),
                 },
                 other => other,
             },
-            message: redact(&self.message),
-            step: self.step.as_deref().map(redact),
-            mismatches: self
+            message: redact(&f.message),
+            step: f.step.as_deref().map(redact),
+            mismatches: f
                 .mismatches
                 .into_iter()
                 .map(|m| Mismatch {
@@ -169,11 +193,11 @@ impl Failure {
                     detail: m.detail.as_deref().map(redact),
                 })
                 .collect(),
-            diff: self.diff.as_deref().map(redact),
-            expected: value(self.expected),
-            actual: value(self.actual),
-            notes: self.notes.iter().map(|n| redact(n)).collect(),
-        }
+            diff: f.diff.as_deref().map(redact),
+            expected: value(f.expected),
+            actual: value(f.actual),
+            notes: f.notes.iter().map(|n| redact(n)).collect(),
+        })
     }
 }
 
@@ -227,7 +251,7 @@ mod tests {
     use serde_json::json;
 
     fn pinned() -> Failure {
-        Failure {
+        Failure::from(FailureData {
             kind: ExpectationKind::Pinned,
             message: "$.tools[2].name: expected \"a\", got \"b\"".into(),
             step: Some("Then the tools are:".into()),
@@ -242,7 +266,7 @@ mod tests {
             expected: Some(json!({"x": null})),
             actual: Some(json!({})),
             notes: vec!["statuses: {}".into()],
-        }
+        })
     }
 
     #[test]
