@@ -337,3 +337,122 @@ fn a_port_that_implements_nothing_is_not_a_green_run() {
     assert_eq!(report["summary"]["skipped"], 4);
     assert_eq!(report["summary"]["passed"], 0);
 }
+
+/// A driver wrapped so one answer is corrupted: `<script> <this binary> driver`.
+fn corrupted(script: &str) -> String {
+    format!(
+        "{} {} driver",
+        driver_script(script),
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    )
+}
+
+fn failed_scenarios(report: &Value) -> Vec<Value> {
+    report["scenarios"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|s| s["status"] == "failed")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_failing_scenario_reports_its_failure_as_data() {
+    let (code, report) = run_json(&["--port", &corrupted("bad-description.sh"), "--section", "1"]);
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failed_scenarios(&report);
+    assert_eq!(failed.len(), 1, "{report}");
+    let f = &failed[0]["failure"];
+    assert_eq!(f["kind"], "pinned", "{f}");
+    assert_eq!(f["step"], "Then the tool \"mine\" matches:", "{f}");
+    assert_eq!(
+        f["mismatches"],
+        serde_json::json!([{"path": "$.description", "problem": "differs",
+                            "expected": "My tool.", "actual": "Your tool."}]),
+        "{f}"
+    );
+    assert_eq!(f["expected"]["description"], "My tool.");
+    assert_eq!(f["actual"]["description"], "Your tool.");
+    let diff = f["diff"].as_str().unwrap_or("");
+    assert!(diff.starts_with("--- expected\n+++ actual\n"), "{diff}");
+    assert!(
+        diff.contains("\n+  \"description\": \"Your tool.\","),
+        "{diff}"
+    );
+    // The message keeps its old text, which the data renders.
+    assert_eq!(
+        failed[0]["message"],
+        format!(
+            "step `Then the tool \"mine\" matches:`: [pinned] $.description: expected \"My tool.\", got \"Your tool.\"\n{diff}"
+        )
+    );
+
+    // `report` reads the data back and renders the mismatch from it.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let json = dir.path().join("broken.json");
+    std::fs::write(&json, report.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let page = dir.path().join("page.html");
+    let out = bin()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        html.contains(
+            "<code class=\"path\">$.description</code><code class=\"exp\">&quot;My tool.&quot;</code>\
+             <code class=\"act\">&quot;Your tool.&quot;</code>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("broke: <span class=\"badge pinned\">pinned</span>"));
+
+    // A step that compares by hand states its kind in its message; that becomes the data.
+    let (_, report) = run_json(&["--port", &corrupted("bad-sanitize.sh"), "--section", "0"]);
+    let failed = failed_scenarios(&report);
+    assert_eq!(failed.len(), 2, "{report}");
+    for s in &failed {
+        assert_eq!(s["failure"]["kind"], "pinned", "{s}");
+        assert_eq!(
+            s["failure"]["step"], "Then the sanitized value is \"a_b_c\"",
+            "{s}"
+        );
+    }
+
+    // A crash broke no expectation.
+    let (_, report) = run_json(&[
+        "--port",
+        &driver_script("crash-on-build.sh"),
+        "--section",
+        "6",
+    ]);
+    let crash = &failed_scenarios(&report)[0]["failure"];
+    assert_eq!(crash["kind"], "other", "{crash}");
+    assert!(crash.get("reason").is_none() && crash.get("mismatches").is_none());
+}
+
+#[test]
+fn junit_failures_carry_their_kind_and_the_mismatch_from_the_data() {
+    let out = bin()
+        .args(["run", "--format", "junit", "--section", "1", "--port"])
+        .arg(corrupted("bad-description.sh"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
+    assert!(xml.contains("\" type=\"pinned\">step: Then the tool &quot;mine&quot; matches:\nbroke: pinned\n$.description: expected &quot;My tool.&quot;, got &quot;Your tool.&quot;\n--- expected\n+++ actual\n"), "{xml}");
+    assert!(
+        xml.contains("<failure message=\"step `Then the tool &quot;mine&quot; matches:`: [pinned] $.description: expected"),
+        "{xml}"
+    );
+}

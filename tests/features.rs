@@ -15,7 +15,7 @@ use regex::Regex;
 use toolnexus_harness::features::step_spec;
 use toolnexus_harness::inprocess::InProcessPort;
 use toolnexus_harness::port::Port;
-use toolnexus_harness::scenario::{Env, ScenarioState, StepFailure};
+use toolnexus_harness::scenario::{Env, ScenarioState};
 use toolnexus_harness::steps::{finish, run_step};
 use toolnexus_harness::subprocess::SubprocessPort;
 
@@ -65,9 +65,7 @@ fn any_step<'a>(
         match run_step(world.port.as_mut(), &world.env, &mut world.state, &spec).await {
             Ok(()) => {}
             // As the CLI runner does: a port that leaks the canary must not make this leak it.
-            Err(StepFailure::Failed(m)) | Err(StepFailure::Skipped(m)) => {
-                panic!("{}", toolnexus_harness::secret::redact(&m))
-            }
+            Err(e) => panic!("{}", toolnexus_harness::secret::redact(&e.to_string())),
         }
     }
     .boxed_local()

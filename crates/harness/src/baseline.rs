@@ -83,6 +83,7 @@ mod tests {
             section: "0".into(),
             status,
             message: String::new(),
+            failure: None,
             expectations: Vec::new(),
         }
     }

@@ -220,7 +220,8 @@ async fn disagreement(
     match (expected, actual) {
         (Ok(e), Ok(a)) => {
             let outcome = match_json(&e, &a);
-            (!outcome.passed()).then_some(outcome.mismatches)
+            (!outcome.passed())
+                .then(|| outcome.mismatches.iter().map(ToString::to_string).collect())
         }
         (Err(e), _) => Some(vec![format!("the reference failed: {e}")]),
         (_, Err(e)) => Some(vec![format!("the port failed: {e}")]),

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::matchers::{match_json, MatchOutcome};
+use super::failure::{ExpectationKind, Failure, FailureData};
+use super::matchers::{match_json, MatchOutcome, Mismatch};
 use super::snapshots;
 
 /// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
@@ -25,48 +26,74 @@ pub const BUILTIN_NAMES: [&str; 10] = [
     "todowrite",
 ];
 
-/// Compares JSON, reporting the expectation kind and a diff on failure.
-pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, String> {
+/// Compares JSON, reporting the expectation kind and, on failure, every mismatch with its
+/// path, the whole documents, and (when pinned) a diff.
+pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, Failure> {
     let outcome: MatchOutcome = match_json(expected, actual);
     if outcome.passed() {
         return Ok(outcome.kind());
     }
-    let mut msg = format!("[{}] {}", outcome.kind(), outcome.mismatches.join("; "));
-    if outcome.matchers.is_empty() {
-        msg.push('\n');
-        msg.push_str(&diff(&pretty(expected), &pretty(actual)));
-    }
-    Err(msg)
+    let headline: Vec<String> = outcome.mismatches.iter().map(ToString::to_string).collect();
+    Err(Failure::from(FailureData {
+        kind: outcome.expectation_kind(),
+        message: headline.join("; "),
+        // Matchers make a line diff noisy: the mismatches say more.
+        diff: outcome
+            .matchers
+            .is_empty()
+            .then(|| diff(&pretty(expected), &pretty(actual))),
+        mismatches: outcome.mismatches,
+        expected: Some(expected.clone()),
+        actual: Some(actual.clone()),
+        ..FailureData::default()
+    }))
 }
 
 /// Compares text exactly (pinned), with a line diff on failure.
-pub fn expect_text(expected: &str, actual: &str) -> Result<String, String> {
+pub fn expect_text(expected: &str, actual: &str) -> Result<String, Failure> {
     if expected == actual {
         return Ok("pinned".to_string());
     }
-    Err(format!("[pinned] text differs\n{}", diff(expected, actual)))
+    Err(Failure::from(FailureData {
+        kind: ExpectationKind::Pinned,
+        message: "text differs".to_string(),
+        diff: Some(diff(expected, actual)),
+        mismatches: vec![Mismatch::text(expected, actual)],
+        ..FailureData::default()
+    }))
 }
 
+/// Compares JSON with a snapshot's body; `lenient_builtins` relaxes what the SPEC leaves
+/// open about builtins (see `relax_builtins`).
 pub fn snapshot_json(
     dir: &Path,
     name: &str,
     actual: &Value,
     lenient_builtins: bool,
-) -> Result<String, String> {
+) -> Result<String, Failure> {
     let body = snapshots::body(dir, name)?;
     let expected: Value =
         serde_json::from_str(&body).map_err(|e| format!("snapshot {name} is not JSON: {e}"))?;
     if !lenient_builtins {
         return expect_json(&expected, actual);
     }
+    let reason = "builtin descriptions, additionalProperties";
     let (e, a) = (relax_builtins(&expected), relax_builtins(actual));
     if e == a {
-        return Ok("lenient (builtin descriptions, additionalProperties)".to_string());
+        return Ok(format!("lenient ({reason})"));
     }
-    Err(format!(
-        "[lenient (builtin descriptions, additionalProperties)] differs from snapshot {name}\n{}",
-        diff(&pretty(&e), &pretty(&a))
-    ))
+    Err(Failure::from(FailureData {
+        kind: ExpectationKind::Lenient {
+            reason: reason.to_string(),
+        },
+        message: format!("differs from snapshot {name}"),
+        diff: Some(diff(&pretty(&e), &pretty(&a))),
+        // The relaxed documents are what was compared, so their paths are what differs.
+        mismatches: match_json(&e, &a).mismatches,
+        expected: Some(e),
+        actual: Some(a),
+        ..FailureData::default()
+    }))
 }
 
 /// Blanks what the SPEC leaves open: builtin tool and property descriptions and
@@ -149,5 +176,81 @@ mod tests {
             json!([{"name": "bash", "description": "<lenient>", "inputSchema": {"type": "object",
                 "properties": {"command": {"type": "string"}}, "required": ["command"]}}])
         );
+    }
+
+    #[test]
+    fn a_pinned_json_failure_carries_paths_values_documents_and_a_diff() {
+        let (e, a) = (
+            json!({"tools": [{"name": "x"}]}),
+            json!({"tools": [{"name": "y"}]}),
+        );
+        let f = expect_json(&e, &a).unwrap_err();
+        assert_eq!(f.kind, ExpectationKind::Pinned);
+        assert_eq!(f.mismatches.len(), 1);
+        assert_eq!(f.mismatches[0].path, "$.tools[0].name");
+        assert_eq!(f.mismatches[0].expected, Some(json!("x")));
+        assert_eq!(f.mismatches[0].actual, Some(json!("y")));
+        assert_eq!(
+            (f.expected.as_ref(), f.actual.as_ref()),
+            (Some(&e), Some(&a))
+        );
+        let d = diff(&pretty(&e), &pretty(&a));
+        assert_eq!(f.diff.as_deref(), Some(d.as_str()));
+        assert_eq!(
+            f.to_string(),
+            format!("[pinned] $.tools[0].name: expected \"x\", got \"y\"\n{d}")
+        );
+        assert_eq!(expect_json(&e, &e).unwrap(), "pinned");
+    }
+
+    #[test]
+    fn a_lenient_json_failure_has_its_reason_and_no_diff() {
+        let f = expect_json(&json!({"$regex": "^a"}), &json!("b")).unwrap_err();
+        assert_eq!(
+            f.kind,
+            ExpectationKind::Lenient {
+                reason: "regex".into()
+            }
+        );
+        assert_eq!(f.diff, None);
+        assert_eq!(
+            f.to_string(),
+            "[lenient (regex)] $: expected $regex \"^a\", got \"b\""
+        );
+    }
+
+    #[test]
+    fn a_text_failure_is_pinned_with_both_texts_and_a_diff() {
+        let f = expect_text("a\nb\n", "a\nc\n").unwrap_err();
+        assert_eq!(f.kind, ExpectationKind::Pinned);
+        assert_eq!(f.mismatches, vec![Mismatch::text("a\nb\n", "a\nc\n")]);
+        assert_eq!(
+            f.to_string(),
+            format!("[pinned] text differs\n{}", diff("a\nb\n", "a\nc\n"))
+        );
+    }
+
+    #[test]
+    fn a_lenient_snapshot_failure_names_the_relaxed_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("s.snap"),
+            "---\nsource: x\n---\n[{\"name\": \"bash\", \"description\": \"d\", \"source\": \"builtin\"}]\n",
+        )
+        .unwrap();
+        let actual = json!([{"name": "bash", "description": "other", "source": "mcp"}]);
+        let f = snapshot_json(dir.path(), "s", &actual, true).unwrap_err();
+        assert_eq!(
+            f.kind,
+            ExpectationKind::Lenient {
+                reason: "builtin descriptions, additionalProperties".into()
+            }
+        );
+        assert_eq!(f.message, "differs from snapshot s");
+        assert_eq!(f.mismatches.len(), 1, "{:?}", f.mismatches);
+        assert_eq!(f.mismatches[0].path, "$[0].source");
+        let missing = snapshot_json(dir.path(), "nope", &actual, true).unwrap_err();
+        assert_eq!(missing.kind, ExpectationKind::Other);
+        assert!(missing.to_string().starts_with("cannot read snapshot"));
     }
 }

@@ -6,10 +6,18 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use serde_json::Value;
+
+use super::failure::ExpectationKind;
+use super::matchers::{Mismatch, Problem};
 use super::runner::{Counts, RunReport, ScenarioResult, Status};
 
 /// The longest message kept in a `title` tooltip, in characters.
 const TOOLTIP_MAX: usize = 1500;
+/// The longest expected or actual value shown in a mismatch row, in characters.
+const VALUE_MAX: usize = 300;
+/// The most mismatch rows shown per failure; the diff has the rest.
+const MISMATCH_ROWS: usize = 20;
 
 const STYLE: &str = r#"
 :root { --pass:#1f7a3a; --pass-bg:#e3f4e8; --fail:#b3261e; --fail-bg:#fde7e5;
@@ -63,6 +71,16 @@ table.scenarios td.st.skip { color: var(--skip); }
 table.scenarios td.st .kinds { display: block; font-weight: normal; white-space: normal; }
 table.scenarios tbody tr:hover > * { filter: brightness(0.97); }
 .empty { color: var(--muted); font-style: italic; }
+.badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .03em; }
+.badge.pinned { background: #e4e0fb; color: #3d2a9c; } .badge.lenient { background: #dcefff; color: #0b4f8a; }
+.reason { color: var(--muted); font-size: 12px; }
+.step { color: var(--muted); font-size: 12px; margin: 2px 0; } .step code { color: var(--ink); }
+.headline { margin: 2px 0; word-break: break-word; }
+.mm { display: grid; grid-template-columns: minmax(80px, auto) 1fr 1fr; gap: 2px 10px; margin: 4px 0; padding: 6px 8px; background: #fff; border: 1px solid var(--line); border-radius: 4px; font-size: 12px; }
+.mm .h { color: var(--muted); font-weight: 600; }
+.mm code { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; word-break: break-all; }
+.mm .exp { color: #a0161b; } .mm .act { color: #0b6b2c; } .mm .none { color: var(--absent); font-style: italic; }
+.mm .more { grid-column: 1 / -1; color: var(--muted); }
 "#;
 
 /// Renders `reports` (one column per report, in the given order) as one HTML page.
@@ -190,10 +208,9 @@ fn cell(
     for r in results.iter().filter(|r| r.status == Status::Failed) {
         let _ = write!(
             out,
-            "<div class=\"item fail\"><div class=\"sname\">{}</div>{}<pre class=\"msg\">{}</pre></div>",
+            "<div class=\"item fail\"><div class=\"sname\">{}</div>{}</div>",
             linked_name(&r.name, anchors),
-            broken_kind_html(&r.message),
-            message_html(&r.message)
+            failure_html(r)
         );
     }
     let skipped: Vec<&&ScenarioResult> = results
@@ -265,8 +282,9 @@ fn scenario_table(out: &mut String, reports: &[RunReport]) {
                     } else {
                         truncate(&s.message, TOOLTIP_MAX)
                     };
-                    let kinds = match s.status {
-                        Status::Failed => broken_kind_html(&s.message),
+                    let kinds = match (&s.status, &s.failure) {
+                        (Status::Failed, Some(f)) => broken_kind_html(&f.kind),
+                        (Status::Failed, None) => String::new(),
                         _ => kinds_html(&s.expectations),
                     };
                     let _ = write!(
@@ -290,25 +308,106 @@ fn kinds_html(kinds: &[String]) -> String {
     format!("<span class=\"kinds\">{}</span>", list.join(", "))
 }
 
-/// The kind of the expectation a failure broke, as its message states it
-/// (`step `…`: [pinned] …`), shown as `broke: pinned`.
-fn broken_kind_html(message: &str) -> String {
-    match broken_kind(message) {
-        Some(kind) => format!("<span class=\"kinds\">broke: {}</span>", esc(kind)),
-        None => String::new(),
+/// The kind of expectation a failure broke, as a badge (`broke: PINNED`); nothing when the
+/// failure broke no expectation.
+fn broken_kind_html(kind: &ExpectationKind) -> String {
+    match kind {
+        ExpectationKind::Pinned => {
+            "<span class=\"kinds\">broke: <span class=\"badge pinned\">pinned</span></span>"
+                .to_string()
+        }
+        ExpectationKind::Lenient { reason } => format!(
+            "<span class=\"kinds\">broke: <span class=\"badge lenient\">lenient</span> \
+             <span class=\"reason\">({})</span></span>",
+            esc(reason)
+        ),
+        ExpectationKind::Other => String::new(),
     }
 }
 
-fn broken_kind(message: &str) -> Option<&str> {
-    let first = message.lines().next().unwrap_or("");
-    let start = match first.find("`: [") {
-        Some(i) => i + 4,
-        None if first.starts_with('[') => 1,
-        None => return None,
+/// A failure's drill-down from its data: kind badge, step, a path / expected / actual row per
+/// mismatch, the coloured diff and notes. A result read from a report written before
+/// failures were data shows its message as plain text.
+fn failure_html(r: &ScenarioResult) -> String {
+    let Some(f) = &r.failure else {
+        return format!("<pre class=\"msg\">{}</pre>", esc(&r.message));
     };
-    let rest = &first[start..];
-    let kind = &rest[..rest.find(']')?];
-    (kind == "pinned" || kind.starts_with("lenient")).then_some(kind)
+    let mut out = broken_kind_html(&f.kind);
+    if let Some(step) = &f.step {
+        let _ = write!(
+            out,
+            "<div class=\"step\">step <code>{}</code></div>",
+            esc(step)
+        );
+    }
+    // Whole-text mismatches have no path: the headline and the diff say it better.
+    let located: Vec<&Mismatch> = f.mismatches.iter().filter(|m| !m.path.is_empty()).collect();
+    if located.is_empty() {
+        let _ = write!(out, "<div class=\"headline\">{}</div>", esc(&f.message));
+    } else {
+        mismatch_table(&mut out, &located);
+    }
+    if let Some(diff) = &f.diff {
+        let _ = write!(out, "<pre class=\"msg diff\">{}</pre>", diff_html(diff));
+    }
+    if !f.notes.is_empty() {
+        let _ = write!(out, "<pre class=\"msg\">{}</pre>", esc(&f.notes.join("\n")));
+    }
+    out
+}
+
+/// One row per mismatch: path, expected, actual. A grid of spans, not a table: the report
+/// sits inside table cells, and cells are found by their first `</td>`.
+fn mismatch_table(out: &mut String, mismatches: &[&Mismatch]) {
+    out.push_str(
+        "<div class=\"mm\"><span class=\"h\">path</span><span class=\"h\">expected</span><span class=\"h\">actual</span>",
+    );
+    for m in mismatches.iter().take(MISMATCH_ROWS) {
+        let (expected, actual) = match m.problem {
+            Problem::Length => (
+                format!("{} items", value_text(m.expected.as_ref())),
+                format!("{} items", value_text(m.actual.as_ref())),
+            ),
+            _ => (
+                value_text(m.expected.as_ref()),
+                value_text(m.actual.as_ref()),
+            ),
+        };
+        let side = |class: &str, text: String, absent: &str, present: bool| {
+            if present {
+                format!("<code class=\"{class}\">{}</code>", esc(&text))
+            } else {
+                format!("<span class=\"{class} none\">{absent}</span>")
+            }
+        };
+        let actual_cell = match (&m.problem, &m.detail) {
+            (Problem::BadExpectation, Some(detail)) => {
+                format!("<span class=\"act none\">{}</span>", esc(detail))
+            }
+            _ => side("act", actual, "missing", m.actual.is_some()),
+        };
+        let _ = write!(
+            out,
+            "<code class=\"path\">{}</code>{}{}",
+            esc(&m.path),
+            side("exp", expected, "not expected", m.expected.is_some()),
+            actual_cell
+        );
+    }
+    if mismatches.len() > MISMATCH_ROWS {
+        let _ = write!(
+            out,
+            "<span class=\"more\">… and {} more (see the diff)</span>",
+            mismatches.len() - MISMATCH_ROWS
+        );
+    }
+    out.push_str("</div>");
+}
+
+/// A value as compact JSON, shortened for a grid cell.
+fn value_text(v: Option<&Value>) -> String {
+    v.map(|v| truncate(&v.to_string(), VALUE_MAX))
+        .unwrap_or_default()
 }
 
 fn linked_name(name: &str, anchors: &BTreeMap<&str, usize>) -> String {
@@ -334,23 +433,11 @@ fn counts_html(c: &Counts) -> String {
     )
 }
 
-/// The message as HTML: escaped, with the lines of unified diffs coloured.
-fn message_html(message: &str) -> String {
-    let lines: Vec<&str> = message.lines().collect();
+/// A unified diff as HTML, every line escaped and coloured by its role.
+fn diff_html(diff: &str) -> String {
     let mut out = String::new();
-    let mut in_diff = false;
-    for (i, line) in lines.iter().enumerate() {
-        let next = lines.get(i + 1).copied().unwrap_or("");
-        if (line.starts_with("--- ") && next.starts_with("+++ ")) || line.starts_with("@@ ") {
-            in_diff = true;
-        } else if in_diff && !looks_like_diff_body(line) {
-            in_diff = false;
-        }
-        let class = if !in_diff {
-            None
-        } else if (line.starts_with("--- ") && next.starts_with("+++ "))
-            || (line.starts_with("+++ ") && i > 0 && lines[i - 1].starts_with("--- "))
-        {
+    for (i, line) in diff.lines().enumerate() {
+        let class = if i < 2 && (line.starts_with("--- ") || line.starts_with("+++ ")) {
             Some("hdr")
         } else if line.starts_with("@@") {
             Some("hunk")
@@ -372,15 +459,6 @@ fn message_html(message: &str) -> String {
         }
     }
     out
-}
-
-fn looks_like_diff_body(line: &str) -> bool {
-    line.is_empty()
-        || line.starts_with(' ')
-        || line.starts_with('+')
-        || line.starts_with('-')
-        || line.starts_with("@@")
-        || line.starts_with('\\')
 }
 
 fn count<'a>(results: impl Iterator<Item = &'a ScenarioResult>) -> Counts {
@@ -514,6 +592,7 @@ pub fn esc(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::failure::Failure;
 
     fn result(name: &str, section: &str, status: Status, message: &str) -> ScenarioResult {
         ScenarioResult {
@@ -521,7 +600,23 @@ mod tests {
             section: section.to_string(),
             status,
             message: message.to_string(),
+            failure: (status == Status::Failed).then(|| Failure::other(message)),
             expectations: vec!["pinned".to_string()],
+        }
+    }
+
+    /// A pinned failure as `expect_json` gives it, in a step, with its report message.
+    fn pinned_failure(name: &str, section: &str) -> ScenarioResult {
+        let failure = crate::expect::expect_json(
+            &serde_json::json!({"tools": ["a", "b"]}),
+            &serde_json::json!({"tools": ["a", "c"]}),
+        )
+        .expect_err("differs")
+        .in_step("Then x");
+        ScenarioResult {
+            message: failure.report_text(),
+            failure: Some(failure),
+            ..result(name, section, Status::Failed, "")
         }
     }
 
@@ -600,7 +695,6 @@ mod tests {
 
     #[test]
     fn a_failure_lands_in_its_own_cell_details() {
-        let msg = "step `Then x`: [pinned] differs\n--- expected\n+++ actual\n@@ -1 +1 @@\n-\"a\"\n+\"b\"";
         let good = report(
             "reference",
             vec![
@@ -612,7 +706,7 @@ mod tests {
             "broken",
             vec![
                 result("core: one", "0", Status::Passed, ""),
-                result("skills: two", "3", Status::Failed, msg),
+                pinned_failure("skills: two", "3"),
                 result(
                     "skills: three",
                     "3",
@@ -626,9 +720,18 @@ mod tests {
         assert!(cell.contains("class=\"cell fail\""), "{cell}");
         let details = &cell[cell.find("<details>").expect("details")..];
         assert!(details.contains("skills: two"));
-        assert!(details.contains("broke: pinned"));
-        assert!(details.contains("<span class=\"del\">-&quot;a&quot;</span>"));
-        assert!(details.contains("<span class=\"add\">+&quot;b&quot;</span>"));
+        assert!(details.contains("broke: <span class=\"badge pinned\">pinned</span>"));
+        assert!(details.contains("step <code>Then x</code>"));
+        // The mismatch as a row of data: path, expected, actual.
+        assert!(
+            details.contains(
+                "<code class=\"path\">$.tools[1]</code><code class=\"exp\">&quot;b&quot;</code>\
+                 <code class=\"act\">&quot;c&quot;</code>"
+            ),
+            "{details}"
+        );
+        assert!(details.contains("<span class=\"del\">-    &quot;b&quot;</span>"));
+        assert!(details.contains("<span class=\"add\">+    &quot;c&quot;</span>"));
         assert!(details.contains("<span class=\"hdr\">--- expected</span>"));
         assert!(details.contains("skills: three"));
         assert!(details.contains("port does not implement"));
@@ -642,7 +745,7 @@ mod tests {
         let b = html.find(">skills: three</td>").expect("row");
         let c = html.find(">skills: two</td>").expect("row");
         assert!(a < b && b < c);
-        assert!(html.contains("title=\"step `Then x`: [pinned] differs"));
+        assert!(html.contains("title=\"step `Then x`: [pinned] $.tools[1]: expected &quot;b&quot;"));
     }
 
     #[test]
@@ -656,26 +759,64 @@ mod tests {
     }
 
     #[test]
-    fn the_broken_expectation_kind_is_read_from_the_message() {
-        assert_eq!(
-            broken_kind("step `Then a [x]`: [pinned] differs"),
-            Some("pinned")
+    fn a_lenient_failure_shows_its_reason_and_missing_values() {
+        let failure = crate::expect::expect_json(
+            &serde_json::json!({"d": {"$contains": "ell"}, "n": 1, "$partial": true}),
+            &serde_json::json!({"d": "hullo"}),
+        )
+        .expect_err("differs");
+        let r = ScenarioResult {
+            message: failure.report_text(),
+            failure: Some(failure),
+            ..result("x", "2", Status::Failed, "")
+        };
+        let html = failure_html(&r);
+        assert!(html.contains("<span class=\"badge lenient\">lenient</span> <span class=\"reason\">(contains, partial)</span>"), "{html}");
+        assert!(
+            html.contains("<code class=\"path\">$.n</code><code class=\"exp\">1</code><span class=\"act none\">missing</span>"),
+            "{html}"
         );
-        assert_eq!(
-            broken_kind("step `Then b`: [lenient (contains, match)] no"),
-            Some("lenient (contains, match)")
+        assert!(
+            html.contains("<code class=\"exp\">{&quot;$contains&quot;:&quot;ell&quot;}</code>"),
+            "{html}"
         );
-        assert_eq!(broken_kind("[pinned] text differs"), Some("pinned"));
-        assert_eq!(broken_kind("driver failure: crashed"), None);
-        assert_eq!(broken_kind("step `Then c`: [weird] no"), None);
+        assert!(
+            !html.contains("class=\"msg diff\""),
+            "lenient failures carry no diff"
+        );
     }
 
     #[test]
-    fn diff_colouring_only_inside_diffs() {
-        let html = message_html("- not a diff\nstep failed\n--- expected\n+++ actual\n@@ -1 +1 @@\n-a\n+b\n context\nafter");
-        assert!(html.starts_with("- not a diff\n"));
-        assert!(html.contains("<span class=\"del\">-a</span>"));
-        assert!(html.contains("<span class=\"add\">+b</span>"));
-        assert!(html.ends_with(" context\nafter"));
+    fn a_report_without_failure_data_shows_the_message_plainly() {
+        let r = ScenarioResult {
+            failure: None,
+            ..result(
+                "x",
+                "2",
+                Status::Failed,
+                "[pinned] old\n--- expected\n+++ actual\n-a",
+            )
+        };
+        let html = failure_html(&r);
+        assert_eq!(
+            html,
+            "<pre class=\"msg\">[pinned] old\n--- expected\n+++ actual\n-a</pre>"
+        );
+        // And such a report still loads: `failure` is optional in the JSON.
+        let old = serde_json::json!({"name": "x", "section": "2", "status": "failed",
+            "message": "m", "expectations": []});
+        let back: ScenarioResult = serde_json::from_value(old).expect("an older result");
+        assert_eq!(back.failure, None);
+    }
+
+    #[test]
+    fn diff_lines_are_coloured_by_their_role() {
+        let html = diff_html("--- expected\n+++ actual\n@@ -1 +1 @@\n-a\n+b\n context\n--- x");
+        assert_eq!(
+            html,
+            "<span class=\"hdr\">--- expected</span>\n<span class=\"hdr\">+++ actual</span>\n\
+             <span class=\"hunk\">@@ -1 +1 @@</span>\n<span class=\"del\">-a</span>\n\
+             <span class=\"add\">+b</span>\n context\n<span class=\"del\">--- x</span>"
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::runner::{RunReport, Status};
+use super::runner::{RunReport, ScenarioResult, Status};
 
 /// Escapes text for XML attributes and content.
 fn esc(s: &str) -> String {
@@ -56,11 +56,12 @@ pub fn render(report: &RunReport) -> String {
                     let _ = writeln!(out, "{head}/>");
                 }
                 Status::Failed => {
+                    let (kind, body) = failure_body(sc);
                     let _ = writeln!(
                         out,
-                        "{head}>\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
+                        "{head}>\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",
                         esc(first_line),
-                        esc(&sc.message)
+                        esc(&body)
                     );
                 }
                 Status::Skipped => {
@@ -76,6 +77,37 @@ pub fn render(report: &RunReport) -> String {
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The failure's `type` (`pinned`, `lenient`, `other`) and body: the step and the kind,
+/// each mismatch on a line of its own, then the diff and any notes.
+fn failure_body(sc: &ScenarioResult) -> (&'static str, String) {
+    let Some(f) = &sc.failure else {
+        // A result without data (read back from an older report): its message as it is.
+        return ("other", sc.message.clone());
+    };
+    let mut body = String::new();
+    if let Some(step) = &f.step {
+        let _ = writeln!(body, "step: {step}");
+    }
+    if let Some(label) = f.kind.label() {
+        let _ = writeln!(body, "broke: {label}");
+    }
+    // Whole-text mismatches have no path: the headline and the diff say it better.
+    let located: Vec<_> = f.mismatches.iter().filter(|m| !m.path.is_empty()).collect();
+    if located.is_empty() {
+        let _ = writeln!(body, "{}", f.message);
+    }
+    for m in located {
+        let _ = writeln!(body, "{m}");
+    }
+    if let Some(diff) = &f.diff {
+        body.push_str(diff);
+    }
+    for note in &f.notes {
+        let _ = writeln!(body, "{note}");
+    }
+    (f.kind.tag(), body)
 }
 
 #[cfg(test)]

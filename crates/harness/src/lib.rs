@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bench;
 pub mod differential;
 pub mod expect;
+pub mod failure;
 pub mod features;
 pub mod html;
 pub mod inprocess;

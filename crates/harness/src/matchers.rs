@@ -9,8 +9,13 @@
 
 use std::collections::BTreeSet;
 
+use std::fmt;
+
 use regex::Regex;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+
+use super::failure::ExpectationKind;
 
 /// The outcome of one comparison.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -18,7 +23,107 @@ pub struct MatchOutcome {
     /// Matcher kinds that applied; empty ⇒ the comparison was pinned (exact).
     pub matchers: BTreeSet<String>,
     /// Every mismatch, with its JSON path.
-    pub mismatches: Vec<String>,
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// What went wrong at one place of a compared output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Problem {
+    /// A value (or a matcher) was expected here and something else came.
+    Differs,
+    /// Something was expected here and nothing came.
+    Missing,
+    /// A key came that the expectation does not allow.
+    Unexpected,
+    /// An array has another length than expected (`expected`/`actual` are the lengths).
+    Length,
+    /// The expectation itself cannot be applied (a bad regex); `detail` says why.
+    BadExpectation,
+}
+
+/// One mismatch: where, what was expected, what came instead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// A JSON path from `$` (`$.tools[2].name`); empty when whole texts were compared.
+    pub path: String,
+    /// What went wrong there.
+    pub problem: Problem,
+    /// What the expectation asked for: a value, or a matcher such as `{"$contains": "x"}`;
+    /// absent for an unexpected key.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub expected: Option<Value>,
+    /// What the port gave; absent when nothing was there.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub actual: Option<Value>,
+    /// Why the expectation could not be applied, for `bad-expectation`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// A member that is present is `Some`, even when it is `null` (serde's default reads `null`
+/// as `None`, which would turn "expected null" into "expected nothing").
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl Mismatch {
+    fn new(path: &str, problem: Problem, expected: Option<&Value>, actual: Option<&Value>) -> Self {
+        Mismatch {
+            path: path.to_string(),
+            problem,
+            expected: expected.cloned(),
+            actual: actual.cloned(),
+            detail: None,
+        }
+    }
+
+    /// Two whole texts that differ (no JSON path).
+    pub fn text(expected: &str, actual: &str) -> Self {
+        Mismatch::new(
+            "",
+            Problem::Differs,
+            Some(&Value::String(expected.to_string())),
+            Some(&Value::String(actual.to_string())),
+        )
+    }
+}
+
+/// The one-line form reports have always shown (`$.a: expected 1, got 2`); values are
+/// shortened here only, the data keeps them whole.
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let expected = self.expected.as_ref().map(describe).unwrap_or_default();
+        let actual = self.actual.as_ref().map(short).unwrap_or_default();
+        let path = &self.path;
+        match self.problem {
+            Problem::Differs => write!(f, "{path}: expected {expected}, got {actual}"),
+            Problem::Missing => write!(f, "{path}: missing (expected {expected})"),
+            Problem::Unexpected => write!(f, "{path}: unexpected key (value {actual})"),
+            Problem::Length => write!(f, "{path}: expected {expected} items, got {actual}"),
+            Problem::BadExpectation => {
+                write!(f, "{path}: {}", self.detail.as_deref().unwrap_or(""))
+            }
+        }
+    }
+}
+
+/// An expected value as a message names it: a matcher as `$key arg` (`absent` for
+/// `$absent`), anything else shortened.
+fn describe(v: &Value) -> String {
+    match v.as_object().and_then(matcher_of) {
+        Some(("$absent", _)) => "absent".to_string(),
+        Some((key, arg)) => format!("{key} {}", short(arg)),
+        None => short(v),
+    }
 }
 
 impl MatchOutcome {
@@ -36,6 +141,17 @@ impl MatchOutcome {
                 "lenient ({})",
                 self.matchers.iter().cloned().collect::<Vec<_>>().join(", ")
             )
+        }
+    }
+
+    /// The kind as data: pinned, or lenient with the matchers as its reason.
+    pub fn expectation_kind(&self) -> ExpectationKind {
+        if self.matchers.is_empty() {
+            ExpectationKind::Pinned
+        } else {
+            ExpectationKind::Lenient {
+                reason: self.matchers.iter().cloned().collect::<Vec<_>>().join(", "),
+            }
         }
     }
 }
@@ -62,7 +178,7 @@ fn walk(expected: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOut
     }
     let Some(actual) = actual else {
         out.mismatches
-            .push(format!("{path}: missing (expected {})", short(expected)));
+            .push(Mismatch::new(path, Problem::Missing, Some(expected), None));
         return;
     };
     match (expected, actual) {
@@ -75,20 +191,23 @@ fn walk(expected: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOut
                 walk(ev, a.get(k), &format!("{path}.{k}"), out);
             }
             if !partial {
-                for k in a.keys().filter(|k| !e.contains_key(*k)) {
-                    out.mismatches.push(format!(
-                        "{path}.{k}: unexpected key (value {})",
-                        short(&a[k])
+                for (k, v) in a.iter().filter(|(k, _)| !e.contains_key(*k)) {
+                    out.mismatches.push(Mismatch::new(
+                        &format!("{path}.{k}"),
+                        Problem::Unexpected,
+                        None,
+                        Some(v),
                     ));
                 }
             }
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                out.mismatches.push(format!(
-                    "{path}: expected {} items, got {}",
-                    e.len(),
-                    a.len()
+                out.mismatches.push(Mismatch::new(
+                    path,
+                    Problem::Length,
+                    Some(&Value::from(e.len())),
+                    Some(&Value::from(a.len())),
                 ));
             }
             for (i, ev) in e.iter().enumerate() {
@@ -99,7 +218,7 @@ fn walk(expected: &Value, actual: Option<&Value>, path: &str, out: &mut MatchOut
         (e, a) if e == a => {}
         (e, a) => out
             .mismatches
-            .push(format!("{path}: expected {}, got {}", short(e), short(a))),
+            .push(Mismatch::new(path, Problem::Differs, Some(e), Some(a))),
     }
 }
 
@@ -135,16 +254,22 @@ fn apply_matcher(
     path: &str,
     out: &mut MatchOutcome,
 ) {
+    // The matcher itself is what was expected, so the data says which one failed.
+    let matcher = Value::Object([(key.to_string(), arg.clone())].into_iter().collect());
     if key == "$absent" {
         if let Some(a) = actual {
-            out.mismatches
-                .push(format!("{path}: expected absent, got {}", short(a)));
+            out.mismatches.push(Mismatch::new(
+                path,
+                Problem::Differs,
+                Some(&matcher),
+                Some(a),
+            ));
         }
         return;
     }
     let Some(actual) = actual else {
         out.mismatches
-            .push(format!("{path}: missing (expected {key} {})", short(arg)));
+            .push(Mismatch::new(path, Problem::Missing, Some(&matcher), None));
         return;
     };
     let ok = match key {
@@ -164,8 +289,10 @@ fn apply_matcher(
         "$regex" => match (arg.as_str().map(Regex::new), actual.as_str()) {
             (Some(Ok(re)), Some(text)) => re.is_match(text),
             (Some(Err(e)), _) => {
-                out.mismatches
-                    .push(format!("{path}: bad regex in expectation: {e}"));
+                let mut m =
+                    Mismatch::new(path, Problem::BadExpectation, Some(&matcher), Some(actual));
+                m.detail = Some(format!("bad regex in expectation: {e}"));
+                out.mismatches.push(m);
                 return;
             }
             _ => false,
@@ -186,10 +313,11 @@ fn apply_matcher(
         _ => false,
     };
     if !ok {
-        out.mismatches.push(format!(
-            "{path}: expected {key} {}, got {}",
-            short(arg),
-            short(actual)
+        out.mismatches.push(Mismatch::new(
+            path,
+            Problem::Differs,
+            Some(&matcher),
+            Some(actual),
         ));
     }
 }
@@ -253,5 +381,68 @@ mod tests {
         assert!(!match_json(&un, &json!([{"a": 2}, {"a": 2}])).passed());
         assert!(!match_json(&un, &json!([{"a": 1}])).passed());
         assert!(!match_json(&json!({"x": {"$absent": true}}), &json!({"x": 1})).passed());
+    }
+
+    #[test]
+    fn mismatches_are_data_and_read_as_messages_always_did() {
+        let out = match_json(
+            &json!({"a": 1, "b": [1, 2], "c": {"$contains": "x"}, "d": {"$absent": true},
+                    "e": 5, "f": {"$match": "string"}, "r": {"$regex": "("}}),
+            &json!({"a": 2, "b": [1], "c": "y", "d": 0, "r": "t", "z": true}),
+        );
+        let texts: Vec<String> = out.mismatches.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts[..7],
+            [
+                "$.a: expected 1, got 2",
+                "$.b: expected 2 items, got 1",
+                "$.b[1]: missing (expected 2)",
+                "$.c: expected $contains \"x\", got \"y\"",
+                "$.d: expected absent, got 0",
+                "$.e: missing (expected 5)",
+                "$.f: missing (expected $match \"string\")",
+            ]
+        );
+        assert!(
+            texts[7].starts_with("$.r: bad regex in expectation: "),
+            "{texts:?}"
+        );
+        assert_eq!(texts[8], "$.z: unexpected key (value true)");
+        assert_eq!(texts.len(), 9);
+        let at = |i: usize| {
+            let m = &out.mismatches[i];
+            (
+                m.path.as_str(),
+                m.problem,
+                m.expected.clone(),
+                m.actual.clone(),
+            )
+        };
+        assert_eq!(
+            at(0),
+            ("$.a", Problem::Differs, Some(json!(1)), Some(json!(2)))
+        );
+        assert_eq!(
+            at(1),
+            ("$.b", Problem::Length, Some(json!(2)), Some(json!(1)))
+        );
+        assert_eq!(at(2), ("$.b[1]", Problem::Missing, Some(json!(2)), None));
+        assert_eq!(
+            at(3),
+            (
+                "$.c",
+                Problem::Differs,
+                Some(json!({"$contains": "x"})),
+                Some(json!("y"))
+            )
+        );
+        assert_eq!(at(7).1, Problem::BadExpectation);
+        assert_eq!(at(8), ("$.z", Problem::Unexpected, None, Some(json!(true))));
+        assert_eq!(
+            out.expectation_kind(),
+            ExpectationKind::Lenient {
+                reason: "absent, contains, match, regex".into()
+            }
+        );
     }
 }

@@ -48,7 +48,12 @@ pub fn text(report: &RunReport) -> String {
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
         for f in failures {
-            let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, f.message);
+            // Reports read back from older JSON carry only the message.
+            let text = f
+                .failure
+                .as_ref()
+                .map_or_else(|| f.message.clone(), |x| x.report_text());
+            let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, text);
         }
     }
     if let Some(b) = &report.baseline {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::failure::Failure;
 use super::features::ScenarioSpec;
 use super::port::{hello, Port, PortInfo};
 use super::scenario::{Env, ScenarioState, StepFailure};
@@ -32,6 +33,10 @@ pub struct ScenarioResult {
     pub status: Status,
     /// Why it failed or was skipped; empty when it passed.
     pub message: String,
+    /// Why it failed, as data (kind, paths, expected, actual, diff); absent unless it failed,
+    /// and in reports written before failures were data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
     /// The kinds of expectation that held (`pinned`, `lenient (contains)`, ...), sorted.
     #[serde(default)]
     pub expectations: Vec<String>,
@@ -143,7 +148,7 @@ pub async fn run(
         let result = match &hello_error {
             // A port that cannot complete the handshake is not run at all: every scenario
             // fails with the reason, so the report says why in each row.
-            Some(e) => failed(spec, format!("hello failed: {e}")),
+            Some(e) => failed(spec, Failure::other(format!("hello failed: {e}"))),
             _ => run_one(port, env, spec, implements.as_deref()).await,
         };
         progress(&result);
@@ -177,12 +182,15 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
     }
 }
 
-fn failed(spec: &ScenarioSpec, message: String) -> ScenarioResult {
+/// A failed scenario; a port that leaks the canary must not make the report leak it too.
+fn failed(spec: &ScenarioSpec, failure: Failure) -> ScenarioResult {
+    let failure = failure.redacted(&super::secret::redact);
     ScenarioResult {
         name: spec.id.clone(),
         section: spec.section.clone(),
         status: Status::Failed,
-        message: super::secret::redact(&message),
+        message: failure.report_text(),
+        failure: Some(failure),
         expectations: Vec::new(),
     }
 }
@@ -198,6 +206,7 @@ async fn run_one(
         section: spec.section.clone(),
         status: Status::Passed,
         message: String::new(),
+        failure: None,
         expectations: Vec::new(),
     };
     if let Some(list) = implements {
@@ -208,15 +217,14 @@ async fn run_one(
         }
     }
     if let Err(e) = port.ensure_ready().await {
-        return failed(spec, e.to_string());
+        return failed(spec, Failure::other(e.to_string()));
     }
     let mut state = ScenarioState::new(env);
     for step in &spec.steps {
         match run_step(port, env, &mut state, step).await {
             Ok(()) => {}
-            Err(StepFailure::Failed(m)) => {
-                result.status = Status::Failed;
-                result.message = format!("step `{} {}`: {m}", step.keyword, step.text);
+            Err(StepFailure::Failed(f)) => {
+                result = failed(spec, f.in_step(format!("{} {}", step.keyword, step.text)));
                 break;
             }
             Err(StepFailure::Skipped(m)) => {

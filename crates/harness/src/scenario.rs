@@ -3,10 +3,12 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::failure::Failure;
 use super::features::StepSpec;
 use super::normalise::Placeholders;
 use super::port::PortError;
@@ -52,17 +54,35 @@ impl Env {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StepFailure {
     /// An expectation did not hold, or the port failed.
-    Failed(String),
+    Failed(Failure),
     /// The port does not support what the step needs.
     Skipped(String),
+}
+
+impl StepFailure {
+    /// A failed step from a failure or a message (`[pinned] …` labels become the kind).
+    pub fn failed(f: impl Into<Failure>) -> StepFailure {
+        StepFailure::Failed(f.into())
+    }
+}
+
+/// The failure's or the skip's text, as messages have always read.
+impl fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepFailure::Failed(failure) => failure.fmt(f),
+            StepFailure::Skipped(m) => f.write_str(m),
+        }
+    }
 }
 
 /// The outcome of one step.
 pub type StepResult = Result<(), StepFailure>;
 
-/// A failed step with `msg`.
+/// A failed step with `msg`; it breaks no expectation unless the message starts with a
+/// `[pinned] ` or `[lenient (…)] ` label.
 pub fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
-    Err(StepFailure::Failed(msg.into()))
+    Err(StepFailure::Failed(Failure::from_text(msg.into())))
 }
 
 impl From<PortError> for StepFailure {
@@ -71,7 +91,7 @@ impl From<PortError> for StepFailure {
             PortError::Unsupported(m) => {
                 StepFailure::Skipped(format!("port does not support this: {m}"))
             }
-            other => StepFailure::Failed(other.to_string()),
+            other => StepFailure::Failed(Failure::other(other.to_string())),
         }
     }
 }
@@ -130,7 +150,7 @@ impl ScenarioState {
             let dir = tempfile::Builder::new()
                 .prefix("tnx-scenario-")
                 .tempdir()
-                .map_err(|e| StepFailure::Failed(format!("cannot create temp dir: {e}")))?;
+                .map_err(|e| StepFailure::failed(format!("cannot create temp dir: {e}")))?;
             self.placeholders.add("{{TMP}}", dir.path());
             self.tmp = Some(dir);
         }
@@ -150,24 +170,24 @@ impl ScenarioState {
 
     pub(super) fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
         let doc = step.docstring.as_deref().ok_or_else(|| {
-            StepFailure::Failed(format!("step `{}` needs a doc string", step.text))
+            StepFailure::failed(format!("step `{}` needs a doc string", step.text))
         })?;
         let text = self.expand(doc)?;
         serde_json::from_str(&text)
-            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+            .map_err(|e| StepFailure::failed(format!("doc string is not JSON ({e}): {text}")))
     }
 
     /// An expectation doc string: placeholders stay as written, since outputs are normalised.
     pub(super) fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
         let text = self.raw_doc(step)?;
         serde_json::from_str(&text)
-            .map_err(|e| StepFailure::Failed(format!("doc string is not JSON ({e}): {text}")))
+            .map_err(|e| StepFailure::failed(format!("doc string is not JSON ({e}): {text}")))
     }
 
     pub(super) fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
         step.docstring
             .clone()
-            .ok_or_else(|| StepFailure::Failed(format!("step `{}` needs a doc string", step.text)))
+            .ok_or_else(|| StepFailure::failed(format!("step `{}` needs a doc string", step.text)))
     }
 
     pub(super) fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
@@ -182,25 +202,25 @@ impl ScenarioState {
     pub(super) fn built(&self) -> Result<&Value, StepFailure> {
         self.built
             .as_ref()
-            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+            .ok_or_else(|| StepFailure::failed("no toolkit has been built in this scenario"))
     }
 
     pub(super) fn toolkit_id(&self) -> Result<String, StepFailure> {
         self.toolkit
             .clone()
-            .ok_or_else(|| StepFailure::Failed("no toolkit has been built in this scenario".into()))
+            .ok_or_else(|| StepFailure::failed("no toolkit has been built in this scenario"))
     }
 
     pub(super) fn result(&self) -> Result<&Value, StepFailure> {
         self.result
             .as_ref()
-            .ok_or_else(|| StepFailure::Failed("no tool has been executed in this scenario".into()))
+            .ok_or_else(|| StepFailure::failed("no tool has been executed in this scenario"))
     }
 
     pub(super) fn output(&self) -> Result<String, StepFailure> {
         let out = self.result()?.get("output").and_then(Value::as_str);
         out.map(|s| self.placeholders.normalise_text(s))
-            .ok_or_else(|| StepFailure::Failed("result has no string \"output\"".into()))
+            .ok_or_else(|| StepFailure::failed("result has no string \"output\""))
     }
 
     pub(super) fn norm(&self, v: &Value) -> Value {

@@ -19,10 +19,10 @@ use super::surroundings;
 use super::{mock_launch, secret};
 use toolnexus_protocol::error_kind;
 
-fn held(st: &ScenarioState, outcome: Result<String, String>) -> StepResult {
+fn held(st: &ScenarioState, outcome: Result<String, super::failure::Failure>) -> StepResult {
     outcome
         .map(|kind| st.record(kind))
-        .map_err(StepFailure::Failed)
+        .map_err(StepFailure::failed)
 }
 
 fn expect_json(st: &ScenarioState, expected: &Value, actual: &Value) -> StepResult {
@@ -225,7 +225,7 @@ pub fn registry() -> &'static [StepDef] {
                 "keeps every file's bytes under DIR, to compare later",
                 |StepCtx { st, arg, .. }| {
                     let dir = st.path(&arg.at(1))?;
-                    let tree = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+                    let tree = surroundings::record_tree(&dir).map_err(StepFailure::failed)?;
                     st.recorded = Some((dir, tree));
                     Ok(())
                 }),
@@ -235,7 +235,7 @@ pub fn registry() -> &'static [StepDef] {
                     let scenario = env.mocks.join(arg.at(1));
                     let mock = mock_launch::mcp_http(&env.mock_bin, &scenario)
                         .await
-                        .map_err(StepFailure::Failed)?;
+                        .map_err(StepFailure::failed)?;
                     st.placeholders.add_text("{{MCP_URL}}", &mock.url);
                     st.mocks.push(mock);
                     Ok(())
@@ -246,7 +246,7 @@ pub fn registry() -> &'static [StepDef] {
                     let scenario = env.mocks.join("a2a").join(arg.at(2));
                     let agent = mock_launch::a2a(&env.mock_bin, &scenario)
                         .await
-                        .map_err(StepFailure::Failed)?;
+                        .map_err(StepFailure::failed)?;
                     let placeholder = match arg.opt(1) {
                         Some(name) => format!("{{{{A2A:{}}}}}", name),
                         None => "{{A2A}}".to_string(),
@@ -261,7 +261,7 @@ pub fn registry() -> &'static [StepDef] {
                     let routes = st.json_doc(step)?;
                     let server = surroundings::http_server(&routes)
                         .await
-                        .map_err(StepFailure::Failed)?;
+                        .map_err(StepFailure::failed)?;
                     st.placeholders.add_text("{{HTTP}}", &server.uri());
                     st.http = Some(server);
                     Ok(())
@@ -434,7 +434,7 @@ pub fn registry() -> &'static [StepDef] {
                     let listed = live_tools(port, st).await?;
                     let name = arg.at(1);
                     let t = tool(&listed, &name)
-                        .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+                        .ok_or_else(|| StepFailure::failed(format!("no tool \"{name}\"")))?;
                     expect_json(st, &json!(arg.at(2)), t.get("source").unwrap_or(&Value::Null))
                 }),
             step!(Expectations, r#"^the tool "(?P<X>[^"]+)" matches:$"# + "JSON",
@@ -443,7 +443,7 @@ pub fn registry() -> &'static [StepDef] {
                     let listed = live_tools(port, st).await?;
                     let name = arg.at(1);
                     let t = tool(&listed, &name)
-                        .ok_or_else(|| StepFailure::Failed(format!("no tool \"{name}\"")))?;
+                        .ok_or_else(|| StepFailure::failed(format!("no tool \"{name}\"")))?;
                     let actual = st.norm(t);
                     expect_json(st, &st.expect_doc(step)?, &actual)
                 }),
@@ -496,7 +496,7 @@ pub fn registry() -> &'static [StepDef] {
             step!(Expectations, r#"^the output matches snapshot "(?P<NAME>[^"]+)"$"#,
                 "output equals `snapshots/NAME.snap`'s body",
                 |StepCtx { env, st, arg, .. }| {
-                    let body = snapshots::body(&env.snapshots, &arg.at(1)).map_err(StepFailure::Failed)?;
+                    let body = snapshots::body(&env.snapshots, &arg.at(1)).map_err(StepFailure::failed)?;
                     expect_text(st, &body, &st.output()?)
                 }),
             step!(Expectations, r#"^the output parses as JSON matching:$"# + "JSON",
@@ -504,7 +504,7 @@ pub fn registry() -> &'static [StepDef] {
                 |StepCtx { st, step, .. }| {
                     let out = st.output()?;
                     let parsed: Value = serde_json::from_str(&out)
-                        .map_err(|e| StepFailure::Failed(format!("output is not JSON ({e}): {out:?}")))?;
+                        .map_err(|e| StepFailure::failed(format!("output is not JSON ({e}): {out:?}")))?;
                     expect_json(st, &st.expect_doc(step)?, &parsed)
                 }),
             step!(Expectations, r#"^the result matches:$"# + "JSON",
@@ -543,7 +543,7 @@ pub fn registry() -> &'static [StepDef] {
                     let prompt = skills_prompt(port, st).await?;
                     expect_text(
                         st,
-                        &snapshots::body(&env.snapshots, &arg.at(1)).map_err(StepFailure::Failed)?,
+                        &snapshots::body(&env.snapshots, &arg.at(1)).map_err(StepFailure::failed)?,
                         &prompt,
                     )
                 }),
@@ -743,7 +743,7 @@ pub fn registry() -> &'static [StepDef] {
                 |StepCtx { st, step, arg, .. }| {
                     let path = st.path(&arg.at(1))?;
                     let bytes = std::fs::read(&path)
-                        .map_err(|e| StepFailure::Failed(format!("cannot read {}: {e}", path.display())))?;
+                        .map_err(|e| StepFailure::failed(format!("cannot read {}: {e}", path.display())))?;
                     expect_text(st, &st.raw_doc(step)?, &String::from_utf8_lossy(&bytes))
                 }),
             step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" does not exist$"#,
@@ -774,7 +774,7 @@ pub fn registry() -> &'static [StepDef] {
                             recorded_dir.display()
                         ));
                     }
-                    let after = surroundings::record_tree(&dir).map_err(StepFailure::Failed)?;
+                    let after = surroundings::record_tree(&dir).map_err(StepFailure::failed)?;
                     match surroundings::tree_difference(before, &after) {
                         None => Ok(()),
                         Some(d) => fail(format!("[pinned] files changed: {d}")),
@@ -870,7 +870,7 @@ pub fn registry() -> &'static [StepDef] {
                     tokio::task::spawn_blocking(move || surroundings::process_gone(&path, within))
                         .await
                         .unwrap_or_else(|e| Err(format!("the process check failed: {e}")))
-                        .map_err(StepFailure::Failed)
+                        .map_err(StepFailure::failed)
                 }),
         ]
     })
@@ -1174,7 +1174,7 @@ fn unescape(s: &str) -> String {
 
 fn with_context(e: StepFailure, ctx: &str) -> StepFailure {
     match e {
-        StepFailure::Failed(m) => StepFailure::Failed(format!("{m}\n{ctx}")),
+        StepFailure::Failed(m) => StepFailure::Failed(m.with_note(ctx)),
         other => other,
     }
 }
@@ -1292,6 +1292,7 @@ mod tests {
         let Err(StepFailure::Failed(m)) = select(&defs, r#"a file "x""#) else {
             panic!("an ambiguous step was accepted");
         };
+        let m = m.to_string();
         assert!(m.contains("ambiguous step `a file \"x\"`"), "{m}");
         assert!(
             m.contains(defs[0].pattern) && m.contains(defs[1].pattern),
@@ -1300,6 +1301,7 @@ mod tests {
         let Err(StepFailure::Failed(m)) = select(&defs, "no such step") else {
             panic!("an unknown step was accepted");
         };
+        let m = m.to_string();
         assert!(m.contains("unknown step `no such step`"), "{m}");
     }
 
