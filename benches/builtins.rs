@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
 use serde_json::{json, Value};
+use toolnexus_harness::bench::stats;
 use toolnexus_reference::builtins::create_builtin_tools;
 use toolnexus_reference::tool::{Context, Tool};
 
@@ -107,13 +108,14 @@ impl Case {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// The median of `times` in milliseconds, as `bench` computes it (`bench::stats`).
+fn median_ms(times: &[Duration]) -> f64 {
+    let samples: Vec<f64> = times.iter().copied().map(ms).collect();
+    stats::of(&samples).map_or(f64::NAN, |s| s.median)
 }
 
 fn main() {
@@ -225,21 +227,18 @@ fn main() {
                 ripgrep.push(t.elapsed());
             }
         }
-        let r = median(reference);
+        let r = median_ms(&reference);
         if rg {
-            let g = median(ripgrep);
+            let g = median_ms(&ripgrep);
             println!(
-                "{}: reference {:.1} ms, rg -j1 {:.1} ms, ratio {:.2}",
+                "{}: reference {r:.1} ms, rg -j1 {g:.1} ms, ratio {:.2}",
                 case.group,
-                ms(r),
-                ms(g),
-                r.as_secs_f64() / g.as_secs_f64()
+                r / g
             );
         } else {
             println!(
-                "{}: reference {:.1} ms, rg -j1 missing (apt-get install ripgrep), no ratio",
-                case.group,
-                ms(r)
+                "{}: reference {r:.1} ms, rg -j1 missing (apt-get install ripgrep), no ratio",
+                case.group
             );
         }
     }

@@ -138,7 +138,8 @@ fn criterion_benches(c: &mut Criterion, rt: &Runtime, opts: &ToolkitOptions) {
     group.finish();
 }
 
-/// p50 and p90 (nearest rank) of `CALLS` single timed in-process calls, in milliseconds.
+/// p50 and p90 (nearest rank) of `CALLS` single timed in-process calls, in milliseconds, as
+/// `bench` computes them (`bench::stats`).
 fn in_process_percentiles(rt: &Runtime, opts: &ToolkitOptions) -> (f64, f64) {
     let args = json!({"text": "bench"});
     rt.block_on(async {
@@ -153,8 +154,8 @@ fn in_process_percentiles(rt: &Runtime, opts: &ToolkitOptions) -> (f64, f64) {
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         tk.close().await;
-        times.sort_by(f64::total_cmp);
-        (times[CALLS / 2 - 1], times[CALLS * 9 / 10 - 1])
+        let st = bench::stats::of(&times).expect("timed calls");
+        (st.median, st.p90)
     })
 }
 

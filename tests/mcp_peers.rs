@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Command;
+use toolnexus_harness::process_group::{self, Signal};
 use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
 /// `npm ci` of 116 packages takes seconds; this only stops a wedged install.
@@ -82,7 +83,7 @@ async fn run_bounded(mut cmd: Command, bound: Duration, what: &str) -> Output {
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
-    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    let pgid = process_group::group_of(&child);
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         panic!("{what}: no pipes");
     };
@@ -92,9 +93,13 @@ async fn run_bounded(mut cmd: Command, bound: Duration, what: &str) -> Output {
         Ok(status) => status.unwrap_or_else(|e| panic!("{what}: {e}")),
         Err(_) => {
             // TERM first so the install script can remove its temporary directory.
-            signal_group(pgid, libc::SIGTERM);
+            if let Some(pgid) = pgid {
+                process_group::signal_group(pgid, Signal::SIGTERM);
+            }
             let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-            signal_group(pgid, libc::SIGKILL);
+            if let Some(pgid) = pgid {
+                process_group::kill_group(pgid);
+            }
             panic!("{what}: not done within {bound:?}");
         }
     };
@@ -114,15 +119,6 @@ async fn read_all(mut pipe: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
     let mut bytes = Vec::new();
     let _ = pipe.read_to_end(&mut bytes).await;
     bytes
-}
-
-fn signal_group(pgid: Option<i32>, signal: i32) {
-    if let Some(pgid) = pgid.filter(|p| *p > 0) {
-        // SAFETY: kill(2) on the process group run_bounded created; no memory is involved.
-        unsafe {
-            libc::kill(-pgid, signal);
-        }
-    }
 }
 
 async fn bounded<T>(what: &str, bound: Duration, fut: impl std::future::Future<Output = T>) -> T {

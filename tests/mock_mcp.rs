@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ElicitRequestParams,
     ElicitResult, ElicitationAction, Implementation, PaginatedRequestParams,
@@ -429,7 +431,7 @@ async fn sleeper_writes_the_pid_of_a_live_child() {
     // This test started the sleeper, so it ends it, before asserting so a failure leaves no
     // orphan; only by its own pid, and only once it is known to be the mock's child.
     if ppid == Some(mock_pid as i32) {
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
     }
     assert_eq!(
         ppid,

@@ -16,6 +16,7 @@ pub mod matchers;
 pub mod mock_launch;
 pub mod normalise;
 pub mod port;
+pub mod process_group;
 pub mod registry;
 pub mod report;
 pub mod runner;

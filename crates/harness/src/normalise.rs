@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
 /// The placeholder ↔ path pairs of one scenario.
@@ -95,15 +96,16 @@ impl Placeholders {
 /// A path as it appears in a `file://` URI: bytes outside the unreserved set and `/`
 /// percent-encoded (RFC 3986).
 fn uri_path(path: &str) -> String {
-    path.bytes().fold(String::new(), |mut out, b| {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-        out
-    })
+    percent_encode(path.as_bytes(), URI_PATH).to_string()
 }
+
+/// Everything but RFC 3986's unreserved characters and `/`.
+const URI_PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
 
 #[cfg(test)]
 mod tests {
@@ -129,5 +131,20 @@ mod tests {
             p.normalise_text("file:///x/sp%20ace/%C3%A9/a and /x/sp ace/é/a"),
             "file://{{FIXTURES}}/a and {{FIXTURES}}/a"
         );
+    }
+
+    /// Every ASCII byte, against the hand-written encoder this replaced.
+    #[test]
+    fn uri_path_encodes_as_before() {
+        for b in 0..=127u8 {
+            let kept = b.is_ascii_alphanumeric() || b"-._~/".contains(&b);
+            let expected = if kept {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            };
+            assert_eq!(uri_path(&char::from(b).to_string()), expected, "byte {b}");
+        }
+        assert_eq!(uri_path("/a b/é%"), "/a%20b/%C3%A9%25");
     }
 }

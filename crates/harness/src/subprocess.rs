@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::port::{truncate, Port, PortError};
+use super::process_group;
 use toolnexus_protocol::PROTOCOL_VERSION;
 
 /// How many stderr lines of a driver are kept for failure messages.
@@ -105,11 +106,8 @@ impl SubprocessPort {
         let mut message = why;
         self.greeting = None;
         if let Some(mut running) = self.running.take() {
-            if let Some(pid) = running.child.id() {
-                // SAFETY-free libc call: signalling a process group we created.
-                unsafe {
-                    libc::kill(-(pid as i32), libc::SIGKILL);
-                }
+            if let Some(pgid) = process_group::group_of(&running.child) {
+                process_group::kill_group(pgid);
             }
             let _ = running.child.start_kill();
             if let Ok(Ok(status)) =
@@ -267,10 +265,8 @@ impl Port for SubprocessPort {
                 .await
                 .is_err()
             {
-                if let Some(pid) = running.child.id() {
-                    unsafe {
-                        libc::kill(-(pid as i32), libc::SIGKILL);
-                    }
+                if let Some(pgid) = process_group::group_of(&running.child) {
+                    process_group::kill_group(pgid);
                 }
                 let _ = running.child.kill().await;
             }

@@ -9,6 +9,8 @@ use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::process_group;
+
 /// Every regular file under `dir` with its bytes, keyed by relative path (symlinks not
 /// followed): a byte-exact record to compare a tree against later.
 pub fn record_tree(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, String> {
@@ -67,10 +69,8 @@ pub fn process_gone(pid_file: &Path, within: Duration) -> Result<(), String> {
     }
     let started = Instant::now();
     loop {
-        // Signal 0 checks existence; ESRCH means the process is gone. A zombie still counts
-        // as present until its parent reaps it, so waiting a little is fair.
-        let alive = unsafe { libc::kill(pid, 0) } == 0 && !is_zombie(pid);
-        if !alive {
+        // A zombie counts as gone: it no longer runs, only its parent has yet to reap it.
+        if process_group::is_gone(pid) {
             return Ok(());
         }
         if started.elapsed() > within {
@@ -81,17 +81,6 @@ pub fn process_gone(pid_file: &Path, within: Duration) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit(')')
-                .next()
-                .map(|rest| rest.trim_start().starts_with('Z'))
-        })
-        .unwrap_or(false)
 }
 
 /// Starts a local HTTP server (127.0.0.1, ephemeral port) answering each `"METHOD /path"`

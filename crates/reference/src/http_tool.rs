@@ -8,6 +8,7 @@ use reqwest::{Client, Method};
 use serde_json::{json, Map, Value};
 
 use super::env_expand::{expand_headers, Redactor};
+use super::percent;
 use super::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// §7 default timeout.
@@ -184,7 +185,7 @@ impl HttpToolSpec {
                     let key = &after[..close];
                     url.push_str(&tail[..open]);
                     let value = rest.remove(key).map(|v| plain_text(&v)).unwrap_or_default();
-                    url.push_str(&encode_component(&value));
+                    url.push_str(&percent::component(&value));
                     tail = &after[close + 1..];
                 }
                 _ => {
@@ -351,21 +352,10 @@ fn plain_text(v: &Value) -> String {
     }
 }
 
-/// Percent-encodes everything but unreserved characters (a path segment; `/` included).
-fn encode_component(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// `application/x-www-form-urlencoded`: spaces as `+`.
+/// `application/x-www-form-urlencoded`: spaces as `+` (a literal `%` is `%25`, so every
+/// `%20` left is a space).
 fn encode_form(s: &str) -> String {
-    encode_component(s).replace("%20", "+")
+    percent::component(s).replace("%20", "+")
 }
 
 #[cfg(test)]

@@ -56,5 +56,8 @@ pub mod suspension;
 pub mod tool;
 pub mod toolkit;
 
+mod percent;
+mod process_group;
+
 pub use tool::{Context, Source, Tool, ToolExec, ToolResult};
 pub use toolkit::{Toolkit, ToolkitOptions};

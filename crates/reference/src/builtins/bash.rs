@@ -2,16 +2,18 @@
 
 use std::fs::File;
 use std::io::Read as _;
-use std::os::fd::{FromRawFd as _, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use nix::errno::Errno;
 use serde_json::{json, Map, Value};
 
 use super::write::{args_object, io_msg, opt_num, opt_str, req_str, Step};
+use crate::process_group::{group_of, kill_group, signal_group, Signal};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// The interpreter argv; Python reports it joined as `metadata.shell`.
@@ -25,49 +27,37 @@ const KILL_GRACE: Duration = Duration::from_millis(2000);
 /// (its own `setsid`) could otherwise hold it open forever.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(2000);
 
-/// Signals a whole process group; `true` when the group existed.
-fn kill_group(pgid: libc::pid_t, sig: libc::c_int) -> bool {
-    // SAFETY: kill(2) with a negative pid only signals; no memory is touched.
-    pgid > 0 && unsafe { libc::kill(-pgid, sig) } == 0
-}
-
 /// SIGKILLs the group if the call is abandoned (its future dropped) mid-run, so nothing the
 /// command started outlives the caller's interest in it.
 struct GroupGuard {
-    pgid: libc::pid_t,
+    pgid: i32,
     armed: bool,
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if self.armed {
-            kill_group(self.pgid, libc::SIGKILL);
+            kill_group(self.pgid);
         }
     }
 }
 
 /// One pipe for both stdout and stderr, so their interleaving is preserved as written.
 fn output_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
     // CLOEXEC atomically where possible: a concurrent spawn elsewhere in the process must not
     // inherit our write end, or EOF would wait for that unrelated process to exit.
     #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
-    // SAFETY: pipe2(2) fills exactly two fds into the array it is given.
-    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    let fds = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)?;
     #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
-    // SAFETY: pipe(2) fills exactly two fds into the array it is given.
-    let rc = unsafe { libc::pipe(fds.as_mut_ptr()) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both fds were just created by pipe(2) and are owned by nobody else.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
-    for fd in &fds {
-        // SAFETY: fcntl on fds we own.
-        unsafe { libc::fcntl(*fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-    }
-    Ok((read, write))
+    let fds = {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+        let fds = nix::unistd::pipe()?;
+        for fd in [&fds.0, &fds.1] {
+            fcntl(fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+        }
+        fds
+    };
+    Ok(fds)
 }
 
 /// Python's `returncode`: the exit code, or `-signal` when the child was killed.
@@ -103,7 +93,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     match std::fs::metadata(&workdir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
-            let e = std::io::Error::from_raw_os_error(libc::ENOTDIR);
+            let e = std::io::Error::from(Errno::ENOTDIR);
             return Err(ToolResult::error(format!("bash: {}", io_msg(&e, &wd))));
         }
         Err(e) => return Err(ToolResult::error(format!("bash: {}", io_msg(&e, &wd)))),
@@ -126,7 +116,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     // The Command still holds our copies of the pipe's write end; EOF needs them closed.
     drop(cmd);
     let mut child = spawned.map_err(fail)?;
-    let pgid = child.id().map_or(0, |id| id as libc::pid_t);
+    let pgid = group_of(&child).unwrap_or(0);
     let mut guard = GroupGuard { pgid, armed: true };
 
     let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
@@ -163,9 +153,9 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
         Outcome::Finished(r) => r,
         Outcome::TimedOut | Outcome::Cancelled => {
             // Ask, wait out the grace window, then insist (Python's order).
-            let mut killed = kill_group(pgid, libc::SIGTERM);
+            let mut killed = signal_group(pgid, Signal::SIGTERM);
             if tokio::time::timeout(KILL_GRACE, &mut done).await.is_err() {
-                killed = kill_group(pgid, libc::SIGKILL) || killed;
+                killed = kill_group(pgid) || killed;
                 let _ = tokio::time::timeout(DRAIN_AFTER_KILL, &mut done).await;
             }
             let out = collected(&buf);
@@ -243,32 +233,17 @@ pub fn tool() -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::process_group::is_gone;
     use tokio_util::sync::CancellationToken;
 
     async fn run(args: Value) -> ToolResult {
         tool().execute(args, &Context::default()).await
     }
 
-    /// Dead or a zombie awaiting its reaper: either way it no longer runs.
-    fn gone(pid: libc::pid_t) -> bool {
-        // SAFETY: signal 0 only probes for existence.
-        if unsafe { libc::kill(pid, 0) } != 0 {
-            return true;
-        }
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| {
-                s.rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            })
-            .unwrap_or(true)
-    }
-
-    async fn wait_gone(pid: libc::pid_t) -> bool {
+    /// Waits up to 5 s for `pid` to be dead or a zombie awaiting its reaper.
+    async fn wait_gone(pid: i32) -> bool {
         for _ in 0..50 {
-            if gone(pid) {
+            if is_gone(pid) {
                 return true;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -337,7 +312,7 @@ mod tests {
             serde_json::to_value(&r.metadata).unwrap(),
             json!({"shell": "/bin/sh -c", "timedOut": true, "killedTree": true})
         );
-        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+        let pid: i32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
             .parse()
@@ -366,7 +341,7 @@ mod tests {
         let r = tool().execute(json!({"command": cmd}), &ctx).await;
         assert!(r.is_error);
         assert!(r.output.starts_with("bash: command cancelled"));
-        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+        let pid: i32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
             .parse()
@@ -383,7 +358,7 @@ mod tests {
         let ctx = Context::default();
         let fut = t.execute(json!({"command": cmd}), &ctx);
         let _ = tokio::time::timeout(Duration::from_millis(300), fut).await;
-        let pid: libc::pid_t = std::fs::read_to_string(&pidfile)
+        let pid: i32 = std::fs::read_to_string(&pidfile)
             .unwrap()
             .trim()
             .parse()

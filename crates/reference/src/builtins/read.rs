@@ -53,7 +53,7 @@ fn read_window(path: &str, start: usize, take: usize) -> Step<String> {
     let not_regular = || ToolResult::error(format!("read: {path} is not a regular file"));
     // Checked before opening: opening a FIFO would block until a writer appears.
     match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err(io_err(std::io::Error::from_raw_os_error(libc::EISDIR))),
+        Ok(m) if m.is_dir() => return Err(io_err(std::io::Error::from(nix::errno::Errno::EISDIR))),
         Ok(m) if !m.is_file() => return Err(not_regular()),
         _ => {}
     }
@@ -130,8 +130,7 @@ mod tests {
     async fn a_fifo_is_refused_without_blocking() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let fifo = dir.path().join("pipe");
-        let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap_or_default();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let path = fifo.to_string_lossy().to_string();
         for args in [json!({"path": path}), json!({"path": path, "limit": 1})] {
             let r = tokio::time::timeout(std::time::Duration::from_secs(5), run(args)).await;

@@ -145,13 +145,13 @@ pub(super) fn read_text(tool: &str, path: &str) -> Step<String> {
     // for the path to be swapped in between (and opening a FIFO cannot block).
     let mut file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
         .map_err(fail)?;
     let meta = file.metadata().map_err(fail)?;
     if meta.is_dir() {
         // Reading a directory fails with the platform's own message, as the ports report it.
-        return Err(fail(std::io::Error::from_raw_os_error(libc::EISDIR)));
+        return Err(fail(std::io::Error::from(nix::errno::Errno::EISDIR)));
     }
     if !meta.is_file() {
         return Err(ToolResult::error(format!(
@@ -211,7 +211,7 @@ pub(super) fn stage(path: &Path, content: &[u8]) -> io::Result<Staged> {
     };
     std::fs::create_dir_all(&parent)?;
     if dest.is_dir() {
-        return Err(io::Error::from_raw_os_error(libc::EISDIR));
+        return Err(io::Error::from(nix::errno::Errno::EISDIR));
     }
     // A new file gets 0666 minus the umask (what a plain create would give it), an overwritten
     // one keeps its mode, instead of the temp file's 0600 leaking through the rename.

@@ -10,6 +10,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, DuplexStream};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
+use crate::process_group;
+
 /// The longest stdout line forwarded (a larger one is a protocol error, not a memory hog).
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// How much of the server's stderr is kept for error messages.
@@ -51,12 +53,8 @@ impl ChildTree {
     }
 
     fn signal_group(&self) {
-        if let Some(pgid) = self.pgid.filter(|p| *p > 0) {
-            // SAFETY: kill(2) with a negative pid signals a process group we created; it has
-            // no memory-safety preconditions.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
+        if let Some(pgid) = self.pgid {
+            process_group::kill_group(pgid);
         }
     }
 }
@@ -109,7 +107,7 @@ pub fn spawn(
         Some(dir) => format!("cannot start \"{program}\" in \"{}\": {e}", dir.display()),
         None => format!("cannot start \"{program}\": {e}"),
     })?;
-    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    let pgid = process_group::group_of(&child);
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -255,17 +253,8 @@ mod tests {
         spawned.tree.kill().await;
         let mut gone = false;
         for _ in 0..100 {
-            // SAFETY: signal 0 only probes for existence. An unreaped zombie counts as gone.
-            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .map(|s| {
-                    s.rsplit(')')
-                        .next()
-                        .unwrap_or("")
-                        .trim_start()
-                        .starts_with('Z')
-                })
-                .unwrap_or(false);
-            if unsafe { libc::kill(pid, 0) } != 0 || zombie {
+            // An unreaped zombie counts as gone.
+            if process_group::is_gone(pid) {
                 gone = true;
                 break;
             }

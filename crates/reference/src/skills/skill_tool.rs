@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::{discover, SkillInfo, SkillOrigin};
+use crate::percent;
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// skill.txt, the loader description (verbatim from opencode, no trailing newline).
@@ -73,15 +74,7 @@ fn file_uri(dir: &Path) -> String {
     };
     #[cfg(not(unix))]
     let bytes: Vec<u8> = dir.to_string_lossy().replace('\\', "/").into_bytes();
-    let mut out = String::from("file://");
-    for b in bytes {
-        if b.is_ascii_alphanumeric() || b"_.-~/".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    format!("file://{}", percent::path(&bytes))
 }
 
 /// The tool input's `name`, coerced like the Python port's `str(args.get("name", ""))`

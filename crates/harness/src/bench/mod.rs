@@ -1,0 +1,398 @@
+//! The cross-port benchmark: times a few heavy operations on each chosen port, through the
+//! protocol only, and compares every port with the reference measured in the same run.
+//!
+//! Three operations, each with warm-up runs that are not counted and several counted runs
+//! (median, min, max):
+//!
+//! 1. **skills build + prompt** — `build {"builtins": false, "skillsDir": <tree>}` over a
+//!    generated tree of skills (5,000 by default, three files each), then `skills_prompt`,
+//!    then `close`; the whole sequence is timed.
+//! 2. **grep** — one `build {}`, then per run one `execute grep` over a generated tree of
+//!    small files (20,000 by default); the result must not be an error and must have the
+//!    known number of matching lines (a difference is a note, not a failure).
+//! 3. **execute round trip** — a toolkit with one cheap extra tool (`{"text": "ok"}`), then
+//!    `round_trips` sequential `execute` calls per run; statistics are per call.
+//! 4. **MCP call round trip (stdio)** — one `build {"builtins": false, "mcpConfig": …}` with
+//!    the `basic.json` mock MCP server over stdio, warm-up calls, then `mcp_calls` sequential
+//!    `execute mock_echo` calls; statistics (median = p50, p90) are per call.
+//! 5. **toolkit build, one stdio MCP server** — `build` with that config, then `close`
+//!    (which stops the server), timed together, `mcp_builds` counted runs.
+//!
+//! The fixtures are generated once per [`run`] (plain `std::fs` writes, deterministic
+//! content) into a temporary directory that is removed afterwards, and shared by all ports.
+//! The MCP server is this crate's own `mock mcp` subcommand, started by the port from the
+//! config (absolute path of [`BenchOptions::mock_exe`], else of the running binary, and of
+//! a copy of `mock-servers/scenarios/basic.json` in the fixture directory).
+//! A port that fails gets a note on its row; the benchmark never panics on port behaviour.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::port::Port;
+
+mod fixtures;
+mod operations;
+mod render;
+pub mod stats;
+
+pub use fixtures::Fixtures;
+pub use render::table;
+
+/// The name of the port every other port is compared with.
+pub const REFERENCE: &str = "reference";
+
+/// The token the grep fixture plants in some files (one matching line per such file).
+pub const GREP_TOKEN: &str = "benchneedle_7f3a";
+
+/// The exposed name of the mock's echo tool.
+pub const MCP_TOOL: &str = "mock_echo";
+/// Uncounted `execute` calls per warm-up run of the MCP call operation.
+const MCP_WARMUP_CALLS: usize = 100;
+
+/// How big the benchmark is and how often each operation runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Skills in the generated skills tree (each has `SKILL.md` and two sibling files).
+    pub skills: usize,
+    /// Files in the generated grep tree.
+    pub grep_files: usize,
+    /// `execute` calls per run of the round-trip operation.
+    pub round_trips: usize,
+    /// Counted runs per operation and port.
+    pub runs: usize,
+    /// Uncounted warm-up runs per operation and port, before the counted ones.
+    pub warmup: usize,
+    /// Counted `execute mock_echo` calls of the MCP call operation.
+    pub mcp_calls: usize,
+    /// Counted build + close runs of the MCP build operation.
+    pub mcp_builds: usize,
+    /// The binary that serves `mock mcp` (the running binary when absent).
+    pub mock_exe: Option<PathBuf>,
+    /// The operations to run, in this order ([`Op::ALL`] by default).
+    pub ops: Vec<Op>,
+    /// Where the temporary fixture directory is created (the system temp dir when absent).
+    pub work_dir: Option<PathBuf>,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        Self {
+            skills: 5000,
+            grep_files: 20000,
+            round_trips: 200,
+            runs: 5,
+            warmup: 1,
+            mcp_calls: 1000,
+            mcp_builds: 20,
+            mock_exe: None,
+            ops: Op::ALL.to_vec(),
+            work_dir: None,
+        }
+    }
+}
+
+/// One benchmarked operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `build` over the skills tree, `skills_prompt`, `close`, timed together.
+    SkillsBuild,
+    /// One `execute grep` over the grep tree.
+    Grep,
+    /// One `execute` of a cheap extra tool (statistics per call).
+    RoundTrip,
+    /// One `execute` of the stdio mock MCP server's echo tool (statistics per call).
+    McpCall,
+    /// `build` with one stdio MCP server, then `close`, timed together.
+    McpBuild,
+}
+
+impl Op {
+    /// All operations, in the order they run and are reported.
+    pub const ALL: [Op; 5] = [
+        Op::SkillsBuild,
+        Op::Grep,
+        Op::RoundTrip,
+        Op::McpCall,
+        Op::McpBuild,
+    ];
+
+    /// A short human label including the size it runs at.
+    pub fn label(self, opts: &BenchOptions) -> String {
+        match self {
+            Op::SkillsBuild => format!("skills build + prompt ({} skills)", opts.skills),
+            Op::Grep => format!("grep ({} files)", opts.grep_files),
+            Op::RoundTrip => "execute round trip (per call)".to_string(),
+            Op::McpCall => format!("MCP call round trip, stdio ({} calls)", opts.mcp_calls),
+            Op::McpBuild => "toolkit build, one stdio MCP server".to_string(),
+        }
+    }
+
+    /// A short name for target lines.
+    fn short(self) -> &'static str {
+        match self {
+            Op::SkillsBuild => "skills build",
+            Op::Grep => "grep",
+            Op::RoundTrip => "execute round trip",
+            Op::McpCall => "MCP call round trip",
+            Op::McpBuild => "MCP toolkit build",
+        }
+    }
+}
+
+/// The measurements of one operation on one port.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchRow {
+    /// Which operation.
+    pub op: Op,
+    /// Its human label (with the size).
+    pub label: String,
+    /// The port's name as the caller gave it.
+    pub port: String,
+    /// Median (p50) of the samples, in milliseconds; absent when nothing was measured.
+    pub median_ms: Option<f64>,
+    /// 90th percentile of the samples (nearest rank), in milliseconds.
+    pub p90_ms: Option<f64>,
+    /// Fastest sample, in milliseconds.
+    pub min_ms: Option<f64>,
+    /// Slowest sample, in milliseconds.
+    pub max_ms: Option<f64>,
+    /// Counted runs that completed.
+    pub runs: usize,
+    /// Timings the statistics are over: `runs`, `runs × round_trips` for the round trip,
+    /// `mcp_calls` for the MCP call.
+    pub samples: usize,
+    /// This port's median divided by the reference's median for the same operation.
+    pub ratio_to_reference: Option<f64>,
+    /// Failures and output differences observed (never fatal).
+    pub notes: Vec<String>,
+}
+
+/// A target from the issue: the reference's median over another port's median, at most
+/// `target`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetCheck {
+    /// The operation the target is about.
+    pub op: Op,
+    /// The port the reference is compared with.
+    pub port: String,
+    /// Reference median / port median; absent when either was not measured.
+    pub ratio: Option<f64>,
+    /// The largest acceptable ratio.
+    pub target: f64,
+    /// Whether the target is met; absent when the ratio is.
+    pub met: Option<bool>,
+}
+
+/// The targets of the issue: (operation, other port, largest reference/other ratio).
+pub const TARGETS: [(Op, &str, f64); 2] = [
+    (Op::SkillsBuild, "rust-crate", 0.5),
+    (Op::SkillsBuild, "python", 0.1),
+];
+
+/// What the generated fixtures hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixtureInfo {
+    /// Skills in the skills tree.
+    pub skills: usize,
+    /// Files in the skills tree (`SKILL.md` and siblings).
+    pub skill_files: usize,
+    /// Files in the grep tree.
+    pub grep_files: usize,
+    /// Lines of the grep tree that contain [`GREP_TOKEN`].
+    pub grep_matches: usize,
+    /// The command the MCP config starts the mock server with.
+    pub mcp_command: Vec<String>,
+    /// How long generating took, in milliseconds.
+    pub generation_ms: f64,
+}
+
+/// The whole benchmark result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchReport {
+    /// The reference port's name, when one of the ports is named [`REFERENCE`].
+    pub reference: Option<String>,
+    /// Counted runs per operation.
+    pub runs: usize,
+    /// Warm-up runs per operation.
+    pub warmup: usize,
+    /// `execute` calls per round-trip run.
+    pub round_trips: usize,
+    /// Counted calls of the MCP call operation.
+    pub mcp_calls: usize,
+    /// Counted runs of the MCP build operation.
+    pub mcp_builds: usize,
+    /// The fixtures, when they could be generated.
+    pub fixtures: Option<FixtureInfo>,
+    /// One row per (operation, port), operations outermost.
+    pub rows: Vec<BenchRow>,
+    /// The issue's targets whose other port took part in the run.
+    pub targets: Vec<TargetCheck>,
+    /// Problems of the run as a whole (e.g. fixtures that could not be written).
+    pub notes: Vec<String>,
+}
+
+/// Milliseconds since `since`.
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Adds `text` to `notes` unless it is there already (a repeated failure is one note).
+fn note(notes: &mut Vec<String>, text: String) {
+    if !notes.contains(&text) {
+        notes.push(text);
+    }
+}
+
+/// What one (operation, port) measurement collected.
+#[derive(Default)]
+struct Measured {
+    samples: Vec<f64>,
+    runs: usize,
+    notes: Vec<String>,
+}
+
+/// Runs the benchmark over `ports` (name, port) with `opts`, reporting progress lines to
+/// `progress`.
+///
+/// Every port gets every operation of `opts.ops`; a port that fails gets notes on its rows
+/// instead of numbers. Ratios are against the port named [`REFERENCE`], when one is. The
+/// ports are left running: shutting them down is the caller's business. Drivers need a
+/// per-request timeout long enough for one skills build at the chosen size.
+pub async fn run(
+    ports: &mut [(String, Box<dyn Port>)],
+    opts: &BenchOptions,
+    mut progress: impl FnMut(&str),
+) -> BenchReport {
+    let mut report = BenchReport {
+        reference: ports
+            .iter()
+            .any(|(n, _)| n == REFERENCE)
+            .then(|| REFERENCE.to_string()),
+        runs: opts.runs,
+        warmup: opts.warmup,
+        round_trips: opts.round_trips,
+        mcp_calls: opts.mcp_calls,
+        mcp_builds: opts.mcp_builds,
+        fixtures: None,
+        rows: Vec::new(),
+        targets: Vec::new(),
+        notes: Vec::new(),
+    };
+    progress(&format!(
+        "generating fixtures: {} skills, {} grep files",
+        opts.skills, opts.grep_files
+    ));
+    let fixtures = match Fixtures::generate(opts) {
+        Ok(f) => f,
+        Err(e) => {
+            let why = format!("cannot generate the fixtures: {e}");
+            progress(&why);
+            report.notes.push(why.clone());
+            for &op in &opts.ops {
+                for (name, _) in ports.iter() {
+                    report.rows.push(row(op, opts, name, Measured::default()));
+                }
+            }
+            report.targets = targets(&report.rows, ports);
+            for r in &mut report.rows {
+                r.notes.push(why.clone());
+            }
+            return report;
+        }
+    };
+    progress(&format!(
+        "fixtures ready in {:.0} ms ({} skill files, {} grep files, {} expected grep matches)",
+        fixtures.info.generation_ms,
+        fixtures.info.skill_files,
+        fixtures.info.grep_files,
+        fixtures.info.grep_matches
+    ));
+    for &op in &opts.ops {
+        for (name, port) in ports.iter_mut() {
+            let label = op.label(opts);
+            progress(&format!("{label} on {name}…"));
+            let measured =
+                operations::measure(op, port.as_mut(), opts, &fixtures, name, &mut progress).await;
+            let r = row(op, opts, name, measured);
+            progress(&format!(
+                "{label} on {name}: median {}{}",
+                render::fmt_ms(r.median_ms),
+                if r.notes.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.notes.join("; "))
+                }
+            ));
+            report.rows.push(r);
+        }
+    }
+    report.fixtures = Some(fixtures.info.clone());
+    fill_ratios(&mut report.rows);
+    report.targets = targets(&report.rows, ports);
+    report
+}
+
+fn row(op: Op, opts: &BenchOptions, port: &str, m: Measured) -> BenchRow {
+    let st = stats::of(&m.samples);
+    BenchRow {
+        op,
+        label: op.label(opts),
+        port: port.to_string(),
+        median_ms: st.map(|s| s.median),
+        p90_ms: st.map(|s| s.p90),
+        min_ms: st.map(|s| s.min),
+        max_ms: st.map(|s| s.max),
+        runs: m.runs,
+        samples: m.samples.len(),
+        ratio_to_reference: None,
+        notes: m.notes,
+    }
+}
+
+fn fill_ratios(rows: &mut [BenchRow]) {
+    let reference: Vec<(Op, Option<f64>)> = rows
+        .iter()
+        .filter(|r| r.port == REFERENCE)
+        .map(|r| (r.op, r.median_ms))
+        .collect();
+    for r in rows.iter_mut() {
+        let base = reference
+            .iter()
+            .find(|(op, _)| *op == r.op)
+            .and_then(|(_, m)| *m);
+        r.ratio_to_reference = match (r.median_ms, base) {
+            (Some(m), Some(b)) if b > 0.0 => Some(m / b),
+            _ => None,
+        };
+    }
+}
+
+fn targets(rows: &[BenchRow], ports: &[(String, Box<dyn Port>)]) -> Vec<TargetCheck> {
+    let median = |op: Op, port: &str| {
+        rows.iter()
+            .find(|r| r.op == op && r.port == port)
+            .and_then(|r| r.median_ms)
+    };
+    TARGETS
+        .iter()
+        .filter(|(op, other, _)| {
+            ports.iter().any(|(n, _)| n == other) && rows.iter().any(|r| r.op == *op)
+        })
+        .map(|&(op, other, target)| {
+            let ratio = match (median(op, REFERENCE), median(op, other)) {
+                (Some(r), Some(o)) if o > 0.0 => Some(r / o),
+                _ => None,
+            };
+            TargetCheck {
+                op,
+                port: other.to_string(),
+                ratio,
+                target,
+                met: ratio.map(|r| r <= target),
+            }
+        })
+        .collect()
+}
