@@ -106,7 +106,7 @@ pub enum Request {
         id: String,
         /// Toolkit options (§6); absent means all defaults.
         #[serde(default)]
-        options: ToolkitOptions,
+        options: Box<ToolkitOptions>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
