@@ -65,7 +65,10 @@ fn an_empty_metadata_object_fails_naming_the_field() {
     // Every scenario that executes a tool; the one that only lists tools passes.
     assert_eq!(failed.len(), 3, "{report}");
     assert_all_name(&failed, "malformed_response");
-    assert_all_name(&failed, "result.metadata: must be omitted when empty, got {}");
+    assert_all_name(
+        &failed,
+        "result.metadata: must be omitted when empty, got {}",
+    );
 }
 
 #[test]
