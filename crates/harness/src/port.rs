@@ -3,21 +3,12 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use toolnexus_protocol::{decode_response, error_kind, TypedResponse, PROTOCOL_VERSION};
 
-/// Who a port is, from its `hello`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PortInfo {
-    /// Port name (`reference`, `python`, ...).
-    pub name: String,
-    /// Implementation language.
-    pub language: String,
-    /// Implementation version.
-    pub version: String,
-}
+/// Who a port is, from its `hello` (the protocol's typed `port`).
+pub use toolnexus_protocol::messages::PortInfo;
 
 /// What a port said about itself in `hello`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -197,8 +188,14 @@ pub async fn typed_request<P: Port + ?Sized>(
         .unwrap_or("?")
         .to_string();
     let response = port.call(request).await?;
+    let typed = decode(&cmd, &response)?;
+    Ok((response, typed))
+}
+
+/// The typed form of a `cmd` answer, or the `PortError` it amounts to.
+fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
     // The transport already checked `seq` (a subprocess port restarts a driver out of step).
-    match decode_response(&cmd, &response, None) {
+    match decode_response(cmd, response, None) {
         Ok(TypedResponse::Failure(e)) if e.kind == error_kind::UNSUPPORTED => {
             Err(PortError::Unsupported(e.message))
         }
@@ -206,7 +203,7 @@ pub async fn typed_request<P: Port + ?Sized>(
             kind: e.kind,
             message: e.message,
         }),
-        Ok(typed) => Ok((response, typed)),
+        Ok(typed) => Ok(typed),
         Err(violation) => Err(malformed(format!(
             "the `{cmd}` answer breaks the protocol: {violation}; answer was {}",
             truncate(&response.to_string(), 200)
@@ -216,25 +213,28 @@ pub async fn typed_request<P: Port + ?Sized>(
 
 /// Performs the `hello` handshake.
 pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
-    let hello = json!({"cmd": "hello", "protocol": PROTOCOL_VERSION});
-    let (_, typed) = typed_request(port, hello).await?;
-    let TypedResponse::Hello(h) = typed else {
+    let response = port
+        .call(json!({"cmd": "hello", "protocol": PROTOCOL_VERSION}))
+        .await?;
+    // Another protocol version is said first: the rest of its greeting may differ.
+    if response.get("ok") == Some(&Value::Bool(true)) {
+        match response.get("protocol").and_then(Value::as_u64) {
+            Some(PROTOCOL_VERSION) => {}
+            other => {
+                return Err(PortError::Transport(format!(
+                    "driver speaks protocol {}, this harness speaks {PROTOCOL_VERSION}",
+                    other.map_or_else(|| "(none given)".to_string(), |v| v.to_string())
+                )))
+            }
+        }
+    }
+    let TypedResponse::Hello(h) = decode("hello", &response)? else {
         return Err(PortError::Transport(
             "hello answered with another command's shape".into(),
         ));
     };
-    if h.protocol != PROTOCOL_VERSION {
-        return Err(PortError::Transport(format!(
-            "driver speaks protocol {}, this harness speaks {PROTOCOL_VERSION}",
-            h.protocol
-        )));
-    }
     Ok(Hello {
-        port: PortInfo {
-            name: h.port.name,
-            language: h.port.language,
-            version: h.port.version,
-        },
+        port: h.port,
         implements: h.implements,
         spec: h.spec,
     })
