@@ -15,6 +15,7 @@ use toolnexus_harness::inprocess::InProcessPort;
 use toolnexus_harness::port::{Port, PortError};
 use toolnexus_harness::runner::{self, Status};
 use toolnexus_harness::scenario::Env;
+use toolnexus_protocol::{decode_request, decode_response, Command, TypedResponse};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -46,21 +47,11 @@ fn violations(v: &Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Every command of protocol 1.
-const COMMANDS: [&str; 12] = [
-    "hello",
-    "build",
-    "tools",
-    "execute",
-    "adapter",
-    "skills_prompt",
-    "list_skills",
-    "list_mcp_tools",
-    "select_builtins",
-    "sanitize",
-    "close",
-    "shutdown",
-];
+/// Every command of protocol 1: the protocol crate's one list (its `Request` enum maps each
+/// variant to one of these, exhaustively).
+fn commands() -> Vec<&'static str> {
+    Command::ALL.iter().map(|c| c.as_str()).collect()
+}
 
 struct Validators {
     request: Validator,
@@ -123,6 +114,12 @@ impl Port for RecordingPort {
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_string();
+        if let Err(e) = decode_request(&request) {
+            self.violations.push(format!(
+                "request does not decode ({}): {request}",
+                e.message
+            ));
+        }
         *self.commands.entry(cmd).or_default() += 1;
         let response = self.inner.call(request.clone()).await?;
         if let Some(kind) = response.pointer("/error/kind").and_then(Value::as_str) {
@@ -185,7 +182,7 @@ async fn every_message_of_every_scenario_matches_the_schema() {
         "the recorded run should pass every scenario: {:?}",
         report.summary
     );
-    for cmd in COMMANDS {
+    for cmd in commands() {
         assert!(
             port.commands.contains_key(cmd),
             "the scenarios never sent `{cmd}`"
@@ -358,7 +355,7 @@ fn the_examples_in_protocol_md_match_the_schema() {
         );
     }
     assert_no_violations(&found);
-    for cmd in COMMANDS {
+    for cmd in commands() {
         assert!(cmds.contains(cmd), "PROTOCOL.md has no example of `{cmd}`");
     }
     assert!(
@@ -529,4 +526,116 @@ fn broken_messages_are_rejected() {
         json!({"ok": true, "prompt": "", "elapsedMs": 3}),
     );
     assert!(violations(&v.exchange, &extra).is_empty());
+}
+
+/// The typed form (the protocol crate) agrees with PROTOCOL.md: every example request decodes
+/// into `Request` as its own command, every example answer into that command's typed answer,
+/// and every malformed example is refused with the error kind the document shows.
+#[test]
+fn the_examples_in_protocol_md_decode_into_the_typed_form() {
+    let path = root().join("conformance").join("PROTOCOL.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let exchanges = documented_exchanges(&text);
+    assert!(exchanges.len() >= 20, "found {}", exchanges.len());
+    let mut typed = std::collections::BTreeSet::new();
+    for d in &exchanges {
+        let at = d.line;
+        let cmd = d.request["cmd"].as_str().unwrap_or("?");
+        match decode_request(&d.request) {
+            Err(e) => {
+                assert!(
+                    d.invalid_request,
+                    "PROTOCOL.md line {at}: {cmd} request does not decode: {}",
+                    e.message
+                );
+                assert_eq!(
+                    Some(e.kind.as_str()),
+                    d.response.pointer("/error/kind").and_then(Value::as_str),
+                    "PROTOCOL.md line {at}: refused with another kind"
+                );
+                assert_eq!(
+                    Some(e.message.as_str()),
+                    d.response.pointer("/error/message").and_then(Value::as_str),
+                    "PROTOCOL.md line {at}: refused with another message"
+                );
+                continue;
+            }
+            Ok(request) => {
+                assert!(
+                    !d.invalid_request,
+                    "PROTOCOL.md line {at}: marked invalid-request but decodes"
+                );
+                assert_eq!(request.command().as_str(), cmd, "PROTOCOL.md line {at}");
+            }
+        }
+        let answer = decode_response(cmd, &d.response, None)
+            .unwrap_or_else(|v| panic!("PROTOCOL.md line {at}: the {cmd} answer: {v}"));
+        if !matches!(answer, TypedResponse::Failure(_)) {
+            typed.insert(cmd.to_string());
+        }
+        // The harness numbers requests; an example answer with the request's seq also decodes.
+        let (mut request, mut response) = (d.request.clone(), d.response.clone());
+        request["seq"] = json!(9);
+        response["seq"] = json!(9);
+        assert!(decode_request(&request).is_ok(), "line {at}: with seq");
+        assert!(
+            decode_response(cmd, &response, Some(9)).is_ok(),
+            "line {at}: with seq"
+        );
+    }
+    for cmd in commands() {
+        assert!(
+            typed.contains(cmd),
+            "PROTOCOL.md has no successful example of `{cmd}`"
+        );
+    }
+}
+
+/// The protocol crate's list of commands is the schema's.
+#[test]
+fn the_typed_commands_are_the_schemas_commands() {
+    let s = schema();
+    let listed: std::collections::BTreeSet<String> = s
+        .pointer("/$defs/request/properties/cmd/enum")
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("the schema lists no commands"))
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let typed: std::collections::BTreeSet<String> =
+        commands().into_iter().map(str::to_string).collect();
+    assert_eq!(typed, listed);
+    // Each name is a `Request` variant: a bare `{"cmd": name}` is refused for a missing field
+    // at worst, never as an unknown command.
+    for cmd in commands() {
+        if let Err(e) = decode_request(&json!({ "cmd": cmd })) {
+            assert_eq!(e.kind, "bad_request", "{cmd}: {}", e.message);
+            assert!(e.message.contains("missing field"), "{cmd}: {}", e.message);
+        }
+        assert_eq!(Command::parse(cmd).map(Command::as_str), Some(cmd));
+    }
+}
+
+/// Options the schema rejects, the typed decode refuses too (as `bad_request`).
+#[test]
+fn the_typed_options_refuse_what_the_schema_rejects() {
+    let options = validator(&schema(), "ToolkitOptions");
+    for bad in [
+        json!({"skillsDirectory": "/x"}),
+        json!({"extraTools": [{"name": "x", "behaviour": {"text": "a", "fail": "b"}}]}),
+        json!({"extraTools": [{"name": "x", "behaviour": {"sleep": 5}}]}),
+        json!({"skills": [{"name": "x", "contents": "typo"}]}),
+        json!({"waitFor": {"answer": {"ok": true}, "echoRequest": true}}),
+        json!({"skillProvider": {"skills": [], "fail": "x"}}),
+        json!({"skillSampleLimit": "3"}),
+    ] {
+        assert!(!options.is_valid(&bad), "the schema should reject {bad}");
+        let refused = decode_request(&json!({"cmd": "build", "id": "tk1", "options": bad}));
+        match refused {
+            Err(e) => assert_eq!(e.kind, "bad_request", "{bad}: {}", e.message),
+            Ok(r) => panic!("{bad} should be refused, decoded as {r:?}"),
+        }
+    }
 }

@@ -3,7 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+
+use toolnexus_protocol::messages::ToolSource;
+use toolnexus_protocol::options::{
+    self as proto, ExtraTool, SkillProviderBehaviour, SuspendSpec, ToolBehaviour, WaitForBehaviour,
+};
 
 use toolnexus_reference::http_tool::{http_tool, HttpToolSpec};
 use toolnexus_reference::native::{define_tool, NativeReturn};
@@ -16,20 +21,13 @@ pub fn default_schema() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
-/// Builds an extra tool from `{name, description?, inputSchema?, source?, behaviour}`.
-pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
-    let name = spec
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or("extra tool needs a string \"name\"")?
-        .to_string();
-    let description = spec
-        .get("description")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let schema = match spec.get("inputSchema") {
-        None | Some(Value::Null) => default_schema(),
+/// Builds an extra tool from `{name, description?, inputSchema?, source?, behaviour}` or an
+/// HTTP tool's `{name, description?, inputSchema?, http}`.
+pub fn extra_tool(spec: &ExtraTool) -> Result<Tool, String> {
+    let name = spec.name.clone();
+    let description = spec.description.clone().unwrap_or_default();
+    let schema = match &spec.input_schema {
+        None => default_schema(),
         Some(s @ Value::Object(_)) => s.clone(),
         Some(other) => {
             return Err(format!(
@@ -37,19 +35,19 @@ pub fn extra_tool(spec: &Value) -> Result<Tool, String> {
             ))
         }
     };
-    if let Some(http) = spec.get("http") {
-        return http_extra_tool(&name, &description, spec.get("inputSchema"), http);
+    if let Some(http) = &spec.http {
+        return http_extra_tool(&name, &description, spec.input_schema.as_ref(), http);
     }
     let behaviour = spec
-        .get("behaviour")
-        .cloned()
+        .behaviour
+        .as_ref()
         .ok_or_else(|| format!("extra tool \"{name}\" needs a \"behaviour\" or \"http\""))?;
-    let action = ToolBehaviour::parse(&behaviour)?;
+    let action = ToolAction::parse(behaviour)?;
     let mut tool = define_tool(&name, &description, schema, move |args, ctx| {
         let action = action.clone();
         async move { action.run(args, ctx.answer) }
     });
-    if let Some(source) = spec.get("source").and_then(Value::as_str) {
+    if let Some(source) = spec.source {
         tool.source = parse_source(source)?;
     }
     Ok(tool)
@@ -61,12 +59,9 @@ fn http_extra_tool(
     name: &str,
     description: &str,
     schema: Option<&Value>,
-    http: &Value,
+    http: &Map<String, Value>,
 ) -> Result<Tool, String> {
-    let Value::Object(fields) = http else {
-        return Err(format!("extra tool \"{name}\": \"http\" must be an object"));
-    };
-    let mut decl = fields.clone();
+    let mut decl = http.clone();
     decl.insert("name".into(), json!(name));
     decl.insert("description".into(), json!(description));
     if let Some(schema) = schema.filter(|s| !s.is_null()) {
@@ -75,45 +70,34 @@ fn http_extra_tool(
     HttpToolSpec::from_json(&Value::Object(decl)).map(http_tool)
 }
 
-fn parse_source(s: &str) -> Result<Source, String> {
-    serde_json::from_value(Value::String(s.to_string()))
-        .map_err(|_| format!("unknown tool source \"{s}\""))
+/// The protocol's source names are the reference's.
+fn parse_source(s: ToolSource) -> Result<Source, String> {
+    let name = serde_json::to_value(s).map_err(|e| e.to_string())?;
+    serde_json::from_value(name.clone()).map_err(|_| format!("unknown tool source {name}"))
 }
 
 /// What an extra tool does when executed.
 #[derive(Debug, Clone)]
-enum ToolBehaviour {
+enum ToolAction {
     Echo,
     Text(String),
     Fail(String),
     Panic(String),
-    Suspend(Value),
+    Suspend(SuspendSpec),
 }
 
-impl ToolBehaviour {
-    fn parse(v: &Value) -> Result<Self, String> {
-        // Exactly one behaviour per tool, so a fixture can never mean two things.
-        if v.as_object().map(|m| m.len()) != Some(1) {
-            return Err(format!(
-                "a tool behaviour is an object with exactly one key, got {v}"
-            ));
-        }
-        if v.get("echo") == Some(&Value::Bool(true)) {
-            return Ok(Self::Echo);
-        }
-        if let Some(t) = v.get("text").and_then(Value::as_str) {
-            return Ok(Self::Text(t.to_string()));
-        }
-        if let Some(t) = v.get("fail").and_then(Value::as_str) {
-            return Ok(Self::Fail(t.to_string()));
-        }
-        if let Some(t) = v.get("panic").and_then(Value::as_str) {
-            return Ok(Self::Panic(t.to_string()));
-        }
-        if let Some(s) = v.get("suspend") {
-            return Ok(Self::Suspend(s.clone()));
-        }
-        Err(format!("unknown tool behaviour {v}"))
+impl ToolAction {
+    fn parse(b: &ToolBehaviour) -> Result<Self, String> {
+        Ok(match b {
+            ToolBehaviour::Echo(true) => Self::Echo,
+            ToolBehaviour::Echo(false) => {
+                return Err("unknown tool behaviour {\"echo\":false}".to_string())
+            }
+            ToolBehaviour::Text(t) => Self::Text(t.clone()),
+            ToolBehaviour::Fail(m) => Self::Fail(m.clone()),
+            ToolBehaviour::Panic(m) => Self::Panic(m.clone()),
+            ToolBehaviour::Suspend(s) => Self::Suspend(s.clone()),
+        })
     }
 
     fn run(&self, args: Value, answer: Option<Answer>) -> Result<NativeReturn, String> {
@@ -129,59 +113,47 @@ impl ToolBehaviour {
 
 /// `{"suspend":{kind,prompt,url?,data?}}`: pending on the first call; on the retry with an
 /// answer, `answer.data` as compact JSON (or `null`).
-fn suspend(spec: &Value, answer: Option<Answer>) -> ToolResult {
+fn suspend(spec: &SuspendSpec, answer: Option<Answer>) -> ToolResult {
     if let Some(answer) = answer {
         return ToolResult::ok(answer.data.unwrap_or(Value::Null).to_string());
     }
-    let text = |k: &str| spec.get(k).and_then(Value::as_str).map(str::to_string);
     let request = Request {
         id: new_request_id("req"),
-        kind: text("kind").unwrap_or_else(|| "approval".to_string()),
-        prompt: text("prompt").unwrap_or_default(),
-        url: text("url"),
-        data: spec.get("data").cloned(),
-        expires_at: text("expiresAt"),
+        kind: spec.kind.clone().unwrap_or_else(|| "approval".to_string()),
+        prompt: spec.prompt.clone().unwrap_or_default(),
+        url: spec.url.clone(),
+        data: spec.data.clone(),
+        expires_at: spec.expires_at.clone(),
     };
     let output = request.prompt.clone();
     let pending = serde_json::to_value(&request).unwrap_or(Value::Null);
     ToolResult::error(output).with_meta("pending", pending)
 }
 
-/// Parses a data skill `{name, description?, content, resources?, base?}`.
-pub fn skill_def(v: &Value) -> Result<SkillDef, String> {
-    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    Ok(SkillDef {
-        name: text("name").unwrap_or_default(),
-        description: text("description"),
-        content: text("content").unwrap_or_default(),
-        resources: v
-            .get("resources")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        base: text("base"),
-    })
+/// A data skill `{name, description?, content, resources?, base?}`; a missing name is empty,
+/// so the loader skips it as `missing-name`.
+pub fn skill_def(d: &proto::SkillDef) -> SkillDef {
+    SkillDef {
+        name: d.name.clone().unwrap_or_default(),
+        description: d.description.clone(),
+        content: d.content.clone().unwrap_or_default(),
+        resources: d.resources.clone().unwrap_or_default(),
+        base: d.base.clone(),
+    }
 }
 
 /// A provider behaviour: `{"skills":[defs]}` or `{"fail":"message"}`.
-pub fn skill_provider(v: &Value) -> Result<SkillProvider, String> {
-    if let Some(message) = v.get("fail").and_then(Value::as_str) {
-        let message = message.to_string();
-        return Ok(Arc::new(move || Err(message.clone())));
+pub fn skill_provider(b: &SkillProviderBehaviour) -> SkillProvider {
+    match b {
+        SkillProviderBehaviour::Fail(message) => {
+            let message = message.clone();
+            Arc::new(move || Err(message.clone()))
+        }
+        SkillProviderBehaviour::Skills(defs) => {
+            let defs: Vec<SkillDef> = defs.iter().map(skill_def).collect();
+            Arc::new(move || Ok(defs.clone()))
+        }
     }
-    let defs = v
-        .get("skills")
-        .and_then(Value::as_array)
-        .ok_or("skill provider behaviour needs \"skills\" or \"fail\"")?
-        .iter()
-        .map(skill_def)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Arc::new(move || Ok(defs.clone())))
 }
 
 /// `{id, kind, prompt, url?, data?: compact JSON text, expiresAt?}`.
@@ -206,30 +178,29 @@ fn flat_request(request: &Request) -> Value {
 /// `{"echoRequest":true}`, which accepts with the request as `data` so a scenario can see what
 /// the port asked — flattened to primitive values (`data` as compact JSON text), because an
 /// MCP elicitation result may only carry primitives.
-pub fn wait_for(v: &Value) -> Result<WaitFor, String> {
-    if v.get("echoRequest") == Some(&Value::Bool(true)) {
-        return Ok(Arc::new(|request: Request| {
-            let data = Some(flat_request(&request));
-            Box::pin(async move {
-                Answer {
-                    id: request.id,
-                    ok: true,
-                    data,
-                    reason: None,
-                }
-            })
-        }));
-    }
-    let template = v
-        .get("answer")
-        .cloned()
-        .ok_or("waitFor behaviour needs \"answer\" or \"echoRequest\"")?;
-    let ok = template.get("ok").and_then(Value::as_bool).unwrap_or(true);
-    let data = template.get("data").cloned();
-    let reason = template
-        .get("reason")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+pub fn wait_for(b: &WaitForBehaviour) -> Result<WaitFor, String> {
+    let template = match b {
+        WaitForBehaviour::EchoRequest(true) => {
+            return Ok(Arc::new(|request: Request| {
+                let data = Some(flat_request(&request));
+                Box::pin(async move {
+                    Answer {
+                        id: request.id,
+                        ok: true,
+                        data,
+                        reason: None,
+                    }
+                })
+            }))
+        }
+        WaitForBehaviour::EchoRequest(false) => {
+            return Err("waitFor behaviour needs \"answer\" or \"echoRequest\": true".to_string())
+        }
+        WaitForBehaviour::Answer(template) => template,
+    };
+    let ok = template.ok.unwrap_or(true);
+    let data = template.data.clone();
+    let reason = template.reason.clone();
     Ok(Arc::new(move |request: Request| {
         let answer = Answer {
             id: request.id,

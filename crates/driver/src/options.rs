@@ -1,135 +1,52 @@
-//! Protocol toolkit options (camelCase, the SPEC's JS spelling) → reference `ToolkitOptions`.
+//! Protocol toolkit options (typed, `toolnexus_protocol::options`) → reference `ToolkitOptions`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
-
-use crate::behaviours;
+use toolnexus_protocol::options as proto;
 use toolnexus_reference::skills::SkillSources;
 use toolnexus_reference::toolkit::ToolkitOptions;
 
-/// Every option key a driver must understand (unknown keys are a `bad_request`).
-pub const OPTION_KEYS: [&str; 12] = [
-    "builtins",
-    "skillsDir",
-    "skills",
-    "skillProvider",
-    "skillsFilter",
-    "skillSampleLimit",
-    "disableSkills",
-    "extraTools",
-    "disableTools",
-    "waitFor",
-    "mcpConfig",
-    "agents",
-];
+use crate::behaviours;
 
-/// Parses protocol options; a malformed option is a `bad_request` message.
-pub fn toolkit_options(v: &Value) -> Result<ToolkitOptions, String> {
-    let empty = Map::new();
-    let map = match v {
-        Value::Null => &empty,
-        Value::Object(m) => m,
-        _ => return Err("options must be an object".to_string()),
-    };
-    if let Some(unknown) = map.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())) {
-        return Err(format!("unknown option \"{unknown}\""));
-    }
+/// Every option key a driver must understand (unknown keys are a `bad_request`).
+pub use toolnexus_protocol::options::OPTION_KEYS;
+
+/// Builds the reference's options from decoded protocol options; a behaviour the protocol
+/// types admit but the catalogue does not (say `{"echo": false}`) is a `bad_request` message.
+pub fn toolkit_options(o: &proto::ToolkitOptions) -> Result<ToolkitOptions, String> {
     Ok(ToolkitOptions {
-        mcp_config: map.get("mcpConfig").cloned(),
-        skills: skill_sources(map)?,
-        skills_filter: bool_map(map.get("skillsFilter"), "skillsFilter")?,
-        skill_sample_limit: match map.get("skillSampleLimit") {
-            None | Some(Value::Null) => 0,
-            Some(v) => v.as_i64().ok_or("skillSampleLimit must be an integer")?,
-        },
-        disable_skills: strings(map.get("disableSkills"), "disableSkills")?,
-        builtins: map.get("builtins").cloned().filter(|v| !v.is_null()),
-        agents: match map.get("agents") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a.clone(),
-            Some(_) => return Err("agents must be an array".to_string()),
-        },
-        extra_tools: match map.get("extraTools") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(behaviours::extra_tool)
-                .collect::<Result<_, _>>()?,
-            Some(_) => return Err("extraTools must be an array".to_string()),
-        },
-        disable_tools: strings(map.get("disableTools"), "disableTools")?,
-        wait_for: present(map.get("waitFor"))
-            .map(behaviours::wait_for)
-            .transpose()?,
+        mcp_config: o.mcp_config.clone(),
+        skills: skill_sources(&o.skill_sources())?,
+        skills_filter: o.skills_filter.clone().unwrap_or_default(),
+        skill_sample_limit: o.skill_sample_limit.unwrap_or(0),
+        disable_skills: o.disable_skills.clone().unwrap_or_default(),
+        builtins: o.builtins.clone(),
+        agents: o.agents.clone().unwrap_or_default(),
+        extra_tools: o
+            .extra_tools
+            .iter()
+            .flatten()
+            .map(behaviours::extra_tool)
+            .collect::<Result<_, _>>()?,
+        disable_tools: o.disable_tools.clone().unwrap_or_default(),
+        wait_for: o.wait_for.as_ref().map(behaviours::wait_for).transpose()?,
     })
 }
 
 /// The skill-source part of the options (also used by `list_skills`).
-pub fn skill_sources(map: &Map<String, Value>) -> Result<SkillSources, String> {
-    let dirs = match map.get("skillsDir") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => vec![PathBuf::from(s)],
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(PathBuf::from)
-                    .ok_or("skillsDir entries must be strings")
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("skillsDir must be a string or an array of strings".to_string()),
-    };
-    let defs = match map.get("skills") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(behaviours::skill_def)
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("skills must be an array of skill defs".to_string()),
-    };
-    let provider = present(map.get("skillProvider"))
-        .map(behaviours::skill_provider)
-        .transpose()?;
+pub fn skill_sources(o: &proto::SkillSourceOptions) -> Result<SkillSources, String> {
     Ok(SkillSources {
-        dirs,
-        defs,
-        provider,
+        dirs: o
+            .skills_dir
+            .as_ref()
+            .map(|d| d.paths().into_iter().map(PathBuf::from).collect())
+            .unwrap_or_default(),
+        defs: o
+            .skills
+            .iter()
+            .flatten()
+            .map(behaviours::skill_def)
+            .collect(),
+        provider: o.skill_provider.as_ref().map(behaviours::skill_provider),
     })
-}
-
-/// An option that is absent or `null` is not given.
-fn present(v: Option<&Value>) -> Option<&Value> {
-    v.filter(|v| !v.is_null())
-}
-
-fn bool_map(v: Option<&Value>, what: &str) -> Result<BTreeMap<String, bool>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(BTreeMap::new()),
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(k, v)| {
-                v.as_bool()
-                    .map(|b| (k.clone(), b))
-                    .ok_or_else(|| format!("{what} values must be booleans"))
-            })
-            .collect(),
-        Some(_) => Err(format!("{what} must be an object of name → boolean")),
-    }
-}
-
-fn strings(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| format!("{what} entries must be strings"))
-            })
-            .collect(),
-        Some(_) => Err(format!("{what} must be an array of strings")),
-    }
 }

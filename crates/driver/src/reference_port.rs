@@ -5,7 +5,11 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::options;
-use toolnexus_protocol::{error_kind, error_response, PROTOCOL_VERSION, SPEC_VERSION};
+use toolnexus_protocol::messages::Answer as ProtoAnswer;
+use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
+use toolnexus_protocol::{
+    decode_request, error_kind, error_response, Request, PROTOCOL_VERSION, SPEC_VERSION,
+};
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
 use toolnexus_reference::mcp;
@@ -32,37 +36,9 @@ impl ReferenceSession {
 
     /// Answers one request; every failure is an `{"ok":false}` response, never a panic.
     pub async fn handle(&mut self, request: Value) -> Value {
-        let Some(cmd) = request
-            .get("cmd")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
-            let mut response =
-                error_response(error_kind::BAD_REQUEST, "request needs a string \"cmd\"");
-            if let Some(seq) = request.get("seq") {
-                response["seq"] = seq.clone();
-            }
-            return response;
-        };
-        let result = match cmd.as_str() {
-            "hello" => Ok(hello()),
-            "build" => self.build(&request).await,
-            "tools" => self.with_toolkit(&request, |tk| Ok(json!({"tools": describe_tools(tk)}))),
-            "execute" => self.execute(&request).await,
-            "adapter" => self.adapter(&request),
-            "skills_prompt" => {
-                self.with_toolkit(&request, |tk| Ok(json!({"prompt": tk.skills_prompt()})))
-            }
-            "list_skills" => list_skills(&request),
-            "list_mcp_tools" => list_mcp_tools(&request).await,
-            "select_builtins" => Ok(select(&request)),
-            "sanitize" => sanitize_cmd(&request),
-            "close" => self.close(&request).await,
-            "shutdown" => Ok(json!({})),
-            other => Err((
-                error_kind::UNSUPPORTED,
-                format!("unknown command \"{other}\""),
-            )),
+        let result = match decode_request(&request) {
+            Ok(decoded) => self.dispatch(decoded).await,
+            Err(refused) => Err((refused.kind, refused.message)),
         };
         let mut response = match result {
             Ok(Value::Object(mut body)) => {
@@ -72,18 +48,50 @@ impl ReferenceSession {
                 Value::Object(out)
             }
             Ok(other) => json!({"ok": true, "value": other}),
-            Err((kind, message)) => error_response(kind, message),
+            Err((kind, message)) => error_response(&kind, message),
         };
+        // Echoed from the raw request, so even an undecodable request keeps its `seq`.
         if let Some(seq) = request.get("seq") {
             response["seq"] = seq.clone();
         }
         response
     }
 
-    async fn build(&mut self, request: &Value) -> Reply {
-        let id = string_field(request, "id")?;
-        let opts = options::toolkit_options(request.get("options").unwrap_or(&Value::Null))
-            .map_err(|m| (error_kind::BAD_REQUEST, m))?;
+    async fn dispatch(&mut self, request: Request) -> Reply {
+        match request {
+            Request::Hello { .. } => Ok(hello()),
+            Request::Build { id, options, .. } => self.build(id, &options).await,
+            Request::Tools { toolkit, .. } => {
+                let tk = self.toolkit(&toolkit)?;
+                Ok(json!({"tools": describe_tools(tk)}))
+            }
+            Request::Execute {
+                toolkit,
+                name,
+                args,
+                context,
+                ..
+            } => {
+                let answer = context.and_then(|c| c.answer);
+                self.execute(&toolkit, &name, args, answer).await
+            }
+            Request::Adapter {
+                toolkit, format, ..
+            } => self.adapter(&toolkit, &format),
+            Request::SkillsPrompt { toolkit, .. } => {
+                Ok(json!({"prompt": self.toolkit(&toolkit)?.skills_prompt()}))
+            }
+            Request::ListSkills { options, .. } => list_skills(&options),
+            Request::ListMcpTools { config, .. } => list_mcp_tools(&config).await,
+            Request::SelectBuiltins { config, .. } => Ok(select(&config)),
+            Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
+            Request::Close { toolkit, .. } => self.close(toolkit).await,
+            Request::Shutdown { .. } => Ok(json!({})),
+        }
+    }
+
+    async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
+        let opts = options::toolkit_options(options).map_err(bad_request)?;
         let tk = Toolkit::build(opts).await;
         let body = json!({
             "toolkit": id,
@@ -100,54 +108,48 @@ impl ReferenceSession {
         Ok(body)
     }
 
-    fn toolkit(&self, request: &Value) -> Result<&Toolkit, (&'static str, String)> {
-        let id = string_field(request, "toolkit")?;
-        self.toolkits
-            .get(&id)
-            .ok_or((error_kind::UNKNOWN_TOOLKIT, format!("no toolkit \"{id}\"")))
+    fn toolkit(&self, id: &str) -> Result<&Toolkit, (String, String)> {
+        self.toolkits.get(id).ok_or((
+            error_kind::UNKNOWN_TOOLKIT.to_string(),
+            format!("no toolkit \"{id}\""),
+        ))
     }
 
-    fn with_toolkit(&self, request: &Value, f: impl FnOnce(&Toolkit) -> Reply) -> Reply {
-        f(self.toolkit(request)?)
-    }
-
-    async fn execute(&self, request: &Value) -> Reply {
-        let tk = self.toolkit(request)?;
-        let name = string_field(request, "name")?;
-        let args = request.get("args").cloned().unwrap_or_else(|| json!({}));
-        let answer = match request.get("context").and_then(|c| c.get("answer")) {
-            None | Some(Value::Null) => None,
-            Some(a) => Some(
-                serde_json::from_value::<Answer>(a.clone())
-                    .map_err(|e| (error_kind::BAD_REQUEST, format!("bad answer: {e}")))?,
-            ),
-        };
+    async fn execute(
+        &self,
+        toolkit: &str,
+        name: &str,
+        args: Value,
+        answer: Option<ProtoAnswer>,
+    ) -> Reply {
+        let tk = self.toolkit(toolkit)?;
         let ctx = Context {
-            answer,
+            answer: answer.map(|a| Answer {
+                id: a.id,
+                ok: a.ok,
+                data: a.data,
+                reason: a.reason,
+            }),
             ..Context::default()
         };
-        let result = tk.execute(&name, args, &ctx).await;
+        let result = tk.execute(name, args, &ctx).await;
         let result = serde_json::to_value(&result).map_err(|e| {
             (
-                error_kind::INTERNAL,
+                error_kind::INTERNAL.to_string(),
                 format!("cannot serialise result: {e}"),
             )
         })?;
         Ok(json!({ "result": result }))
     }
 
-    fn adapter(&self, request: &Value) -> Reply {
-        let tk = self.toolkit(request)?;
-        let format = string_field(request, "format")?;
-        let format = Format::parse(&format).ok_or((
-            error_kind::BAD_REQUEST,
-            format!("unknown adapter format \"{format}\""),
-        ))?;
+    fn adapter(&self, toolkit: &str, format: &str) -> Reply {
+        let tk = self.toolkit(toolkit)?;
+        let format = Format::parse(format)
+            .ok_or_else(|| bad_request(format!("unknown adapter format \"{format}\"")))?;
         Ok(json!({ "output": tk.adapter(format) }))
     }
 
-    async fn close(&mut self, request: &Value) -> Reply {
-        let id = string_field(request, "toolkit")?;
+    async fn close(&mut self, id: String) -> Reply {
         // Closing is idempotent: an id already closed (or never built) is not an error.
         if let Some(mut tk) = self.toolkits.remove(&id) {
             tk.close().await;
@@ -163,17 +165,10 @@ impl ReferenceSession {
     }
 }
 
-type Reply = Result<Value, (&'static str, String)>;
+type Reply = Result<Value, (String, String)>;
 
-fn string_field(request: &Value, key: &str) -> Result<String, (&'static str, String)> {
-    request
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or((
-            error_kind::BAD_REQUEST,
-            format!("request needs a string \"{key}\""),
-        ))
+fn bad_request(message: String) -> (String, String) {
+    (error_kind::BAD_REQUEST.to_string(), message)
 }
 
 /// The `hello` answer: who this port is and what it implements.
@@ -201,13 +196,8 @@ fn describe_skill(s: &SkillInfo) -> Value {
     v
 }
 
-fn list_skills(request: &Value) -> Reply {
-    let empty = Map::new();
-    let map = request
-        .get("options")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let sources = options::skill_sources(map).map_err(|m| (error_kind::BAD_REQUEST, m))?;
+fn list_skills(options: &SkillSourceOptions) -> Reply {
+    let sources = options::skill_sources(options).map_err(bad_request)?;
     let inv = skills::load(&sources);
     let mut body = json!({
         "skills": inv.skills.iter().map(describe_skill).collect::<Vec<_>>(),
@@ -221,8 +211,7 @@ fn list_skills(request: &Value) -> Reply {
 }
 
 /// §2 Gap 6: list every enabled server's tools (original names, unfiltered), then disconnect.
-async fn list_mcp_tools(request: &Value) -> Reply {
-    let config = request.get("config").unwrap_or(&Value::Null);
+async fn list_mcp_tools(config: &Value) -> Reply {
     let parsed = match mcp::parse_config(config) {
         Ok(parsed) => parsed,
         Err(message) => {
@@ -244,14 +233,10 @@ async fn list_mcp_tools(request: &Value) -> Reply {
     Ok(json!({"statuses": inv.statuses, "tools": tools, "errors": inv.errors}))
 }
 
-fn select(request: &Value) -> Value {
-    let cfg = request.get("config").filter(|v| !v.is_null());
+fn select(config: &Value) -> Value {
+    let cfg = Some(config).filter(|v| !v.is_null());
     let tools: Vec<Value> = select_builtins(cfg).iter().map(|t| t.describe()).collect();
     json!({ "tools": tools })
-}
-
-fn sanitize_cmd(request: &Value) -> Reply {
-    Ok(json!({"value": sanitize(&string_field(request, "value")?)}))
 }
 
 #[async_trait::async_trait]

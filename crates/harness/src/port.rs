@@ -3,21 +3,12 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use toolnexus_protocol::{error_kind, PROTOCOL_VERSION};
+use toolnexus_protocol::{decode_response, error_kind, TypedResponse, PROTOCOL_VERSION};
 
-/// Who a port is, from its `hello`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PortInfo {
-    /// Port name (`reference`, `python`, ...).
-    pub name: String,
-    /// Implementation language.
-    pub language: String,
-    /// Implementation version.
-    pub version: String,
-}
+/// Who a port is, from its `hello` (the protocol's typed `port`).
+pub use toolnexus_protocol::messages::PortInfo;
 
 /// What a port said about itself in `hello`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,17 +64,14 @@ pub trait Port: Send {
     async fn shutdown(&mut self) {}
 
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
-    /// `statuses`, `errors` and `skills`.
+    /// `statuses`, `errors` and `skills` (the typed decode checked each).
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
-        let r = request(self, json!({"cmd": "build", "id": id, "options": options})).await?;
-        check_build(&r)?;
-        Ok(r)
+        request(self, json!({"cmd": "build", "id": id, "options": options})).await
     }
 
     /// `tools`: the toolkit's tool descriptions in `tools()` order.
     async fn tools(&mut self, toolkit: &str) -> Result<Value, PortError> {
         let r = request(self, json!({"cmd": "tools", "toolkit": toolkit})).await?;
-        check_tools(r.get("tools"))?;
         field(r, "tools")
     }
 
@@ -99,17 +87,7 @@ pub trait Port: Send {
         if let Some(answer) = answer {
             req["context"] = json!({ "answer": answer });
         }
-        let result = field(request(self, req).await?, "result")?;
-        let shaped = result.get("output").is_some_and(Value::is_string)
-            && result.get("isError").is_some_and(Value::is_boolean)
-            && result.get("metadata").is_none_or(|m| m.is_object());
-        if !shaped {
-            return Err(malformed(format!(
-                "execute result must be {{output: string, isError: boolean, metadata?: object}}, got {}",
-                truncate(&result.to_string(), 200)
-            )));
-        }
-        Ok(result)
+        field(request(self, req).await?, "result")
     }
 
     /// `adapter`: the provider schema array (`openai`, `anthropic`, `gemini`).
@@ -174,62 +152,6 @@ fn malformed(message: String) -> PortError {
     }
 }
 
-fn check_tools(tools: Option<&Value>) -> Result<(), PortError> {
-    let ok = tools.and_then(Value::as_array).is_some_and(|a| {
-        a.iter().all(|t| {
-            t.get("name").is_some_and(Value::is_string)
-                && t.get("source").is_some_and(Value::is_string)
-                && t.get("description").is_some_and(Value::is_string)
-                && t.get("inputSchema").is_some_and(Value::is_object)
-        })
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(malformed(format!(
-            "\"tools\" must be an array of {{name, description, inputSchema, source}}, got {}",
-            truncate(&tools.map(Value::to_string).unwrap_or_default(), 200)
-        )))
-    }
-}
-
-/// A build answer must carry every field scenarios read, each of the right type, so an
-/// absence check can never pass on a malformed answer.
-fn check_build(r: &Value) -> Result<(), PortError> {
-    check_tools(r.get("tools"))?;
-    let strings = |v: Option<&Value>| {
-        v.and_then(Value::as_array)
-            .is_some_and(|a| a.iter().all(Value::is_string))
-    };
-    let string_map = |v: Option<&Value>| {
-        v.and_then(Value::as_object)
-            .is_some_and(|m| m.values().all(Value::is_string))
-    };
-    let skills = r.get("skills").and_then(Value::as_array).is_some_and(|a| {
-        a.iter()
-            .all(|s| s.get("name").is_some_and(Value::is_string))
-    });
-    for (key, ok) in [
-        ("names", strings(r.get("names"))),
-        ("statuses", string_map(r.get("statuses"))),
-        ("errors", string_map(r.get("errors"))),
-        ("skills", skills),
-    ] {
-        if !ok {
-            return Err(malformed(format!(
-                "build answer's \"{key}\" has the wrong shape: {}",
-                truncate(
-                    &r.get(key)
-                        .map(Value::to_string)
-                        .unwrap_or_else(|| "(missing)".into()),
-                    200
-                )
-            )));
-        }
-    }
-    Ok(())
-}
-
 fn field(mut response: Value, key: &str) -> Result<Value, PortError> {
     response.get_mut(key).map(Value::take).ok_or_else(|| {
         PortError::Transport(format!(
@@ -247,75 +169,74 @@ fn text_field(response: &Value, key: &str) -> Result<String, PortError> {
         .ok_or_else(|| PortError::Transport(format!("response lacks a string \"{key}\"")))
 }
 
-/// Sends `request` and unwraps the protocol envelope: `ok:false` becomes a `PortError`.
+/// Sends `request`, decodes the answer into its typed form (PROTOCOL.md §5, §8) and unwraps
+/// the envelope: `ok:false` becomes a `PortError`, an answer that breaks the protocol a
+/// `malformed_response` naming the field at fault. The raw answer is returned for the
+/// scenarios to compare (the typed decode only vouches for its shape).
 pub async fn request<P: Port + ?Sized>(port: &mut P, request: Value) -> Result<Value, PortError> {
+    typed_request(port, request).await.map(|(raw, _)| raw)
+}
+
+/// [`request`], also returning the typed answer.
+pub async fn typed_request<P: Port + ?Sized>(
+    port: &mut P,
+    request: Value,
+) -> Result<(Value, TypedResponse), PortError> {
+    let cmd = request
+        .get("cmd")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
     let response = port.call(request).await?;
-    match response.get("ok") {
-        Some(Value::Bool(true)) => Ok(response),
-        Some(Value::Bool(false)) => {
-            let err = response.get("error");
-            let text = |k: &str| {
-                err.and_then(|e| e.get(k))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let kind = text("kind");
-            if kind == error_kind::UNSUPPORTED {
-                Err(PortError::Unsupported(text("message")))
-            } else {
-                Err(PortError::Driver {
-                    kind,
-                    message: text("message"),
-                })
-            }
+    let typed = decode(&cmd, &response)?;
+    Ok((response, typed))
+}
+
+/// The typed form of a `cmd` answer, or the `PortError` it amounts to.
+fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
+    // The transport already checked `seq` (a subprocess port restarts a driver out of step).
+    match decode_response(cmd, response, None) {
+        Ok(TypedResponse::Failure(e)) if e.kind == error_kind::UNSUPPORTED => {
+            Err(PortError::Unsupported(e.message))
         }
-        _ => Err(PortError::Transport(format!(
-            "response has no boolean \"ok\": {}",
-            truncate(&response.to_string(), 300)
+        Ok(TypedResponse::Failure(e)) => Err(PortError::Driver {
+            kind: e.kind,
+            message: e.message,
+        }),
+        Ok(typed) => Ok(typed),
+        Err(violation) => Err(malformed(format!(
+            "the `{cmd}` answer breaks the protocol: {violation}; answer was {}",
+            truncate(&response.to_string(), 200)
         ))),
     }
 }
 
 /// Performs the `hello` handshake.
 pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
-    let r = request(port, json!({"cmd": "hello", "protocol": PROTOCOL_VERSION})).await?;
-    match r.get("protocol").and_then(Value::as_u64) {
-        Some(PROTOCOL_VERSION) => {}
-        other => {
-            return Err(PortError::Transport(format!(
-                "driver speaks protocol {}, this harness speaks {PROTOCOL_VERSION}",
-                other.map_or_else(|| "(none given)".to_string(), |v| v.to_string())
-            )))
+    let response = port
+        .call(json!({"cmd": "hello", "protocol": PROTOCOL_VERSION}))
+        .await?;
+    // Another protocol version is said first: the rest of its greeting may differ.
+    if response.get("ok") == Some(&Value::Bool(true)) {
+        match response.get("protocol").and_then(Value::as_u64) {
+            Some(PROTOCOL_VERSION) => {}
+            other => {
+                return Err(PortError::Transport(format!(
+                    "driver speaks protocol {}, this harness speaks {PROTOCOL_VERSION}",
+                    other.map_or_else(|| "(none given)".to_string(), |v| v.to_string())
+                )))
+            }
         }
     }
-    let port_info: PortInfo = r
-        .get("port")
-        .cloned()
-        .and_then(|p| serde_json::from_value(p).ok())
-        .ok_or_else(|| {
-            PortError::Transport(
-                "hello response has no valid \"port\" {name, language, version}".into(),
-            )
-        })?;
-    let implements = r
-        .get("implements")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .ok_or_else(|| {
-            PortError::Transport(
-                "hello response has no \"implements\" array of SPEC sections".into(),
-            )
-        })?;
+    let TypedResponse::Hello(h) = decode("hello", &response)? else {
+        return Err(PortError::Transport(
+            "hello answered with another command's shape".into(),
+        ));
+    };
     Ok(Hello {
-        port: port_info,
-        implements,
-        spec: r.get("spec").and_then(Value::as_str).map(str::to_string),
+        port: h.port,
+        implements: h.implements,
+        spec: h.spec,
     })
 }
 

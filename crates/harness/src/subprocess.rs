@@ -13,7 +13,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::port::{truncate, Port, PortError};
 use super::process_group;
-use toolnexus_protocol::PROTOCOL_VERSION;
+use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
 
 /// How many stderr lines of a driver are kept for failure messages.
 const STDERR_TAIL: usize = 12;
@@ -189,14 +189,15 @@ impl SubprocessPort {
                 ))
                 .await),
             Ok(Ok(Some(text))) => match serde_json::from_str::<Value>(&text) {
-                Ok(v @ Value::Object(_)) if v.get("seq").and_then(Value::as_u64) == Some(seq) => Ok(v),
-                Ok(v @ Value::Object(_)) => Err(self
-                    .fail(format!(
-                        "driver answered `{cmd}` (seq {seq}) with seq {}: out of step, restarted it; answer was {}",
-                        v.get("seq").map_or("(missing)".to_string(), |s| s.to_string()),
-                        truncate(&text, 200)
-                    ))
-                    .await),
+                Ok(v @ Value::Object(_)) => match check_seq(&v, seq) {
+                    Ok(()) => Ok(v),
+                    Err(violation) => Err(self
+                        .fail(format!(
+                            "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
+                            truncate(&text, 200)
+                        ))
+                        .await),
+                },
                 _ => Err(self
                     .fail(format!(
                         "driver printed a non-JSON-object line answering `{cmd}`: {:?}",

@@ -1,9 +1,18 @@
 //! The port protocol: line-delimited JSON requests and responses (conformance/PROTOCOL.md).
 //!
 //! This crate is the only thing the harness and the implementations share: the harness drives
-//! a port through it and never links an implementation.
+//! a port through it and never links an implementation. Every message has a typed form
+//! ([`messages`], [`options`]); [`decode`] turns a driver's answer (or a harness request) into it,
+//! naming the field at fault when the JSON breaks the protocol.
 
 use async_trait::async_trait;
+
+pub mod decode;
+pub mod messages;
+pub mod options;
+
+pub use decode::{check_seq, decode_request, decode_response, ProtocolViolation};
+pub use messages::{Command, Request, TypedResponse};
 
 /// The protocol version this harness speaks.
 pub const PROTOCOL_VERSION: u64 = 1;

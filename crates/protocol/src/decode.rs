@@ -1,0 +1,625 @@
+//! Decoding at run time: a driver's answer into its typed form (for the harness), a request
+//! into [`Request`] (for drivers). Answers are checked against what PROTOCOL.md states and no
+//! more: envelopes, skill infos and other open types keep any extra key a port adds (§1), while
+//! the pinned SPEC data types (§8) reject unknown keys.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error_kind;
+use crate::messages::*;
+use crate::options::OPTION_KEYS;
+
+/// An answer that breaks the protocol, with the JSON path of the field at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolViolation {
+    /// Where: `result.metadata`, `tools[2].name`, `seq`; empty for the whole answer.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl ProtocolViolation {
+    /// A violation at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ProtocolViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ProtocolViolation {}
+
+type Decoded<T> = Result<T, ProtocolViolation>;
+
+/// A short rendering of a value for messages (answers can be huge).
+fn shown(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() <= 80 {
+        text
+    } else {
+        format!("{}…", text.chars().take(80).collect::<String>())
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn object<'a>(v: &'a Value, path: &str) -> Decoded<&'a Map<String, Value>> {
+    v.as_object()
+        .ok_or_else(|| ProtocolViolation::new(path, format!("must be an object, got {}", shown(v))))
+}
+
+fn array<'a>(v: &'a Value, path: &str) -> Decoded<&'a Vec<Value>> {
+    v.as_array()
+        .ok_or_else(|| ProtocolViolation::new(path, format!("must be an array, got {}", shown(v))))
+}
+
+/// A pinned type: every key must be one the protocol names.
+fn closed(map: &Map<String, Value>, path: &str, allowed: &[&str]) -> Decoded<()> {
+    match map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(ProtocolViolation::new(path, format!("unknown key \"{k}\""))),
+        None => Ok(()),
+    }
+}
+
+fn required<'a>(map: &'a Map<String, Value>, path: &str, key: &str) -> Decoded<&'a Value> {
+    map.get(key)
+        .ok_or_else(|| ProtocolViolation::new(join(path, key), "missing"))
+}
+
+/// A leaf decoded by serde; its error is put at `path`.
+fn leaf<T: DeserializeOwned>(v: &Value, path: &str) -> Decoded<T> {
+    serde_json::from_value(v.clone()).map_err(|e| ProtocolViolation::new(path, e.to_string()))
+}
+
+fn field<T: DeserializeOwned>(map: &Map<String, Value>, path: &str, key: &str) -> Decoded<T> {
+    leaf(required(map, path, key)?, &join(path, key))
+}
+
+/// An optional field: absent and `null` are both "not given".
+fn optional<T: DeserializeOwned>(
+    map: &Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Decoded<Option<T>> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => leaf(v, &join(path, key)).map(Some),
+    }
+}
+
+fn list<T>(v: &Value, path: &str, item: impl Fn(&Value, &str) -> Decoded<T>) -> Decoded<Vec<T>> {
+    array(v, path)?
+        .iter()
+        .enumerate()
+        .map(|(i, x)| item(x, &format!("{path}[{i}]")))
+        .collect()
+}
+
+fn is_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// A SPEC §1 tool description: exactly its four keys, a sanitised name, a known source.
+pub fn decode_tool_description(v: &Value, path: &str) -> Decoded<ToolDescription> {
+    let map = object(v, path)?;
+    closed(map, path, &["name", "description", "inputSchema", "source"])?;
+    let name: String = field(map, path, "name")?;
+    if !is_tool_name(&name) {
+        return Err(ProtocolViolation::new(
+            join(path, "name"),
+            format!("{name:?} does not match [a-zA-Z0-9_-]+"),
+        ));
+    }
+    let input_schema = required(map, path, "inputSchema")?;
+    object(input_schema, &join(path, "inputSchema"))?;
+    Ok(ToolDescription {
+        name,
+        description: field(map, path, "description")?,
+        input_schema: input_schema.clone(),
+        source: field(map, path, "source")?,
+    })
+}
+
+/// A SPEC §1 ToolResult: exactly `output`, `isError` and, only when there is some, `metadata`.
+pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
+    let map = object(v, path)?;
+    closed(map, path, &["output", "isError", "metadata"])?;
+    let at = join(path, "metadata");
+    let metadata = match map.get("metadata") {
+        None => None,
+        Some(Value::Null) => {
+            return Err(ProtocolViolation::new(
+                at,
+                "must be omitted when there is none, got null",
+            ))
+        }
+        Some(m) => {
+            let meta = object(m, &at)?;
+            if meta.is_empty() {
+                return Err(ProtocolViolation::new(
+                    at,
+                    "must be omitted when empty, got {}",
+                ));
+            }
+            if let Some(pending) = meta.get("pending") {
+                decode_suspension_request(pending, &join(&at, "pending"))?;
+            }
+            Some(m.clone())
+        }
+    };
+    Ok(ToolResult {
+        output: field(map, path, "output")?,
+        is_error: field(map, path, "isError")?,
+        metadata,
+    })
+}
+
+/// A SPEC §10 Request: its six keys only and a non-empty id. (`null` optional keys are
+/// tolerated here: a scenario comparing the whole result reports them, with a better message.)
+pub fn decode_suspension_request(v: &Value, path: &str) -> Decoded<SuspensionRequest> {
+    let map = object(v, path)?;
+    closed(
+        map,
+        path,
+        &["id", "kind", "prompt", "url", "data", "expiresAt"],
+    )?;
+    let request: SuspensionRequest = leaf(v, path)?;
+    if request.id.is_empty() {
+        return Err(ProtocolViolation::new(
+            join(path, "id"),
+            "must be a non-empty string",
+        ));
+    }
+    Ok(request)
+}
+
+/// A SPEC §10 Answer: its four keys only.
+pub fn decode_answer(v: &Value, path: &str) -> Decoded<Answer> {
+    let map = object(v, path)?;
+    closed(map, path, &["id", "ok", "data", "reason"])?;
+    leaf(v, path)
+}
+
+/// Checks that an answer echoes the request's sequence number (§2).
+pub fn check_seq(response: &Value, expected: u64) -> Decoded<()> {
+    match response.get("seq") {
+        None => Err(ProtocolViolation::new(
+            "seq",
+            format!("missing (the request's was {expected})"),
+        )),
+        Some(s) if s.as_u64() == Some(expected) => Ok(()),
+        Some(s) => Err(ProtocolViolation::new(
+            "seq",
+            format!("expected {expected}, got {}", shown(s)),
+        )),
+    }
+}
+
+fn string_map(v: &Value, path: &str) -> Decoded<BTreeMap<String, String>> {
+    let map = object(v, path)?;
+    map.iter()
+        .map(|(k, x)| Ok((k.clone(), leaf(x, &join(path, k))?)))
+        .collect()
+}
+
+fn statuses(v: &Value, path: &str) -> Decoded<BTreeMap<String, SourceStatus>> {
+    let map = object(v, path)?;
+    map.iter()
+        .map(|(k, x)| {
+            let status = leaf(x, &join(path, k)).map_err(|_| {
+                ProtocolViolation::new(
+                    join(path, k),
+                    format!(
+                        "must be \"connected\", \"failed\" or \"disabled\", got {}",
+                        shown(x)
+                    ),
+                )
+            })?;
+            Ok((k.clone(), status))
+        })
+        .collect()
+}
+
+fn open_item<T: DeserializeOwned>(v: &Value, path: &str, keys: &[&str]) -> Decoded<T> {
+    let map = object(v, path)?;
+    for key in keys {
+        required(map, path, key)?;
+    }
+    leaf(v, path)
+}
+
+/// `names`: the tool names sorted by code point (§5.2).
+fn sorted_names(v: &Value, path: &str) -> Decoded<Vec<String>> {
+    let names: Vec<String> = list(v, path, leaf)?;
+    // Rust compares `str` byte-wise, which for UTF-8 is code point order.
+    if let Some(w) = names.windows(2).find(|w| w[0] > w[1]) {
+        return Err(ProtocolViolation::new(
+            path,
+            format!("not sorted by code point ({:?} before {:?})", w[0], w[1]),
+        ));
+    }
+    Ok(names)
+}
+
+fn decode_build(map: &Map<String, Value>) -> Decoded<BuildResponse> {
+    Ok(BuildResponse {
+        toolkit: optional(map, "", "toolkit")?,
+        tools: list(
+            required(map, "", "tools")?,
+            "tools",
+            decode_tool_description,
+        )?,
+        names: sorted_names(required(map, "", "names")?, "names")?,
+        statuses: statuses(required(map, "", "statuses")?, "statuses")?,
+        errors: string_map(required(map, "", "errors")?, "errors")?,
+        skills: list(required(map, "", "skills")?, "skills", |v, p| {
+            open_item(v, p, &["name"])
+        })?,
+        warnings: optional(map, "", "warnings")?,
+    })
+}
+
+fn decode_list_mcp_tools(map: &Map<String, Value>) -> Decoded<ListMcpToolsResponse> {
+    let tools = object(required(map, "", "tools")?, "tools")?
+        .iter()
+        .map(|(server, infos)| {
+            let at = join("tools", server);
+            let infos = list(infos, &at, |v, p| open_item(v, p, &["name", "inputSchema"]))?;
+            Ok((server.clone(), infos))
+        })
+        .collect::<Decoded<_>>()?;
+    Ok(ListMcpToolsResponse {
+        statuses: statuses(required(map, "", "statuses")?, "statuses")?,
+        tools,
+        errors: match map.get("errors") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(string_map(v, "errors")?),
+        },
+    })
+}
+
+fn decode_list_skills(map: &Map<String, Value>) -> Decoded<ListSkillsResponse> {
+    Ok(ListSkillsResponse {
+        skills: list(required(map, "", "skills")?, "skills", |v, p| {
+            open_item(v, p, &["name"])
+        })?,
+        skipped: list(required(map, "", "skipped")?, "skipped", |v, p| {
+            open_item(v, p, &["location", "reason"])
+        })?,
+        errors: match map.get("errors") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(string_map(v, "errors")?),
+        },
+    })
+}
+
+fn tools_body(map: &Map<String, Value>) -> Decoded<ToolsResponse> {
+    Ok(ToolsResponse {
+        tools: list(
+            required(map, "", "tools")?,
+            "tools",
+            decode_tool_description,
+        )?,
+    })
+}
+
+/// Decodes the answer to a `cmd` request into its typed form. `expected_seq` is the request's
+/// sequence number when the transport numbered it (§2). An `ok: false` answer is a
+/// [`TypedResponse::Failure`] whatever its command, read leniently (a missing kind or message
+/// is empty), as the harness always has; a success must have every field PROTOCOL.md §5
+/// requires, of the right shape.
+pub fn decode_response(
+    cmd: &str,
+    response: &Value,
+    expected_seq: Option<u64>,
+) -> Decoded<TypedResponse> {
+    let map = object(response, "")?;
+    if let Some(seq) = expected_seq {
+        check_seq(response, seq)?;
+    }
+    match map.get("ok") {
+        Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) => {
+            let error = map.get("error");
+            let text = |k: &str| {
+                error
+                    .and_then(|e| e.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            return Ok(TypedResponse::Failure(ErrorBody {
+                kind: text("kind"),
+                message: text("message"),
+            }));
+        }
+        Some(other) => {
+            return Err(ProtocolViolation::new(
+                "ok",
+                format!("must be a boolean, got {}", shown(other)),
+            ))
+        }
+        None => return Err(ProtocolViolation::new("ok", "missing")),
+    }
+    let Some(command) = Command::parse(cmd) else {
+        return Err(ProtocolViolation::new(
+            "",
+            format!("answer to an unknown command \"{cmd}\""),
+        ));
+    };
+    Ok(match command {
+        Command::Hello => TypedResponse::Hello(HelloResponse {
+            protocol: field(map, "", "protocol")?,
+            port: {
+                let port = required(map, "", "port")?;
+                open_item(port, "port", &["name", "language", "version"])?
+            },
+            implements: field(map, "", "implements")?,
+            spec: optional(map, "", "spec")?,
+        }),
+        Command::Build => TypedResponse::Build(decode_build(map)?),
+        Command::Tools => TypedResponse::Tools(tools_body(map)?),
+        Command::Execute => TypedResponse::Execute(ExecuteResponse {
+            result: decode_tool_result(required(map, "", "result")?, "result")?,
+        }),
+        Command::Adapter => TypedResponse::Adapter(AdapterResponse {
+            output: field(map, "", "output")?,
+        }),
+        Command::SkillsPrompt => TypedResponse::SkillsPrompt(SkillsPromptResponse {
+            prompt: field(map, "", "prompt")?,
+        }),
+        Command::ListSkills => TypedResponse::ListSkills(decode_list_skills(map)?),
+        Command::SelectBuiltins => TypedResponse::SelectBuiltins(tools_body(map)?),
+        Command::Sanitize => TypedResponse::Sanitize(SanitizeResponse {
+            value: field(map, "", "value")?,
+        }),
+        Command::Close => TypedResponse::Close,
+        Command::Shutdown => TypedResponse::Shutdown,
+        Command::ListMcpTools => TypedResponse::ListMcpTools(decode_list_mcp_tools(map)?),
+    })
+}
+
+/// Why a request was refused: the error envelope's kind and message (§4).
+pub type RequestError = ErrorBody;
+
+fn refused(kind: &str, message: impl Into<String>) -> RequestError {
+    ErrorBody {
+        kind: kind.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Decodes a request for a driver: no string `cmd` or a malformed field is `bad_request`, an
+/// unknown command `unsupported` (`unknown command "X"`), an unknown option key `bad_request`
+/// (`unknown option "X"`). Unknown request fields are ignored (§1: additive changes).
+pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
+    let Some(cmd) = request.get("cmd").and_then(Value::as_str) else {
+        return Err(refused(
+            error_kind::BAD_REQUEST,
+            "request needs a string \"cmd\"",
+        ));
+    };
+    let Some(command) = Command::parse(cmd) else {
+        return Err(refused(
+            error_kind::UNSUPPORTED,
+            format!("unknown command \"{cmd}\""),
+        ));
+    };
+    if command == Command::Build {
+        match request.get("options") {
+            None | Some(Value::Null) | Some(Value::Object(_)) => {}
+            Some(_) => {
+                return Err(refused(
+                    error_kind::BAD_REQUEST,
+                    "options must be an object",
+                ))
+            }
+        }
+        let keys = request.get("options").and_then(Value::as_object);
+        if let Some(unknown) =
+            keys.and_then(|m| m.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())))
+        {
+            return Err(refused(
+                error_kind::BAD_REQUEST,
+                format!("unknown option \"{unknown}\""),
+            ));
+        }
+    }
+    // `null` where a value may be absent is absent (§6), so nulls are dropped before serde
+    // sees them: `"options": null` is no options.
+    let mut cleaned = request.clone();
+    if let Some(map) = cleaned.as_object_mut() {
+        map.retain(|_, v| !v.is_null());
+    }
+    serde_json::from_value(cleaned)
+        .map_err(|e| refused(error_kind::BAD_REQUEST, format!("bad `{cmd}` request: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn violation(cmd: &str, answer: Value, seq: Option<u64>) -> String {
+        match decode_response(cmd, &answer, seq) {
+            Ok(t) => panic!("{answer} should be refused, decoded as {t:?}"),
+            Err(v) => v.to_string(),
+        }
+    }
+
+    fn build_answer(names: Value) -> Value {
+        json!({"ok": true, "tools": [
+            {"name": "a", "description": "", "inputSchema": {}, "source": "native"},
+            {"name": "b", "description": "", "inputSchema": {}, "source": "native"}],
+            "names": names, "statuses": {"builtin": "disabled"}, "errors": {}, "skills": []})
+    }
+
+    #[test]
+    fn a_good_build_answer_decodes() {
+        let Ok(TypedResponse::Build(b)) =
+            decode_response("build", &build_answer(json!(["a", "b"])), None)
+        else {
+            panic!("should decode");
+        };
+        assert_eq!(b.names, ["a", "b"]);
+        assert_eq!(b.tools[1].source, ToolSource::Native);
+        assert_eq!(b.statuses["builtin"], SourceStatus::Disabled);
+    }
+
+    #[test]
+    fn unsorted_names_are_named() {
+        let m = violation("build", build_answer(json!(["b", "a"])), None);
+        assert_eq!(m, r#"names: not sorted by code point ("b" before "a")"#);
+        // Code point order, not a locale's: "B" (U+0042) sorts before "a" (U+0061).
+        assert!(decode_response("build", &build_answer(json!(["B", "a"])), None).is_ok());
+        assert!(decode_response("build", &build_answer(json!(["é", "z"])), None).is_err());
+    }
+
+    #[test]
+    fn empty_or_null_metadata_is_named() {
+        let answer = |meta: Value| json!({"ok": true, "result": {"output": "x", "isError": false, "metadata": meta}});
+        assert_eq!(
+            violation("execute", answer(json!({})), None),
+            "result.metadata: must be omitted when empty, got {}"
+        );
+        assert_eq!(
+            violation("execute", answer(Value::Null), None),
+            "result.metadata: must be omitted when there is none, got null"
+        );
+        assert_eq!(
+            violation("execute", answer(json!([])), None),
+            "result.metadata: must be an object, got []"
+        );
+        assert!(decode_response("execute", &answer(json!({"k": 1})), None).is_ok());
+    }
+
+    #[test]
+    fn pinned_types_refuse_unknown_keys_and_open_ones_keep_them() {
+        let extra = json!({"ok": true, "result": {"output": "x", "isError": false, "extra": 1}});
+        assert_eq!(
+            violation("execute", extra, None),
+            r#"result: unknown key "extra""#
+        );
+        let pending = json!({"ok": true, "result": {"output": "p", "isError": true, "metadata":
+            {"pending": {"id": "r1", "kind": "approval", "prompt": "p", "expires_at": "x"}}}});
+        assert_eq!(
+            violation("execute", pending, None),
+            r#"result.metadata.pending: unknown key "expires_at""#
+        );
+        let mut tool = build_answer(json!(["a", "b"]));
+        tool["tools"][1]["title"] = json!("B");
+        assert_eq!(
+            violation("build", tool, None),
+            r#"tools[1]: unknown key "title""#
+        );
+        // Envelopes and skill infos are open.
+        let mut open = build_answer(json!(["a", "b"]));
+        open["elapsedMs"] = json!(3);
+        open["skills"] = json!([{"name": "s", "description": null, "location": null, "x": 1}]);
+        assert!(decode_response("build", &open, None).is_ok());
+    }
+
+    #[test]
+    fn wrong_types_and_missing_fields_are_named() {
+        let answer = json!({"ok": true, "result": {"output": 3, "isError": false}});
+        assert!(violation("execute", answer, None).starts_with("result.output: invalid type"));
+        assert_eq!(
+            violation("execute", json!({"ok": true}), None),
+            "result: missing"
+        );
+        let mut bad_name = build_answer(json!(["a", "b"]));
+        bad_name["tools"][0]["name"] = json!("a b");
+        assert_eq!(
+            violation("build", bad_name, None),
+            r#"tools[0].name: "a b" does not match [a-zA-Z0-9_-]+"#
+        );
+        let mut bad_status = build_answer(json!(["a", "b"]));
+        bad_status["statuses"]["x"] = json!("up");
+        assert!(violation("build", bad_status, None).starts_with("statuses.x: must be"));
+        assert_eq!(
+            violation("tools", json!({"ok": 1}), None),
+            "ok: must be a boolean, got 1"
+        );
+    }
+
+    #[test]
+    fn seq_must_be_echoed() {
+        let answer = json!({"ok": true, "prompt": ""});
+        assert_eq!(
+            violation("skills_prompt", answer.clone(), Some(4)),
+            "seq: missing (the request's was 4)"
+        );
+        let mut wrong = answer.clone();
+        wrong["seq"] = json!(3);
+        assert_eq!(
+            violation("skills_prompt", wrong, Some(4)),
+            "seq: expected 4, got 3"
+        );
+        let mut right = answer;
+        right["seq"] = json!(4);
+        assert!(decode_response("skills_prompt", &right, Some(4)).is_ok());
+    }
+
+    #[test]
+    fn failures_stay_lenient() {
+        let Ok(TypedResponse::Failure(e)) = decode_response(
+            "build",
+            &json!({"ok": false, "error": {"kind": "unsupported"}}),
+            None,
+        ) else {
+            panic!("a failure envelope decodes");
+        };
+        assert_eq!((e.kind.as_str(), e.message.as_str()), ("unsupported", ""));
+    }
+
+    #[test]
+    fn requests_decode_or_are_refused_with_the_kind() {
+        let ok = decode_request(&json!({"cmd": "execute", "toolkit": "tk1", "name": "x",
+            "args": {"z": 1, "a": 2}, "seq": 7}));
+        let Ok(Request::Execute { args, seq, .. }) = ok else {
+            panic!("{ok:?}");
+        };
+        assert_eq!(args.to_string(), r#"{"z":1,"a":2}"#, "key order is kept");
+        assert_eq!(seq, Some(7));
+        let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
+        assert_eq!(
+            refused(json!({"cmd": "run"})),
+            Some(("unsupported".into(), "unknown command \"run\"".into()))
+        );
+        assert_eq!(
+            refused(json!({"cmd": "build", "id": "t", "options": {"skilsDir": "/"}})),
+            Some(("bad_request".into(), "unknown option \"skilsDir\"".into()))
+        );
+        assert_eq!(
+            refused(json!({"toolkit": "t"})).map(|e| e.0),
+            Some("bad_request".into())
+        );
+        let two = json!({"cmd": "build", "id": "t", "options":
+            {"extraTools": [{"name": "x", "behaviour": {"text": "a", "fail": "b"}}]}});
+        assert_eq!(refused(two).map(|e| e.0), Some("bad_request".into()));
+    }
+}

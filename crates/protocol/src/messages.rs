@@ -1,0 +1,563 @@
+//! The typed form of every protocol message (conformance/PROTOCOL.md §4, §5, §8).
+//!
+//! Free-form JSON (input schemas, arguments, MCP configs, metadata, adapter arrays) stays a
+//! `serde_json::Value`, whose key order is preserved.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::options::{SkillSourceOptions, ToolkitOptions};
+
+/// Every command of protocol 1, by the name it has on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// §5.1 the handshake.
+    Hello,
+    /// §5.2 createToolkit.
+    Build,
+    /// §5.3 tools().
+    Tools,
+    /// §5.4 execute.
+    Execute,
+    /// §5.5 provider adapters.
+    Adapter,
+    /// §5.6 the system-prompt catalog.
+    SkillsPrompt,
+    /// §5.7 the unfiltered skill inventory.
+    ListSkills,
+    /// §5.8 the builtin selection.
+    SelectBuiltins,
+    /// §5.9 SPEC §0.2 sanitising.
+    Sanitize,
+    /// §5.10 close a toolkit.
+    Close,
+    /// §5.11 end the session.
+    Shutdown,
+    /// §5.12 list an MCP config's tools.
+    ListMcpTools,
+}
+
+impl Command {
+    /// Every command, in PROTOCOL.md §5 order.
+    pub const ALL: [Command; 12] = [
+        Command::Hello,
+        Command::Build,
+        Command::Tools,
+        Command::Execute,
+        Command::Adapter,
+        Command::SkillsPrompt,
+        Command::ListSkills,
+        Command::SelectBuiltins,
+        Command::Sanitize,
+        Command::Close,
+        Command::Shutdown,
+        Command::ListMcpTools,
+    ];
+
+    /// The wire name (`"skills_prompt"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Command::Hello => "hello",
+            Command::Build => "build",
+            Command::Tools => "tools",
+            Command::Execute => "execute",
+            Command::Adapter => "adapter",
+            Command::SkillsPrompt => "skills_prompt",
+            Command::ListSkills => "list_skills",
+            Command::SelectBuiltins => "select_builtins",
+            Command::Sanitize => "sanitize",
+            Command::Close => "close",
+            Command::Shutdown => "shutdown",
+            Command::ListMcpTools => "list_mcp_tools",
+        }
+    }
+
+    /// The command named `name`, if protocol 1 has one.
+    pub fn parse(name: &str) -> Option<Command> {
+        Command::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Any harness → driver message, discriminated by `cmd` (§5). Unknown request fields are
+/// ignored, so an additive protocol change (§1) never breaks a driver; `seq` (§2) is on every
+/// request the harness sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum Request {
+    /// §5.1.
+    Hello {
+        /// The protocol the harness speaks (`1`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        protocol: Option<u64>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.2.
+    Build {
+        /// The handle later commands pass as `toolkit`.
+        id: String,
+        /// Toolkit options (§6); absent means all defaults.
+        #[serde(default)]
+        options: Box<ToolkitOptions>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.3.
+    Tools {
+        /// A toolkit id.
+        toolkit: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.4.
+    Execute {
+        /// A toolkit id.
+        toolkit: String,
+        /// The tool name.
+        name: String,
+        /// The arguments, passed through unchanged (absent means `{}`).
+        #[serde(default = "empty_object")]
+        args: Value,
+        /// `{answer?}`: the post-`waitFor` retry's answer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context: Option<ExecuteContext>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.5.
+    Adapter {
+        /// A toolkit id.
+        toolkit: String,
+        /// `openai` | `anthropic` | `gemini`; kept as text so an unknown one is the driver's
+        /// `bad_request` with its own words.
+        format: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.6.
+    SkillsPrompt {
+        /// A toolkit id.
+        toolkit: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.7.
+    ListSkills {
+        /// The skill-source option keys (others are ignored).
+        #[serde(default)]
+        options: SkillSourceOptions,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.8.
+    SelectBuiltins {
+        /// What the `builtins` option would carry; `null` (or absent) means all ten.
+        #[serde(default)]
+        config: Value,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.9.
+    Sanitize {
+        /// The text to sanitise.
+        value: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.10.
+    Close {
+        /// A toolkit id.
+        toolkit: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.11.
+    Shutdown {
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.12.
+    ListMcpTools {
+        /// An MCP config as the `mcpConfig` option would carry it.
+        #[serde(default)]
+        config: Value,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+}
+
+impl Request {
+    /// Which command this is.
+    pub fn command(&self) -> Command {
+        match self {
+            Request::Hello { .. } => Command::Hello,
+            Request::Build { .. } => Command::Build,
+            Request::Tools { .. } => Command::Tools,
+            Request::Execute { .. } => Command::Execute,
+            Request::Adapter { .. } => Command::Adapter,
+            Request::SkillsPrompt { .. } => Command::SkillsPrompt,
+            Request::ListSkills { .. } => Command::ListSkills,
+            Request::SelectBuiltins { .. } => Command::SelectBuiltins,
+            Request::Sanitize { .. } => Command::Sanitize,
+            Request::Close { .. } => Command::Close,
+            Request::Shutdown { .. } => Command::Shutdown,
+            Request::ListMcpTools { .. } => Command::ListMcpTools,
+        }
+    }
+
+    /// The request's sequence number, when it carries one.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            Request::Hello { seq, .. }
+            | Request::Build { seq, .. }
+            | Request::Tools { seq, .. }
+            | Request::Execute { seq, .. }
+            | Request::Adapter { seq, .. }
+            | Request::SkillsPrompt { seq, .. }
+            | Request::ListSkills { seq, .. }
+            | Request::SelectBuiltins { seq, .. }
+            | Request::Sanitize { seq, .. }
+            | Request::Close { seq, .. }
+            | Request::Shutdown { seq, .. }
+            | Request::ListMcpTools { seq, .. } => *seq,
+        }
+    }
+}
+
+/// `execute`'s `context`: only the answer crosses the protocol.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecuteContext {
+    /// Present only on the retry after a `waitFor` (SPEC §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+}
+
+/// The fields every response shares (§4). Open: drivers may add fields (§1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// Success or a driver failure.
+    pub ok: bool,
+    /// The request's sequence number, echoed (§2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// Present when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
+/// `error` of a failure envelope (§4).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// One of [`crate::error_kind`].
+    #[serde(default)]
+    pub kind: String,
+    /// Human text.
+    #[serde(default)]
+    pub message: String,
+}
+
+/// Who a port is (§5.1 `port`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PortInfo {
+    /// Port name (`reference`, `python`, ...).
+    pub name: String,
+    /// Implementation language.
+    pub language: String,
+    /// Implementation version.
+    pub version: String,
+}
+
+/// §5.1 `hello`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HelloResponse {
+    /// The protocol the driver speaks.
+    pub protocol: u64,
+    /// Who the port is.
+    pub port: PortInfo,
+    /// SPEC sections implemented.
+    pub implements: Vec<String>,
+    /// The SPEC version targeted (informational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+}
+
+/// §5.2 `build`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildResponse {
+    /// Echoes `id` (not read by the harness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolkit: Option<String>,
+    /// `tools()` in SPEC §4 assembly order.
+    pub tools: Vec<ToolDescription>,
+    /// The same names sorted by code point.
+    pub names: Vec<String>,
+    /// `builtin` plus one entry per MCP server.
+    pub statuses: BTreeMap<String, SourceStatus>,
+    /// Failures only, by source.
+    pub errors: BTreeMap<String, String>,
+    /// The filtered skill catalog.
+    pub skills: Vec<SkillInfo>,
+    /// Duplicate skills, unknown filter names, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
+}
+
+/// A source's state in `statuses`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceStatus {
+    /// Up.
+    Connected,
+    /// Failed (isolated, SPEC §0.3).
+    Failed,
+    /// Turned off by config.
+    Disabled,
+}
+
+/// §5.3 `tools` and §5.8 `select_builtins` success bodies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolsResponse {
+    /// Tool descriptions, in order.
+    pub tools: Vec<ToolDescription>,
+}
+
+/// §5.4 `execute`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExecuteResponse {
+    /// The tool's result.
+    pub result: ToolResult,
+}
+
+/// §5.5 `adapter`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterResponse {
+    /// The provider array (its element shape depends on the format).
+    pub output: Vec<Value>,
+}
+
+/// §5.6 `skills_prompt`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillsPromptResponse {
+    /// The catalog text.
+    pub prompt: String,
+}
+
+/// §5.7 `list_skills`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListSkillsResponse {
+    /// Valid skills, in discovery order.
+    pub skills: Vec<SkillInfo>,
+    /// Skipped candidates.
+    pub skipped: Vec<SkippedSkill>,
+    /// `{"<skill-provider>": message}` when the provider failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<BTreeMap<String, String>>,
+}
+
+/// §5.12 `list_mcp_tools`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListMcpToolsResponse {
+    /// One entry per server.
+    pub statuses: BTreeMap<String, SourceStatus>,
+    /// Per connected server, its tool definitions.
+    pub tools: BTreeMap<String, Vec<McpToolInfo>>,
+    /// Per failed server, why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<BTreeMap<String, String>>,
+}
+
+/// §5.9 `sanitize`'s success body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SanitizeResponse {
+    /// The sanitised text.
+    pub value: String,
+}
+
+/// SPEC §1 ToolResult (pinned: no extra keys).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResult {
+    /// The text.
+    pub output: String,
+    /// Whether the call failed.
+    #[serde(rename = "isError")]
+    pub is_error: bool,
+    /// Omitted when there is none; a suspension carries `pending`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+/// SPEC §10 Request (the suspension request, not a protocol request; pinned).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspensionRequest {
+    /// A fresh, non-empty id.
+    pub id: String,
+    /// `approval`, `input`, ...
+    pub kind: String,
+    /// What to show.
+    pub prompt: String,
+    /// Where to act, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Kind-specific payload, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// RFC3339 deadline, when given.
+    #[serde(default, rename = "expiresAt", skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+}
+
+/// SPEC §10 Answer (pinned).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    /// Echoes the request's id.
+    pub id: String,
+    /// Satisfied or not.
+    pub ok: bool,
+    /// Kind-specific payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// Advisory, when `ok` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// SPEC §1 Tool without `execute` (pinned).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDescription {
+    /// Matches `[a-zA-Z0-9_-]+`.
+    pub name: String,
+    /// The description.
+    pub description: String,
+    /// A JSON-Schema object.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+    /// Where the tool comes from.
+    pub source: ToolSource,
+}
+
+/// SPEC §1 `source`, extended by §4A, §7A and §7D.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSource {
+    /// An MCP server's tool.
+    Mcp,
+    /// The skill tool.
+    Skill,
+    /// A §4A builtin.
+    Builtin,
+    /// A host tool.
+    Native,
+    /// A §7 HTTP tool.
+    Http,
+    /// A §7A remote agent.
+    A2a,
+    /// A §7D agent tool.
+    Agent,
+    /// Anything else a host declares.
+    Custom,
+}
+
+/// SPEC §3 skill info as the protocol shows it (open: a port may add keys).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillInfo {
+    /// The skill's name.
+    pub name: String,
+    /// `null` (or absent) when the skill has none.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The absolute SKILL.md path (directory skills).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The logical base (data and provider skills).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+    /// Whatever else the port sends.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// SPEC §3 S3 one skipped candidate (open).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedSkill {
+    /// The SKILL.md path, or `skill://<name>/`.
+    pub location: String,
+    /// `missing-name`, `malformed-frontmatter`, `duplicate-name`, `unreadable`.
+    pub reason: String,
+    /// The name, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whatever else the port sends.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// SPEC §2 Gap 6 one listed MCP tool definition (open).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpToolInfo {
+    /// The server's own tool name.
+    pub name: String,
+    /// Its description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Its input schema.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+    /// Whatever else the port sends.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// A decoded answer: the failure envelope, or the success body of the command asked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypedResponse {
+    /// `ok: false` (any command).
+    Failure(ErrorBody),
+    /// `hello`.
+    Hello(HelloResponse),
+    /// `build`.
+    Build(BuildResponse),
+    /// `tools`.
+    Tools(ToolsResponse),
+    /// `execute`.
+    Execute(ExecuteResponse),
+    /// `adapter`.
+    Adapter(AdapterResponse),
+    /// `skills_prompt`.
+    SkillsPrompt(SkillsPromptResponse),
+    /// `list_skills`.
+    ListSkills(ListSkillsResponse),
+    /// `select_builtins`.
+    SelectBuiltins(ToolsResponse),
+    /// `sanitize`.
+    Sanitize(SanitizeResponse),
+    /// `close` (the envelope only).
+    Close,
+    /// `shutdown` (the envelope only).
+    Shutdown,
+    /// `list_mcp_tools`.
+    ListMcpTools(ListMcpToolsResponse),
+}
