@@ -3,6 +3,8 @@
 //! `reference_port` is the request handler; the in-process port and the `driver` subcommand
 //! both go through it, so the two paths differ only in serialisation.
 
+#![warn(missing_docs)]
+
 pub mod behaviours;
 pub mod driver;
 pub mod options;

@@ -3,6 +3,8 @@
 //! It never calls the reference directly: the reference is reached as one port among
 //! others, through `port::Port`.
 
+#![warn(missing_docs)]
+
 pub mod baseline;
 pub mod bench;
 pub mod differential;

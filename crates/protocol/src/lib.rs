@@ -5,6 +5,8 @@
 //! ([`messages`], [`options`]); [`decode`] turns a driver's answer (or a harness request) into it,
 //! naming the field at fault when the JSON breaks the protocol.
 
+#![warn(missing_docs)]
+
 use async_trait::async_trait;
 
 pub mod decode;

@@ -42,6 +42,8 @@
 //! # });
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod a2a;
 pub mod adapters;
 pub mod builtins;

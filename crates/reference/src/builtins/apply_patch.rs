@@ -18,13 +18,24 @@ use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 #[derive(Debug, Clone, PartialEq)]
 pub enum PatchOp {
     /// `*** Add File: path`: the new file's content (its `+` lines joined by `\n`).
-    Add { path: String, content: String },
+    Add {
+        /// The path as written.
+        path: String,
+        /// The file's content.
+        content: String,
+    },
     /// `*** Delete File: path`.
-    Delete { path: String },
+    Delete {
+        /// The path as written.
+        path: String,
+    },
     /// `*** Update File: path` (with an optional `*** Move to: dest`) and its hunk lines.
     Update {
+        /// The path as written.
         path: String,
+        /// The `*** Move to:` destination, when given.
         move_to: Option<String>,
+        /// The hunk lines, markers included.
         body: Vec<String>,
     },
 }
