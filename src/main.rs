@@ -214,16 +214,26 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// What decides a run's exit code besides its failures.
+struct Verdict {
+    expected_failures: Option<PathBuf>,
+    no_expected_failures: bool,
+    strict: bool,
+}
+
 async fn run_command(
     root: &Path,
     port: Option<String>,
     format: Format,
     timeout_ms: u64,
-    expected_failures: Option<PathBuf>,
-    no_expected_failures: bool,
-    strict: bool,
+    verdict: Verdict,
     filter: &Filter,
 ) -> ExitCode {
+    let Verdict {
+        expected_failures,
+        no_expected_failures,
+        strict,
+    } = verdict;
     let scenarios = match selected(root, filter) {
         Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
         Ok(s) => s,
@@ -532,9 +542,11 @@ async fn async_main() -> ExitCode {
                 port,
                 format,
                 timeout_ms,
-                expected_failures,
-                no_expected_failures,
-                strict,
+                Verdict {
+                    expected_failures,
+                    no_expected_failures,
+                    strict,
+                },
                 &filter,
             )
             .await

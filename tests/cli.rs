@@ -469,7 +469,8 @@ fn selection_root(extra: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let features = dir.path().join("features");
     std::fs::create_dir_all(&features).unwrap_or_else(|e| panic!("{e}"));
-    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/selection.feature");
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/selection.feature");
     std::fs::copy(&fixture, features.join("selection.feature")).unwrap_or_else(|e| panic!("{e}"));
     if let Some(text) = extra {
         std::fs::write(features.join("extra.feature"), text).unwrap_or_else(|e| panic!("{e}"));
@@ -485,7 +486,10 @@ fn run_in(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
 }
 
 #[test]
@@ -522,15 +526,20 @@ fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() 
     let (code, text) = run_in(root.path(), &[]);
     assert_eq!(code, Some(0), "{text}");
     assert!(
-        text.lines().any(|l| l.starts_with("section") && l.trim_end().ends_with("beyond")),
+        text.lines()
+            .any(|l| l.starts_with("section") && l.trim_end().ends_with("beyond")),
         "{text}"
     );
     assert!(
-        text.lines().any(|l| l.starts_with("total") && l.trim_end().ends_with("0/1/0")),
+        text.lines()
+            .any(|l| l.starts_with("total") && l.trim_end().ends_with("0/1/0")),
         "{text}"
     );
     assert!(text.contains("beyond-SPEC failures"), "{text}");
-    assert!(text.contains("beyond the SPEC: 0 passed, 1 failed, 0 skipped"), "{text}");
+    assert!(
+        text.contains("beyond the SPEC: 0 passed, 1 failed, 0 skipped"),
+        "{text}"
+    );
 
     let (code, xml) = run_in(root.path(), &["--format", "junit"]);
     assert_eq!(code, Some(0), "{xml}");
@@ -547,7 +556,10 @@ fn beyond_spec_failures_are_outside_the_expected_failures_unless_strict() {
     let empty = root.path().join("none.txt");
     std::fs::write(&empty, "# nothing expected\n").unwrap_or_else(|e| panic!("{e}"));
     let file = empty.to_string_lossy().to_string();
-    let (code, json) = run_in(root.path(), &["--format", "json", "--expected-failures", &file]);
+    let (code, json) = run_in(
+        root.path(),
+        &["--format", "json", "--expected-failures", &file],
+    );
     assert_eq!(code, Some(0), "{json}");
     let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report["baseline"]["newFailures"], serde_json::json!([]));
@@ -602,7 +614,9 @@ fn malformed_version_tags_and_reasonless_beyond_spec_refuse_to_load() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("extra.feature: scenario \"extra: odd version\": malformed version tag @since-0.17"),
+        err.contains(
+            "extra.feature: scenario \"extra: odd version\": malformed version tag @since-0.17"
+        ),
         "{err}"
     );
     assert!(

@@ -142,7 +142,10 @@ mod tests {
         let expected = parse("listed\n");
         let b = compare(&report, &expected, "f");
         assert!(b.holds(), "{b:?}");
-        assert!(b.stale.is_empty(), "a listed beyond-SPEC scenario ran: {b:?}");
+        assert!(
+            b.stale.is_empty(),
+            "a listed beyond-SPEC scenario ran: {b:?}"
+        );
         report.strict = true;
         let b = compare(&report, &expected, "f");
         assert_eq!(b.new_failures, vec!["order"]);

@@ -121,7 +121,10 @@ impl VersionBounds {
             match versions.as_slice() {
                 [] => Ok(None),
                 [v] => Ok(Some(*v)),
-                _ => Err(format!("conflicting version tags: @{prefix}{}", found.join(&format!(" @{prefix}")))),
+                _ => Err(format!(
+                    "conflicting version tags: @{prefix}{}",
+                    found.join(&format!(" @{prefix}"))
+                )),
             }
         };
         let since = one("since-")?;
@@ -160,7 +163,9 @@ impl VersionBounds {
 /// starts with `Beyond the SPEC:`.
 pub fn beyond_spec_reason(description: Option<&str>) -> Option<String> {
     let lines: Vec<&str> = description?.lines().map(str::trim).collect();
-    let start = lines.iter().position(|l| l.starts_with(BEYOND_SPEC_PREFIX))?;
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(BEYOND_SPEC_PREFIX))?;
     let reason = lines[start..]
         .iter()
         .take_while(|l| !l.is_empty())
@@ -223,78 +228,79 @@ fn expand(feature: &gherkin::Feature, file: &str) -> (Vec<ScenarioSpec>, Vec<Str
         .unwrap_or_default();
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    let mut push =
-        |scenario: &gherkin::Scenario, background: &[gherkin::Step], extra_tags: &[String]| {
-            let mut base_tags = clean_tags(&feature.tags);
-            base_tags.extend(clean_tags(extra_tags));
-            base_tags.extend(clean_tags(&scenario.tags));
-            let rows = outline_rows(scenario);
-            for (row_tags, params) in rows {
-                let mut tags = base_tags.clone();
-                tags.extend(row_tags);
-                let subst = |text: &str| {
-                    params.iter().fold(text.to_string(), |acc, (k, v)| {
-                        acc.replace(&format!("<{k}>"), v)
-                    })
-                };
-                let steps = background
-                    .iter()
-                    .chain(scenario.steps.iter())
-                    .map(|s| StepSpec {
-                        keyword: s.keyword.trim().to_string(),
-                        text: subst(&s.value),
-                        docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
-                    })
-                    .collect();
-                let suffix = if params.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " [{}]",
-                        params
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                let id = format!("{stem}: {}{suffix}", scenario.name);
-                let bounds = match VersionBounds::from_tags(&tags) {
-                    Ok(b) => b,
-                    Err(e) => {
-                        errors.push(format!("{file}: scenario \"{id}\": {e}"));
-                        continue;
-                    }
-                };
-                let beyond_spec = if tags.iter().any(|t| t == BEYOND_SPEC_TAG) {
-                    match beyond_spec_reason(scenario.description.as_deref()) {
-                        Some(reason) => Some(reason),
-                        None => {
-                            errors.push(format!(
+    let mut push = |scenario: &gherkin::Scenario,
+                    background: &[gherkin::Step],
+                    extra_tags: &[String]| {
+        let mut base_tags = clean_tags(&feature.tags);
+        base_tags.extend(clean_tags(extra_tags));
+        base_tags.extend(clean_tags(&scenario.tags));
+        let rows = outline_rows(scenario);
+        for (row_tags, params) in rows {
+            let mut tags = base_tags.clone();
+            tags.extend(row_tags);
+            let subst = |text: &str| {
+                params.iter().fold(text.to_string(), |acc, (k, v)| {
+                    acc.replace(&format!("<{k}>"), v)
+                })
+            };
+            let steps = background
+                .iter()
+                .chain(scenario.steps.iter())
+                .map(|s| StepSpec {
+                    keyword: s.keyword.trim().to_string(),
+                    text: subst(&s.value),
+                    docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
+                })
+                .collect();
+            let suffix = if params.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " [{}]",
+                    params
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let id = format!("{stem}: {}{suffix}", scenario.name);
+            let bounds = match VersionBounds::from_tags(&tags) {
+                Ok(b) => b,
+                Err(e) => {
+                    errors.push(format!("{file}: scenario \"{id}\": {e}"));
+                    continue;
+                }
+            };
+            let beyond_spec = if tags.iter().any(|t| t == BEYOND_SPEC_TAG) {
+                match beyond_spec_reason(scenario.description.as_deref()) {
+                    Some(reason) => Some(reason),
+                    None => {
+                        errors.push(format!(
                                 "{file}: scenario \"{id}\" is tagged @{BEYOND_SPEC_TAG} but its \
                                  description has no line starting \"{BEYOND_SPEC_PREFIX}\" giving the reason"
                             ));
-                            continue;
-                        }
+                        continue;
                     }
-                } else {
-                    None
-                };
-                out.push(ScenarioSpec {
-                    id,
-                    file: file.to_string(),
-                    section: section_of(&tags),
-                    pin: tags
-                        .iter()
-                        .find_map(|t| t.strip_prefix("pin-"))
-                        .map(str::to_string),
-                    bounds,
-                    beyond_spec,
-                    tags,
-                    steps,
-                });
-            }
-        };
+                }
+            } else {
+                None
+            };
+            out.push(ScenarioSpec {
+                id,
+                file: file.to_string(),
+                section: section_of(&tags),
+                pin: tags
+                    .iter()
+                    .find_map(|t| t.strip_prefix("pin-"))
+                    .map(str::to_string),
+                bounds,
+                beyond_spec,
+                tags,
+                steps,
+            });
+        }
+    };
     let feature_bg: Vec<gherkin::Step> = feature
         .background
         .as_ref()
@@ -452,7 +458,9 @@ mod tests {
     fn versions_parse_strictly_in_tags_and_compare_per_component() {
         let v = |t: &str| SpecVersion::parse(t);
         assert_eq!(v("0.16.0"), Some(SpecVersion([0, 16, 0])));
-        for bad in ["0.16", "0.16.x", "1.2.3.4", "", "0..1", "v0.16.0", "0.16.0 "] {
+        for bad in [
+            "0.16", "0.16.x", "1.2.3.4", "", "0..1", "v0.16.0", "0.16.0 ",
+        ] {
             assert_eq!(v(bad), None, "{bad:?}");
         }
         // Numeric, not textual: 0.9.0 < 0.10.0 < 0.16.0 < 1.0.0.
@@ -460,7 +468,10 @@ mod tests {
         assert!(v("0.10.0") < v("0.16.0"));
         assert!(v("0.16.0") < v("1.0.0"));
         assert_eq!(SpecVersion([0, 17, 2]).to_string(), "0.17.2");
-        assert_eq!(SpecVersion::pinned().to_string(), toolnexus_protocol::SPEC_VERSION);
+        assert_eq!(
+            SpecVersion::pinned().to_string(),
+            toolnexus_protocol::SPEC_VERSION
+        );
     }
 
     #[test]
@@ -508,12 +519,16 @@ mod tests {
         let (scenarios, errors) = expand(&feature, "dir/f.feature");
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(
-            errors.iter().any(|e| e.starts_with("dir/f.feature: scenario \"f: bad version\"")
-                && e.contains("@since-0.17")),
+            errors.iter().any(
+                |e| e.starts_with("dir/f.feature: scenario \"f: bad version\"")
+                    && e.contains("@since-0.17")
+            ),
             "{errors:?}"
         );
         assert!(
-            errors.iter().any(|e| e.contains("\"f: no reason\"") && e.contains("Beyond the SPEC:")),
+            errors
+                .iter()
+                .any(|e| e.contains("\"f: no reason\"") && e.contains("Beyond the SPEC:")),
             "{errors:?}"
         );
         let names: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();

@@ -160,7 +160,10 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
     }
     // Beyond-SPEC scenarios are a row of their own: their outcomes are not the SPEC's, and a
     // failure there is not a port failure unless the run was `--strict`.
-    if reports.iter().any(|r| r.scenarios.iter().any(|s| s.beyond_spec)) {
+    if reports
+        .iter()
+        .any(|r| r.scenarios.iter().any(|s| s.beyond_spec))
+    {
         out.push_str("<tr class=\"section-row beyond-row\" data-section=\"beyond-spec\"><th class=\"section\" title=\"scenarios tagged @beyond-spec: what the reference does where the SPEC says nothing\">beyond the SPEC</th>");
         for (i, r) in reports.iter().enumerate() {
             let results: Vec<&ScenarioResult> =

@@ -11,7 +11,11 @@ pub fn progress_line(r: &ScenarioResult) -> String {
         Status::Failed => "FAIL",
         Status::Skipped => "skip",
     };
-    let beyond = if r.beyond_spec { " (beyond the SPEC)" } else { "" };
+    let beyond = if r.beyond_spec {
+        " (beyond the SPEC)"
+    } else {
+        ""
+    };
     format!("{mark} [{}] {}{beyond}", r.section, r.name)
 }
 

@@ -190,9 +190,10 @@ impl Selection {
                 .iter()
                 .any(|t| s.tags.iter().any(|st| st == t.trim_start_matches('@')));
         let section_ok = self.sections.is_empty() || self.sections.contains(&s.section);
-        let spec_ok = self.spec.as_ref().is_none_or(|v| {
-            SpecVersion::parse(v).is_some_and(|v| s.bounds.holds_for(v))
-        });
+        let spec_ok = self
+            .spec
+            .as_ref()
+            .is_none_or(|v| SpecVersion::parse(v).is_some_and(|v| s.bounds.holds_for(v)));
         tag_ok && section_ok && spec_ok
     }
 }
@@ -405,8 +406,11 @@ mod tests {
         assert!(!loose.has_failures());
         assert!(report(results, true).has_failures());
         // A failure the SPEC backs fails the run either way.
-        assert!(report(vec![result(Status::Passed, true), result(Status::Failed, false)], false)
-            .has_failures());
+        assert!(report(
+            vec![result(Status::Passed, true), result(Status::Failed, false)],
+            false
+        )
+        .has_failures());
         // Passing beyond-SPEC scenarios alone are still something that passed.
         assert!(!report(vec![result(Status::Passed, true)], false).has_failures());
         assert!(report(vec![result(Status::Skipped, false)], false).has_failures());
@@ -416,9 +420,15 @@ mod tests {
     fn beyond_spec_counts_are_in_the_json_report() {
         let r = report(vec![result(Status::Failed, true)], false);
         let v: Value = serde_json::from_str(&crate::report::json(&r)).unwrap();
-        assert_eq!(v["summary"]["beyondSpec"], json!({"passed": 0, "failed": 1, "skipped": 0}));
+        assert_eq!(
+            v["summary"]["beyondSpec"],
+            json!({"passed": 0, "failed": 1, "skipped": 0})
+        );
         assert_eq!(v["scenarios"][0]["beyondSpec"], true);
-        assert_eq!(v["scenarios"][0]["beyondSpecReason"], "Beyond the SPEC: order.");
+        assert_eq!(
+            v["scenarios"][0]["beyondSpecReason"],
+            "Beyond the SPEC: order."
+        );
         assert_eq!(v["strict"], false);
         let plain = serde_json::to_value(result(Status::Passed, false)).unwrap();
         assert!(plain.get("beyondSpec").is_none(), "{plain}");
@@ -522,6 +532,8 @@ mod tests {
         );
         let r = run_on(Some("latest"));
         assert_eq!(r.summary.failed, 3, "{:?}", r.scenarios);
-        assert!(status(&r, "always").1.contains("\"latest\" is not a SPEC version"));
+        assert!(status(&r, "always")
+            .1
+            .contains("\"latest\" is not a SPEC version"));
     }
 }
