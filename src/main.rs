@@ -46,7 +46,8 @@ struct Filter {
     /// Only scenarios of these SPEC sections (comma-separated: 0,1,2,3,4,4A,6).
     #[arg(long, value_delimiter = ',')]
     section: Vec<String>,
-    /// Only scenarios pinning this SPEC version (their `@pin-VERSION` tag).
+    /// Only scenarios that hold for this SPEC version X.Y.Z: within their `@since-`/`@until-`
+    /// bounds, the `@pin-` version being the lower bound when there is no `@since-`.
     #[arg(long)]
     spec: Option<String>,
 }
@@ -72,6 +73,10 @@ enum Command {
         /// Ignore the registered port's expected-failures file.
         #[arg(long)]
         no_expected_failures: bool,
+        /// Count failed `@beyond-spec` scenarios (behaviour the SPEC does not state) as
+        /// failures: in the exit code, the expected-failures comparison and JUnit.
+        #[arg(long)]
+        strict: bool,
         /// Instead of the scenarios, compare `--port` with the reference on N random
         /// toolkit configurations and print shrunk counterexamples.
         #[arg(long, value_name = "N", requires = "port")]
@@ -174,6 +179,7 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
         sections: filter.section.clone(),
         spec: filter.spec.clone(),
     };
+    sel.check()?;
     Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())
 }
 
@@ -208,15 +214,26 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// What decides a run's exit code besides its failures.
+struct Verdict {
+    expected_failures: Option<PathBuf>,
+    no_expected_failures: bool,
+    strict: bool,
+}
+
 async fn run_command(
     root: &Path,
     port: Option<String>,
     format: Format,
     timeout_ms: u64,
-    expected_failures: Option<PathBuf>,
-    no_expected_failures: bool,
+    verdict: Verdict,
     filter: &Filter,
 ) -> ExitCode {
+    let Verdict {
+        expected_failures,
+        no_expected_failures,
+        strict,
+    } = verdict;
     let scenarios = match selected(root, filter) {
         Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
         Ok(s) => s,
@@ -254,6 +271,7 @@ async fn run_command(
         }
     })
     .await;
+    report.strict = strict;
     if let (Some(expected), Some(file)) = (expected, baseline_file) {
         let shown = file
             .strip_prefix(root)
@@ -468,7 +486,13 @@ async fn async_main() -> ExitCode {
         Command::List { filter } => match selected(&root, &filter) {
             Ok(list) => {
                 for s in &list {
-                    println!("[{}] {}  @{}", s.section, s.id, s.tags.join(" @"));
+                    println!(
+                        "[{}] {}  ({})  @{}",
+                        s.section,
+                        s.id,
+                        s.bounds.describe(),
+                        s.tags.join(" @")
+                    );
                 }
                 println!("{} scenarios", list.len());
                 ExitCode::SUCCESS
@@ -509,6 +533,7 @@ async fn async_main() -> ExitCode {
             timeout_ms,
             expected_failures,
             no_expected_failures,
+            strict,
             filter,
             ..
         } => {
@@ -517,8 +542,11 @@ async fn async_main() -> ExitCode {
                 port,
                 format,
                 timeout_ms,
-                expected_failures,
-                no_expected_failures,
+                Verdict {
+                    expected_failures,
+                    no_expected_failures,
+                    strict,
+                },
                 &filter,
             )
             .await

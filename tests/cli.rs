@@ -311,11 +311,18 @@ fn report_combines_json_results_into_one_html_page() {
 
 #[test]
 fn an_empty_selection_is_an_error_not_a_green_run() {
+    // Every scenario holds from the SPEC it pins (0.16.0) on: none holds for 0.1.0.
     let out = bin()
-        .args(["run", "--spec", "9.9.9"])
+        .args(["run", "--spec", "0.1.0"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["run", "--spec", "0.16"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a SPEC version"));
 }
 
 #[test]
@@ -454,5 +461,166 @@ fn junit_failures_carry_their_kind_and_the_mismatch_from_the_data() {
     assert!(
         xml.contains("<failure message=\"step `Then the tool &quot;mine&quot; matches:`: [pinned] $.description: expected"),
         "{xml}"
+    );
+}
+
+/// A scratch root whose only feature is tests/fixtures/selection.feature (plus `extra`).
+fn selection_root(extra: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let features = dir.path().join("features");
+    std::fs::create_dir_all(&features).unwrap_or_else(|e| panic!("{e}"));
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/selection.feature");
+    std::fs::copy(&fixture, features.join("selection.feature")).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(text) = extra {
+        std::fs::write(features.join("extra.feature"), text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    dir
+}
+
+fn run_in(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = bin()
+        .arg("--root")
+        .arg(root)
+        .arg("run")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+    )
+}
+
+#[test]
+fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() {
+    let root = selection_root(None);
+    let (code, json) = run_in(root.path(), &["--format", "json"]);
+    let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["summary"]["passed"], 1, "{report}");
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    assert_eq!(
+        report["summary"]["beyondSpec"],
+        serde_json::json!({"passed": 0, "failed": 1, "skipped": 0})
+    );
+    assert_eq!(report["sections"]["0"]["beyondSpec"]["failed"], 1);
+    let beyond = &report["scenarios"][1];
+    assert_eq!(beyond["beyondSpec"], true, "{report}");
+    assert_eq!(beyond["status"], "failed");
+    assert!(beyond["beyondSpecReason"]
+        .as_str()
+        .is_some_and(|r| r.starts_with("Beyond the SPEC: a test fixture")));
+    // The reference implements SPEC 0.16.0: the later scenario is skipped, saying why.
+    let later = &report["scenarios"][2];
+    assert_eq!(later["status"], "skipped");
+    assert_eq!(
+        later["message"],
+        "holds for SPEC ≥ 0.17.0; the port implements 0.16.0"
+    );
+
+    let (code, json) = run_in(root.path(), &["--format", "json", "--strict"]);
+    assert_eq!(code, Some(1), "{json}");
+    assert!(json.contains("\"strict\": true"), "{json}");
+
+    let (code, text) = run_in(root.path(), &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("section") && l.trim_end().ends_with("beyond")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("total") && l.trim_end().ends_with("0/1/0")),
+        "{text}"
+    );
+    assert!(text.contains("beyond-SPEC failures"), "{text}");
+    assert!(
+        text.contains("beyond the SPEC: 0 passed, 1 failed, 0 skipped"),
+        "{text}"
+    );
+
+    let (code, xml) = run_in(root.path(), &["--format", "junit"]);
+    assert_eq!(code, Some(0), "{xml}");
+    assert!(xml.contains("<testsuite name=\"beyond the SPEC\""), "{xml}");
+    assert!(!xml.contains("<failure"), "{xml}");
+    let (code, xml) = run_in(root.path(), &["--format", "junit", "--strict"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
+}
+
+#[test]
+fn beyond_spec_failures_are_outside_the_expected_failures_unless_strict() {
+    let root = selection_root(None);
+    let empty = root.path().join("none.txt");
+    std::fs::write(&empty, "# nothing expected\n").unwrap_or_else(|e| panic!("{e}"));
+    let file = empty.to_string_lossy().to_string();
+    let (code, json) = run_in(
+        root.path(),
+        &["--format", "json", "--expected-failures", &file],
+    );
+    assert_eq!(code, Some(0), "{json}");
+    let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report["baseline"]["newFailures"], serde_json::json!([]));
+    let (code, json) = run_in(
+        root.path(),
+        &["--format", "json", "--expected-failures", &file, "--strict"],
+    );
+    assert_eq!(code, Some(1), "{json}");
+    let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        report["baseline"]["newFailures"][0],
+        "selection: the beyond-SPEC scenario fails on purpose"
+    );
+}
+
+#[test]
+fn list_shows_version_bounds_and_spec_selects_by_them() {
+    let root = selection_root(None);
+    let list = |args: &[&str]| {
+        let out = bin()
+            .arg("--root")
+            .arg(root.path())
+            .arg("list")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let all = list(&[]);
+    assert!(
+        all.contains("a scenario for a later SPEC text  (SPEC ≥ 0.17.0)"),
+        "{all}"
+    );
+    assert!(all.contains("passes  (SPEC ≥ 0.16.0)"), "{all}");
+    assert!(all.contains("3 scenarios"), "{all}");
+    assert!(list(&["--spec", "0.16.0"]).contains("2 scenarios"));
+    assert!(list(&["--spec", "0.17.0"]).contains("3 scenarios"));
+}
+
+#[test]
+fn malformed_version_tags_and_reasonless_beyond_spec_refuse_to_load() {
+    let root = selection_root(Some(
+        "Feature: extra\n\n  @since-0.17\n  Scenario: odd version\n    Then the \"openai\" adapter output matches:\n      \"\"\"\n      []\n      \"\"\"\n\n  @beyond-spec\n  Scenario: no reason given\n    Then the \"openai\" adapter output matches:\n      \"\"\"\n      []\n      \"\"\"\n",
+    ));
+    let out = bin()
+        .arg("--root")
+        .arg(root.path())
+        .arg("run")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "extra.feature: scenario \"extra: odd version\": malformed version tag @since-0.17"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("extra.feature: scenario \"extra: no reason given\" is tagged @beyond-spec"),
+        "{err}"
     );
 }

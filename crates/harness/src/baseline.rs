@@ -47,14 +47,19 @@ pub fn parse(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Compares a run with the expected failures.
+/// Compares a run with the expected failures. `@beyond-spec` scenarios are outside the
+/// baseline (their failures never fail a run) unless the run is `--strict`.
 pub fn compare(report: &RunReport, expected: &BTreeSet<String>, file: &str) -> Baseline {
     let mut b = Baseline {
         file: file.to_string(),
         ..Baseline::default()
     };
     let ran: BTreeSet<&str> = report.scenarios.iter().map(|s| s.name.as_str()).collect();
-    for s in &report.scenarios {
+    for s in report
+        .scenarios
+        .iter()
+        .filter(|s| !s.beyond_spec || report.strict)
+    {
         let listed = expected.contains(&s.name);
         match (s.status, listed) {
             (Status::Failed, true) => b.known_failures += 1,
@@ -85,6 +90,8 @@ mod tests {
             message: String::new(),
             failure: None,
             expectations: Vec::new(),
+            beyond_spec: false,
+            beyond_spec_reason: None,
         }
     }
 
@@ -102,6 +109,7 @@ mod tests {
                 scenario("d", Status::Skipped),
             ],
             baseline: None,
+            strict: false,
         };
         let expected = parse("# why a fails\na\nc\nd\ngone\n\n");
         let b = compare(&report, &expected, "f");
@@ -110,5 +118,37 @@ mod tests {
         assert_eq!(b.unexpected_passes, vec!["c"]);
         assert_eq!(b.stale, vec!["gone"]);
         assert!(!b.holds());
+    }
+
+    #[test]
+    fn beyond_spec_scenarios_are_outside_the_baseline_unless_strict() {
+        let beyond = |name: &str, status| ScenarioResult {
+            beyond_spec: true,
+            ..scenario(name, status)
+        };
+        let mut report = RunReport {
+            port: PortInfo::default(),
+            spec: "0.16.0".into(),
+            summary: Counts::default(),
+            sections: Default::default(),
+            scenarios: vec![
+                scenario("a", Status::Passed),
+                beyond("order", Status::Failed),
+                beyond("listed", Status::Passed),
+            ],
+            baseline: None,
+            strict: false,
+        };
+        let expected = parse("listed\n");
+        let b = compare(&report, &expected, "f");
+        assert!(b.holds(), "{b:?}");
+        assert!(
+            b.stale.is_empty(),
+            "a listed beyond-SPEC scenario ran: {b:?}"
+        );
+        report.strict = true;
+        let b = compare(&report, &expected, "f");
+        assert_eq!(b.new_failures, vec!["order"]);
+        assert_eq!(b.unexpected_passes, vec!["listed"]);
     }
 }

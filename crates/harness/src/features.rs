@@ -28,12 +28,156 @@ pub struct ScenarioSpec {
     pub section: String,
     /// The SPEC version the scenario pins, from its `pin-X` tag.
     pub pin: Option<String>,
+    /// The SPEC versions the scenario holds for (`since-X`, `until-X`, else from `pin-X`).
+    pub bounds: VersionBounds,
+    /// For a `@beyond-spec` scenario, why: its `Beyond the SPEC: …` description.
+    pub beyond_spec: Option<String>,
     /// Background steps followed by the scenario's own.
     pub steps: Vec<StepSpec>,
 }
 
-/// Loads every `*.feature` under `root`, sorted by path; a file that does not parse is
-/// returned as an error entry so the run can report it.
+/// The tag marking a scenario that documents reference behaviour the SPEC does not state.
+pub const BEYOND_SPEC_TAG: &str = "beyond-spec";
+/// How a `@beyond-spec` scenario's description states its reason.
+pub const BEYOND_SPEC_PREFIX: &str = "Beyond the SPEC:";
+
+/// A SPEC version (`X.Y.Z`), compared numerically per component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SpecVersion(pub [u64; 3]);
+
+impl SpecVersion {
+    /// Parses exactly `X.Y.Z` (decimal components), as version tags must be written.
+    pub fn parse(text: &str) -> Option<SpecVersion> {
+        let mut parts = [0u64; 3];
+        let mut n = 0;
+        for part in text.split('.') {
+            if n == 3 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            parts[n] = part.parse().ok()?;
+            n += 1;
+        }
+        (n == 3).then_some(SpecVersion(parts))
+    }
+
+    /// Reads the version a port declares: its leading `X[.Y[.Z]]`, missing components 0 and
+    /// any suffix (`rc1`, `.post1`) ignored, because package versions carry them.
+    pub fn parse_declared(text: &str) -> Option<SpecVersion> {
+        let mut parts = [0u64; 3];
+        let mut rest = text.trim();
+        for (i, slot) in parts.iter_mut().enumerate() {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                return (i > 0).then_some(SpecVersion(parts));
+            }
+            *slot = rest[..digits].parse().ok()?;
+            rest = &rest[digits..];
+            match rest.strip_prefix('.') {
+                Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => rest = r,
+                _ => return Some(SpecVersion(parts)),
+            }
+        }
+        Some(SpecVersion(parts))
+    }
+
+    /// The version the scenarios pin (`toolnexus_protocol::SPEC_VERSION`), assumed for a
+    /// port that declares none.
+    pub fn pinned() -> SpecVersion {
+        SpecVersion::parse(toolnexus_protocol::SPEC_VERSION).unwrap_or(SpecVersion([0, 16, 0]))
+    }
+}
+
+impl std::fmt::Display for SpecVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c] = self.0;
+        write!(f, "{a}.{b}.{c}")
+    }
+}
+
+/// The SPEC versions a scenario holds for, both bounds inclusive; `None` is unbounded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VersionBounds {
+    /// The first SPEC version it holds for: its `since-X` tag, else its `pin-X` tag.
+    pub since: Option<SpecVersion>,
+    /// The last SPEC version it holds for: its `until-X` tag.
+    pub until: Option<SpecVersion>,
+}
+
+impl VersionBounds {
+    /// Reads `since-X`, `until-X` and `pin-X` tags (without `@`). A scenario written against
+    /// SPEC X (`pin-X`) claims nothing about earlier texts, so the pin is the lower bound
+    /// unless `since-` says otherwise; nothing but `until-` sets an upper bound.
+    pub fn from_tags(tags: &[String]) -> Result<VersionBounds, String> {
+        let one = |prefix: &str| -> Result<Option<SpecVersion>, String> {
+            let found: Vec<&str> = tags.iter().filter_map(|t| t.strip_prefix(prefix)).collect();
+            let mut versions = Vec::new();
+            for v in &found {
+                versions.push(SpecVersion::parse(v).ok_or_else(|| {
+                    format!("malformed version tag @{prefix}{v} (expected @{prefix}X.Y.Z)")
+                })?);
+            }
+            versions.sort();
+            versions.dedup();
+            match versions.as_slice() {
+                [] => Ok(None),
+                [v] => Ok(Some(*v)),
+                _ => Err(format!(
+                    "conflicting version tags: @{prefix}{}",
+                    found.join(&format!(" @{prefix}"))
+                )),
+            }
+        };
+        let since = one("since-")?;
+        let until = one("until-")?;
+        let pin = one("pin-")?;
+        let bounds = VersionBounds {
+            since: since.or(pin),
+            until,
+        };
+        match (bounds.since, bounds.until) {
+            (Some(a), Some(b)) if a > b => Err(format!(
+                "version tags leave no SPEC version: holds from {a} but only until {b}"
+            )),
+            _ => Ok(bounds),
+        }
+    }
+
+    /// Whether the scenario holds for SPEC `v`.
+    pub fn holds_for(&self, v: SpecVersion) -> bool {
+        self.since.is_none_or(|s| s <= v) && self.until.is_none_or(|u| v <= u)
+    }
+
+    /// The bounds as a reader would say them (`SPEC ≥ 0.17.0`); `any SPEC` when unbounded.
+    pub fn describe(&self) -> String {
+        match (self.since, self.until) {
+            (None, None) => "any SPEC".to_string(),
+            (Some(a), None) => format!("SPEC ≥ {a}"),
+            (None, Some(b)) => format!("SPEC ≤ {b}"),
+            (Some(a), Some(b)) if a == b => format!("SPEC {a} only"),
+            (Some(a), Some(b)) => format!("SPEC {a} … {b}"),
+        }
+    }
+}
+
+/// The reason a `@beyond-spec` scenario gives: its description from the first line that
+/// starts with `Beyond the SPEC:`.
+pub fn beyond_spec_reason(description: Option<&str>) -> Option<String> {
+    let lines: Vec<&str> = description?.lines().map(str::trim).collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(BEYOND_SPEC_PREFIX))?;
+    let reason = lines[start..]
+        .iter()
+        .take_while(|l| !l.is_empty())
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (reason.len() > BEYOND_SPEC_PREFIX.len()).then_some(reason)
+}
+
+/// Loads every `*.feature` under `root`, sorted by path; a file that does not parse, or a
+/// scenario whose version or `@beyond-spec` tags are malformed, is returned as an error
+/// entry so the run can report it.
 pub fn load(root: &Path) -> (Vec<ScenarioSpec>, Vec<String>) {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .into_iter()
@@ -53,7 +197,9 @@ pub fn load(root: &Path) -> (Vec<ScenarioSpec>, Vec<String>) {
         match gherkin::Feature::parse_path(&file, GherkinEnv::default()) {
             Ok(feature) => {
                 errors.extend(unresolved_parameters(&feature, &rel));
-                scenarios.extend(expand(&feature, &rel));
+                let (expanded, tag_errors) = expand(&feature, &rel);
+                scenarios.extend(expanded);
+                errors.extend(tag_errors);
             }
             Err(e) => errors.push(format!("{rel}: {e}")),
         }
@@ -75,60 +221,86 @@ fn clean_tags(tags: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn expand(feature: &gherkin::Feature, file: &str) -> Vec<ScenarioSpec> {
+fn expand(feature: &gherkin::Feature, file: &str) -> (Vec<ScenarioSpec>, Vec<String>) {
     let stem = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default();
     let mut out = Vec::new();
-    let mut push =
-        |scenario: &gherkin::Scenario, background: &[gherkin::Step], extra_tags: &[String]| {
-            let mut base_tags = clean_tags(&feature.tags);
-            base_tags.extend(clean_tags(extra_tags));
-            base_tags.extend(clean_tags(&scenario.tags));
-            let rows = outline_rows(scenario);
-            for (row_tags, params) in rows {
-                let mut tags = base_tags.clone();
-                tags.extend(row_tags);
-                let subst = |text: &str| {
-                    params.iter().fold(text.to_string(), |acc, (k, v)| {
-                        acc.replace(&format!("<{k}>"), v)
-                    })
-                };
-                let steps = background
-                    .iter()
-                    .chain(scenario.steps.iter())
-                    .map(|s| StepSpec {
-                        keyword: s.keyword.trim().to_string(),
-                        text: subst(&s.value),
-                        docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
-                    })
-                    .collect();
-                let suffix = if params.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " [{}]",
-                        params
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
-                out.push(ScenarioSpec {
-                    id: format!("{stem}: {}{suffix}", scenario.name),
-                    file: file.to_string(),
-                    section: section_of(&tags),
-                    pin: tags
+    let mut errors = Vec::new();
+    let mut push = |scenario: &gherkin::Scenario,
+                    background: &[gherkin::Step],
+                    extra_tags: &[String]| {
+        let mut base_tags = clean_tags(&feature.tags);
+        base_tags.extend(clean_tags(extra_tags));
+        base_tags.extend(clean_tags(&scenario.tags));
+        let rows = outline_rows(scenario);
+        for (row_tags, params) in rows {
+            let mut tags = base_tags.clone();
+            tags.extend(row_tags);
+            let subst = |text: &str| {
+                params.iter().fold(text.to_string(), |acc, (k, v)| {
+                    acc.replace(&format!("<{k}>"), v)
+                })
+            };
+            let steps = background
+                .iter()
+                .chain(scenario.steps.iter())
+                .map(|s| StepSpec {
+                    keyword: s.keyword.trim().to_string(),
+                    text: subst(&s.value),
+                    docstring: s.docstring.as_deref().map(|d| subst(&clean_docstring(d))),
+                })
+                .collect();
+            let suffix = if params.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " [{}]",
+                    params
                         .iter()
-                        .find_map(|t| t.strip_prefix("pin-"))
-                        .map(str::to_string),
-                    tags,
-                    steps,
-                });
-            }
-        };
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let id = format!("{stem}: {}{suffix}", scenario.name);
+            let bounds = match VersionBounds::from_tags(&tags) {
+                Ok(b) => b,
+                Err(e) => {
+                    errors.push(format!("{file}: scenario \"{id}\": {e}"));
+                    continue;
+                }
+            };
+            let beyond_spec = if tags.iter().any(|t| t == BEYOND_SPEC_TAG) {
+                match beyond_spec_reason(scenario.description.as_deref()) {
+                    Some(reason) => Some(reason),
+                    None => {
+                        errors.push(format!(
+                                "{file}: scenario \"{id}\" is tagged @{BEYOND_SPEC_TAG} but its \
+                                 description has no line starting \"{BEYOND_SPEC_PREFIX}\" giving the reason"
+                            ));
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
+            out.push(ScenarioSpec {
+                id,
+                file: file.to_string(),
+                section: section_of(&tags),
+                pin: tags
+                    .iter()
+                    .find_map(|t| t.strip_prefix("pin-"))
+                    .map(str::to_string),
+                bounds,
+                beyond_spec,
+                tags,
+                steps,
+            });
+        }
+    };
     let feature_bg: Vec<gherkin::Step> = feature
         .background
         .as_ref()
@@ -146,7 +318,9 @@ fn expand(feature: &gherkin::Feature, file: &str) -> Vec<ScenarioSpec> {
             push(scenario, &bg, &rule.tags);
         }
     }
-    out
+    errors.sort();
+    errors.dedup();
+    (out, errors)
 }
 
 /// Converts a parsed Gherkin step (outline already expanded) into the harness's form.
@@ -274,6 +448,107 @@ mod tests {
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("<card URL>"));
         assert_eq!(angle_names("a <b> <c d> <> x<y"), vec!["b", "c d"]);
+    }
+
+    fn tags(list: &[&str]) -> Vec<String> {
+        list.iter().map(|t| t.to_string()).collect()
+    }
+
+    #[test]
+    fn versions_parse_strictly_in_tags_and_compare_per_component() {
+        let v = |t: &str| SpecVersion::parse(t);
+        assert_eq!(v("0.16.0"), Some(SpecVersion([0, 16, 0])));
+        for bad in [
+            "0.16", "0.16.x", "1.2.3.4", "", "0..1", "v0.16.0", "0.16.0 ",
+        ] {
+            assert_eq!(v(bad), None, "{bad:?}");
+        }
+        // Numeric, not textual: 0.9.0 < 0.10.0 < 0.16.0 < 1.0.0.
+        assert!(v("0.9.0") < v("0.10.0"));
+        assert!(v("0.10.0") < v("0.16.0"));
+        assert!(v("0.16.0") < v("1.0.0"));
+        assert_eq!(SpecVersion([0, 17, 2]).to_string(), "0.17.2");
+        assert_eq!(
+            SpecVersion::pinned().to_string(),
+            toolnexus_protocol::SPEC_VERSION
+        );
+    }
+
+    #[test]
+    fn a_declared_version_tolerates_package_suffixes() {
+        let d = |t: &str| SpecVersion::parse_declared(t);
+        assert_eq!(d("0.21.0"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.21"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.21.0.post1"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.22.0rc1"), Some(SpecVersion([0, 22, 0])));
+        assert_eq!(d("1"), Some(SpecVersion([1, 0, 0])));
+        assert_eq!(d("latest"), None);
+        assert_eq!(d(""), None);
+    }
+
+    #[test]
+    fn bounds_come_from_since_until_and_the_pin() {
+        let b = |t: &[&str]| VersionBounds::from_tags(&tags(t));
+        let v = |t: &str| SpecVersion::parse(t).unwrap();
+        let pinned = b(&["spec-3", "pin-0.16.0"]).unwrap();
+        assert_eq!(pinned.since, Some(v("0.16.0")));
+        assert_eq!(pinned.until, None);
+        assert!(pinned.holds_for(v("0.16.0")) && pinned.holds_for(v("0.21.0")));
+        assert!(!pinned.holds_for(v("0.15.9")));
+        let later = b(&["pin-0.16.0", "since-0.17.0"]).unwrap();
+        assert!(!later.holds_for(v("0.16.0")) && later.holds_for(v("0.17.0")));
+        assert_eq!(later.describe(), "SPEC ≥ 0.17.0");
+        let earlier = b(&["pin-0.16.0", "until-0.16.0"]).unwrap();
+        assert!(earlier.holds_for(v("0.16.0")) && !earlier.holds_for(v("0.16.1")));
+        assert_eq!(earlier.describe(), "SPEC 0.16.0 only");
+        assert_eq!(b(&["until-0.18.0"]).unwrap().describe(), "SPEC ≤ 0.18.0");
+        assert_eq!(b(&[]).unwrap().describe(), "any SPEC");
+        assert!(b(&[]).unwrap().holds_for(v("0.1.0")));
+        let err = b(&["since-0.17"]).unwrap_err();
+        assert!(err.contains("@since-0.17"), "{err}");
+        assert!(b(&["until-x.y.z"]).is_err());
+        assert!(b(&["pin-0.16"]).is_err());
+        assert!(b(&["since-0.18.0", "until-0.17.0"]).is_err());
+        assert!(b(&["since-0.17.0", "since-0.18.0"]).is_err());
+    }
+
+    #[test]
+    fn malformed_version_tags_and_reasonless_beyond_spec_are_load_errors() {
+        let text = "@pin-0.16.0\nFeature: f\n\n  @since-0.17\n  Scenario: bad version\n    Given a step\n\n  @beyond-spec\n  Scenario: no reason\n    Some other words.\n    Given a step\n\n  @beyond-spec\n  Scenario: sorted order\n    Beyond the SPEC: §4A says nothing about order;\n    the reference sorts.\n\n    Given a step\n\n  @until-0.16.0\n  Scenario: fine\n    Given a step\n";
+        let feature = gherkin::Feature::parse(text, GherkinEnv::default()).unwrap();
+        let (scenarios, errors) = expand(&feature, "dir/f.feature");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors.iter().any(
+                |e| e.starts_with("dir/f.feature: scenario \"f: bad version\"")
+                    && e.contains("@since-0.17")
+            ),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("\"f: no reason\"") && e.contains("Beyond the SPEC:")),
+            "{errors:?}"
+        );
+        let names: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(names, vec!["f: sorted order", "f: fine"]);
+        assert_eq!(
+            scenarios[0].beyond_spec.as_deref(),
+            Some("Beyond the SPEC: §4A says nothing about order; the reference sorts.")
+        );
+        assert_eq!(scenarios[1].beyond_spec, None);
+        assert_eq!(scenarios[1].bounds.describe(), "SPEC 0.16.0 only");
+    }
+
+    #[test]
+    fn the_reason_starts_at_its_prefix() {
+        assert_eq!(beyond_spec_reason(None), None);
+        assert_eq!(beyond_spec_reason(Some("Beyond the SPEC:")), None);
+        assert_eq!(
+            beyond_spec_reason(Some("Context first.\n  Beyond the SPEC: why.\n\nlater")),
+            Some("Beyond the SPEC: why.".to_string())
+        );
     }
 
     #[test]

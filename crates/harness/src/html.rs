@@ -1,6 +1,6 @@
 //! Renders one or more runs as a single self-contained HTML page: a SPEC section × port
-//! matrix with drill-down to failures (diffs coloured) and skips, then a scenario × port
-//! table. No scripts, no network assets; the same reports always give the same bytes.
+//! matrix with drill-down to failures (diffs coloured) and skips, `@beyond-spec` scenarios
+//! in a row of their own, then a scenario × port table. No scripts, no network assets; the same reports always give the same bytes.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,7 +21,7 @@ const MISMATCH_ROWS: usize = 20;
 
 const STYLE: &str = r#"
 :root { --pass:#1f7a3a; --pass-bg:#e3f4e8; --fail:#b3261e; --fail-bg:#fde7e5;
-  --skip:#7a5a00; --skip-bg:#fff4d6; --part-bg:#eef6e0; --absent:#8a8f98; --absent-bg:#f3f4f6;
+  --skip:#7a5a00; --skip-bg:#fff4d6; --beyond-bg:#f6e7d0; --part-bg:#eef6e0; --absent:#8a8f98; --absent-bg:#f3f4f6;
   --line:#d5d9e0; --ink:#1c2330; --muted:#5b6472; }
 * { box-sizing: border-box; }
 body { margin: 0; padding: 24px 32px 48px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fbfbfd; }
@@ -45,6 +45,9 @@ table.matrix td.cell { min-width: 180px; max-width: 60vw; }
 .counts .z { color: #b8bdc6; font-weight: normal; }
 td.pass { background: var(--pass-bg); } td.fail { background: var(--fail-bg); }
 td.skip { background: var(--skip-bg); } td.partial { background: var(--part-bg); }
+td.beyond-fail { background: var(--beyond-bg); }
+table.matrix tr.beyond-row th.section { font-style: italic; }
+.badge.beyond { background: var(--beyond-bg); color: #6b3d00; }
 td.absent { background: repeating-linear-gradient(135deg, var(--absent-bg) 0 6px, #fff 6px 12px); color: var(--absent); }
 tr.totals > * { border-top: 2px solid var(--ink); font-weight: 700; }
 details > summary { cursor: pointer; list-style-position: inside; }
@@ -125,6 +128,7 @@ const LEGEND: &str = "<div class=\"legend\">\
 <span><i style=\"background:var(--fail-bg)\"></i>some failed</span>\
 <span><i style=\"background:var(--skip-bg)\"></i>all skipped</span>\
 <span><i style=\"background:var(--absent-bg)\"></i>not run</span>\
+<span><i style=\"background:var(--beyond-bg)\"></i>failed beyond the SPEC (@beyond-spec, not counted without --strict)</span>\
 <span>counts: <b class=\"counts\"><span class=\"p\">passed</span> / <span class=\"f\">failed</span> / <span class=\"s\">skipped</span></b>; click a cell for failures and skips</span>\
 </div>\n";
 
@@ -147,16 +151,30 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             let results: Vec<&ScenarioResult> = sorted_by_name(
                 r.scenarios
                     .iter()
-                    .filter(|s| &s.section == section)
+                    .filter(|s| &s.section == section && !s.beyond_spec)
                     .collect(),
             );
-            cell(out, section, i, &results, &anchors);
+            cell(out, section, i, &results, &anchors, false);
+        }
+        out.push_str("</tr>\n");
+    }
+    // Beyond-SPEC scenarios are a row of their own: their outcomes are not the SPEC's, and a
+    // failure there is not a port failure unless the run was `--strict`.
+    if reports
+        .iter()
+        .any(|r| r.scenarios.iter().any(|s| s.beyond_spec))
+    {
+        out.push_str("<tr class=\"section-row beyond-row\" data-section=\"beyond-spec\"><th class=\"section\" title=\"scenarios tagged @beyond-spec: what the reference does where the SPEC says nothing\">beyond the SPEC</th>");
+        for (i, r) in reports.iter().enumerate() {
+            let results: Vec<&ScenarioResult> =
+                sorted_by_name(r.scenarios.iter().filter(|s| s.beyond_spec).collect());
+            cell(out, "beyond-spec", i, &results, &anchors, !r.strict);
         }
         out.push_str("</tr>\n");
     }
     out.push_str("<tr class=\"totals\"><th class=\"section\">Total</th>");
     for (i, r) in reports.iter().enumerate() {
-        let c = count(r.scenarios.iter());
+        let c = count(r.scenarios.iter().filter(|s| !s.beyond_spec));
         let _ = write!(
             out,
             "<td class=\"cell {state}\" data-port=\"{i}\">{counts}</td>",
@@ -188,12 +206,16 @@ fn cell(
     port: usize,
     results: &[&ScenarioResult],
     anchors: &BTreeMap<&str, usize>,
+    soft_failures: bool,
 ) {
     let c = count(results.iter().copied());
+    let st = match state(&c) {
+        "fail" if soft_failures => "beyond-fail",
+        st => st,
+    };
     let _ = write!(
         out,
-        "<td class=\"cell {state}\" data-section=\"{s}\" data-port=\"{port}\">",
-        state = state(&c),
+        "<td class=\"cell {st}\" data-section=\"{s}\" data-port=\"{port}\">",
         s = esc(section)
     );
     if c.passed + c.failed + c.skipped == 0 {
@@ -206,9 +228,14 @@ fn cell(
     }
     let _ = write!(out, "<details><summary>{}</summary>", counts_html(&c));
     for r in results.iter().filter(|r| r.status == Status::Failed) {
+        let reason = r
+            .beyond_spec_reason
+            .as_deref()
+            .map(|w| format!("<div class=\"reason\">{}</div>", esc(w)))
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<div class=\"item fail\"><div class=\"sname\">{}</div>{}</div>",
+            "<div class=\"item fail\"><div class=\"sname\">{}</div>{reason}{}</div>",
             linked_name(&r.name, anchors),
             failure_html(r)
         );
@@ -261,9 +288,20 @@ fn scenario_table(out: &mut String, reports: &[RunReport]) {
             .iter()
             .all(|s| matches!(s, Some(s) if s.status == Status::Passed));
         let id = anchors.get(name).copied().unwrap_or(0);
+        let beyond = found
+            .iter()
+            .flatten()
+            .find(|s| s.beyond_spec)
+            .map(|s| {
+                format!(
+                    " <span class=\"badge beyond\" title=\"{}\">beyond the SPEC</span>",
+                    esc(s.beyond_spec_reason.as_deref().unwrap_or(""))
+                )
+            })
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<tr id=\"s-{id}\" class=\"{}\"><td class=\"sname\">{}</td><td class=\"sec\">{}</td>",
+            "<tr id=\"s-{id}\" class=\"{}\"><td class=\"sname\">{}{beyond}</td><td class=\"sec\">{}</td>",
             if all_ok { "all-ok" } else { "problem" },
             esc(name),
             esc(&section_label(section))
@@ -513,8 +551,19 @@ fn scenario_anchors(reports: &[RunReport]) -> BTreeMap<&str, usize> {
 fn sections_of(reports: &[RunReport]) -> Vec<String> {
     let mut set: BTreeSet<&str> = BTreeSet::new();
     for r in reports {
-        set.extend(r.sections.keys().map(String::as_str));
-        set.extend(r.scenarios.iter().map(|s| s.section.as_str()));
+        // A section whose only scenarios are beyond the SPEC has no row: they have theirs.
+        set.extend(
+            r.sections
+                .iter()
+                .filter(|(_, c)| c.passed + c.failed + c.skipped > 0)
+                .map(|(k, _)| k.as_str()),
+        );
+        set.extend(
+            r.scenarios
+                .iter()
+                .filter(|s| !s.beyond_spec)
+                .map(|s| s.section.as_str()),
+        );
     }
     let mut v: Vec<String> = set.into_iter().map(str::to_string).collect();
     v.sort_by(|a, b| cmp_sections(a, b));
@@ -602,6 +651,8 @@ mod tests {
             message: message.to_string(),
             failure: (status == Status::Failed).then(|| Failure::other(message)),
             expectations: vec!["pinned".to_string()],
+            beyond_spec: false,
+            beyond_spec_reason: None,
         }
     }
 
@@ -746,6 +797,33 @@ mod tests {
         let c = html.find(">skills: two</td>").expect("row");
         assert!(a < b && b < c);
         assert!(html.contains("title=\"step `Then x`: [pinned] $.tools[1]: expected &quot;b&quot;"));
+    }
+
+    #[test]
+    fn beyond_spec_scenarios_have_their_own_row_and_soft_failures() {
+        let beyond = |name: &str, status| ScenarioResult {
+            beyond_spec: true,
+            beyond_spec_reason: Some("Beyond the SPEC: grep's file order".into()),
+            ..result(name, "4A", status, "order differs")
+        };
+        let loose = report(
+            "loose",
+            vec![
+                result("builtins: one", "4A", Status::Passed, ""),
+                beyond("grep: sorted", Status::Failed),
+            ],
+        );
+        let mut strict = loose.clone();
+        strict.port.name = "strict".into();
+        strict.strict = true;
+        let html = render(&[loose, strict]);
+        // The section counts only the SPEC's scenario; the beyond row has the failure.
+        assert!(cell_of(&html, "4A", 0).contains("cell pass"), "{html}");
+        let soft = cell_of(&html, "beyond-spec", 0);
+        assert!(soft.contains("cell beyond-fail"), "{soft}");
+        assert!(soft.contains("grep&#39;s file order"), "{soft}");
+        assert!(cell_of(&html, "beyond-spec", 1).contains("cell fail"));
+        assert!(html.contains("badge beyond"));
     }
 
     #[test]

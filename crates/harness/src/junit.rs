@@ -1,4 +1,6 @@
-//! JUnit XML for CI systems: one testsuite per SPEC section, one testcase per scenario.
+//! JUnit XML for CI systems: one testsuite per SPEC section, one testcase per scenario; the
+//! `@beyond-spec` scenarios in a testsuite of their own, whose failures are `<failure>`s only
+//! in a `--strict` run (otherwise `<system-out>`, so CI stays green as the exit code does).
 
 use std::fmt::Write;
 
@@ -25,16 +27,20 @@ fn esc(s: &str) -> String {
 pub fn render(report: &RunReport) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let s = report.summary;
+    let b = s.beyond_spec;
     let _ = writeln!(
         out,
         "<testsuites name=\"toolnexus-conformance {} (SPEC {})\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
         esc(&report.port.name),
         esc(&report.spec),
-        s.passed + s.failed + s.skipped,
-        s.failed,
-        s.skipped
+        s.passed + s.failed + s.skipped + b.passed + b.failed + b.skipped,
+        report.counted_failures(),
+        s.skipped + b.skipped
     );
     for (section, c) in &report.sections {
+        if c.passed + c.failed + c.skipped == 0 {
+            continue;
+        }
         let _ = writeln!(
             out,
             "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
@@ -43,40 +49,74 @@ pub fn render(report: &RunReport) -> String {
             c.failed,
             c.skipped
         );
-        for sc in report.scenarios.iter().filter(|x| &x.section == section) {
-            let head = format!(
-                "    <testcase classname=\"{}.spec-{}\" name=\"{}\"",
-                esc(&report.port.name),
-                esc(section),
-                esc(&sc.name)
-            );
-            let first_line = sc.message.lines().next().unwrap_or("");
-            match sc.status {
-                Status::Passed => {
-                    let _ = writeln!(out, "{head}/>");
-                }
-                Status::Failed => {
-                    let (kind, body) = failure_body(sc);
-                    let _ = writeln!(
-                        out,
-                        "{head}>\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",
-                        esc(first_line),
-                        esc(&body)
-                    );
-                }
-                Status::Skipped => {
-                    let _ = writeln!(
-                        out,
-                        "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>",
-                        esc(first_line)
-                    );
-                }
-            }
+        for sc in report
+            .scenarios
+            .iter()
+            .filter(|x| &x.section == section && !x.beyond_spec)
+        {
+            testcase(&mut out, report, sc);
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    if b.passed + b.failed + b.skipped > 0 {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"beyond the SPEC\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n    <properties><property name=\"beyondSpec\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
+            b.passed + b.failed + b.skipped,
+            if report.strict { b.failed } else { 0 },
+            b.skipped,
+            report.strict
+        );
+        for sc in report.scenarios.iter().filter(|x| x.beyond_spec) {
+            testcase(&mut out, report, sc);
         }
         let _ = writeln!(out, "  </testsuite>");
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// One `<testcase>`; a failure that does not count (beyond the SPEC, not `--strict`) is
+/// written to `<system-out>` rather than as a `<failure>`.
+fn testcase(out: &mut String, report: &RunReport, sc: &ScenarioResult) {
+    let head = format!(
+        "    <testcase classname=\"{}.spec-{}\" name=\"{}\"",
+        esc(&report.port.name),
+        esc(&sc.section),
+        esc(&sc.name)
+    );
+    let first_line = sc.message.lines().next().unwrap_or("");
+    match sc.status {
+        Status::Passed => {
+            let _ = writeln!(out, "{head}/>");
+        }
+        Status::Failed if report.counts_as_failure(sc) => {
+            let (kind, body) = failure_body(sc);
+            let _ = writeln!(
+                out,
+                "{head}>\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",
+                esc(first_line),
+                esc(&body)
+            );
+        }
+        Status::Failed => {
+            let (kind, body) = failure_body(sc);
+            let reason = sc.beyond_spec_reason.as_deref().unwrap_or("");
+            let _ = writeln!(
+                out,
+                "{head}>\n      <system-out>failed beyond the SPEC ({kind}; not counted without --strict)\n{}\n{}</system-out>\n    </testcase>",
+                esc(reason),
+                esc(&body)
+            );
+        }
+        Status::Skipped => {
+            let _ = writeln!(
+                out,
+                "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>",
+                esc(first_line)
+            );
+        }
+    }
 }
 
 /// The failure's `type` (`pinned`, `lenient`, `other`) and body: the step and the kind,

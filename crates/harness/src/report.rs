@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::runner::{RunReport, ScenarioResult, Status};
+use super::runner::{Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario.
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -11,7 +11,22 @@ pub fn progress_line(r: &ScenarioResult) -> String {
         Status::Failed => "FAIL",
         Status::Skipped => "skip",
     };
-    format!("{mark} [{}] {}", r.section, r.name)
+    let beyond = if r.beyond_spec {
+        " (beyond the SPEC)"
+    } else {
+        ""
+    };
+    format!("{mark} [{}] {}{beyond}", r.section, r.name)
+}
+
+/// A `beyond` cell: `@beyond-spec` passed/failed/skipped, or `-` when there are none.
+fn beyond_cell(c: &Counts) -> String {
+    let b = c.beyond_spec;
+    if b.passed + b.failed + b.skipped == 0 {
+        "-".to_string()
+    } else {
+        format!("{}/{}/{}", b.passed, b.failed, b.skipped)
+    }
 }
 
 /// The human summary: a table of sections, then each failure with its message and diff.
@@ -24,26 +39,43 @@ pub fn text(report: &RunReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<10} {:>7} {:>7} {:>8}",
-        "section", "passed", "failed", "skipped"
+        "{:<10} {:>7} {:>7} {:>8} {:>9}",
+        "section", "passed", "failed", "skipped", "beyond"
     );
     for (section, c) in &report.sections {
         let _ = writeln!(
             out,
-            "§{:<9} {:>7} {:>7} {:>8}",
-            section, c.passed, c.failed, c.skipped
+            "§{:<9} {:>7} {:>7} {:>8} {:>9}",
+            section,
+            c.passed,
+            c.failed,
+            c.skipped,
+            beyond_cell(c)
         );
     }
     let s = report.summary;
     let _ = writeln!(
         out,
-        "{:<10} {:>7} {:>7} {:>8}",
-        "total", s.passed, s.failed, s.skipped
+        "{:<10} {:>7} {:>7} {:>8} {:>9}",
+        "total",
+        s.passed,
+        s.failed,
+        s.skipped,
+        beyond_cell(&s)
+    );
+    let _ = writeln!(
+        out,
+        "(beyond: @beyond-spec scenarios, passed/failed/skipped, counted apart; {})",
+        if report.strict {
+            "--strict: their failures fail the run"
+        } else {
+            "their failures fail the run only with --strict"
+        }
     );
     let failures: Vec<&ScenarioResult> = report
         .scenarios
         .iter()
-        .filter(|r| r.status == Status::Failed)
+        .filter(|r| r.status == Status::Failed && !r.beyond_spec)
         .collect();
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
@@ -54,6 +86,30 @@ pub fn text(report: &RunReport) -> String {
                 .as_ref()
                 .map_or_else(|| f.message.clone(), |x| x.report_text());
             let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, text);
+        }
+    }
+    let beyond: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.status == Status::Failed && r.beyond_spec)
+        .collect();
+    if !beyond.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nbeyond-SPEC failures (behaviour the reference has and the SPEC does not state; {}):",
+            if report.strict {
+                "counted: --strict"
+            } else {
+                "not counted without --strict"
+            }
+        );
+        for f in beyond {
+            let text = f
+                .failure
+                .as_ref()
+                .map_or_else(|| f.message.clone(), |x| x.report_text());
+            let reason = f.beyond_spec_reason.as_deref().unwrap_or("");
+            let _ = writeln!(out, "\n--- [{}] {}\n{reason}\n{text}", f.section, f.name);
         }
     }
     if let Some(b) = &report.baseline {
@@ -76,8 +132,16 @@ pub fn text(report: &RunReport) -> String {
             let _ = writeln!(out, "  stale entry      {n}");
         }
     }
-    if s.passed == 0 {
+    if s.passed + s.beyond_spec.passed == 0 {
         let _ = writeln!(out, "\nno scenario passed: the run counts as a failure");
+    }
+    let b = s.beyond_spec;
+    if b.passed + b.failed + b.skipped > 0 {
+        let _ = writeln!(
+            out,
+            "\nbeyond the SPEC: {} passed, {} failed, {} skipped",
+            b.passed, b.failed, b.skipped
+        );
     }
     let _ = writeln!(
         out,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::failure::Failure;
-use super::features::ScenarioSpec;
+use super::features::{ScenarioSpec, SpecVersion};
 use super::port::{hello, Port, PortInfo};
 use super::scenario::{Env, ScenarioState, StepFailure};
 use super::steps::{finish, run_step};
@@ -40,26 +40,72 @@ pub struct ScenarioResult {
     /// The kinds of expectation that held (`pinned`, `lenient (contains)`, ...), sorted.
     #[serde(default)]
     pub expectations: Vec<String>,
+    /// Tagged `@beyond-spec`: it documents reference behaviour the SPEC does not state, is
+    /// counted apart, and fails a run only with `--strict`.
+    #[serde(default, rename = "beyondSpec", skip_serializing_if = "is_false")]
+    pub beyond_spec: bool,
+    /// For a `@beyond-spec` scenario, its `Beyond the SPEC: …` reason.
+    #[serde(
+        default,
+        rename = "beyondSpecReason",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub beyond_spec_reason: Option<String>,
 }
 
-/// Passed/failed/skipped counts.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Outcomes of `@beyond-spec` scenarios, kept apart from the SPEC's own counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Passed scenarios.
+pub struct BeyondCounts {
+    /// Passed `@beyond-spec` scenarios.
     pub passed: usize,
-    /// Failed scenarios.
+    /// Failed `@beyond-spec` scenarios (a run failure only with `--strict`).
     pub failed: usize,
-    /// Skipped scenarios.
+    /// Skipped `@beyond-spec` scenarios.
     pub skipped: usize,
 }
 
+/// Passed/failed/skipped counts of the scenarios the SPEC backs, and apart from them the
+/// `@beyond-spec` ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Passed scenarios (not `@beyond-spec`).
+    pub passed: usize,
+    /// Failed scenarios (not `@beyond-spec`).
+    pub failed: usize,
+    /// Skipped scenarios (not `@beyond-spec`).
+    pub skipped: usize,
+    /// The `@beyond-spec` scenarios' outcomes.
+    #[serde(default, rename = "beyondSpec")]
+    pub beyond_spec: BeyondCounts,
+}
+
 impl Counts {
-    fn add(&mut self, s: Status) {
-        match s {
-            Status::Passed => self.passed += 1,
-            Status::Failed => self.failed += 1,
-            Status::Skipped => self.skipped += 1,
+    /// Counts one result in its column.
+    pub fn add(&mut self, r: &ScenarioResult) {
+        let (passed, failed, skipped) = if r.beyond_spec {
+            let b = &mut self.beyond_spec;
+            (&mut b.passed, &mut b.failed, &mut b.skipped)
+        } else {
+            (&mut self.passed, &mut self.failed, &mut self.skipped)
+        };
+        match r.status {
+            Status::Passed => *passed += 1,
+            Status::Failed => *failed += 1,
+            Status::Skipped => *skipped += 1,
         }
+    }
+
+    /// The counts of `results`.
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>) -> Counts {
+        let mut c = Counts::default();
+        for r in results {
+            c.add(r);
+        }
+        c
     }
 }
 
@@ -79,18 +125,37 @@ pub struct RunReport {
     /// The comparison with the port's expected failures, when one was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<super::baseline::Baseline>,
+    /// Run with `--strict`: a failed `@beyond-spec` scenario counts as a failure.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 impl RunReport {
     /// Whether the run is a failure: any failed scenario, or, with an expected-failures
     /// baseline, a new failure or an unexpected pass; and always when nothing passed.
+    /// A failed `@beyond-spec` scenario counts only with `strict`.
     pub fn has_failures(&self) -> bool {
         // A run in which nothing passed proves nothing, even if nothing failed.
-        let nothing_passed = self.summary.passed == 0;
+        let nothing_passed = self.summary.passed + self.summary.beyond_spec.passed == 0;
         match &self.baseline {
             Some(b) => !b.holds() || nothing_passed,
-            None => self.summary.failed > 0 || nothing_passed,
+            None => self.counted_failures() > 0 || nothing_passed,
         }
+    }
+
+    /// Failed scenarios that fail the run: the SPEC's, and with `strict` the beyond-SPEC ones.
+    pub fn counted_failures(&self) -> usize {
+        self.summary.failed
+            + if self.strict {
+                self.summary.beyond_spec.failed
+            } else {
+                0
+            }
+    }
+
+    /// Whether `r`'s failure fails the run (not a `@beyond-spec` one, unless `strict`).
+    pub fn counts_as_failure(&self, r: &ScenarioResult) -> bool {
+        r.status == Status::Failed && (!r.beyond_spec || self.strict)
     }
 }
 
@@ -101,11 +166,22 @@ pub struct Selection {
     pub tags: Vec<String>,
     /// Keep scenarios of these sections; empty ⇒ all.
     pub sections: Vec<String>,
-    /// Keep scenarios pinning this SPEC version; `None` ⇒ all.
+    /// Keep scenarios that hold for this SPEC version (`X.Y.Z`, within their since/until
+    /// bounds, the pin being the lower bound without `since-`); `None` ⇒ all.
     pub spec: Option<String>,
 }
 
 impl Selection {
+    /// Refuses a selection that cannot mean anything (a `spec` that is not `X.Y.Z`).
+    pub fn check(&self) -> Result<(), String> {
+        match &self.spec {
+            Some(v) if SpecVersion::parse(v).is_none() => {
+                Err(format!("--spec {v}: not a SPEC version (expected X.Y.Z)"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Whether `s` is selected.
     pub fn keeps(&self, s: &ScenarioSpec) -> bool {
         let tag_ok = self.tags.is_empty()
@@ -114,9 +190,31 @@ impl Selection {
                 .iter()
                 .any(|t| s.tags.iter().any(|st| st == t.trim_start_matches('@')));
         let section_ok = self.sections.is_empty() || self.sections.contains(&s.section);
-        let spec_ok = self.spec.as_ref().is_none_or(|v| s.pin.as_ref() == Some(v));
+        let spec_ok = self
+            .spec
+            .as_ref()
+            .is_none_or(|v| SpecVersion::parse(v).is_some_and(|v| s.bounds.holds_for(v)));
         tag_ok && section_ok && spec_ok
     }
+}
+
+/// The SPEC version a port's `hello` declares (the pinned one when it declares none).
+pub fn port_spec(declared: Option<&str>) -> Result<SpecVersion, String> {
+    match declared {
+        None => Ok(SpecVersion::pinned()),
+        Some(text) => SpecVersion::parse_declared(text)
+            .ok_or_else(|| format!("hello: spec \"{text}\" is not a SPEC version")),
+    }
+}
+
+/// Why `spec` is not run against a port implementing SPEC `version`; `None` when it holds.
+pub fn version_skip(spec: &ScenarioSpec, version: SpecVersion) -> Option<String> {
+    (!spec.bounds.holds_for(version)).then(|| {
+        format!(
+            "holds for {}; the port implements {version}",
+            spec.bounds.describe()
+        )
+    })
 }
 
 /// Runs `scenarios` against `port`, calling `progress` after each one.
@@ -131,8 +229,11 @@ pub async fn run(
         Ok(()) => hello(port).await,
         Err(e) => Err(e),
     };
-    let (info, implements, hello_error) = match greeting {
-        Ok(h) => (h.port, Some(h.implements), None),
+    let (info, implements, version, hello_error) = match greeting {
+        Ok(h) => match port_spec(h.spec.as_deref()) {
+            Ok(v) => (h.port, Some(h.implements), v, None),
+            Err(e) => (h.port, None, SpecVersion::pinned(), Some(e)),
+        },
         Err(e) => (
             PortInfo {
                 name: fallback_name.to_string(),
@@ -140,6 +241,7 @@ pub async fn run(
                 version: "unknown".into(),
             },
             None,
+            SpecVersion::pinned(),
             Some(e.to_string()),
         ),
     };
@@ -149,7 +251,14 @@ pub async fn run(
             // A port that cannot complete the handshake is not run at all: every scenario
             // fails with the reason, so the report says why in each row.
             Some(e) => failed(spec, Failure::other(format!("hello failed: {e}"))),
-            _ => run_one(port, env, spec, implements.as_deref()).await,
+            _ => match version_skip(spec, version) {
+                Some(why) => ScenarioResult {
+                    status: Status::Skipped,
+                    message: why,
+                    ..blank(spec)
+                },
+                None => run_one(port, env, spec, implements.as_deref()).await,
+            },
         };
         progress(&result);
         results.push(result);
@@ -158,8 +267,8 @@ pub async fn run(
     let mut summary = Counts::default();
     let mut sections: BTreeMap<String, Counts> = BTreeMap::new();
     for r in &results {
-        summary.add(r.status);
-        sections.entry(r.section.clone()).or_default().add(r.status);
+        summary.add(r);
+        sections.entry(r.section.clone()).or_default().add(r);
     }
     RunReport {
         port: info,
@@ -168,6 +277,21 @@ pub async fn run(
         sections,
         scenarios: results,
         baseline: None,
+        strict: false,
+    }
+}
+
+/// A passed result with nothing to say yet: the scenario's identity and its beyond-SPEC mark.
+fn blank(spec: &ScenarioSpec) -> ScenarioResult {
+    ScenarioResult {
+        name: spec.id.clone(),
+        section: spec.section.clone(),
+        status: Status::Passed,
+        message: String::new(),
+        failure: None,
+        expectations: Vec::new(),
+        beyond_spec: spec.beyond_spec.is_some(),
+        beyond_spec_reason: spec.beyond_spec.clone(),
     }
 }
 
@@ -186,12 +310,10 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
 fn failed(spec: &ScenarioSpec, failure: Failure) -> ScenarioResult {
     let failure = failure.redacted(&super::secret::redact);
     ScenarioResult {
-        name: spec.id.clone(),
-        section: spec.section.clone(),
         status: Status::Failed,
         message: failure.report_text(),
         failure: Some(failure),
-        expectations: Vec::new(),
+        ..blank(spec)
     }
 }
 
@@ -201,14 +323,7 @@ async fn run_one(
     spec: &ScenarioSpec,
     implements: Option<&[String]>,
 ) -> ScenarioResult {
-    let mut result = ScenarioResult {
-        name: spec.id.clone(),
-        section: spec.section.clone(),
-        status: Status::Passed,
-        message: String::new(),
-        failure: None,
-        expectations: Vec::new(),
-    };
+    let mut result = blank(spec);
     if let Some(list) = implements {
         if !list.contains(&spec.section) {
             result.status = Status::Skipped;
@@ -239,4 +354,186 @@ async fn run_one(
     // A port that leaks the canary must not make the report leak it too.
     result.message = super::secret::redact(&result.message);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{StepSpec, VersionBounds};
+    use async_trait::async_trait;
+    use serde_json::{json, Value};
+
+    fn spec(name: &str, tags: &[&str]) -> ScenarioSpec {
+        let tags: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
+        let beyond = tags.iter().any(|t| t == "beyond-spec");
+        ScenarioSpec {
+            id: name.into(),
+            file: "f.feature".into(),
+            section: "0".into(),
+            pin: Some("0.16.0".into()),
+            bounds: VersionBounds::from_tags(&tags).unwrap(),
+            beyond_spec: beyond.then(|| "Beyond the SPEC: order.".to_string()),
+            tags,
+            steps: Vec::<StepSpec>::new(),
+        }
+    }
+
+    fn result(status: Status, beyond: bool) -> ScenarioResult {
+        ScenarioResult {
+            status,
+            ..blank(&spec("s", if beyond { &["beyond-spec"] } else { &[] }))
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioResult>, strict: bool) -> RunReport {
+        RunReport {
+            port: PortInfo::default(),
+            spec: "0.16.0".into(),
+            summary: Counts::of(&scenarios),
+            sections: BTreeMap::new(),
+            scenarios,
+            baseline: None,
+            strict,
+        }
+    }
+
+    #[test]
+    fn a_failed_beyond_spec_scenario_fails_the_run_only_when_strict() {
+        let results = vec![result(Status::Passed, false), result(Status::Failed, true)];
+        let loose = report(results.clone(), false);
+        assert_eq!(loose.summary.failed, 0);
+        assert_eq!(loose.summary.beyond_spec.failed, 1);
+        assert!(!loose.has_failures());
+        assert!(report(results, true).has_failures());
+        // A failure the SPEC backs fails the run either way.
+        assert!(report(
+            vec![result(Status::Passed, true), result(Status::Failed, false)],
+            false
+        )
+        .has_failures());
+        // Passing beyond-SPEC scenarios alone are still something that passed.
+        assert!(!report(vec![result(Status::Passed, true)], false).has_failures());
+        assert!(report(vec![result(Status::Skipped, false)], false).has_failures());
+    }
+
+    #[test]
+    fn beyond_spec_counts_are_in_the_json_report() {
+        let r = report(vec![result(Status::Failed, true)], false);
+        let v: Value = serde_json::from_str(&crate::report::json(&r)).unwrap();
+        assert_eq!(
+            v["summary"]["beyondSpec"],
+            json!({"passed": 0, "failed": 1, "skipped": 0})
+        );
+        assert_eq!(v["scenarios"][0]["beyondSpec"], true);
+        assert_eq!(
+            v["scenarios"][0]["beyondSpecReason"],
+            "Beyond the SPEC: order."
+        );
+        assert_eq!(v["strict"], false);
+        let plain = serde_json::to_value(result(Status::Passed, false)).unwrap();
+        assert!(plain.get("beyondSpec").is_none(), "{plain}");
+    }
+
+    #[test]
+    fn spec_selection_keeps_scenarios_that_hold_for_the_version() {
+        let sel = |v: &str| Selection {
+            spec: Some(v.into()),
+            ..Selection::default()
+        };
+        let pinned = spec("pinned", &["pin-0.16.0"]);
+        let later = spec("later", &["pin-0.16.0", "since-0.17.0"]);
+        let earlier = spec("earlier", &["pin-0.16.0", "until-0.16.0"]);
+        let keeps = |v: &str| -> Vec<&str> {
+            [&pinned, &later, &earlier]
+                .into_iter()
+                .filter(|s| sel(v).keeps(s))
+                .map(|s| s.id.as_str())
+                .collect()
+        };
+        assert_eq!(keeps("0.16.0"), vec!["pinned", "earlier"]);
+        assert_eq!(keeps("0.21.0"), vec!["pinned", "later"]);
+        assert!(keeps("0.15.0").is_empty());
+        assert!(sel("0.16").check().is_err());
+        assert!(sel("0.16.0").check().is_ok());
+        assert!(Selection::default().keeps(&later));
+    }
+
+    #[test]
+    fn a_port_without_spec_is_taken_as_the_pinned_version() {
+        assert_eq!(port_spec(None), Ok(SpecVersion::pinned()));
+        assert_eq!(port_spec(Some("0.21.0")), Ok(SpecVersion([0, 21, 0])));
+        assert!(port_spec(Some("latest")).is_err());
+        let later = spec("later", &["since-0.17.0"]);
+        assert_eq!(
+            version_skip(&later, SpecVersion::pinned()).as_deref(),
+            Some("holds for SPEC ≥ 0.17.0; the port implements 0.16.0")
+        );
+        assert_eq!(version_skip(&later, SpecVersion([0, 17, 0])), None);
+    }
+
+    /// A port that only greets, declaring `spec`; scenarios without steps pass on it.
+    struct Greeter(Option<&'static str>);
+
+    #[async_trait]
+    impl Port for Greeter {
+        async fn call(&mut self, _request: Value) -> Result<Value, crate::port::PortError> {
+            let mut hello = json!({"ok": true, "seq": 0, "protocol": toolnexus_protocol::PROTOCOL_VERSION,
+                "port": {"name": "greeter", "language": "rust", "version": "1"},
+                "implements": ["0"]});
+            if let Some(v) = self.0 {
+                hello["spec"] = json!(v);
+            }
+            Ok(hello)
+        }
+    }
+
+    fn run_on(declared: Option<&'static str>) -> RunReport {
+        let scenarios = vec![
+            spec("always", &["pin-0.16.0"]),
+            spec("later", &["pin-0.16.0", "since-0.17.0"]),
+            spec("earlier", &["pin-0.16.0", "until-0.16.0"]),
+            spec("beyond", &["pin-0.16.0", "beyond-spec"]),
+        ];
+        let env = Env::from_root(std::path::Path::new("."));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(run(&mut Greeter(declared), &env, &scenarios, "g", |_| {}))
+    }
+
+    #[test]
+    fn a_port_runs_only_the_scenarios_valid_for_its_declared_spec() {
+        let status = |r: &RunReport, name: &str| {
+            let s = r.scenarios.iter().find(|s| s.name == name).unwrap();
+            (s.status, s.message.clone())
+        };
+        for declared in [None, Some("0.16.0")] {
+            let r = run_on(declared);
+            assert_eq!(status(&r, "always").0, Status::Passed);
+            assert_eq!(status(&r, "earlier").0, Status::Passed);
+            assert_eq!(
+                status(&r, "later"),
+                (
+                    Status::Skipped,
+                    "holds for SPEC ≥ 0.17.0; the port implements 0.16.0".into()
+                )
+            );
+            assert_eq!(r.summary.beyond_spec.passed, 1);
+            assert_eq!(r.summary.passed, 2);
+        }
+        let r = run_on(Some("0.21.0"));
+        assert_eq!(status(&r, "later").0, Status::Passed);
+        assert_eq!(
+            status(&r, "earlier"),
+            (
+                Status::Skipped,
+                "holds for SPEC 0.16.0 only; the port implements 0.21.0".into()
+            )
+        );
+        let r = run_on(Some("latest"));
+        assert_eq!(r.summary.failed, 3, "{:?}", r.scenarios);
+        assert!(status(&r, "always")
+            .1
+            .contains("\"latest\" is not a SPEC version"));
+    }
 }
