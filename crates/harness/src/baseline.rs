@@ -92,6 +92,7 @@ mod tests {
     fn new_known_unexpected_and_stale() {
         let report = RunReport {
             port: PortInfo::default(),
+            port_spec: None,
             spec: "0.16.0".into(),
             summary: Counts::default(),
             sections: Default::default(),

@@ -68,6 +68,10 @@ impl Counts {
 pub struct RunReport {
     /// The port under test.
     pub port: PortInfo,
+    /// The SPEC version the port declares in `hello` (absent: it did not say, or the
+    /// handshake failed).
+    #[serde(rename = "portSpec", default, skip_serializing_if = "Option::is_none")]
+    pub port_spec: Option<String>,
     /// The SPEC version the scenarios pin.
     pub spec: String,
     /// Totals.
@@ -131,14 +135,15 @@ pub async fn run(
         Ok(()) => hello(port).await,
         Err(e) => Err(e),
     };
-    let (info, implements, hello_error) = match greeting {
-        Ok(h) => (h.port, Some(h.implements), None),
+    let (info, port_spec, implements, hello_error) = match greeting {
+        Ok(h) => (h.port, h.spec, Some(h.implements), None),
         Err(e) => (
             PortInfo {
                 name: fallback_name.to_string(),
                 language: "unknown".into(),
                 version: "unknown".into(),
             },
+            None,
             None,
             Some(e.to_string()),
         ),
@@ -163,6 +168,7 @@ pub async fn run(
     }
     RunReport {
         port: info,
+        port_spec,
         spec: pinned_versions(scenarios),
         summary,
         sections,
