@@ -23,6 +23,7 @@ fail() {
     fi
     if [ -n "$created" ]; then
         rm -rf "$venv"
+        rmdir "$(dirname "$venv")" 2>/dev/null || true
     fi
     exit 1
 }

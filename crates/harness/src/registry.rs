@@ -162,18 +162,38 @@ impl Registry {
     }
 }
 
-/// Runs a port's setup command in `root` (its output goes to this process's stderr).
+/// Runs a port's setup command in `root`. Its stderr is passed through as it comes and its
+/// last line (the scripts end with their reason) goes into the error when it fails.
 pub fn run_setup(root: &Path, name: &str, setup: &str) -> Result<(), String> {
-    let status = std::process::Command::new("/bin/sh")
+    use std::io::BufRead;
+    let child = std::process::Command::new("/bin/sh")
         .arg("-c")
         .arg(setup)
         .current_dir(root)
         .stdout(std::process::Stdio::inherit())
-        .status();
-    match status {
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return Err(format!("{name}: cannot run setup `{setup}`: {e}")),
+    };
+    let mut reason = String::new();
+    if let Some(stderr) = child.stderr.take() {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            eprintln!("{line}");
+            if line.starts_with("setup.sh") {
+                reason = line;
+            }
+        }
+    }
+    match child.wait() {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("{name}: setup failed ({s}): `{setup}`")),
-        Err(e) => Err(format!("{name}: cannot run setup `{setup}`: {e}")),
+        Ok(s) if reason.is_empty() => Err(format!("{name}: setup failed ({s}): `{setup}`")),
+        Ok(_) => Err(format!("{name}: {reason}")),
+        Err(e) => Err(format!("{name}: setup did not finish: {e}")),
     }
 }
 
