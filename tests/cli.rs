@@ -62,6 +62,8 @@ fn the_suite_passes_against_the_reference_in_process() {
         assert!(n > 0, "section {section} has no passing scenario");
     }
     assert_eq!(report["port"]["name"], "reference");
+    // The SPEC version the port declares in `hello`, beside the one the scenarios pin.
+    assert_eq!(report["portSpec"], "0.16.0");
     for key in ["name", "section", "status", "message"] {
         assert!(
             report["scenarios"][0].get(key).is_some(),
