@@ -1,5 +1,6 @@
 //! `toolnexus-conformance`: run the conformance scenarios against a port, list them, prepare
-//! registered ports, combine reports, benchmark ports, or act as the reference's own driver.
+//! registered ports, combine reports, benchmark ports, run the suite across a port's published
+//! releases (`history`), or act as the reference's own driver.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,11 +12,11 @@ use toolnexus_driver::driver;
 use toolnexus_harness::features::{self, ScenarioSpec};
 use toolnexus_harness::inprocess::InProcessPort;
 use toolnexus_harness::port::Port;
-use toolnexus_harness::registry::{Registry, ResolvedPort};
+use toolnexus_harness::registry::{self, Registry, ResolvedPort};
 use toolnexus_harness::runner::{self, RunReport, Selection};
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::subprocess::SubprocessPort;
-use toolnexus_harness::{baseline, bench, differential, html, junit, report, secret};
+use toolnexus_harness::{baseline, bench, differential, history, html, junit, report, secret};
 
 #[derive(Parser)]
 #[command(
@@ -94,7 +95,8 @@ enum Command {
     },
     /// Prepare registered ports (create venvs, build drivers); `--list` shows them.
     Setup {
-        /// Port names from conformance/ports.json.
+        /// Port names from conformance/ports.json, or releases `python@VERSION`,
+        /// `rust-crate@VERSION`.
         ports: Vec<String>,
         /// List the registered ports instead.
         #[arg(long)]
@@ -133,6 +135,28 @@ enum Command {
         /// Output format (text or json).
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Run the whole suite on each published release of a port and print, per scenario whose
+    /// outcome changed, its outcome per release and the first release where it changed.
+    History {
+        /// The port family: python or rust-crate (each release runs as `FAMILY@VERSION`).
+        #[arg(long)]
+        port: String,
+        /// Releases: an inclusive range `0.16.0..0.21.0` (the published ones inside it; python
+        /// asks pip) or a comma list `0.16.0,0.18.0`.
+        #[arg(long)]
+        versions: String,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Also write the HTML report (the releases as ports, plus the history section).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Per-request timeout for a driver, in milliseconds.
+        #[arg(long, default_value_t = 5_000)]
+        timeout_ms: u64,
+        #[command(flatten)]
+        filter: Filter,
     },
     /// Serve the reference implementation over the port protocol on stdin/stdout.
     Driver,
@@ -209,6 +233,27 @@ fn open_port(
     }
 }
 
+/// Runs a release port's setup on its first use (it has none otherwise); `python@X` with a
+/// malformed version is an error, not a driver command.
+fn ensure_set_up(root: &Path, name: &str, resolved: Option<&ResolvedPort>) -> Result<(), String> {
+    let family = name.split_once('@').map(|(f, _)| f);
+    if family.is_some_and(|f| registry::RELEASE_FAMILIES.contains(&f))
+        && registry::release_spec(name).is_none()
+    {
+        return Err(format!(
+            "\"{name}\": not a release port (expected FAMILY@VERSION with a version like 0.16.0)"
+        ));
+    }
+    match resolved {
+        Some(r) if r.needs_setup() => {
+            let setup = r.setup.as_deref().unwrap_or_default();
+            eprintln!("{name}: not set up yet; setting it up: {setup}");
+            registry::run_setup(root, name, setup)
+        }
+        _ => Ok(()),
+    }
+}
+
 fn fail(message: &str) -> ExitCode {
     eprintln!("{message}");
     ExitCode::from(2)
@@ -250,6 +295,11 @@ async fn run_command(
         port.as_deref(),
         Duration::from_millis(timeout_ms),
     );
+    if let Some(name) = port.as_deref() {
+        if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
+            return fail(&e);
+        }
+    }
     let fallback = resolved
         .as_ref()
         .map_or("reference".to_string(), |r| r.name.clone());
@@ -305,6 +355,11 @@ async fn differential_command(
         Err(e) => return fail(&e),
     };
     let (mut other, resolved) = open_port(root, &registry, port, Duration::from_millis(timeout_ms));
+    if let Some(name) = port {
+        if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
+            return fail(&e);
+        }
+    }
     let name = resolved.map_or("reference".to_string(), |r| r.name);
     if let Err(e) = other.ensure_ready().await {
         return fail(&format!("port {name}: {e}"));
@@ -359,13 +414,14 @@ async fn bench_command(
             .filter(|p| p.as_str() != bench::REFERENCE)
             .cloned(),
     );
-    let mut drivers: Vec<(String, Box<dyn Port>)> = names
-        .iter()
-        .map(|n| {
-            let (port, resolved) = open_port(root, &registry, Some(n), timeout);
-            (resolved.map_or(n.clone(), |r| r.name), port)
-        })
-        .collect();
+    let mut drivers: Vec<(String, Box<dyn Port>)> = Vec::new();
+    for n in &names {
+        let (port, resolved) = open_port(root, &registry, Some(n), timeout);
+        if let Err(e) = ensure_set_up(root, n, resolved.as_ref()) {
+            return fail(&e);
+        }
+        drivers.push((resolved.map_or(n.clone(), |r| r.name), port));
+    }
     let report = bench::run(&mut drivers, &opts, |line| eprintln!("{line}")).await;
     for (_, port) in drivers.iter_mut() {
         port.shutdown().await;
@@ -434,30 +490,148 @@ fn setup_command(root: &Path, ports: &[String], list: bool) -> ExitCode {
                 println!("{name:<12} {:<8} {}", entry.language, entry.description);
             }
         }
+        println!("python@VERSION    any PyPI release of toolnexus (venv under target/ports/)");
+        println!(
+            "rust-crate@VERSION any crates.io release of toolnexus (built under target/ports/)"
+        );
         return ExitCode::SUCCESS;
     }
     for name in ports {
-        let Some(entry) = registry.get(name) else {
+        if let Err(e) = ensure_set_up(root, name, None) {
+            return fail(&e);
+        }
+        let resolved = registry.resolve(name, root, &this_binary());
+        if registry.get(name).is_none() && registry::release_spec(name).is_none() {
             return fail(&format!(
-                "no port \"{name}\" in conformance/ports.json (known: {})",
-                registry.names().join(", ")
+                "no port \"{name}\" in conformance/ports.json (known: {}; or a release: {})",
+                registry.names().join(", "),
+                registry::RELEASE_FAMILIES
+                    .map(|f| format!("{f}@VERSION"))
+                    .join(", ")
             ));
-        };
-        let Some(setup) = &entry.setup else {
+        }
+        let Some(setup) = &resolved.setup else {
             println!("{name}: nothing to set up");
             continue;
         };
         println!("{name}: {setup}");
-        let status = std::process::Command::new("/bin/sh")
-            .arg("-c")
-            .arg(setup)
-            .current_dir(root)
-            .status();
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => return fail(&format!("{name}: setup failed ({s})")),
-            Err(e) => return fail(&format!("{name}: cannot run setup: {e}")),
+        if let Err(e) = registry::run_setup(root, name, setup) {
+            return fail(&e);
         }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The published releases of a port family, from its registry's ordinary client.
+fn published_releases(family: &str) -> Result<Vec<String>, String> {
+    if family != "python" {
+        return Err(format!(
+            "{family}: releases are not looked up; give them as a list (--versions 0.22.0,0.23.0)"
+        ));
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "index",
+            "versions",
+            "toolnexus",
+            "--disable-pip-version-check",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run `python3 -m pip index versions toolnexus`: {e}"))?;
+    let found = history::pip_versions(&String::from_utf8_lossy(&out.stdout));
+    if found.is_empty() {
+        return Err(format!(
+            "`python3 -m pip index versions toolnexus` listed no release: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(found)
+}
+
+/// The suite on each release of `family`, then the release matrix. A release whose setup
+/// fails is a column saying so, not the end of the run.
+async fn history_command(
+    root: &Path,
+    family: &str,
+    versions: &str,
+    format: Format,
+    output: Option<&Path>,
+    timeout_ms: u64,
+    filter: &Filter,
+) -> ExitCode {
+    if !registry::RELEASE_FAMILIES.contains(&family) {
+        return fail(&format!(
+            "history: --port must be one of {}",
+            registry::RELEASE_FAMILIES.join(", ")
+        ));
+    }
+    if matches!(format, Format::Junit) {
+        return fail("history: --format is text or json");
+    }
+    let wanted = match history::parse_versions(versions) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    let published = match &wanted {
+        history::Versions::Range(..) => match published_releases(family) {
+            Ok(p) => p,
+            Err(e) => return fail(&e),
+        },
+        history::Versions::List(_) => Vec::new(),
+    };
+    let releases = match history::expand(&wanted, &published) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let scenarios = match selected(root, filter) {
+        Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let registry = match Registry::load(root) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let env = Env::from_root(root);
+    let mut runs: Vec<(String, Result<RunReport, String>)> = Vec::new();
+    for version in &releases {
+        let name = format!("{family}@{version}");
+        eprintln!("{name}: running {} scenarios", scenarios.len());
+        let (mut driver, resolved) = open_port(
+            root,
+            &registry,
+            Some(&name),
+            Duration::from_millis(timeout_ms),
+        );
+        if let Err(e) = ensure_set_up(root, &name, resolved.as_ref()) {
+            eprintln!("{e}");
+            runs.push((version.clone(), Err(e)));
+            continue;
+        }
+        let report = runner::run(driver.as_mut(), &env, &scenarios, &name, |_| {}).await;
+        let s = report.summary;
+        eprintln!(
+            "{name}: {} passed, {} failed, {} skipped",
+            s.passed, s.failed, s.skipped
+        );
+        runs.push((version.clone(), Ok(report)));
+    }
+    let h = history::build(family, &runs);
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&h).unwrap_or_default()),
+        _ => print!("{}", history::text(&h)),
+    }
+    if let Some(file) = output {
+        let reports: Vec<RunReport> = runs.into_iter().filter_map(|(_, r)| r.ok()).collect();
+        if let Err(e) = std::fs::write(file, html::render_with_history(&reports, Some(&h))) {
+            return fail(&format!("cannot write {}: {e}", file.display()));
+        }
+        eprintln!("wrote {}", file.display());
+    }
+    if h.releases.iter().all(|r| r.summary.is_none()) {
+        return fail("history: no release could be set up");
     }
     ExitCode::SUCCESS
 }
@@ -500,6 +674,25 @@ async fn async_main() -> ExitCode {
             Err(e) => fail(&e),
         },
         Command::Setup { ports, list } => setup_command(&root, &ports, list),
+        Command::History {
+            port,
+            versions,
+            format,
+            output,
+            timeout_ms,
+            filter,
+        } => {
+            history_command(
+                &root,
+                &port,
+                &versions,
+                format,
+                output.as_deref(),
+                timeout_ms,
+                &filter,
+            )
+            .await
+        }
         Command::Report { files, output } => report_command(&files, &output),
         Command::Bench {
             port,

@@ -62,6 +62,8 @@ fn the_suite_passes_against_the_reference_in_process() {
         assert!(n > 0, "section {section} has no passing scenario");
     }
     assert_eq!(report["port"]["name"], "reference");
+    // The SPEC version the port declares in `hello`, beside the one the scenarios pin.
+    assert_eq!(report["portSpec"], "0.16.0");
     for key in ["name", "section", "status", "message"] {
         assert!(
             report["scenarios"][0].get(key).is_some(),
@@ -623,4 +625,99 @@ fn malformed_version_tags_and_reasonless_beyond_spec_refuse_to_load() {
         err.contains("extra.feature: scenario \"extra: no reason given\" is tagged @beyond-spec"),
         "{err}"
     );
+}
+
+/// A checkout with one feature file and two "releases" of the python port: 1.0.0 is set up
+/// (its venv's `python` is the reference driver), 2.0.0 is not and its setup fails.
+fn fake_release_root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let write = |path: &str, text: &str| {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&p)
+            .status()
+            .unwrap();
+    };
+    let feature =
+        std::fs::read_to_string(here.join("features/builtins_todowrite.feature")).unwrap();
+    write("features/builtins_todowrite.feature", &feature);
+    let driver = assert_cmd::cargo::cargo_bin("toolnexus-conformance");
+    write(
+        "target/ports/python-1.0.0/venv/bin/python",
+        &format!("#!/bin/sh\nexec '{}' driver\n", driver.display()),
+    );
+    write(
+        "conformance/ports/python/setup.sh",
+        "#!/bin/sh\necho \"setup.sh (python port $1): PyPI has no release toolnexus==$1\" >&2\nexit 1\n",
+    );
+    dir
+}
+
+#[test]
+fn history_runs_each_release_and_a_failed_setup_is_a_column_not_an_abort() {
+    let root = fake_release_root();
+    let out = bin()
+        .args([
+            "history",
+            "--port",
+            "python",
+            "--versions",
+            "2.0.0,1.0.0",
+            "--format",
+            "json",
+        ])
+        .arg("--root")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(h["releases"][0]["version"], "1.0.0");
+    assert!(
+        h["releases"][0]["summary"]["passed"].as_u64().unwrap_or(0) > 0,
+        "{h}"
+    );
+    assert_eq!(h["releases"][0]["summary"]["failed"], 0, "{h}");
+    assert_eq!(h["releases"][1]["version"], "2.0.0");
+    assert_eq!(
+        h["releases"][1]["setupFailed"],
+        "python@2.0.0: setup.sh (python port 2.0.0): PyPI has no release toolnexus==2.0.0"
+    );
+    assert_eq!(h["changed"], serde_json::json!([]));
+}
+
+#[test]
+fn release_ports_with_bad_versions_fail_fast() {
+    for args in [
+        vec!["run", "--port", "python@0.1;x"],
+        vec![
+            "history",
+            "--port",
+            "python",
+            "--versions",
+            "0.21.0..0.16.0",
+        ],
+        vec!["history", "--port", "ruby", "--versions", "1.0.0"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not a release port")
+                || err.contains("range is empty")
+                || err.contains("--port must be"),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -27,6 +27,8 @@ from toolnexus import (  # noqa: E402
     http_tool, list_mcp_tools, list_skills, parse_agents_config, sanitize, select_builtins)
 
 VERSION = getattr(toolnexus, "__version__", None) or importlib.metadata.version("toolnexus")
+# toolnexus releases are numbered by the SPEC version they implement: `hello.spec`.
+SPEC = importlib.metadata.version("toolnexus")
 SECTIONS = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A"]
 # The port reports a failed MCP server only as this stderr line (no errors map).
 MCP_FAILED = re.compile(r'^MCP server "(.*)" failed: (.*)$')
@@ -298,7 +300,7 @@ class Session:
     async def handle(self, req):
         cmd = req.get("cmd")
         if cmd == "hello":
-            return {"protocol": 1, "spec": "0.16.0", "implements": SECTIONS,
+            return {"protocol": 1, "spec": SPEC, "implements": SECTIONS,
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")

@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
-# Creates conformance/ports/python/.venv with the published Python port (toolnexus 0.21.0).
-# Idempotent: an existing venv that already has the pinned version is left alone.
-# Quiet on success; on failure prints what went wrong to stderr and exits non-zero.
+# Usage: setup.sh [VERSION [VENV_DIR]]
+# Creates a venv with the published Python port toolnexus VERSION (default 0.21.0, the pinned
+# port, in conformance/ports/python/.venv; a release port `python@VERSION` passes its own
+# VENV_DIR, target/ports/python-VERSION/venv).
+# Idempotent: an existing venv that already has the version is left alone.
+# Quiet on success; on failure prints what went wrong to stderr and exits non-zero (a venv this
+# run created is removed again, so a failed setup never looks like a finished one).
 set -euo pipefail
 
-PIN="0.21.0"
+PIN="${1:-0.21.0}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-venv="$here/.venv"
+venv="${2:-$here/.venv}"
 log="$(mktemp)"
+created=""
 trap 'rm -f "$log"' EXIT
 
 fail() {
-    echo "setup.sh (python port): $1" >&2
+    echo "setup.sh (python port $PIN): $1" >&2
     if [ -s "$log" ]; then
         echo "--- output ---" >&2
         tail -n 40 "$log" >&2
     fi
+    if [ -n "$created" ]; then
+        rm -rf "$venv"
+        rmdir "$(dirname "$venv")" 2>/dev/null || true
+    fi
     exit 1
 }
 
+installed() {
+    "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("toolnexus"))' 2>/dev/null
+}
+
 # Already set up with the right version? Nothing to do.
-if [ -x "$venv/bin/python" ] &&
-    [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("toolnexus"))' 2>/dev/null)" = "$PIN" ]; then
+if [ -x "$venv/bin/python" ] && [ "$(installed)" = "$PIN" ]; then
     exit 0
 fi
 
@@ -29,12 +41,19 @@ command -v python3 >/dev/null 2>&1 || fail "python3 not found on PATH"
 
 if [ ! -x "$venv/bin/python" ]; then
     rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")"
+    created=1
     python3 -m venv "$venv" >"$log" 2>&1 || fail "could not create the venv at $venv (is python3-venv installed?)"
 fi
 
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "toolnexus==$PIN" >"$log" 2>&1 ||
+if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "toolnexus==$PIN" >"$log" 2>&1; then
+    if grep -q "No matching distribution found" "$log"; then
+        known="$(sed -n 's/.*(from versions: \(.*\)).*/\1/p' "$log" | head -n 1)"
+        : >"$log"
+        fail "PyPI has no release toolnexus==$PIN${known:+ (published: $known)}"
+    fi
     fail "pip install toolnexus==$PIN failed"
+fi
 
-got="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("toolnexus"))' 2>>"$log")" ||
-    fail "toolnexus is not importable after install"
+got="$(installed)" || fail "toolnexus is not importable after install"
 [ "$got" = "$PIN" ] || fail "expected toolnexus $PIN in the venv, found $got"

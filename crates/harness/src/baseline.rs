@@ -99,6 +99,7 @@ mod tests {
     fn new_known_unexpected_and_stale() {
         let report = RunReport {
             port: PortInfo::default(),
+            port_spec: None,
             spec: "0.16.0".into(),
             summary: Counts::default(),
             sections: Default::default(),
@@ -128,6 +129,7 @@ mod tests {
         };
         let mut report = RunReport {
             port: PortInfo::default(),
+            port_spec: None,
             spec: "0.16.0".into(),
             summary: Counts::default(),
             sections: Default::default(),

@@ -1,6 +1,7 @@
 //! Renders one or more runs as a single self-contained HTML page: a SPEC section × port
 //! matrix with drill-down to failures (diffs coloured) and skips, `@beyond-spec` scenarios
-//! in a row of their own, then a scenario × port table. No scripts, no network assets; the same reports always give the same bytes.
+//! in a row of their own, then a scenario × port table; for `history`, a release-history
+//! section too. No scripts, no network assets; the same reports always give the same bytes.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,6 +10,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::failure::ExpectationKind;
+use super::history::{History, Outcome};
 use super::matchers::{Mismatch, Problem};
 use super::runner::{Counts, RunReport, ScenarioResult, Status};
 
@@ -88,6 +90,12 @@ table.scenarios tbody tr:hover > * { filter: brightness(0.97); }
 
 /// Renders `reports` (one column per report, in the given order) as one HTML page.
 pub fn render(reports: &[RunReport]) -> String {
+    render_with_history(reports, None)
+}
+
+/// Renders `reports` as [`render`] does, with a release-history section (`history -o`) after
+/// the section matrix when `history` is given.
+pub fn render_with_history(reports: &[RunReport], history: Option<&History>) -> String {
     let spec = spec_label(reports);
     let sections = sections_of(reports);
     let mut out = String::new();
@@ -117,6 +125,9 @@ pub fn render(reports: &[RunReport]) -> String {
         return out;
     }
     matrix(&mut out, reports, &sections);
+    if let Some(h) = history {
+        history_section(&mut out, h, &scenario_anchors(reports));
+    }
     scenario_table(&mut out, reports);
     out.push_str("</body>\n</html>\n");
     out
@@ -183,6 +194,73 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
         );
     }
     out.push_str("</tr>\n</tbody>\n</table>\n");
+}
+
+/// The test262-style release matrix: totals per release, then each scenario whose outcome
+/// changed, with its outcome per release and the first release where it changed.
+fn history_section(out: &mut String, h: &History, anchors: &BTreeMap<&str, usize>) {
+    let _ = writeln!(
+        out,
+        "<h2 id=\"history\">Release history — {}</h2>\n<table class=\"matrix history\">\n<thead><tr><th>Release</th>",
+        esc(&h.port)
+    );
+    for r in &h.releases {
+        let spec = r
+            .port_spec
+            .as_ref()
+            .map_or(String::new(), |s| format!("SPEC {}", esc(s)));
+        let _ = write!(
+            out,
+            "<th class=\"port\"><span class=\"pname\">{}</span><span class=\"pinfo\">{spec}</span></th>",
+            esc(&r.version)
+        );
+    }
+    out.push_str("<th>First change</th></tr>\n</thead>\n<tbody>\n<tr class=\"totals\"><th class=\"section\">Total</th>");
+    for r in &h.releases {
+        match (&r.summary, &r.setup_failed) {
+            (Some(c), _) => {
+                let _ = write!(
+                    out,
+                    "<td class=\"cell {}\">{}</td>",
+                    state(c),
+                    counts_html(c)
+                );
+            }
+            (None, reason) => {
+                let _ = write!(
+                    out,
+                    "<td class=\"cell absent\">setup failed: {}</td>",
+                    esc(reason.as_deref().unwrap_or("did not run"))
+                );
+            }
+        }
+    }
+    out.push_str("<td></td></tr>\n");
+    for c in &h.changed {
+        let _ = write!(
+            out,
+            "<tr><th class=\"sname\">{} <span class=\"reason\">{}</span></th>",
+            linked_name(&c.name, anchors),
+            esc(&section_label(&c.section))
+        );
+        for o in &c.outcomes {
+            let (class, mark) = match o {
+                Some(Outcome::Passed) => ("pass", "passed"),
+                Some(Outcome::Failed) => ("fail", "failed"),
+                Some(Outcome::Skipped) => ("skip", "skipped"),
+                Some(Outcome::NotRun) => ("absent", "not run"),
+                None => ("absent", "—"),
+            };
+            let _ = write!(out, "<td class=\"cell {class}\">{mark}</td>");
+        }
+        let _ = writeln!(out, "<td>{}</td></tr>", esc(&c.first_change));
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if h.changed.is_empty() {
+        out.push_str(
+            "<p class=\"empty\">No scenario's outcome changed across these releases.</p>\n",
+        );
+    }
 }
 
 fn port_header(out: &mut String, r: &RunReport, show_spec: bool) {
@@ -896,5 +974,32 @@ mod tests {
              <span class=\"hunk\">@@ -1 +1 @@</span>\n<span class=\"del\">-a</span>\n\
              <span class=\"add\">+b</span>\n context\n<span class=\"del\">--- x</span>"
         );
+    }
+
+    #[test]
+    fn the_history_section_shows_each_changed_scenario_per_release() {
+        let old = report("python", vec![result("a <b>", "4A", Status::Failed, "x")]);
+        let new = report("python", vec![result("a <b>", "4A", Status::Passed, "")]);
+        let runs = vec![
+            ("0.16.0".to_string(), Ok(old.clone())),
+            ("0.17.0".to_string(), Err("no such <release>".to_string())),
+            ("0.18.0".to_string(), Ok(new.clone())),
+        ];
+        let h = crate::history::build("python", &runs);
+        let html = render_with_history(&[old.clone(), new], Some(&h));
+        let start = html.find("<h2 id=\"history\">").expect("history section");
+        let end = start + html[start..].find("</table>").expect("table closed");
+        let section = &html[start..end];
+        assert!(section.contains("Release history — python"), "{section}");
+        assert!(
+            section.contains("setup failed: no such &lt;release&gt;"),
+            "{section}"
+        );
+        assert!(
+            section.contains("a &lt;b&gt;</a> <span class=\"reason\">§4A</span></th><td class=\"cell fail\">failed</td><td class=\"cell absent\">—</td><td class=\"cell pass\">passed</td><td>0.18.0</td>"),
+            "{section}"
+        );
+        assert!(html.find("<h2 id=\"history\">") < html.find("<h2>Scenarios × ports</h2>"));
+        assert!(!render(&[old]).contains("id=\"history\""));
     }
 }

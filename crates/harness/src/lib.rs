@@ -11,6 +11,7 @@ pub mod differential;
 pub mod expect;
 pub mod failure;
 pub mod features;
+pub mod history;
 pub mod html;
 pub mod inprocess;
 pub mod junit;

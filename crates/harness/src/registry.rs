@@ -1,4 +1,7 @@
-//! `conformance/ports.json`: known ports by name, with their setup and driver commands.
+//! `conformance/ports.json`: known ports by name, with their setup and driver commands; and
+//! release ports `python@VERSION` / `rust-crate@VERSION`, each set up in its own directory
+//! under `target/ports/` (a `NAME@VERSION` entry in ports.json adds to, e.g. its
+//! expected-failures file, but keeps the versioned setup and driver).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +21,9 @@ pub struct PortEntry {
     /// A command that prepares the port once per machine (venv, build).
     #[serde(default)]
     pub setup: Option<String>,
-    /// The driver command (run in the repository root; `{{BIN}}` is this harness).
+    /// The driver command (run in the repository root; `{{BIN}}` is this harness); empty
+    /// for a `NAME@VERSION` entry, whose driver is the release port's.
+    #[serde(default)]
     pub driver: String,
     /// The port's expected-failures file, relative to the repository root.
     #[serde(default)]
@@ -36,6 +41,51 @@ pub struct ResolvedPort {
     pub setup: Option<String>,
     /// The expected-failures file, for registered ports that have one.
     pub expected_failures: Option<PathBuf>,
+    /// For a release port: the file whose existence means its setup has finished.
+    pub ready_when: Option<PathBuf>,
+}
+
+impl ResolvedPort {
+    /// Whether the port needs its setup before it can run: a release port that is not set up.
+    pub fn needs_setup(&self) -> bool {
+        self.ready_when.as_ref().is_some_and(|p| !p.exists())
+    }
+}
+
+/// The families of release ports (`FAMILY@VERSION`).
+pub const RELEASE_FAMILIES: [&str; 2] = ["python", "rust-crate"];
+
+/// A release port spec split into its family and version, e.g. `python@0.16.0`; `None` when
+/// `name` is not one (unknown family, or a version with characters a shell would interpret).
+pub fn release_spec(name: &str) -> Option<(&str, &str)> {
+    let (family, version) = name.split_once('@')?;
+    let version_ok = !version.is_empty()
+        && version.starts_with(|c: char| c.is_ascii_digit())
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'));
+    (RELEASE_FAMILIES.contains(&family) && version_ok).then_some((family, version))
+}
+
+/// The setup command, driver command and readiness file of release `version` of `family`,
+/// relative to the repository root (the conventions: `target/ports/python-VERSION/venv`,
+/// `target/ports/rust-crate-VERSION/`).
+fn release_commands(family: &str, version: &str) -> (String, String, PathBuf) {
+    let dir = format!("target/ports/{family}-{version}");
+    if family == "python" {
+        (
+            format!("bash conformance/ports/python/setup.sh {version} {dir}/venv"),
+            format!("{dir}/venv/bin/python conformance/ports/python/driver.py"),
+            PathBuf::from(format!("{dir}/venv/bin/python")),
+        )
+    } else {
+        let bin = format!("{dir}/target/release/toolnexus-driver-rust-crate");
+        (
+            format!("bash conformance/ports/rust-crate/setup.sh {version} {dir}"),
+            bin.clone(),
+            PathBuf::from(bin),
+        )
+    }
 }
 
 /// The registry file's contents.
@@ -74,23 +124,76 @@ impl Registry {
         self.entries.get(name)
     }
 
-    /// A registered name becomes its driver command (with `{{BIN}}` = `bin`); anything else
-    /// is taken as a driver command as given.
+    /// A registered name becomes its driver command (with `{{BIN}}` = `bin`); a release spec
+    /// `python@VERSION` / `rust-crate@VERSION` becomes that release's driver (with the
+    /// expected-failures file of its own ports.json entry, if it has one, and none otherwise);
+    /// anything else is taken as a driver command as given.
     pub fn resolve(&self, name_or_command: &str, root: &Path, bin: &str) -> ResolvedPort {
-        match self.entries.get(name_or_command) {
+        let entry = self.entries.get(name_or_command);
+        let expected_failures = entry
+            .and_then(|e| e.expected_failures.as_ref())
+            .map(|f| root.join(f));
+        if let Some((family, version)) = release_spec(name_or_command) {
+            let (setup, command, ready) = release_commands(family, version);
+            return ResolvedPort {
+                name: name_or_command.to_string(),
+                command,
+                setup: Some(setup),
+                expected_failures,
+                ready_when: Some(root.join(ready)),
+            };
+        }
+        match entry {
             Some(entry) => ResolvedPort {
                 name: name_or_command.to_string(),
                 command: entry.driver.replace("{{BIN}}", bin),
                 setup: entry.setup.clone(),
-                expected_failures: entry.expected_failures.as_ref().map(|f| root.join(f)),
+                expected_failures,
+                ready_when: None,
             },
             None => ResolvedPort {
                 name: name_or_command.to_string(),
                 command: name_or_command.to_string(),
                 setup: None,
                 expected_failures: None,
+                ready_when: None,
             },
         }
+    }
+}
+
+/// Runs a port's setup command in `root`. Its stderr is passed through as it comes and its
+/// last line (the scripts end with their reason) goes into the error when it fails.
+pub fn run_setup(root: &Path, name: &str, setup: &str) -> Result<(), String> {
+    use std::io::BufRead;
+    let child = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(setup)
+        .current_dir(root)
+        .stdout(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return Err(format!("{name}: cannot run setup `{setup}`: {e}")),
+    };
+    let mut reason = String::new();
+    if let Some(stderr) = child.stderr.take() {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            eprintln!("{line}");
+            if line.starts_with("setup.sh") {
+                reason = line;
+            }
+        }
+    }
+    match child.wait() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) if reason.is_empty() => Err(format!("{name}: setup failed ({s}): `{setup}`")),
+        Ok(_) => Err(format!("{name}: {reason}")),
+        Err(e) => Err(format!("{name}: setup did not finish: {e}")),
     }
 }
 
@@ -111,5 +214,74 @@ mod tests {
         let raw = reg.resolve("python3 my_driver.py", root, "/x/bin");
         assert_eq!(raw.command, "python3 my_driver.py");
         assert!(raw.expected_failures.is_none());
+    }
+
+    #[test]
+    fn release_specs_name_a_family_and_a_plain_version() {
+        assert_eq!(release_spec("python@0.16.0"), Some(("python", "0.16.0")));
+        assert_eq!(
+            release_spec("rust-crate@0.23.0"),
+            Some(("rust-crate", "0.23.0"))
+        );
+        assert_eq!(release_spec("python"), None);
+        assert_eq!(release_spec("ruby@1.0.0"), None);
+        assert_eq!(release_spec("python@"), None);
+        assert_eq!(release_spec("python@0.16.0;rm -rf x"), None);
+        assert_eq!(release_spec("python@$(id)"), None);
+    }
+
+    #[test]
+    fn a_python_release_gets_its_own_venv_setup_and_driver() {
+        let root = Path::new("/repo");
+        let r = Registry::default().resolve("python@0.18.1", root, "/x/bin");
+        assert_eq!(
+            r.setup.as_deref(),
+            Some("bash conformance/ports/python/setup.sh 0.18.1 target/ports/python-0.18.1/venv")
+        );
+        assert_eq!(
+            r.command,
+            "target/ports/python-0.18.1/venv/bin/python conformance/ports/python/driver.py"
+        );
+        assert_eq!(
+            r.ready_when,
+            Some(root.join("target/ports/python-0.18.1/venv/bin/python"))
+        );
+        assert!(r.needs_setup());
+        assert!(r.expected_failures.is_none());
+    }
+
+    #[test]
+    fn a_rust_crate_release_is_a_copy_built_in_its_own_directory() {
+        let r = Registry::default().resolve("rust-crate@0.22.0", Path::new("/repo"), "/x/bin");
+        assert_eq!(
+            r.setup.as_deref(),
+            Some(
+                "bash conformance/ports/rust-crate/setup.sh 0.22.0 target/ports/rust-crate-0.22.0"
+            )
+        );
+        assert_eq!(
+            r.command,
+            "target/ports/rust-crate-0.22.0/target/release/toolnexus-driver-rust-crate"
+        );
+    }
+
+    #[test]
+    fn a_release_entry_in_ports_json_adds_its_expected_failures_but_keeps_the_release_setup() {
+        let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let reg = match Registry::load(root) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        let r = reg.resolve("python@0.16.0", root, "/x/bin");
+        assert_eq!(
+            r.expected_failures,
+            Some(root.join("conformance/ports/python/expected-failures-0.16.0.txt"))
+        );
+        assert!(r
+            .command
+            .starts_with("target/ports/python-0.16.0/venv/bin/python "));
+        assert!(r.setup.is_some_and(|s| s.contains("setup.sh 0.16.0 ")));
+        let other = reg.resolve("python@0.17.0", root, "/x/bin");
+        assert!(other.expected_failures.is_none());
     }
 }

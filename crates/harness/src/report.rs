@@ -32,9 +32,13 @@ fn beyond_cell(c: &Counts) -> String {
 /// The human summary: a table of sections, then each failure with its message and diff.
 pub fn text(report: &RunReport) -> String {
     let mut out = String::new();
+    let declared = report
+        .port_spec
+        .as_ref()
+        .map_or(String::new(), |v| format!(", implements SPEC {v}"));
     let _ = writeln!(
         out,
-        "\nport: {} ({} {}) against SPEC {}",
+        "\nport: {} ({} {}{declared}) against SPEC {}",
         report.port.name, report.port.language, report.port.version, report.spec
     );
     let _ = writeln!(

@@ -114,6 +114,10 @@ impl Counts {
 pub struct RunReport {
     /// The port under test.
     pub port: PortInfo,
+    /// The SPEC version the port declares in `hello` (absent: it did not say, or the
+    /// handshake failed).
+    #[serde(rename = "portSpec", default, skip_serializing_if = "Option::is_none")]
+    pub port_spec: Option<String>,
     /// The SPEC version the scenarios pin.
     pub spec: String,
     /// Totals.
@@ -229,10 +233,10 @@ pub async fn run(
         Ok(()) => hello(port).await,
         Err(e) => Err(e),
     };
-    let (info, implements, version, hello_error) = match greeting {
+    let (info, declared_spec, implements, version, hello_error) = match greeting {
         Ok(h) => match port_spec(h.spec.as_deref()) {
-            Ok(v) => (h.port, Some(h.implements), v, None),
-            Err(e) => (h.port, None, SpecVersion::pinned(), Some(e)),
+            Ok(v) => (h.port, h.spec, Some(h.implements), v, None),
+            Err(e) => (h.port, h.spec, None, SpecVersion::pinned(), Some(e)),
         },
         Err(e) => (
             PortInfo {
@@ -240,6 +244,7 @@ pub async fn run(
                 language: "unknown".into(),
                 version: "unknown".into(),
             },
+            None,
             None,
             SpecVersion::pinned(),
             Some(e.to_string()),
@@ -272,6 +277,7 @@ pub async fn run(
     }
     RunReport {
         port: info,
+        port_spec: declared_spec,
         spec: pinned_versions(scenarios),
         summary,
         sections,
@@ -388,6 +394,7 @@ mod tests {
     fn report(scenarios: Vec<ScenarioResult>, strict: bool) -> RunReport {
         RunReport {
             port: PortInfo::default(),
+            port_spec: None,
             spec: "0.16.0".into(),
             summary: Counts::of(&scenarios),
             sections: BTreeMap::new(),

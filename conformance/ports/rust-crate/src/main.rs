@@ -33,8 +33,11 @@ use toolnexus::{
 };
 
 const PORT_NAME: &str = "rust-crate";
+// Kept in step with Cargo.toml's `toolnexus = "=0.23.0"`; setup.sh rewrites both for a release
+// port (`rust-crate@VERSION`).
 const PORT_VERSION: &str = "0.23.0";
-const SPEC_VERSION: &str = "0.16.0";
+// toolnexus releases are numbered by the SPEC version they implement.
+const SPEC_VERSION: &str = PORT_VERSION;
 
 // ---------------------------------------------------------------------------
 // errors

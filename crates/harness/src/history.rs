@@ -1,0 +1,575 @@
+//! `history`: the whole suite across a port's published releases, test262-style — per
+//! scenario whose outcome differs between releases, its outcome in each and the first release
+//! where it changed, plus per-release totals. Running the releases is the CLI's job; this module
+//! expands version ranges and turns the runs into the matrix.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+
+use super::runner::{Counts, RunReport, Status};
+
+/// The `--versions` argument: an inclusive range `LO..HI` or an explicit comma list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Versions {
+    /// Every published release from the first to the second, inclusive.
+    Range(String, String),
+    /// Exactly these releases.
+    List(Vec<String>),
+}
+
+/// Parses `--versions`: `0.16.0..0.21.0` or `0.16.0,0.18.0`.
+pub fn parse_versions(arg: &str) -> Result<Versions, String> {
+    let arg = arg.trim();
+    if let Some((lo, hi)) = arg.split_once("..") {
+        let (lo, hi) = (lo.trim(), hi.trim().trim_start_matches('='));
+        for v in [lo, hi] {
+            if version_key(v).is_none() {
+                return Err(format!(
+                    "\"{v}\" in --versions {arg} is not a release number (like 0.16.0)"
+                ));
+            }
+        }
+        if cmp_versions(lo, hi) == Ordering::Greater {
+            return Err(format!(
+                "--versions {arg}: the range is empty ({lo} is after {hi})"
+            ));
+        }
+        return Ok(Versions::Range(lo.to_string(), hi.to_string()));
+    }
+    let list: Vec<String> = arg
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect();
+    if list.is_empty() {
+        return Err("--versions needs a range LO..HI or a comma list".to_string());
+    }
+    if let Some(bad) = list.iter().find(|v| version_key(v).is_none()) {
+        return Err(format!(
+            "\"{bad}\" in --versions is not a release number (like 0.16.0)"
+        ));
+    }
+    Ok(Versions::List(list))
+}
+
+/// A plain release number's numeric components (`0.18.1` ⇒ `[0, 18, 1]`); `None` for
+/// anything else (pre-releases such as `0.17.0rc1` included).
+pub fn version_key(v: &str) -> Option<Vec<u64>> {
+    v.split('.').map(|c| c.parse::<u64>().ok()).collect()
+}
+
+/// Numeric per-component order (`0.9.5` < `0.10.0`); a missing component counts as 0.
+/// Anything that is not a plain release number sorts after those, by its text.
+pub fn cmp_versions(a: &str, b: &str) -> Ordering {
+    match (version_key(a), version_key(b)) {
+        (Some(x), Some(y)) => {
+            let n = x.len().max(y.len());
+            let pad = |v: &[u64]| {
+                (0..n)
+                    .map(|i| v.get(i).copied().unwrap_or(0))
+                    .collect::<Vec<_>>()
+            };
+            pad(&x).cmp(&pad(&y)).then_with(|| x.len().cmp(&y.len()))
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+/// The releases to run, oldest first: a range keeps the `published` releases inside it (it
+/// needs them); a list is taken as given (a release that does not exist fails its own setup).
+pub fn expand(versions: &Versions, published: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = match versions {
+        Versions::List(list) => list.clone(),
+        Versions::Range(lo, hi) => published
+            .iter()
+            .filter(|v| version_key(v).is_some())
+            .filter(|v| {
+                cmp_versions(v, lo) != Ordering::Less && cmp_versions(v, hi) != Ordering::Greater
+            })
+            .cloned()
+            .collect(),
+    };
+    out.sort_by(|a, b| cmp_versions(a, b));
+    out.dedup();
+    if out.is_empty() {
+        if let Versions::Range(lo, hi) = versions {
+            return Err(format!(
+                "no published release in {lo}..{hi} (published: {})",
+                if published.is_empty() {
+                    "none found".to_string()
+                } else {
+                    published.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The releases in `pip index versions` output (its `Available versions:` line).
+pub fn pip_versions(output: &str) -> Vec<String> {
+    output
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Available versions:"))
+        .map(|rest| {
+            rest.split(',')
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A scenario's outcome on one release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// Passed.
+    Passed,
+    /// Failed.
+    Failed,
+    /// Skipped.
+    Skipped,
+    /// The release ran, but not this scenario (e.g. not valid for its SPEC version).
+    NotRun,
+}
+
+impl Outcome {
+    fn of(status: Status) -> Outcome {
+        match status {
+            Status::Passed => Outcome::Passed,
+            Status::Failed => Outcome::Failed,
+            Status::Skipped => Outcome::Skipped,
+        }
+    }
+
+    /// The short mark used in the text matrix.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Outcome::Passed => "ok",
+            Outcome::Failed => "FAIL",
+            Outcome::Skipped => "skip",
+            Outcome::NotRun => "-",
+        }
+    }
+}
+
+/// One release's column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Release {
+    /// The release number.
+    pub version: String,
+    /// The SPEC version its driver declared in `hello`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_spec: Option<String>,
+    /// Its totals, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Counts>,
+    /// Why it did not run (its setup failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_failed: Option<String>,
+}
+
+/// A scenario whose outcome differs across the releases that ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Changed {
+    /// Scenario id.
+    pub name: String,
+    /// SPEC section.
+    pub section: String,
+    /// Its outcome per release, in release order (`null` where the release did not run).
+    pub outcomes: Vec<Option<Outcome>>,
+    /// The first release whose outcome differs from the previous release that ran.
+    pub first_change: String,
+}
+
+/// The whole history: `history --format json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The port family (`python`, `rust-crate`).
+    pub port: String,
+    /// The releases, oldest first.
+    pub releases: Vec<Release>,
+    /// How many distinct scenarios ran on any release.
+    pub scenarios: usize,
+    /// The scenarios whose outcome changed, by first change then name.
+    pub changed: Vec<Changed>,
+}
+
+/// Builds the history from one run (or setup failure) per release, oldest first.
+pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> History {
+    let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut per_release: Vec<Option<BTreeMap<&str, Outcome>>> = Vec::new();
+    let mut releases = Vec::new();
+    for (version, run) in runs {
+        match run {
+            Ok(report) => {
+                let mut outcomes = BTreeMap::new();
+                for s in &report.scenarios {
+                    sections.insert(&s.name, &s.section);
+                    outcomes.insert(s.name.as_str(), Outcome::of(s.status));
+                }
+                per_release.push(Some(outcomes));
+                releases.push(Release {
+                    version: version.clone(),
+                    port_spec: report.port_spec.clone(),
+                    summary: Some(report.summary),
+                    setup_failed: None,
+                });
+            }
+            Err(reason) => {
+                per_release.push(None);
+                releases.push(Release {
+                    version: version.clone(),
+                    port_spec: None,
+                    summary: None,
+                    setup_failed: Some(reason.clone()),
+                });
+            }
+        }
+    }
+    let mut changed = Vec::new();
+    for (&name, &section) in &sections {
+        let outcomes: Vec<Option<Outcome>> = per_release
+            .iter()
+            .map(|r| {
+                r.as_ref()
+                    .map(|m| m.get(name).copied().unwrap_or(Outcome::NotRun))
+            })
+            .collect();
+        if let Some(first_change) = first_change(&outcomes) {
+            changed.push(Changed {
+                name: name.to_string(),
+                section: section.to_string(),
+                outcomes,
+                first_change: releases[first_change].version.clone(),
+            });
+        }
+    }
+    let order: BTreeMap<&str, usize> = releases
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.version.as_str(), i))
+        .collect();
+    changed.sort_by(|a, b| {
+        order
+            .get(a.first_change.as_str())
+            .cmp(&order.get(b.first_change.as_str()))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    History {
+        port: port.to_string(),
+        releases,
+        scenarios: sections.len(),
+        changed,
+    }
+}
+
+/// The index of the first release whose outcome differs from that of the previous release
+/// that ran; releases that did not run (`None`) are passed over, not counted as a change.
+pub fn first_change(outcomes: &[Option<Outcome>]) -> Option<usize> {
+    let mut previous: Option<Outcome> = None;
+    for (i, o) in outcomes.iter().enumerate() {
+        let Some(o) = o else { continue };
+        match previous {
+            Some(p) if p != *o => return Some(i),
+            _ => previous = Some(*o),
+        }
+    }
+    None
+}
+
+/// The human table: per-release totals, then the changed scenarios' matrix.
+pub fn text(h: &History) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "release history: {} — {} release{}, {} scenarios",
+        h.port,
+        h.releases.len(),
+        if h.releases.len() == 1 { "" } else { "s" },
+        h.scenarios
+    );
+    let _ = writeln!(
+        out,
+        "\n{:<10} {:<10} {:>7} {:>7} {:>8}",
+        "release", "spec", "passed", "failed", "skipped"
+    );
+    for r in &h.releases {
+        match (&r.summary, &r.setup_failed) {
+            (Some(c), _) => {
+                let _ = writeln!(
+                    out,
+                    "{:<10} {:<10} {:>7} {:>7} {:>8}",
+                    r.version,
+                    r.port_spec.as_deref().unwrap_or("-"),
+                    c.passed,
+                    c.failed,
+                    c.skipped
+                );
+            }
+            (None, reason) => {
+                let reason = reason.as_deref().unwrap_or("did not run");
+                let _ = writeln!(
+                    out,
+                    "{:<10} setup failed: {}",
+                    r.version,
+                    first_line(reason)
+                );
+            }
+        }
+    }
+    if h.changed.is_empty() {
+        let _ = writeln!(out, "\nno scenario's outcome changed across these releases");
+        return out;
+    }
+    let widths: Vec<usize> = h.releases.iter().map(|r| r.version.len().max(4)).collect();
+    let _ = writeln!(
+        out,
+        "\nscenarios whose outcome changed ({}; `-` not run, `?` release did not set up):",
+        h.changed.len()
+    );
+    let mut header = String::new();
+    for (r, w) in h.releases.iter().zip(&widths) {
+        let _ = write!(header, "{:<w$} ", r.version);
+    }
+    let _ = writeln!(out, "{header}{:<12} scenario", "first change");
+    for c in &h.changed {
+        let mut line = String::new();
+        for (o, w) in c.outcomes.iter().zip(&widths) {
+            let _ = write!(line, "{:<w$} ", o.map_or("?", Outcome::mark));
+        }
+        let _ = writeln!(
+            out,
+            "{line}{:<12} [{}] {}",
+            c.first_change, c.section, c.name
+        );
+    }
+    out
+}
+
+/// A setup error's first line, for a one-line table row.
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(text)
+        .trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(spec: &str, outcomes: &[(&str, Status)]) -> RunReport {
+        let scenarios: Vec<serde_json::Value> = outcomes
+            .iter()
+            .map(|(n, s)| serde_json::json!({"name": n, "section": "4A", "status": s, "message": ""}))
+            .collect();
+        let mut summary = Counts::default();
+        for (_, s) in outcomes {
+            match s {
+                Status::Passed => summary.passed += 1,
+                Status::Failed => summary.failed += 1,
+                Status::Skipped => summary.skipped += 1,
+            }
+        }
+        match serde_json::from_value(serde_json::json!({
+            "port": {"name": "python", "language": "python", "version": spec},
+            "portSpec": spec,
+            "spec": "0.16.0",
+            "summary": summary,
+            "sections": {},
+            "scenarios": scenarios,
+        })) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_range_keeps_the_published_releases_inside_it_in_numeric_order() {
+        let published = strings(&[
+            "0.21.0",
+            "0.20.0",
+            "0.19.0",
+            "0.18.1",
+            "0.18.0",
+            "0.17.0",
+            "0.16.0",
+            "0.15.0",
+            "0.9.5",
+            "0.17.0rc1",
+        ]);
+        let v = parse_versions("0.16.0..0.21.0").unwrap();
+        assert_eq!(
+            expand(&v, &published).unwrap(),
+            strings(&["0.16.0", "0.17.0", "0.18.0", "0.18.1", "0.19.0", "0.20.0", "0.21.0"])
+        );
+        let low = parse_versions("0.9.0..0.15.0").unwrap();
+        assert_eq!(
+            expand(&low, &published).unwrap(),
+            strings(&["0.9.5", "0.15.0"])
+        );
+        assert!(expand(&parse_versions("1.0.0..2.0.0").unwrap(), &published).is_err());
+    }
+
+    #[test]
+    fn a_list_is_taken_as_given_sorted_and_without_repeats() {
+        let v = parse_versions("0.18.0, 0.16.0,0.18.0").unwrap();
+        assert_eq!(expand(&v, &[]).unwrap(), strings(&["0.16.0", "0.18.0"]));
+    }
+
+    #[test]
+    fn bad_version_arguments_are_messages() {
+        assert!(parse_versions("0.21.0..0.16.0").is_err());
+        assert!(parse_versions("latest..0.21.0").is_err());
+        assert!(parse_versions("0.16.0,$(id)").is_err());
+        assert!(parse_versions(" , ").is_err());
+    }
+
+    #[test]
+    fn versions_compare_numerically_per_component() {
+        assert_eq!(cmp_versions("0.9.5", "0.10.0"), Ordering::Less);
+        assert_eq!(cmp_versions("0.18.1", "0.18.0"), Ordering::Greater);
+        assert_eq!(cmp_versions("0.16.0", "0.16.0"), Ordering::Equal);
+    }
+
+    #[test]
+    fn pip_index_output_gives_the_available_versions() {
+        let out = "WARNING: pip index is currently an experimental command.\ntoolnexus (0.21.0)\nAvailable versions: 0.21.0, 0.20.0, 0.18.1\n";
+        assert_eq!(pip_versions(out), strings(&["0.21.0", "0.20.0", "0.18.1"]));
+        assert!(pip_versions("ERROR: No matching distribution found").is_empty());
+    }
+
+    #[test]
+    fn the_first_change_passes_over_releases_that_did_not_run() {
+        use Outcome::*;
+        assert_eq!(
+            first_change(&[Some(Failed), Some(Failed), Some(Passed)]),
+            Some(2)
+        );
+        assert_eq!(first_change(&[Some(Failed), None, Some(Failed)]), None);
+        assert_eq!(
+            first_change(&[None, Some(Passed), None, Some(Skipped)]),
+            Some(3)
+        );
+        assert_eq!(first_change(&[Some(Passed), Some(Passed)]), None);
+    }
+
+    #[test]
+    fn the_history_lists_only_changed_scenarios_with_their_first_change() {
+        use Status::*;
+        let runs = vec![
+            (
+                "0.16.0".to_string(),
+                Ok(report(
+                    "0.16.0",
+                    &[("a", Failed), ("b", Passed), ("c", Failed)],
+                )),
+            ),
+            (
+                "0.17.0".to_string(),
+                Err("setup.sh: PyPI has no release\nmore".to_string()),
+            ),
+            (
+                "0.18.0".to_string(),
+                Ok(report(
+                    "0.18.0",
+                    &[("a", Passed), ("b", Passed), ("c", Failed)],
+                )),
+            ),
+            (
+                "0.19.0".to_string(),
+                Ok(report("0.19.0", &[("a", Passed), ("b", Failed)])),
+            ),
+        ];
+        let h = build("python", &runs);
+        assert_eq!(h.scenarios, 3);
+        let names: Vec<(&str, &str)> = h
+            .changed
+            .iter()
+            .map(|c| (c.name.as_str(), c.first_change.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("a", "0.18.0"), ("b", "0.19.0"), ("c", "0.19.0")]
+        );
+        assert_eq!(
+            h.changed[2].outcomes,
+            vec![
+                Some(Outcome::Failed),
+                None,
+                Some(Outcome::Failed),
+                Some(Outcome::NotRun)
+            ]
+        );
+        assert_eq!(
+            h.releases[1].setup_failed.as_deref(),
+            Some("setup.sh: PyPI has no release\nmore")
+        );
+
+        let text = text(&h);
+        assert!(
+            text.contains("0.17.0     setup failed: setup.sh: PyPI has no release\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0.16.0     0.16.0           1       2        0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("FAIL   ?      ok     ok     0.18.0       [4A] a"),
+            "{text}"
+        );
+        assert!(
+            text.contains("FAIL   ?      FAIL   -      0.19.0       [4A] c"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ok     ?      ok     FAIL   0.19.0       [4A] b"),
+            "{text}"
+        );
+
+        let json = match serde_json::to_value(&h) {
+            Ok(v) => v,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(json["changed"][0]["firstChange"], "0.18.0");
+        assert_eq!(json["changed"][2]["outcomes"][3], "notRun");
+        assert_eq!(
+            json["releases"][1]["setupFailed"],
+            "setup.sh: PyPI has no release\nmore"
+        );
+    }
+
+    #[test]
+    fn no_change_says_so() {
+        let runs = vec![
+            (
+                "0.16.0".to_string(),
+                Ok(report("0.16.0", &[("a", Status::Passed)])),
+            ),
+            (
+                "0.17.0".to_string(),
+                Ok(report("0.17.0", &[("a", Status::Passed)])),
+            ),
+        ];
+        let h = build("python", &runs);
+        assert!(h.changed.is_empty());
+        assert!(text(&h).contains("no scenario's outcome changed"));
+    }
+}
