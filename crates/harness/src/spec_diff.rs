@@ -85,9 +85,9 @@ impl SpecDiff {
     }
 }
 
-/// The section bodies of a SPEC text: the text between a `## N.` heading and the next
-/// `## ` heading. Lines inside ``` fences are body text, never headings (the SPEC quotes
-/// markdown that has its own `## `).
+/// The section bodies of a SPEC text: a `## N.` heading line and the text up to the next
+/// `## ` heading (the heading kept, as an index may quote it). Lines inside ``` fences are
+/// body text, never headings (the SPEC quotes markdown that has its own `## `).
 pub fn sections(text: &str) -> BTreeMap<String, String> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
     let mut current: Option<String> = None;
@@ -102,7 +102,6 @@ pub fn sections(text: &str) -> BTreeMap<String, String> {
                     .split_once('.')
                     .map(|(n, _)| n.trim().to_string())
                     .filter(|n| section_number(n));
-                continue;
             }
         }
         if let Some(section) = &current {
@@ -193,12 +192,19 @@ fn normative() -> &'static Regex {
     })
 }
 
-/// Word-level similarity: twice the words in common over both lengths.
+/// Word-level similarity: twice the words in common over both lengths. Words compare
+/// without surrounding punctuation, so `(\`skill\`` still matches `\`skill\``.
 fn similarity(a: &[&str], b: &[&str]) -> f32 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
-    let same: usize = capture_diff_slices(Algorithm::Myers, a, b)
+    let key = |w: &&str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let (a, b): (Vec<String>, Vec<String>) =
+        (a.iter().map(key).collect(), b.iter().map(key).collect());
+    let same: usize = capture_diff_slices(Algorithm::Myers, &a, &b)
         .iter()
         .map(|op| match op {
             DiffOp::Equal { len, .. } => *len,
@@ -217,10 +223,11 @@ fn closest(quote: &str, text: &str) -> Option<(String, f32)> {
     }
     let n = q.len();
     let mut best: Option<(usize, usize, f32)> = None;
-    for len in [n - n / 4, n, n + n / 4] {
+    for len in [n, n - n / 4, n + n / 4] {
         let len = len.clamp(1, words.len());
         for start in 0..=words.len() - len {
             let score = similarity(&q, &words[start..start + len]);
+            // Ties go to the window nearest the quote's length (tried first).
             if best.is_none_or(|(_, _, b)| score > b) {
                 best = Some((start, len, score));
             }
@@ -481,7 +488,8 @@ mod tests {
         let s = sections(SPEC);
         assert_eq!(s.keys().collect::<Vec<_>>(), vec!["0", "4A", "5"]);
         assert!(s["0"].contains("## Not a heading"));
-        assert!(!s["0"].contains("Contract"));
+        assert!(s["0"].starts_with("## 0. Contract\n"));
+        assert!(!s["0"].contains("Built-ins"));
         assert_eq!(
             sentences("A b. C d? `e` f. g h."),
             vec!["A b.", "C d?", "`e` f. g h."]
