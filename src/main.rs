@@ -1,6 +1,7 @@
 //! `toolnexus-conformance`: run the conformance scenarios against a port, list them, prepare
 //! registered ports, combine reports, benchmark ports, run the suite across a port's published
-//! releases (`history`), or act as the reference's own driver.
+//! releases (`history`), report SPEC clause coverage, diff two SPEC texts clause by clause, or
+//! act as the reference's own driver.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use toolnexus_driver::driver;
+use toolnexus_harness::clauses::{self, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
 use toolnexus_harness::inprocess::InProcessPort;
 use toolnexus_harness::port::Port;
@@ -16,7 +18,9 @@ use toolnexus_harness::registry::{self, Registry, ResolvedPort};
 use toolnexus_harness::runner::{self, RunReport, Selection};
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::subprocess::SubprocessPort;
-use toolnexus_harness::{baseline, bench, differential, history, html, junit, report, secret};
+use toolnexus_harness::{
+    baseline, bench, differential, history, html, junit, report, secret, spec_diff,
+};
 
 #[derive(Parser)]
 #[command(
@@ -110,6 +114,43 @@ enum Command {
         /// Where to write the page.
         #[arg(short, long)]
         output: PathBuf,
+        /// A `coverage --format json` file: adds the SPEC clause coverage section.
+        #[arg(long)]
+        coverage: Option<PathBuf>,
+    },
+    /// Per SPEC section, how many clauses of the clause index the scenarios' `@clause-` tags
+    /// cover, and the uncovered observable clauses; `--port` also runs the tagged scenarios.
+    Coverage {
+        /// Run the scenarios tagging clauses against this port (a name from
+        /// conformance/ports.json or a driver command) and show each clause's verdict.
+        #[arg(long)]
+        port: Option<String>,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Also write the report as a self-contained HTML page.
+        #[arg(short, long, value_name = "FILE.html")]
+        output: Option<PathBuf>,
+        /// Per-request timeout for the `--port` driver, in milliseconds.
+        #[arg(long, default_value_t = 5_000)]
+        timeout_ms: u64,
+        /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
+        #[arg(long)]
+        index: Option<PathBuf>,
+    },
+    /// Compare two SPEC texts clause by clause: changed, removed and new normative text,
+    /// with the scenarios and snapshots to review. Exits 1 when there is something to review.
+    SpecDiff {
+        /// The SPEC.md the clause index quotes.
+        old: PathBuf,
+        /// The new SPEC.md.
+        new: PathBuf,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
+        #[arg(long)]
+        index: Option<PathBuf>,
     },
     /// Time the same operations on several ports through their drivers, side by side with
     /// the reference's own driver, and print medians and ratios.
@@ -436,7 +477,21 @@ async fn bench_command(
     ExitCode::SUCCESS
 }
 
-fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
+fn report_command(files: &[PathBuf], output: &Path, coverage: Option<&Path>) -> ExitCode {
+    let coverage = match coverage
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    serde_json::from_str::<clauses::CoverageReport>(&t).map_err(|e| e.to_string())
+                })
+                .map_err(|e| format!("{}: not a coverage report: {e}", f.display()))
+        })
+        .transpose()
+    {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
     let mut reports = Vec::new();
     for file in files {
         let parsed = std::fs::read_to_string(file)
@@ -447,12 +502,152 @@ fn report_command(files: &[PathBuf], output: &Path) -> ExitCode {
             Err(e) => return fail(&format!("{}: not a run report: {e}", file.display())),
         }
     }
-    match std::fs::write(output, html::render(&reports)) {
+    match std::fs::write(
+        output,
+        html::render_with_coverage(&reports, coverage.as_ref()),
+    ) {
         Ok(()) => {
             println!("wrote {} ({} ports)", output.display(), reports.len());
             ExitCode::SUCCESS
         }
         Err(e) => fail(&format!("cannot write {}: {e}", output.display())),
+    }
+}
+
+/// The clause index, its features and the tags tying them, or every load error (a malformed
+/// index, a feature that does not parse, a tag naming no clause) as one message.
+fn load_clauses(
+    root: &Path,
+    index: Option<PathBuf>,
+) -> Result<(ClauseIndex, Vec<ScenarioSpec>, Ties, String), String> {
+    let file = index.unwrap_or_else(|| clauses::index_path(root));
+    let shown = file
+        .strip_prefix(root)
+        .unwrap_or(&file)
+        .to_string_lossy()
+        .to_string();
+    let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
+    let (scenarios, errors) = features::load(&root.join("features"));
+    if !errors.is_empty() {
+        return Err(format!(
+            "feature files that do not parse:\n{}",
+            errors.join("\n")
+        ));
+    }
+    let ties = clauses::tie(&index, &scenarios, &shown);
+    if !ties.errors.is_empty() {
+        return Err(format!(
+            "clause tags naming no clause:\n{}",
+            ties.errors.join("\n")
+        ));
+    }
+    Ok((index, scenarios, ties, shown))
+}
+
+/// Options of `coverage` besides the root.
+struct CoverageArgs {
+    port: Option<String>,
+    format: Format,
+    output: Option<PathBuf>,
+    timeout_ms: u64,
+    index: Option<PathBuf>,
+}
+
+async fn coverage_command(root: &Path, args: CoverageArgs) -> ExitCode {
+    if matches!(args.format, Format::Junit) {
+        return fail("coverage: --format is text or json");
+    }
+    let (index, scenarios, ties, shown) = match load_clauses(root, args.index) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e),
+    };
+    let mut report = clauses::coverage(&index, &ties, &shown);
+    if let Some(name) = &args.port {
+        let registry = match Registry::load(root) {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        let tagged = clauses::tagged_scenarios(&scenarios, &ties);
+        let env = Env::from_root(root);
+        let (mut driver, resolved) = open_port(
+            root,
+            &registry,
+            Some(name),
+            Duration::from_millis(args.timeout_ms),
+        );
+        let fallback = resolved.map_or(name.clone(), |r| r.name);
+        let run = runner::run(driver.as_mut(), &env, &tagged, &fallback, |r| {
+            eprintln!("{}", report::progress_line(r));
+        })
+        .await;
+        clauses::apply_run(&mut report, &run);
+    }
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        _ => print!("{}", clauses::text(&report)),
+    }
+    if let Some(out) = &args.output {
+        if let Err(e) = std::fs::write(out, html::render_coverage(&report)) {
+            return fail(&format!("cannot write {}: {e}", out.display()));
+        }
+        eprintln!("wrote {}", out.display());
+    }
+    if report.total.port.is_some_and(|p| p.failed > 0) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn spec_diff_command(
+    root: &Path,
+    old: &Path,
+    new: &Path,
+    format: Format,
+    index: Option<PathBuf>,
+) -> ExitCode {
+    if matches!(format, Format::Junit) {
+        return fail("spec-diff: --format is text or json");
+    }
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
+    let (old_text, new_text) = match (read(old), read(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return fail(&e),
+    };
+    let (index, scenarios, ties, shown) = match load_clauses(root, index) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e),
+    };
+    let old_name = old.to_string_lossy();
+    let new_name = new.to_string_lossy();
+    let diff = spec_diff::diff(
+        &index,
+        &old_text,
+        &new_text,
+        &scenarios,
+        &ties,
+        spec_diff::Names {
+            old: &old_name,
+            new: &new_name,
+            index: &shown,
+        },
+    );
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&diff).unwrap_or_default()
+        ),
+        _ => print!("{}", spec_diff::text(&diff)),
+    }
+    if diff.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 
@@ -693,7 +888,36 @@ async fn async_main() -> ExitCode {
             )
             .await
         }
-        Command::Report { files, output } => report_command(&files, &output),
+        Command::Report {
+            files,
+            output,
+            coverage,
+        } => report_command(&files, &output, coverage.as_deref()),
+        Command::Coverage {
+            port,
+            format,
+            output,
+            timeout_ms,
+            index,
+        } => {
+            coverage_command(
+                &root,
+                CoverageArgs {
+                    port,
+                    format,
+                    output,
+                    timeout_ms,
+                    index,
+                },
+            )
+            .await
+        }
+        Command::SpecDiff {
+            old,
+            new,
+            format,
+            index,
+        } => spec_diff_command(&root, &old, &new, format, index),
         Command::Bench {
             port,
             skills,

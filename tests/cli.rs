@@ -721,3 +721,249 @@ fn release_ports_with_bad_versions_fail_fast() {
         );
     }
 }
+
+/// A scratch root for `coverage` and `spec-diff`: one feature tagging clauses of a small
+/// index quoting a small SPEC (returned as its text).
+fn clause_root(feature: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    let spec = "# SPEC\n\n## 4. Toolkit\n\nThe `anthropic` adapter MUST map `inputSchema`\nto `input_schema`. Descriptions are kept verbatim.\n\n## 4A. Built-ins\n\n`grep` returns at most 100 matches by default.\n\n## 6. Native\n\nA native tool is never renamed by the host.\n";
+    write("SPEC.md", spec);
+    write(
+        "conformance/clauses/0.16.0.json",
+        r#"{"spec": "0.16.0", "clauses": [
+          {"id": "4.adapter.anthropic-schema", "section": "4", "quote": "The `anthropic` adapter MUST map `inputSchema` to `input_schema`.", "kind": "observable"},
+          {"id": "4.adapter.verbatim", "section": "4", "quote": "Descriptions are kept verbatim.", "kind": "observable"},
+          {"id": "4A.grep.default-limit", "section": "4A", "quote": "`grep` returns at most 100 matches by default.", "kind": "observable", "uncovered": "needs a large tree"},
+          {"id": "6.native.name", "section": "6", "quote": "A native tool is never renamed by the host.", "kind": "language-specific", "why": "a binding's decorator"}
+        ]}"#,
+    );
+    write("features/tagged.feature", feature);
+    (dir, spec.to_string())
+}
+
+const TAGGED: &str = "@pin-0.16.0 @spec-4\nFeature: tagged\n\n  Background:\n    Given a toolkit built with:\n      \"\"\"\n      {\"builtins\": false, \"extraTools\": [{\"name\": \"lookup\", \"description\": \"Look a thing up.\",\n        \"inputSchema\": {\"type\": \"object\", \"properties\": {}}, \"behaviour\": {\"text\": \"x\"}}],\n       \"disableTools\": [\"skill\"]}\n      \"\"\"\n\n  @clause-4.adapter.anthropic-schema\n  Scenario: the schema is mapped\n    Then the \"anthropic\" adapter output matches:\n      \"\"\"\n      [{\"name\": \"lookup\", \"description\": \"Look a thing up.\", \"input_schema\": {\"type\": \"object\", \"properties\": {}}}]\n      \"\"\"\n\n  @partial-clause-4.adapter.verbatim\n  Scenario: the description is kept\n    Then the \"anthropic\" adapter output matches:\n      \"\"\"\n      [{\"name\": \"lookup\", \"description\": \"Something else.\", \"input_schema\": {\"type\": \"object\", \"properties\": {}}}]\n      \"\"\"\n";
+
+fn cli_in(root: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = bin()
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn coverage_json(root: &std::path::Path, args: &[&str]) -> (Option<i32>, Value) {
+    let mut all = vec!["coverage", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = cli_in(root, &all);
+    let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, report)
+}
+
+#[test]
+fn coverage_counts_follow_the_tags_and_a_broken_tag_changes_them() {
+    let (root, _) = clause_root(TAGGED);
+    let (code, report) = coverage_json(root.path(), &[]);
+    assert_eq!(code, Some(0), "{report}");
+    let sections: Vec<&str> = report["sections"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s["section"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(sections, vec!["4", "4A", "6"]);
+    assert_eq!(report["sections"][0]["covered"], 1, "{report}");
+    assert_eq!(report["sections"][0]["partial"], 1, "{report}");
+    assert_eq!(report["sections"][1]["uncovered"], 1, "{report}");
+    assert_eq!(report["sections"][2]["languageSpecific"], 1, "{report}");
+    assert_eq!(report["uncovered"][0]["reason"], "needs a large tree");
+    assert_eq!(report["clauses"][0]["scenarios"][0]["line"], 13, "{report}");
+
+    let (code, text, _) = cli_in(root.path(), &["coverage"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["§4", "1", "1", "0", "0", "0"]),
+        "{text}"
+    );
+    assert!(text.contains("4A.grep.default-limit  \"`grep` returns at most 100 matches by default.\"\n      why: needs a large tree"), "{text}");
+
+    // One tag broken (the clause no longer named): covered 1 ⇒ 0, uncovered 0 ⇒ 1.
+    std::fs::write(
+        root.path().join("features/tagged.feature"),
+        TAGGED.replace("@clause-4.adapter.anthropic-schema", "@spec-4"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (_, report) = coverage_json(root.path(), &[]);
+    assert_eq!(report["sections"][0]["covered"], 0, "{report}");
+    assert_eq!(report["sections"][0]["uncovered"], 1, "{report}");
+    assert_eq!(report["uncovered"][0]["id"], "4.adapter.anthropic-schema");
+    assert!(report["uncovered"][0].get("reason").is_none(), "{report}");
+    let (_, text, _) = cli_in(root.path(), &["coverage"]);
+    assert!(text.contains("(1 with no reason given)"), "{text}");
+}
+
+#[test]
+fn coverage_refuses_an_unknown_clause_id_and_a_malformed_index() {
+    let (root, _) = clause_root(&TAGGED.replace(
+        "@clause-4.adapter.anthropic-schema",
+        "@clause-4.adapter.anthropic-shema",
+    ));
+    let (code, _, err) = cli_in(root.path(), &["coverage"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("tagged.feature:13: scenario \"tagged: the schema is mapped\": @clause-4.adapter.anthropic-shema names no clause of conformance/clauses/0.16.0.json"),
+        "{err}"
+    );
+    std::fs::write(
+        root.path().join("conformance/clauses/0.16.0.json"),
+        r#"{"spec": "0.16.0", "clauses": [{"id": "4.x", "section": "4", "quote": "q", "kind": "observable"}]}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = cli_in(root.path(), &["coverage"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("conformance/clauses/0.16.0.json: clause \"4.x\": id must be"),
+        "{err}"
+    );
+}
+
+#[test]
+fn coverage_with_a_port_gives_each_tagged_clause_a_verdict_and_writes_html() {
+    let (root, _) = clause_root(TAGGED);
+    let driver = format!("{} driver", env!("CARGO_BIN_EXE_toolnexus-conformance"));
+    let html = root.path().join("coverage.html");
+    let html_arg = html.to_string_lossy().to_string();
+    let (code, report) = coverage_json(root.path(), &["--port", &driver, "-o", &html_arg]);
+    // The partial clause's scenario fails on purpose: the run fails.
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["port"], "reference", "{report}");
+    assert_eq!(report["clauses"][0]["port"], "passed", "{report}");
+    assert_eq!(report["clauses"][1]["port"], "failed", "{report}");
+    assert!(report["clauses"][2].get("port").is_none(), "{report}");
+    assert_eq!(
+        report["total"]["port"],
+        serde_json::json!({"passed": 1, "failed": 1, "skipped": 0})
+    );
+    let page = std::fs::read_to_string(&html).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        page.contains("<h2 id=\"coverage\">SPEC clause coverage</h2>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<h2>Clauses the port fails (1)</h2>"),
+        "{page}"
+    );
+
+    // The same JSON adds the section to the combined run report.
+    let json_file = root.path().join("coverage.json");
+    std::fs::write(
+        &json_file,
+        serde_json::to_string(&report).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (_, run, _) = cli_in(root.path(), &["run", "--format", "json"]);
+    let run_file = root.path().join("run.json");
+    std::fs::write(&run_file, run).unwrap_or_else(|e| panic!("{e}"));
+    let page_file = root.path().join("report.html");
+    let (code, _, err) = cli_in(
+        root.path(),
+        &[
+            "report",
+            &run_file.to_string_lossy(),
+            "-o",
+            &page_file.to_string_lossy(),
+            "--coverage",
+            &json_file.to_string_lossy(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let page = std::fs::read_to_string(&page_file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(page.contains("SPEC sections × ports"), "{page}");
+    assert!(
+        page.contains("<h2 id=\"coverage\">SPEC clause coverage</h2>"),
+        "{page}"
+    );
+}
+
+#[test]
+fn coverage_of_the_checkout_takes_well_under_two_seconds() {
+    let start = std::time::Instant::now();
+    let out = bin()
+        .arg("coverage")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let took = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+}
+
+#[test]
+fn spec_diff_names_an_edited_clause_and_its_scenarios() {
+    let (root, spec) = clause_root(TAGGED);
+    let new = root.path().join("NEW.md");
+    std::fs::write(
+        &new,
+        spec.replace("adapter MUST map", "adapter MUST rename")
+            .replace(
+                "## 6. Native",
+                "Every adapter MUST keep order.\n\n## 6. Native",
+            ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let old = root.path().join("SPEC.md");
+    let (code, text, err) = cli_in(
+        root.path(),
+        &["spec-diff", &old.to_string_lossy(), &new.to_string_lossy()],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        text.contains("3 unchanged, 1 changed, 0 removed, 1 added"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Changed clauses (1):\n  4.adapter.anthropic-schema (§4)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    scenario features/tagged.feature:13  tagged: the schema is mapped\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("§4A  \"Every adapter MUST keep order.\""),
+        "{text}"
+    );
+
+    let (_, json, _) = cli_in(
+        root.path(),
+        &[
+            "spec-diff",
+            "--format",
+            "json",
+            &old.to_string_lossy(),
+            &new.to_string_lossy(),
+        ],
+    );
+    let d: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    assert_eq!(d["clauses"][0]["change"], "changed");
+    assert_eq!(d["clauses"][0]["scenarios"][0]["file"], "tagged.feature");
+    let (code, text, _) = cli_in(
+        root.path(),
+        &["spec-diff", &old.to_string_lossy(), &old.to_string_lossy()],
+    );
+    assert_eq!(code, Some(0), "{text}");
+}

@@ -22,6 +22,8 @@ pub struct ScenarioSpec {
     pub id: String,
     /// The feature file, relative to the features root.
     pub file: String,
+    /// The line of its `Scenario:` keyword in that file (1-based; 0 when unknown).
+    pub line: usize,
     /// Tags without `@`, feature tags first.
     pub tags: Vec<String>,
     /// The SPEC section from the first `spec-…` tag (`0`, `3`, `4A`, ...), or `untagged`.
@@ -289,6 +291,7 @@ fn expand(feature: &gherkin::Feature, file: &str) -> (Vec<ScenarioSpec>, Vec<Str
             out.push(ScenarioSpec {
                 id,
                 file: file.to_string(),
+                line: scenario.position.line,
                 section: section_of(&tags),
                 pin: tags
                     .iter()

@@ -1,7 +1,8 @@
 //! Renders one or more runs as a single self-contained HTML page: a SPEC section × port
 //! matrix with drill-down to failures (diffs coloured) and skips, `@beyond-spec` scenarios
 //! in a row of their own, then a scenario × port table; for `history`, a release-history
-//! section too. No scripts, no network assets; the same reports always give the same bytes.
+//! section too, and optionally the SPEC clause coverage. No scripts, no network assets; the
+//! same reports always give the same bytes.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,6 +10,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use super::clauses::CoverageReport;
 use super::failure::ExpectationKind;
 use super::history::{History, Outcome};
 use super::matchers::{Mismatch, Problem};
@@ -90,12 +92,27 @@ table.scenarios tbody tr:hover > * { filter: brightness(0.97); }
 
 /// Renders `reports` (one column per report, in the given order) as one HTML page.
 pub fn render(reports: &[RunReport]) -> String {
-    render_with_history(reports, None)
+    render_all(reports, None, None)
 }
 
 /// Renders `reports` as [`render`] does, with a release-history section (`history -o`) after
 /// the section matrix when `history` is given.
 pub fn render_with_history(reports: &[RunReport], history: Option<&History>) -> String {
+    render_all(reports, history, None)
+}
+
+/// [`render`], with a SPEC clause coverage section (from `coverage --format json`) after
+/// the scenario table when `coverage` is given.
+pub fn render_with_coverage(reports: &[RunReport], coverage: Option<&CoverageReport>) -> String {
+    render_all(reports, None, coverage)
+}
+
+/// The page with every optional section that is given.
+pub fn render_all(
+    reports: &[RunReport],
+    history: Option<&History>,
+    coverage: Option<&CoverageReport>,
+) -> String {
     let spec = spec_label(reports);
     let sections = sections_of(reports);
     let mut out = String::new();
@@ -121,16 +138,137 @@ pub fn render_with_history(reports: &[RunReport], history: Option<&History>) -> 
     );
     out.push_str(LEGEND);
     if reports.is_empty() {
-        out.push_str("<p class=\"empty\">No reports.</p>\n</body>\n</html>\n");
-        return out;
+        out.push_str("<p class=\"empty\">No reports.</p>\n");
+    } else {
+        matrix(&mut out, reports, &sections);
+        if let Some(h) = history {
+            history_section(&mut out, h, &scenario_anchors(reports));
+        }
+        scenario_table(&mut out, reports);
     }
-    matrix(&mut out, reports, &sections);
-    if let Some(h) = history {
-        history_section(&mut out, h, &scenario_anchors(reports));
+    if let Some(c) = coverage {
+        coverage_section(&mut out, c);
     }
-    scenario_table(&mut out, reports);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// A page holding only the clause coverage section (`coverage -o FILE.html`).
+pub fn render_coverage(c: &CoverageReport) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let _ = writeln!(
+        out,
+        "<title>toolnexus SPEC {} clause coverage</title>\n<style>{STYLE}</style>\n</head>\n<body>",
+        esc(&c.spec)
+    );
+    let _ = writeln!(
+        out,
+        "<h1>toolnexus SPEC {} clause coverage</h1>",
+        esc(&c.spec)
+    );
+    coverage_section(&mut out, c);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// The clause coverage section: counts per SPEC section, then the uncovered observable
+/// clauses (a missing reason flagged), then, for a `--port` report, the clauses it fails.
+fn coverage_section(out: &mut String, c: &CoverageReport) {
+    let port = c.port.as_deref();
+    let _ = writeln!(
+        out,
+        "<h2 id=\"coverage\">SPEC clause coverage</h2>\n<p class=\"meta\">{} · {} clause{} · SPEC {}{}</p>",
+        esc(&c.index),
+        c.clauses.len(),
+        plural(c.clauses.len()),
+        esc(&c.spec),
+        port.map(|p| format!(" · port {}", esc(p))).unwrap_or_default()
+    );
+    out.push_str("<table class=\"coverage\">\n<thead><tr><th>SPEC section</th><th>covered</th><th>partly covered</th><th>uncovered</th><th>language-specific</th><th>unobservable</th>");
+    if port.is_some() {
+        out.push_str("<th>port: clauses passed / failed / skipped</th>");
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in c.sections.iter().chain(std::iter::once(&c.total)) {
+        let (class, label) = if row.section == "total" {
+            (" class=\"totals\"", "Total".to_string())
+        } else {
+            ("", section_label(&row.section))
+        };
+        let state = if row.uncovered > 0 {
+            "fail"
+        } else if row.partial > 0 {
+            "partial"
+        } else {
+            "pass"
+        };
+        let _ = write!(
+            out,
+            "<tr{class} data-section=\"{}\"><th class=\"section\">{}</th><td class=\"{state}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            esc(&row.section),
+            esc(&label),
+            row.covered,
+            row.partial,
+            row.uncovered,
+            row.language_specific,
+            row.unobservable
+        );
+        if let Some(p) = row.port {
+            let _ = write!(
+                out,
+                "<td class=\"counts\"><span class=\"p\">{}</span> / <span class=\"f\">{}</span> / <span class=\"s\">{}</span></td>",
+                p.passed, p.failed, p.skipped
+            );
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    let _ = writeln!(
+        out,
+        "<h2>Uncovered observable clauses ({})</h2>",
+        c.uncovered.len()
+    );
+    if c.uncovered.is_empty() {
+        out.push_str("<p class=\"empty\">None.</p>\n");
+    } else {
+        out.push_str("<ul class=\"skips uncovered\">\n");
+        for u in &c.uncovered {
+            let reason = match &u.reason {
+                Some(r) => format!("<span class=\"reason\">{}</span>", esc(r)),
+                None => {
+                    "<b class=\"counts\"><span class=\"f\">no reason given</span></b>".to_string()
+                }
+            };
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code> “{}” — {reason}</li>",
+                esc(&u.id),
+                esc(&u.quote)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    if port.is_some() {
+        let failed: Vec<_> = c
+            .clauses
+            .iter()
+            .filter(|x| x.port == Some(Status::Failed))
+            .collect();
+        let _ = writeln!(out, "<h2>Clauses the port fails ({})</h2>", failed.len());
+        out.push_str("<ul class=\"skips\">\n");
+        for x in failed {
+            let names: Vec<String> = x.scenarios.iter().map(|s| esc(&s.name)).collect();
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code> “{}” <span class=\"reason\">{}</span></li>",
+                esc(&x.id),
+                esc(&truncate(&x.quote, VALUE_MAX)),
+                names.join("; ")
+            );
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 const LEGEND: &str = "<div class=\"legend\">\

@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod bench;
+pub mod clauses;
 pub mod differential;
 pub mod expect;
 pub mod failure;
@@ -26,6 +27,7 @@ pub mod runner;
 pub mod scenario;
 pub mod secret;
 pub mod snapshots;
+pub mod spec_diff;
 pub mod steps;
 pub mod subprocess;
 pub mod surroundings;

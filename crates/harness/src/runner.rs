@@ -375,6 +375,7 @@ mod tests {
         ScenarioSpec {
             id: name.into(),
             file: "f.feature".into(),
+            line: 1,
             section: "0".into(),
             pin: Some("0.16.0".into()),
             bounds: VersionBounds::from_tags(&tags).unwrap(),
