@@ -63,8 +63,11 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
       {"output": "MCP tool returned an error", "isError": true, "$partial": true}
       """
 
-  @spec-2
+  @spec-2 @since-0.17.0
   Scenario: an embedded text resource is text the model reads
+    SPEC 0.16.0 §0.4/§2 join only text parts (and `structuredContent`); an embedded text
+    resource joins the output in python since 0.17.0 (its `content.py`, "§0.4"), so this holds
+    from 0.17.0.
     When "mock_read_note" is executed
     Then the output is "inside the note"
 
