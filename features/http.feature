@@ -209,8 +209,11 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     And nothing the port reported mentions the secret
 
-  @spec-7
+  @spec-7 @beyond-spec
   Scenario: a server that echoes the expanded header back does not leak it through the result
+    Beyond the SPEC: §7 says header values are never logged; a response body the server echoes
+    back is a tool result, not a log. The reference redacts expanded values from results too
+    (NOTES #57).
     Given an HTTP server answers:
       """
       {"GET /me": {"status": 401, "body": "invalid token {{SECRET}}"}}
