@@ -262,7 +262,27 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7
+  Scenario: resultMode "status+text" returns the status and the body text
+    Given an HTTP server answers:
+      """
+      {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "data", "http": {"url": "{{HTTP}}/data", "resultMode": "status+text"}}]}
+      """
+    When "data" is executed
+    Then the output contains "200"
+    And the output contains "{ \"a\" : [1, 2] }"
+    And the result matches:
+      """
+      {"output": {"$match": "string"}, "isError": false, "metadata": {"status": 200, "$partial": true}}
+      """
+
+  @spec-7 @beyond-spec
   Scenario: resultMode "status+text" puts the status on the first line
+    Beyond the SPEC: §7 names the mode `"status+text"` but not its layout; the reference and both
+    published ports put the status on the first line and the body after it.
     Given an HTTP server answers:
       """
       {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}

@@ -102,6 +102,16 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
       {"builtins": false, "mcpConfig": {"mcpServers": {"nobody": {"url": "http://127.0.0.1:9/mcp", "timeout": 2000}}}}
       """
     Then the status of "nobody" is "failed"
+
+  @spec-2 @beyond-spec
+  Scenario: the error for a remote server nobody listens on names the server
+    Beyond the SPEC: §2 says only "record status `failed`"; seed 001 keys `:errors` by server but
+    states nothing about the message, which in the reference names the server (NOTES #47).
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {"nobody": {"url": "http://127.0.0.1:9/mcp", "timeout": 2000}}}}
+      """
+    Then the status of "nobody" is "failed"
     And the error for "nobody" mentions "nobody"
 
   @spec-2
