@@ -22,8 +22,10 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       (?s)Write the scenarios.*Run them on every port.*Classify the failures
       """
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: todowrite shows which todos are completed
+    Beyond the SPEC: §4A says "Output = the rendered list" without a rendering; the reference and
+    both published ports mark todos `[x]` / `[ ]`.
     Given a toolkit built with no options
     When "todowrite" is executed with:
       """

@@ -303,7 +303,25 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7
+  Scenario: resultMode "json" returns the body as JSON text
+    Given an HTTP server answers:
+      """
+      {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "data", "http": {"url": "{{HTTP}}/data", "resultMode": "json"}}]}
+      """
+    When "data" is executed
+    Then the output parses as JSON matching:
+      """
+      {"a": [1, 2]}
+      """
+
+  @spec-7 @beyond-spec
   Scenario: resultMode "json" re-serialises a JSON body
+    Beyond the SPEC: §7 names the mode `"json"` but not whether the body is passed through or
+    re-serialised; the reference and both published ports parse and re-serialise it.
     Given an HTTP server answers:
       """
       {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
