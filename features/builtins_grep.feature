@@ -415,9 +415,9 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
 
   @spec-4A
   Scenario Outline: grep without a pattern is an error result
-    Beyond the SPEC (the `@beyond-spec` examples only): §4A types `pattern` as a string but does
-    not say what execute does with a non-string one (NOTES #38); a missing pattern leaves grep
-    nothing to search for.
+    Beyond the SPEC: (the `@beyond-spec` example rows only) §4A types `pattern` as a string but
+    does not say what execute does with a non-string one (NOTES #38, #74). A missing pattern
+    leaves grep nothing to search for, a failure §4A makes an isError result.
     Given a file "proj/a.txt" containing:
       """
       anything
