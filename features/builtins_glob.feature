@@ -2,14 +2,19 @@
 Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
 
   §4A: `glob` lists the files under `path` matching the glob; output = newline-joined relative
-  paths capped at `limit` (default 100). Where §4A is silent the scenarios follow the Python
-  port 0.21: `/`-separated paths relative to `path`, sorted in code-point order before the cap
-  (so `limit` picks the same files everywhere); `.git` and `node_modules` directories are not
-  listed; `*` and `?` stay inside one path segment, `**` spans segments, and a slash-less glob
-  tests the basename at any depth. Each scenario lists its own {{TMP}} tree.
+  paths capped at `limit` (default 100). SPEC 0.16.0 fixes no order, so the all-versions
+  scenarios compare the set of paths (NOTES #69); sorting in code-point order before the cap is
+  the python port's since 0.19.0 and is checked by `@since-0.19.0` scenarios. Skipping `.git`
+  and `node_modules` is `@beyond-spec`. Where §4A is silent on the dialect the scenarios follow
+  opencode's ripgrep globs (and the Python port): `/`-separated paths relative to `path`; `*`
+  and `?` stay inside one path segment, `**` spans segments, and a slash-less glob tests the
+  basename at any depth. Each scenario lists its own {{TMP}} tree.
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: glob lists matching files as relative paths in sorted order, skipping .git and node_modules
+    Beyond the SPEC: §4A does not say which directories glob skips; the reference, opencode's
+    ripgrep and every python release skip `.git` and `node_modules`. The order is not checked
+    (python sorts only since 0.19.0).
     Given a file "proj/b.txt" containing:
       """
       b
@@ -56,14 +61,33 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       {"pattern": "*.txt", "path": "{{TMP}}/proj"}
       """
     Then the result is not an error
-    And the output is:
+    And the output matches:
       """
-      B.txt
-      a-b/x.txt
-      a.txt
-      a/b.txt
-      a/z.txt
-      b.txt
+      ^(?:B\.txt|a-b/x\.txt|a\.txt|a/b\.txt|a/z\.txt|b\.txt)(?:\n(?:B\.txt|a-b/x\.txt|a\.txt|a/b\.txt|a/z\.txt|b\.txt)){5}$
+      """
+    And the output matches:
+      """
+      (?m)^B\.txt$
+      """
+    And the output matches:
+      """
+      (?m)^a-b/x\.txt$
+      """
+    And the output matches:
+      """
+      (?m)^a\.txt$
+      """
+    And the output matches:
+      """
+      (?m)^a/b\.txt$
+      """
+    And the output matches:
+      """
+      (?m)^a/z\.txt$
+      """
+    And the output matches:
+      """
+      (?m)^b\.txt$
       """
 
   @spec-4A
@@ -103,11 +127,21 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       {"pattern": "src/**/*.rs", "path": "{{TMP}}/proj"}
       """
     Then the result is not an error
-    And the output is:
+    And the output matches:
       """
-      src/a/b/deep.rs
-      src/bin/main.rs
-      src/lib.rs
+      ^(?:src/a/b/deep\.rs|src/bin/main\.rs|src/lib\.rs)(?:\n(?:src/a/b/deep\.rs|src/bin/main\.rs|src/lib\.rs)){2}$
+      """
+    And the output matches:
+      """
+      (?m)^src/a/b/deep\.rs$
+      """
+    And the output matches:
+      """
+      (?m)^src/bin/main\.rs$
+      """
+    And the output matches:
+      """
+      (?m)^src/lib\.rs$
       """
 
   @spec-4A
@@ -130,14 +164,52 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       {"pattern": "?.md", "path": "{{TMP}}/proj"}
       """
     Then the result is not an error
-    And the output is:
+    And the output matches:
       """
-      a.md
-      docs/c.md
+      ^(?:a\.md|docs/c\.md)(?:\n(?:a\.md|docs/c\.md)){1}$
+      """
+    And the output matches:
+      """
+      (?m)^a\.md$
+      """
+    And the output matches:
+      """
+      (?m)^docs/c\.md$
       """
 
   @spec-4A
+  Scenario: glob's limit caps the number of paths
+    Given a file "proj/c.log" containing:
+      """
+      c
+      """
+    And a file "proj/a/z.log" containing:
+      """
+      z
+      """
+    And a file "proj/b.log" containing:
+      """
+      b
+      """
+    And a file "proj/a.log" containing:
+      """
+      a
+      """
+    And a toolkit built with no options
+    When "glob" is executed with:
+      """
+      {"pattern": "*.log", "path": "{{TMP}}/proj", "limit": 2}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^(?:a\.log|a/z\.log|b\.log|c\.log)\n(?:a\.log|a/z\.log|b\.log|c\.log)$
+      """
+
+  @spec-4A @since-0.19.0
   Scenario: glob's limit keeps the first paths of the sorted listing
+    SPEC 0.16.0 §4A caps the output at `limit` without saying which paths stay; python sorts
+    before the cap since 0.19.0 (addendum A24), so this holds from 0.19.0.
     Given a file "proj/c.log" containing:
       """
       c
@@ -167,7 +239,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       """
 
   @spec-4A
-  Scenario: glob without a limit lists at most 100 paths (the first 100 in order)
+  Scenario: glob without a limit lists at most 100 paths
     Given 105 files "many/f{n}.bin" containing "x"
     And a toolkit built with no options
     When "glob" is executed with:
@@ -177,7 +249,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
     Then the result is not an error
     And the output matches:
       """
-      ^f001\.bin\n(?:f[0-9]{3}\.bin\n){98}f100\.bin$
+      ^(?:f[0-9]{3}\.bin\n){99}f[0-9]{3}\.bin$
       """
 
   @spec-4A
@@ -213,8 +285,10 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       | {"path": "{{TMP}}/proj"}                  |
       | {"pattern": null, "path": "{{TMP}}/proj"} |
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario Outline: glob with ill-typed arguments is an error result
+    Beyond the SPEC: §4A types the arguments but does not say what execute does with input that
+    breaks the schema (NOTES #38); the reference refuses it, naming the field.
     Given a file "proj/a.txt" containing:
       """
       a

@@ -76,8 +76,11 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"answers": [["prod"], ["ship it — «now»"]], "count": 2, "final": true, "extra": null}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @beyond-spec
   Scenario: question without questions is an error result, not a suspension
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "question" is executed with:
       """
@@ -88,8 +91,11 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @beyond-spec
   Scenario: question with questions that are not an array is an error result, not a suspension
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "question" is executed with:
       """
@@ -100,8 +106,11 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @beyond-spec
   Scenario: question with an item lacking its question text is an error result, not a suspension
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "question" is executed with:
       """

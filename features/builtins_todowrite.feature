@@ -22,8 +22,10 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       (?s)Write the scenarios.*Run them on every port.*Classify the failures
       """
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: todowrite shows which todos are completed
+    Beyond the SPEC: §4A says "Output = the rendered list" without a rendering; the reference and
+    both published ports mark todos `[x]` / `[ ]`.
     Given a toolkit built with no options
     When "todowrite" is executed with:
       """
@@ -58,8 +60,11 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       """
     Then the result is not an error
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: todowrite without todos is an error result
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "todowrite" is executed with:
       """
@@ -68,8 +73,11 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
     Then the result is an error
     And the output contains "todos"
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: todowrite with todos that are not an array is an error result
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "todowrite" is executed with:
       """
@@ -77,8 +85,11 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       """
     Then the result is an error
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario Outline: todowrite with a todo of the wrong shape is an error result
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "todowrite" is executed with:
       """

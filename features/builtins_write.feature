@@ -117,8 +117,11 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
     Then the result is an error
     And the output contains "path"
 
-  @spec-4A
+  @spec-4A @beyond-spec
   Scenario: write without content is an error result and creates no file
+    Beyond the SPEC: §4A gives the tool's input schema (required fields, types) but not what
+    execute does with input that breaks it (NOTES #38); the reference refuses it with an isError
+    result.
     Given a toolkit built with no options
     When "write" is executed with:
       """

@@ -71,8 +71,11 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       {"output": "it broke", "isError": true}
       """
 
-  @spec-6
+  @spec-6 @beyond-spec
   Scenario: a tool that crashes unexpectedly still yields a ToolResult, never an exception
+    Beyond the SPEC: §6 maps a thrown error of a `defineTool` tool and §4A keeps builtins from
+    throwing, but no sentence makes `execute` contain the exception of a raw host `Tool`; the
+    reference (and PROTOCOL.md's `panic` behaviour) does.
     Given a toolkit built with:
       """
       {"builtins": false, "extraTools": [{"name": "crash", "behaviour": {"panic": "kaboom"}}]}

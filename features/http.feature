@@ -209,8 +209,11 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     And nothing the port reported mentions the secret
 
-  @spec-7
+  @spec-7 @beyond-spec
   Scenario: a server that echoes the expanded header back does not leak it through the result
+    Beyond the SPEC: §7 says header values are never logged; a response body the server echoes
+    back is a tool result, not a log. The reference redacts expanded values from results too
+    (NOTES #57).
     Given an HTTP server answers:
       """
       {"GET /me": {"status": 401, "body": "invalid token {{SECRET}}"}}
@@ -259,7 +262,27 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7
+  Scenario: resultMode "status+text" returns the status and the body text
+    Given an HTTP server answers:
+      """
+      {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "data", "http": {"url": "{{HTTP}}/data", "resultMode": "status+text"}}]}
+      """
+    When "data" is executed
+    Then the output contains "200"
+    And the output contains "{ \"a\" : [1, 2] }"
+    And the result matches:
+      """
+      {"output": {"$match": "string"}, "isError": false, "metadata": {"status": 200, "$partial": true}}
+      """
+
+  @spec-7 @beyond-spec
   Scenario: resultMode "status+text" puts the status on the first line
+    Beyond the SPEC: §7 names the mode `"status+text"` but not its layout; the reference and both
+    published ports put the status on the first line and the body after it.
     Given an HTTP server answers:
       """
       {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
@@ -280,7 +303,25 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7
+  Scenario: resultMode "json" returns the body as JSON text
+    Given an HTTP server answers:
+      """
+      {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "data", "http": {"url": "{{HTTP}}/data", "resultMode": "json"}}]}
+      """
+    When "data" is executed
+    Then the output parses as JSON matching:
+      """
+      {"a": [1, 2]}
+      """
+
+  @spec-7 @beyond-spec
   Scenario: resultMode "json" re-serialises a JSON body
+    Beyond the SPEC: §7 names the mode `"json"` but not whether the body is passed through or
+    re-serialised; the reference and both published ports parse and re-serialise it.
     Given an HTTP server answers:
       """
       {"GET /data": {"status": 200, "body": "{ \"a\" : [1, 2] }", "contentType": "application/json"}}

@@ -20,7 +20,17 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
     And the result is not an error
 
   @spec-2
+  Scenario: several text parts are joined in order; non-text parts are not text
+    When "mock_list_colors" is executed
+    Then the result matches:
+      """
+      {"output": {"$regex": "^red\\s+green\\s+blue$"}, "isError": false, "$partial": true}
+      """
+
+  @spec-2 @beyond-spec
   Scenario: several text parts are joined with newlines; non-text parts are not text
+    Beyond the SPEC: §0.4/§2 say "joined text" without a separator; the reference and both
+    published ports join with "\n" (NOTES #49).
     When "mock_list_colors" is executed
     Then the result matches:
       """
@@ -49,22 +59,37 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
     And the result is an error
 
   @spec-2
+  Scenario: an isError result carries every error text, in order
+    When "mock_fail_twice" is executed
+    Then the output matches:
+      """
+      ^first problem\s+second problem$
+      """
+    And the result is an error
+
+  @spec-2 @beyond-spec
   Scenario: several error texts are joined by a blank line, blank parts dropped
+    Beyond the SPEC: §0.4 says "error w/ joined text" without a separator; the reference and both
+    published ports join the non-blank parts with a blank line (NOTES #49).
     When "mock_fail_twice" is executed
     Then the output is "first problem\n\nsecond problem"
     And the result is an error
 
-  @spec-2
+  @spec-2 @beyond-spec
   Scenario: an error with no text still says it failed
-    # Both published ports say exactly this; the SPEC only says "joined text".
+    Beyond the SPEC: §0.4 says "error w/ joined text", which is empty here; the reference and both
+    published ports say "MCP tool returned an error".
     When "mock_fail_silently" is executed
     Then the result matches:
       """
       {"output": "MCP tool returned an error", "isError": true, "$partial": true}
       """
 
-  @spec-2
+  @spec-2 @since-0.17.0
   Scenario: an embedded text resource is text the model reads
+    SPEC 0.16.0 §0.4/§2 join only text parts (and `structuredContent`); an embedded text
+    resource joins the output in python since 0.17.0 (its `content.py`, "§0.4"), so this holds
+    from 0.17.0.
     When "mock_read_note" is executed
     Then the output is "inside the note"
 
