@@ -2,6 +2,12 @@
 Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; seed select_builtins)
 
   @spec-4A @seed-000
+  @clause-4A.toggle.whole-source @clause-4A.toggle.whole-off-wins @clause-4A.common.skill-not-in-set
+  @clause-0.builtins.on-by-default @clause-0.builtins.global-toggle
+  @clause-0.builtins.global-off-short-circuits @clause-4.builtins.on-by-default
+  @clause-4.builtins.whole-source-off @clause-4.builtins.precedence
+  @clause-4.builtins.whole-off-short-circuits @partial-clause-0.builtins.names
+  @partial-clause-4A.common.memory-opt-in @partial-clause-4.builtins.per-tool-map
   Scenario Outline: select_builtins turns the whole source on or off
     When the builtins are selected with:
       """
@@ -30,6 +36,8 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       | {"enabled": false, "tools": {"read": true}} | [] |
 
   @spec-4A @seed-000
+  @clause-4A.toggle.per-tool @clause-0.builtins.per-tool @clause-4.builtins.per-tool-map
+  @clause-4.builtins.unknown-ignored
   Scenario Outline: a tools map only drops names from the all-on baseline
     When the builtins are selected with:
       """
@@ -49,6 +57,11 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       | {"tools": {"nope": false}}                          | ["bash","read","write","edit","grep","glob","webfetch","question","apply_patch","todowrite"] |
 
   @spec-4A
+  @clause-4A.common.identical-names-schemas @clause-0.builtins.names @clause-4A.bash.schema
+  @clause-4A.read.schema @clause-4A.write.schema @clause-4A.edit.schema @clause-4A.grep.schema
+  @clause-4A.glob.schema @clause-4A.webfetch.schema @clause-4A.question.schema @clause-4A.apply-patch.schema
+  @clause-4A.todowrite.schema @partial-clause-4A.common.source-builtin @partial-clause-0.tool.shape
+  @partial-clause-1.tool.input-schema-object
   Scenario: every builtin has source "builtin" and the §4A input schema (names, types, required)
     When the builtins are selected with:
       """
@@ -104,7 +117,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       ]
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.common.identical-names-schemas @clause-0.builtins.names
   Scenario: the ten builtin schemas match the reviewed snapshot
     When the builtins are selected with:
       """
@@ -112,7 +125,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       """
     Then the selected builtins match snapshot "builtin-schemas" ignoring builtin descriptions
 
-  @spec-4A @seed-000
+  @spec-4A @seed-000 @partial-clause-4A.bash.combined-output
   Scenario: bash runs "echo hi" and returns its output
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -125,7 +138,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       ^\s*hi\s*$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.bash.non-zero-exit
   Scenario: bash with a non-zero exit is an error that states the exit code
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -135,7 +148,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Then the result is an error
     And the output contains "3"
 
-  @spec-4A @seed-000
+  @spec-4A @seed-000 @partial-clause-4A.read.utf8
   Scenario: read returns the text of a UTF-8 file
     Given a file "notes/mcp.json" containing:
       """
@@ -149,7 +162,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Then the result is not an error
     And the output contains "mcpServers"
 
-  @spec-4A
+  @spec-4A @clause-4A.read.missing-file @partial-clause-4A.common.failure-is-result
   Scenario: read of a missing file is an isError result
     Given a toolkit built with no options
     When "read" is executed with:
@@ -159,6 +172,10 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Then the result is an error
 
   @spec-4A @spec-10
+  @clause-4A.question.suspends @clause-4A.question.first-call-pending @clause-4A.question.rendered-order
+  @clause-4A.question.rendered-join @clause-4A.question.header-not-rendered @clause-4A.question.byte-identical
+  @clause-1.pending.metadata-pending @clause-10.pending.is-error-true
+  @partial-clause-4A.question.rendered-options
   Scenario: question suspends with a kind "question" Request whose prompt is rendered byte-exactly
     Given a toolkit built with no options
     When "question" is executed with:
@@ -174,7 +191,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
          "data": {"questions": [{"question": "Pick one", "options": ["a", "b"]}, {"question": "Why?", "header": "H"}]}}}}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @clause-4A.question.retry-returns-answer-data
   Scenario: question re-executed with the answer returns the JSON of answer.data
     Given a toolkit built with no options
     When "question" is executed with:
@@ -192,6 +209,9 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       """
 
   @spec-4A @spec-0.11
+  @clause-4A.toggle.whole-source @clause-4A.toggle.per-tool @clause-4A.safety.toggle-off-switch
+  @clause-4A.common.skill-not-in-set @clause-4.builtins.whole-source-off @clause-4.create.builtins-per-tool
+  @partial-clause-4.create.builtins-default-on
   Scenario Outline: the toolkit's builtins option gates the builtin source
     Given a toolkit built with:
       """
@@ -208,6 +228,8 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       | true                                       | 11    |
 
   @spec-4A @spec-0.11
+  @clause-0.builtins.not-in-system-prompt @clause-4.builtins.on-by-default
+  @partial-clause-4.builtins.schema-only
   Scenario: builtins reach the model only through the adapters, never the skills prompt
     Given a toolkit built with:
       """
@@ -217,7 +239,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     And the skills prompt does not mention "bash"
     And the skills prompt does not mention "apply_patch"
 
-  @spec-4A @spec-2
+  @spec-4A @spec-2 @clause-4.builtins.config-key @partial-clause-4A.toggle.per-tool
   Scenario: a top-level builtins key in a parsed config object toggles the source
     Given a toolkit built with:
       """
@@ -226,7 +248,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     Then the toolkit has no tool "bash"
     And the toolkit has the tool "read"
 
-  @spec-4A @spec-2
+  @spec-4A @spec-2 @partial-clause-4.builtins.config-key
   Scenario: the builtins option wins over a builtins key in the config object
     Given a toolkit built with:
       """
@@ -236,6 +258,8 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
     And the toolkit has the tool "read"
 
   @spec-4A @seed-000
+  @clause-4A.toggle.per-tool @partial-clause-4.builtins.schema-only @partial-clause-4.adapter.anthropic
+  @partial-clause-0.adapters.anthropic
   Scenario: the selected builtins adapt like any other tools (seed example 3)
     Given a toolkit built with:
       """

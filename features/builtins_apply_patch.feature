@@ -10,7 +10,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
   replaced; malformed patches and missing or already-present files are isError results.
   Message wording is not pinned. Each scenario patches its own {{TMP}} workspace.
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.apply-patch.grammar
   Scenario: apply_patch adds a file, creating its parent directories
     Given a directory "ws"
     And a toolkit built with no options
@@ -25,7 +25,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       world
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.apply-patch.grammar
   Scenario: apply_patch updates a file hunk by hunk, with context, removed and added lines
     Given a file "ws/app.py" containing:
       """
@@ -55,7 +55,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
           greet()
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.apply-patch.grammar @partial-clause-4A.apply-patch.atomic
   Scenario: apply_patch applies an add, an update and a delete of one patch together
     Given a file "ws/keep.txt" containing:
       """
@@ -85,7 +85,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       """
     And the file "ws/old.txt" does not exist
 
-  @spec-4A
+  @spec-4A @clause-4A.apply-patch.no-partial-write @clause-4A.apply-patch.atomic
   Scenario: apply_patch whose last hunk does not match is an error and leaves every file byte-identical
     Given a file "ws/a.txt" containing:
       """
@@ -111,7 +111,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
     And the files under "ws" are unchanged
     And the file "ws/new/d.txt" does not exist
 
-  @spec-4A
+  @spec-4A @clause-4A.apply-patch.no-partial-write
   Scenario: apply_patch whose second hunk in a file does not match leaves that file byte-identical
     Given a file "ws/a.txt" containing:
       """
@@ -128,7 +128,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.apply-patch.atomic
   Scenario: apply_patch that cannot write one of its files is an error and writes none of them
     Given a file "ws/a.txt" containing:
       """
@@ -152,7 +152,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.apply-patch.grammar @partial-clause-4A.apply-patch.no-partial-write
   Scenario Outline: apply_patch rejects a malformed patch and writes nothing
     Given a file "ws/a.txt" containing:
       """
@@ -174,7 +174,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       | *** Begin Patch\\nthis is not a file marker\\n*** End Patch                               |
       | *** Begin Patch\\n*** Update File: {{TMP}}/ws/a.txt\\n-omega\\n+OMEGA\\n*** End Patch       |
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.apply-patch.atomic
   Scenario Outline: apply_patch on a missing or already present file is an error and applies nothing
     Given a file "ws/a.txt" containing:
       """
@@ -196,7 +196,7 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       | *** Update File: {{TMP}}/ws/missing.txt\\n+appended         |
       | *** Add File: {{TMP}}/ws/a.txt\\n+clobber                  |
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario: apply_patch without patchText is an error result
     Given a directory "ws"
     And a toolkit built with no options

@@ -24,7 +24,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       ^shell=/bin/sh\s*$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.bash.combined-output
   Scenario: bash returns stdout and stderr combined in one output
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -36,7 +36,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     And the output contains "to-stderr"
     And the output contains "again-stdout"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.bash.workdir-default-cwd
   Scenario: bash runs in the given workdir
     Given a file "work/here/marker.txt" containing:
       """
@@ -51,7 +51,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     And the output contains "found-by-relative-path"
     And the output contains "{{TMP}}/work/here"
 
-  @spec-4A
+  @spec-4A @clause-4A.bash.non-zero-exit @clause-4A.bash.combined-output
   Scenario: bash with a non-zero exit is an error whose output keeps the command output and the code
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -62,7 +62,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     And the output contains "before-failing"
     And the output contains "42"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.bash.non-zero-exit
   Scenario: bash metadata carries the exit code, zero or not
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -82,7 +82,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       {"$partial": true, "isError": false, "metadata": {"$partial": true, "exitCode": 0}}
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.bash.default-timeout
   Scenario: bash finishes a command that outlasts a short wait within the default timeout
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -92,7 +92,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     Then the result is not an error
     And the output contains "slept"
 
-  @spec-4A
+  @spec-4A @clause-4A.bash.timeout-kills
   Scenario: a bash timeout kills the child and is an error
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -102,7 +102,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     Then the result is an error
     And the call took less than 10000 ms
 
-  @spec-4A @since-0.20.0
+  @spec-4A @since-0.20.0 @clause-4A.bash.timeout-kills
   Scenario: a bash timeout is an error and kills the whole process group, backgrounded children too
     SPEC 0.16.0 §4A says "Timeout kills the child"; killing what the command backgrounded is
     python's since 0.20.0 (its process-group kill, ADR 0034), so this holds from 0.20.0.
@@ -118,7 +118,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       """
     And the process whose pid is in "pid" is gone
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario: bash without a command is an error result
     Given a toolkit built with no options
     When "bash" is executed with:
@@ -128,7 +128,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
     Then the result is an error
     And the output contains "command"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: bash with a workdir that does not exist is an error result and runs nothing
     Given a toolkit built with no options
     When "bash" is executed with:

@@ -7,7 +7,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
   occurrence. Confirmation and error wordings are not fixed by §4A and are not pinned. Each
   scenario edits files in its own {{TMP}}.
 
-  @spec-4A
+  @spec-4A @clause-4A.edit.single-default @partial-clause-4A.edit.exact-replace
   Scenario: edit replaces the single occurrence of oldString
     Given a file "src/app.txt" containing:
       """
@@ -26,7 +26,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       farewell = "bye"
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.edit.replace-all
   Scenario: edit with replaceAll replaces every occurrence
     Given a file "list.txt" containing:
       """
@@ -45,7 +45,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       X
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.edit.exact-replace
   Scenario: edit matches oldString literally and inserts newString literally
     Given a file "lit.txt" containing:
       """
@@ -62,7 +62,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       abc $& $1 \1
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.edit.exact-replace
   Scenario: edit can replace across lines and delete with an empty newString
     Given a file "multi.txt" containing:
       """
@@ -83,7 +83,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       keep 2
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.edit.absent-error
   Scenario: edit with an oldString that does not occur is an error and changes nothing
     Given a file "ws/a.txt" containing:
       """
@@ -98,7 +98,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.edit.absent-error
   Scenario: edit with a non-unique oldString and no replaceAll is an error and changes nothing
     Given a file "ws/dup.txt" containing:
       """
@@ -119,7 +119,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: edit of a missing file is an error result and creates nothing
     Given a toolkit built with no options
     When "edit" is executed with:
@@ -129,7 +129,7 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
     Then the result is an error
     And the file "absent.txt" does not exist
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: edit without oldString is an error result and changes nothing
     Given a file "ws/a.txt" containing:
       """

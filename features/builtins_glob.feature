@@ -90,7 +90,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       (?m)^b\.txt$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.glob.list-files @clause-4A.glob.output-format
   Scenario: glob's * stays within one directory level, ** spans levels
     Given a file "proj/src/lib.rs" containing:
       """
@@ -144,7 +144,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       (?m)^src/lib\.rs$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.glob.list-files @partial-clause-4A.glob.output-format
   Scenario: glob's ? matches exactly one character
     Given a file "proj/a.md" containing:
       """
@@ -177,7 +177,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       (?m)^docs/c\.md$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.glob.default-limit
   Scenario: glob's limit caps the number of paths
     Given a file "proj/c.log" containing:
       """
@@ -206,7 +206,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       ^(?:a\.log|a/z\.log|b\.log|c\.log)\n(?:a\.log|a/z\.log|b\.log|c\.log)$
       """
 
-  @spec-4A @since-0.19.0
+  @spec-4A @since-0.19.0 @partial-clause-4A.glob.default-limit
   Scenario: glob's limit keeps the first paths of the sorted listing
     SPEC 0.16.0 §4A caps the output at `limit` without saying which paths stay; python sorts
     before the cap since 0.19.0 (addendum A24), so this holds from 0.19.0.
@@ -238,7 +238,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       a/z.log
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.glob.default-limit
   Scenario: glob without a limit lists at most 100 paths
     Given 105 files "many/f{n}.bin" containing "x"
     And a toolkit built with no options
@@ -252,7 +252,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
       ^(?:f[0-9]{3}\.bin\n){99}f[0-9]{3}\.bin$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.glob.output-format
   Scenario: glob that matches nothing is an empty listing, not an error
     Given a file "proj/a.txt" containing:
       """
@@ -266,7 +266,7 @@ Feature: Built-in glob — files under a directory matching a glob (SPEC §4A)
     Then the result is not an error
     And the output is ""
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario Outline: glob without a pattern is an error result
     Given a file "proj/a.txt" containing:
       """

@@ -10,7 +10,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
   and `node_modules`, and binary files, is `@beyond-spec`. A slash-less `include` tests the
   basename, as opencode's ripgrep `--glob` does. Each scenario searches its own {{TMP}} tree.
 
-  @spec-4A
+  @spec-4A @clause-4A.grep.output-format @partial-clause-4A.grep.regex-under-path
   Scenario: grep prints one file:line:text line per match
     Given a file "proj/b.txt" containing:
       """
@@ -71,7 +71,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       (?m)^(?:[^\n]*/)?b\.txt:3:needle two$
       """
 
-  @spec-4A @since-0.19.0
+  @spec-4A @since-0.19.0 @clause-4A.grep.output-format @partial-clause-4A.grep.regex-under-path
   Scenario: grep prints file:line:text, files in sorted relative-path order, then line order
     SPEC 0.16.0 §4A fixes only `file:line:text`; relative `/` paths in code-point order, then
     line order, are python's since 0.19.0 (its addenda A24/A28), so this holds from 0.19.0.
@@ -165,7 +165,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       (?m)^(?:[^\n]*/)?web/app\.rs:2:fn web_main\(\) \{\}$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.grep.regex-under-path
   Scenario: grep with an include glob searches only the files it names
     Given a file "proj/main.py" containing:
       """
@@ -202,7 +202,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       (?m)^(?:[^\n]*/)?pkg/util\.py:1:import sys$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.grep.default-limit
   Scenario: grep's limit caps the number of matches
     Given a file "proj/b.txt" containing:
       """
@@ -229,7 +229,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       ^(?:[^\n]*/)?(?:b\.txt:1:needle one|b\.txt:2:needle two|a/z\.txt:1:needle in a/z|a\.txt:1:needle at 1|a\.txt:2:needle at 2)(?:\n(?:[^\n]*/)?(?:b\.txt:1:needle one|b\.txt:2:needle two|a/z\.txt:1:needle in a/z|a\.txt:1:needle at 1|a\.txt:2:needle at 2)){2}$
       """
 
-  @spec-4A @since-0.19.0
+  @spec-4A @since-0.19.0 @partial-clause-4A.grep.default-limit
   Scenario: grep's limit keeps the first matches in the deterministic order
     SPEC 0.16.0 §4A caps the output at `limit` without saying which matches stay; python sorts
     before the cap since 0.19.0 (addendum A24), so this holds from 0.19.0.
@@ -260,7 +260,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       a/z.txt:1:needle in a/z
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.grep.default-limit
   Scenario: grep without a limit returns at most 100 matches
     Given a file "proj/many.txt" containing:
       """
@@ -396,7 +396,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       ^(?:(?:[^\n]*/)?many\.txt:([0-9]+):hit [0-9]+\n){99}(?:[^\n]*/)?many\.txt:[0-9]+:hit [0-9]+$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result @partial-clause-4A.grep.regex-under-path
   Scenario: grep with an invalid regular expression is an error result
     Given a file "proj/a.txt" containing:
       """
@@ -413,7 +413,7 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       (?i)regex|pattern
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario Outline: grep without a pattern is an error result
     Beyond the SPEC: (the `@beyond-spec` example rows only) §4A types `pattern` as a string but
     does not say what execute does with a non-string one (NOTES #38, #74). A missing pattern

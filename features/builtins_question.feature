@@ -9,6 +9,9 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
   Malformed `questions` cannot be put to a human: an `isError` result that does not suspend.
 
   @spec-4A @spec-10
+  @clause-4A.question.suspends @clause-4A.question.rendered-order @clause-4A.question.rendered-options
+  @clause-4A.question.rendered-join @clause-4A.question.header-not-rendered @clause-4A.question.byte-identical
+  @clause-10.pending.is-error-true @partial-clause-4A.question.first-call-pending
   Scenario: question renders options, skips empty options and headers, joins with newlines
     Given a toolkit built with no options
     When "question" is executed with:
@@ -28,6 +31,7 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       """
 
   @spec-4A @spec-10
+  @partial-clause-4A.question.first-call-pending @partial-clause-4A.question.header-not-rendered
   Scenario: question carries the questions verbatim in the request data
     Given a toolkit built with no options
     When "question" is executed with:
@@ -44,7 +48,7 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
                                 {"question": "Name on it?"}]}}}}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @partial-clause-4A.question.rendered-options @partial-clause-4A.question.rendered-join
   Scenario: a single question without options renders as its bare text
     Given a toolkit built with no options
     When "question" is executed with:
@@ -59,7 +63,7 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
          "prompt": "Proceed with the migration?"}}}
       """
 
-  @spec-4A @spec-10
+  @spec-4A @spec-10 @clause-4A.question.retry-returns-answer-data @clause-10.question.forwards-verbatim
   Scenario: question re-executed with the answer returns the JSON of answer.data, nested values intact
     Given a toolkit built with no options
     When "question" is executed with:

@@ -7,7 +7,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
   trailing newline or not) is not fixed by §4A, so windows are matched with an optional
   final newline; error wordings are matched leniently. Each scenario reads its own {{TMP}}.
 
-  @spec-4A
+  @spec-4A @clause-4A.read.utf8
   Scenario: read returns the whole file byte for byte
     Given a file "docs/notes.txt" containing:
       """
@@ -32,7 +32,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       last line, no newline after it
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.read.line-window @clause-4A.read.offset-one-based
   Scenario: read with offset and limit returns that line window (offset is 1-based)
     Given a file "lines.txt" containing:
       """
@@ -53,7 +53,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       ^line2\nline3\nline4\n?$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.read.offset-one-based @partial-clause-4A.read.line-window
   Scenario: read with only an offset returns the lines from there to the end
     Given a file "lines.txt" containing:
       """
@@ -74,7 +74,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       ^line4\nline5\n?$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.read.line-window
   Scenario: read with only a limit returns the first lines
     Given a file "lines.txt" containing:
       """
@@ -95,7 +95,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       ^line1\nline2\n?$
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.read.missing-file @clause-4A.common.failure-is-result
   Scenario: read of a missing file with a window is an error result naming the file
     Given a toolkit built with no options
     When "read" is executed with:
@@ -105,7 +105,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
     Then the result is an error
     And the output contains "missing.txt"
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario: read of a file that is not UTF-8 is a clear error result
     Given a file "blob.bin" containing invalid UTF-8
     And a toolkit built with no options
@@ -119,7 +119,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       (?i)utf-?8
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario: read without a path is an error result
     Given a toolkit built with no options
     When "read" is executed with:
@@ -129,7 +129,7 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
     Then the result is an error
     And the output contains "path"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: read of a directory is an error result
     Given a directory "adir"
     And a toolkit built with no options

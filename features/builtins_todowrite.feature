@@ -7,7 +7,7 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
   per line, so scenarios check each todo's text, their order and a completed marker
   leniently. Todos that do not have the §4A shape are an `isError` result.
 
-  @spec-4A
+  @spec-4A @clause-4A.todowrite.rendered-output @partial-clause-4A.todowrite.stateless
   Scenario: todowrite renders every todo's text in the given order
     Given a toolkit built with no options
     When "todowrite" is executed with:
@@ -41,7 +41,7 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       (?m)^\[ \] Celebrate$
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.todowrite.rendered-output @partial-clause-4A.todowrite.stateless
   Scenario: todowrite keeps the todos' text verbatim
     Given a toolkit built with no options
     When "todowrite" is executed with:
@@ -51,7 +51,7 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
     Then the result is not an error
     And the output contains "Übersetzen: «Grüße» — 100% [done?]"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.todowrite.replace-list
   Scenario: todowrite with an empty list is not an error
     Given a toolkit built with no options
     When "todowrite" is executed with:

@@ -8,7 +8,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
   markdown are derived from it, so those scenarios only check that the words survive and the
   tags do not. Every scenario fetches from its own local server ({{HTTP}}), never the internet.
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.webfetch.get-body
   Scenario: webfetch with format "html" returns the body verbatim
     Given an HTTP server answers:
       """
@@ -27,7 +27,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       <p>Hello <b>world</b> &amp; more</p></body></html>
       """
 
-  @spec-4A @lenient
+  @spec-4A @lenient @partial-clause-4A.webfetch.get-body
   Scenario: webfetch with format "text" returns the words without the tags
     Given an HTTP server answers:
       """
@@ -47,7 +47,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     And the output does not contain "<b>"
     And the output does not contain "<html>"
 
-  @spec-4A @lenient
+  @spec-4A @lenient @partial-clause-4A.webfetch.get-body
   Scenario: webfetch with format "markdown" returns the words without the tags
     Given an HTTP server answers:
       """
@@ -67,7 +67,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     And the output does not contain "<b>"
     And the output does not contain "<html>"
 
-  @spec-4A @lenient
+  @spec-4A @lenient @partial-clause-4A.webfetch.default-format
   Scenario: webfetch without a format converts as markdown does (the default)
     Given an HTTP server answers:
       """
@@ -87,7 +87,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     And the output does not contain "<b>"
     And the output does not contain "<html>"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.webfetch.non-2xx @partial-clause-4A.webfetch.get-body
   Scenario: webfetch treats any 2xx status as success, not only 200
     Given an HTTP server answers:
       """
@@ -101,7 +101,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     Then the result is not an error
     And the output is "partial info"
 
-  @spec-4A
+  @spec-4A @clause-4A.webfetch.non-2xx
   Scenario: webfetch of a 404 is an isError naming the status
     Given an HTTP server answers:
       """
@@ -115,7 +115,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     Then the result is an error
     And the output contains "HTTP 404"
 
-  @spec-4A
+  @spec-4A @clause-4A.webfetch.non-2xx
   Scenario: webfetch of a 500 is an isError naming the status
     Given an HTTP server answers:
       """
@@ -129,7 +129,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     Then the result is an error
     And the output contains "HTTP 500"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.webfetch.default-timeout
   Scenario: webfetch gives up after its timeout in seconds with an isError
     # The answer comes after 3 s, inside the driver's 5 s bound: a port that ignored `timeout`
     # would return "late" as a success.
@@ -145,7 +145,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     Then the result is an error
     And the output does not contain "late"
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: webfetch without a url is an isError
     Given a toolkit built with no options
     When "webfetch" is executed with:
@@ -169,7 +169,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       """
     Then the result is an error
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: webfetch of a port nobody listens on is an isError, not a crash
     Given a toolkit built with no options
     When "webfetch" is executed with:

@@ -7,7 +7,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
   place, so a failed write leaves the tree as it was (checked with recorded trees). Each
   scenario writes into its own {{TMP}}.
 
-  @spec-4A
+  @spec-4A @clause-4A.write.parent-dirs @partial-clause-4A.write.create-overwrite
   Scenario: write creates a new file and its missing parent directories
     Given a toolkit built with no options
     When "write" is executed with:
@@ -22,7 +22,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
 
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.write.byte-count @partial-clause-4A.write.create-overwrite
   Scenario: write states the number of UTF-8 bytes written
     Given a toolkit built with no options
     When "write" is executed with:
@@ -39,7 +39,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       héllo→
       """
 
-  @spec-4A
+  @spec-4A @clause-4A.write.byte-count @partial-clause-4A.write.create-overwrite
   Scenario: write overwrites an existing file completely
     Given a file "ws/existing.txt" containing:
       """
@@ -61,7 +61,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       short
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.write.create-overwrite
   Scenario: write of empty content creates an empty file
     Given a toolkit built with no options
     When "write" is executed with:
@@ -73,7 +73,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       """
       """
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: write under a parent that is a file fails and leaves nothing half-written
     Given a file "ws/blocker" containing:
       """
@@ -92,7 +92,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: write onto a path that is a directory fails and leaves no temp file behind
     Given a file "ws/dir/inside.txt" containing:
       """
@@ -107,7 +107,7 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
     Then the result is an error
     And the files under "ws" are unchanged
 
-  @spec-4A
+  @spec-4A @clause-4A.common.failure-is-result
   Scenario: write without a path is an error result
     Given a toolkit built with no options
     When "write" is executed with:
