@@ -6,6 +6,8 @@ Feature: A2A agents, outbound (SPEC §7A)
   message with a `messageId` and a text part, `configuration.blocking: false`).
 
   @spec-7A
+  @clause-7A.resolve.get-card @clause-7A.resolve.tool-name @clause-7A.resolve.source
+  @clause-7A.api.create-toolkit-agents
   Scenario: one tool per card skill, named sanitize(card.name)_sanitize(skill.id ?? skill.name)
     Given a mock A2A agent runs "completes.json"
     And a toolkit built with:
@@ -17,7 +19,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     And the tool "Research_Bot_summarize" has source "a2a"
     And there are no errors
 
-  @spec-7A
+  @spec-7A @clause-7A.resolve.input-schema
   Scenario: an agent tool takes one required string "task"
     Given a mock A2A agent runs "completes.json"
     And a toolkit built with:
@@ -32,6 +34,11 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
 
   @spec-7A
+  @clause-7A.map.completed @clause-7A.wire.json-rpc-post @clause-7A.execute.method-names-literal
+  @clause-7A.execute.non-blocking @clause-7A.execute.send-then-poll
+  @partial-clause-7A.execute.send-message-body @partial-clause-7A.execute.get-task-body
+  @partial-clause-7A.execute.message-parts @partial-clause-7A.wire.no-streaming
+  @partial-clause-7A.resolve.endpoint
   Scenario: a completed task returns every artifact's text parts joined by newlines
     Given a mock A2A agent runs "completes.json"
     And a toolkit built with:
@@ -45,7 +52,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     Then the output is "line one\nline two"
     And the result is not an error
 
-  @spec-7A
+  @spec-7A @clause-7A.map.metadata @clause-7A.execute.send-then-poll @clause-7A.poll.task-states
   Scenario: every result carries {agent, taskId, state, polls, ms}
     Given a mock A2A agent runs "completes.json"
     And a toolkit built with:
@@ -63,7 +70,7 @@ Feature: A2A agents, outbound (SPEC §7A)
                     "ms": {"$match": "number"}}}
       """
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.execute.message-parts
   Scenario: the task text reaches the agent as a user message
     Given a mock A2A agent runs "echo.json"
     And a toolkit built with:
@@ -76,7 +83,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
     Then the output is "Bonjour, ça va ?"
 
-  @spec-7A
+  @spec-7A @clause-7A.map.completed-fallback
   Scenario: without artifacts the last agent message of the history is the output
     Given a mock A2A agent runs "history-only.json"
     And a toolkit built with:
@@ -90,6 +97,8 @@ Feature: A2A agents, outbound (SPEC §7A)
     Then the output is "final answer"
 
   @spec-7A
+  @partial-clause-7A.map.failed-canceled @partial-clause-7A.map.metadata
+  @partial-clause-7A.poll.task-states
   Scenario: a failed task is an error "A2A task <id> failed: <message>"
     Given a mock A2A agent runs "fails.json"
     And a toolkit built with:
@@ -107,6 +116,8 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
 
   @spec-7A
+  @partial-clause-7A.map.failed-canceled @partial-clause-7A.map.metadata
+  @partial-clause-7A.poll.task-states
   Scenario: a canceled task without a message is an error "A2A task <id> canceled"
     Given a mock A2A agent runs "canceled.json"
     And a toolkit built with:
@@ -123,7 +134,7 @@ Feature: A2A agents, outbound (SPEC §7A)
        "metadata": {"state": "canceled", "$partial": true}}
       """
 
-  @spec-7A
+  @spec-7A @clause-7A.map.timeout @partial-clause-7A.poll.order @partial-clause-7A.map.metadata
   Scenario: a task that never ends times out within its bound plus one poll interval
     Given a mock A2A agent runs "forever.json"
     And a toolkit built with:
@@ -143,7 +154,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     # one poll interval (1000 + 200 ms); 300 ms more covers the harness and the protocol.
     And the call took less than 1500 ms
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.resolve.endpoint
   Scenario: without card.url the JSON-RPC endpoint is the card URL's origin
     Given a mock A2A agent runs "no-url.json"
     And a toolkit built with:
@@ -156,7 +167,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
     Then the output is "via origin"
 
-  @spec-7A
+  @spec-7A @clause-7A.headers.env-expansion @partial-clause-7A.execute.reuses-http
   Scenario: agent headers expand ${ENV} and reach the agent; the value is never reported
     Given a mock A2A agent runs "secured.json"
     And a toolkit built with:
@@ -171,7 +182,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     Then the output is "secured ok"
     And nothing the port reported mentions the secret
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.headers.env-expansion @partial-clause-7A.resolve.failure-isolated
   Scenario: a wrong expanded header leaves the agent without tools, and the value unreported
     Given a mock A2A agent runs "secured.json"
     And a toolkit built with:
@@ -183,7 +194,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     And the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "401"
     And nothing the port reported mentions the secret
 
-  @spec-7A
+  @spec-7A @clause-7A.resolve.failure-isolated
   Scenario Outline: an agent whose <problem> contributes no tools, never breaks the build
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
@@ -202,7 +213,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       | card answers 500             | card-500.json       |
       | card is not JSON             | card-malformed.json |
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.resolve.failure-isolated
   Scenario Outline: a failing agent card is an error entry under "agent:" and the card URL (<problem>)
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
@@ -216,7 +227,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       | card answers 500 | card-500.json       | 500     |
       | card is not JSON | card-malformed.json | agent   |
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.execute.reuses-http @partial-clause-7A.map.metadata
   Scenario Outline: a task whose JSON-RPC endpoint <problem> is an error result, not a panic
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
@@ -238,7 +249,7 @@ Feature: A2A agents, outbound (SPEC §7A)
       | answers malformed JSON     | rpc-malformed.json | Inventory_Agent_ask        |
       | answers a JSON-RPC error   | rpc-error.json     | Calendar_Agent_ask         |
 
-  @spec-7A
+  @spec-7A @partial-clause-7A.config.enabled-precedence
   Scenario: a disabled agent is skipped without fetching its card
     Given a toolkit built with:
       """
@@ -251,6 +262,8 @@ Feature: A2A agents, outbound (SPEC §7A)
       """
 
   @spec-7A
+  @clause-7A.config.prefix-from-card @partial-clause-7A.config.agents-block
+  @partial-clause-7A.config.enabled-precedence
   Scenario: the config file's agents block adds agents; its keys are only identifiers
     Given a mock A2A agent runs "echo.json"
     And a toolkit built with:
@@ -263,7 +276,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     And the toolkit has no tool "whatever-id_echo"
     And there are no errors
 
-  @spec-4
+  @spec-4 @partial-clause-4.assembly.source-order
   Scenario: agent tools sit after the builtins and before extra tools
     Given a mock A2A agent runs "echo.json"
     And a toolkit built with:

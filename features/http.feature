@@ -4,6 +4,9 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
   builds it with its own `httpTool`. Every endpoint here is a local HTTP server.
 
   @spec-7
+  @clause-7.http.returns-body @clause-7.http.url-placeholders @clause-7.http.2xx
+  @partial-clause-7.http.method @partial-clause-7.http.placeholder-substitution
+  @partial-clause-0.http.url-substitution @partial-clause-0.http.non-2xx
   Scenario: a GET fills {placeholders} from the arguments and returns the body and its status
     Given an HTTP server answers:
       """
@@ -29,7 +32,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"method": "GET", "path": "/users/42", "query": {}, "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @partial-clause-0.tool.shape @partial-clause-1.tool.source-values
   Scenario: the tool keeps its declared name, description and input schema
     Given a toolkit built with:
       """
@@ -44,6 +47,8 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7
+  @clause-7.http.placeholder-substitution @partial-clause-7.http.body-default-json
+  @partial-clause-7.http.method
   Scenario: a placeholder's argument is removed from the JSON body; the rest is the body
     Given an HTTP server answers:
       """
@@ -67,7 +72,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
        "headers": {"content-type": {"$regex": "^application/json"}, "$partial": true}, "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.placeholder-substitution
   Scenario: placeholder values are percent-encoded into the path
     Given an HTTP server answers:
       """
@@ -83,7 +88,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     Then the output is "ok"
 
-  @spec-7
+  @spec-7 @clause-7.http.query @partial-clause-7.http.body-default-json
   Scenario: named query arguments go to the query string, the rest to the body
     Given an HTTP server answers:
       """
@@ -104,7 +109,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"query": {"q": "rust & tokio", "page": "2"}, "json": {"filter": {"lang": "en"}}, "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @clause-7.http.returns-body
   Scenario: a GET sends every remaining argument in the query string and no body
     Given an HTTP server answers:
       """
@@ -124,7 +129,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"method": "GET", "query": {"city": "Paris", "units": "metric"}, "body": "", "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.body-default-json
   Scenario: a form body is urlencoded
     Given an HTTP server answers:
       """
@@ -146,7 +151,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
        "headers": {"content-type": {"$regex": "^application/x-www-form-urlencoded"}, "$partial": true}, "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @clause-7.http.2xx @partial-clause-7.http.body-default-json @partial-clause-7.http.method
   Scenario: a raw body sends the "body" argument as it is
     Given an HTTP server answers:
       """
@@ -170,7 +175,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"method": "PUT", "body": "<note>hello</note>", "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @clause-7.http.non-2xx @clause-0.http.non-2xx
   Scenario Outline: a <status> answer is an error "HTTP <status>: <body>"
     Given an HTTP server answers:
       """
@@ -191,6 +196,8 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       | 301    | moved permanently |
 
   @spec-7
+  @clause-7.http.headers-env @clause-7.http.header-expansion
+  @partial-clause-7.http.never-log-headers @partial-clause-0.http.url-substitution
   Scenario: header values expand ${ENV} from the environment and are never reported
     Given an HTTP server answers:
       """
@@ -228,7 +235,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
     And the output contains "HTTP 401: invalid token"
     And nothing the port reported mentions the secret
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.header-expansion
   Scenario: an unset variable expands to nothing
     Given an HTTP server answers:
       """
@@ -245,7 +252,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"headers": {"x-key": "k--k", "$partial": true}, "$partial": true}
       """
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.result-mode
   Scenario: resultMode "text" (the default) returns the body as it is
     Given an HTTP server answers:
       """
@@ -261,7 +268,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       { "a" : [1, 2] }
       """
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.result-mode
   Scenario: resultMode "status+text" returns the status and the body text
     Given an HTTP server answers:
       """
@@ -302,7 +309,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       {"output": {"$match": "string"}, "isError": false, "metadata": {"status": 200, "$partial": true}}
       """
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.result-mode
   Scenario: resultMode "json" returns the body as JSON text
     Given an HTTP server answers:
       """
@@ -337,7 +344,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     And the output does not contain " : "
 
-  @spec-7
+  @spec-7 @partial-clause-7.http.default-timeout
   Scenario: a request slower than the tool's timeout is an error, not a hang
     Given an HTTP server answers:
       """
@@ -361,7 +368,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
     When "down" is executed
     Then the result is an error
 
-  @spec-4
+  @spec-4 @clause-4.assembly.extra-shadows-builtin
   Scenario: an HTTP tool is an extra tool: it shadows the builtin of its name
     Given a toolkit built with:
       """

@@ -4,6 +4,8 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
   itself from the config (`{{BIN}} mock mcp …`), exactly as a real stdio server would be.
 
   @spec-2
+  @clause-2.config.top-level-keys @clause-0.mcp-config.top-level-keys
+  @partial-clause-2.config.type-inference-url @partial-clause-0.mcp-config.type-inference
   Scenario Outline: the server map may sit under <wrapper>
     Given a toolkit built with:
       """
@@ -21,6 +23,8 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
       | mcp        |
 
   @spec-2
+  @clause-2.config.reserved-keys @clause-2.config.reserved-keys-not-servers
+  @partial-clause-4.builtins.config-key
   Scenario: a raw server map ignores the reserved sibling keys and keeps its servers
     Given a toolkit built with:
       """
@@ -37,6 +41,8 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     And the toolkit has no tool "bash"
 
   @spec-2
+  @clause-2.config.type-optional @partial-clause-2.config.type-inference-url
+  @partial-clause-0.mcp-config.type-inference @partial-clause-2.remote.streamable-http
   Scenario: a server with "url" is remote and is reached over streamable HTTP
     Given a mock MCP server over HTTP runs "basic.json"
     And a toolkit built with:
@@ -50,7 +56,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
       """
     Then the output is "over http"
 
-  @spec-2
+  @spec-2 @clause-2.config.type-optional
   Scenario: an explicit type wins over inference
     Given a mock MCP server over HTTP runs "basic.json"
     And a toolkit built with:
@@ -71,7 +77,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the status of "mock" is "connected"
     And the toolkit has the tool "mock_echo"
 
-  @spec-2
+  @spec-2 @clause-2.config.environment-alias @partial-clause-2.local.stdio-spawn
   Scenario Outline: the server's environment is the process environment plus "<key>"
     Given a toolkit built with:
       """
@@ -87,7 +93,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
       | environment |
       | env         |
 
-  @spec-2
+  @spec-2 @partial-clause-2.local.stdio-spawn
   Scenario: the configured environment is added to the inherited one, not a replacement
     Given a toolkit built with:
       """
@@ -103,7 +109,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     When "mock_show_env" is executed
     Then the output is "added"
 
-  @spec-2
+  @spec-2 @partial-clause-2.local.stdio-spawn
   Scenario: without an environment entry nothing is added
     Given a toolkit built with:
       """
@@ -114,7 +120,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the output is "<unset>"
     And the result is not an error
 
-  @spec-2
+  @spec-2 @partial-clause-2.local.stdio-spawn
   Scenario: the server runs in its configured cwd
     Given a directory "work"
     And a toolkit built with:
@@ -127,6 +133,8 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the output is "{{TMP}}/work"
 
   @spec-2
+  @clause-2.behaviour.disabled-skipped @clause-0.mcp-config.disabled-skip
+  @partial-clause-2.config.enabled-alias @partial-clause-4.toolkit.mcp-status
   Scenario Outline: <toggle> skips the server without starting it
     Given a toolkit built with:
       """
@@ -144,7 +152,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
       | "enabled": false                  |
       | "enabled": true, "disabled": true |
 
-  @spec-2
+  @spec-2 @clause-2.config.enabled-alias
   Scenario: enabled true and disabled false both leave the server on
     Given a toolkit built with:
       """
@@ -155,7 +163,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the status of "a" is "connected"
     And the status of "b" is "connected"
 
-  @spec-2
+  @spec-2 @clause-4.create.mcp-config
   Scenario Outline: the config may be given as <form>
     Given a file "mcp.json" containing:
       """
@@ -188,7 +196,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the status of "slow" is "connected"
     And the toolkit has the tool "slow_ping"
 
-  @spec-2
+  @spec-2 @partial-clause-2.behaviour.default-timeout @partial-clause-0.mcp-config.default-timeout
   Scenario: the default timeout is long enough for a slow but working server
     Given a toolkit built with:
       """
@@ -198,6 +206,8 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the status of "slow" is "connected"
 
   @spec-2
+  @clause-2.remote.header-env-expansion @clause-0.mcp-config.header-env-expansion
+  @partial-clause-2.remote.headers-never-logged @partial-clause-2.remote.streamable-http
   Scenario: remote header values expand ${ENV} from the environment and are never reported
     # The harness puts a fresh secret in TOOLNEXUS_CONFORMANCE_SECRET and starts the mock
     # expecting "Bearer <secret>"; the server refuses any other authorization.
@@ -212,7 +222,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     Then the output is "pong"
     And nothing the port reported mentions the secret
 
-  @spec-2
+  @spec-2 @partial-clause-2.remote.headers-never-logged @partial-clause-2.behaviour.failure-isolated
   Scenario: a wrong expanded header fails the server without revealing the value
     Given a mock MCP server over HTTP runs "secured.json"
     And a toolkit built with:
@@ -224,7 +234,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     And the toolkit has no tool "api_ping"
     And nothing the port reported mentions the secret
 
-  @spec-2
+  @spec-2 @clause-2.behaviour.failure-isolated @clause-0.mcp-config.failure-isolated
   Scenario: a server entry that cannot be launched fails alone; its siblings connect
     Given a toolkit built with:
       """

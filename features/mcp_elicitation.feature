@@ -4,6 +4,9 @@ Feature: MCP elicitation bridge (SPEC §2 "Elicitation bridge", §10)
   the call and answers with the client's ElicitResult as compact JSON.
 
   @spec-2
+  @clause-2.elicitation.advertise-with-wait-for @clause-2.elicitation.form-mode
+  @clause-2.elicitation.inline @partial-clause-2.elicitation.form-mode-all-ports
+  @partial-clause-1.pending.request-shape @partial-clause-10.request.data-schema
   Scenario: form mode becomes one input Request carrying the requested schema
     Given a toolkit built with:
       """
@@ -21,6 +24,8 @@ Feature: MCP elicitation bridge (SPEC §2 "Elicitation bridge", §10)
       """
 
   @spec-2
+  @clause-2.elicitation.ok-accept @clause-2.elicitation.not-ok-decline-cancel
+  @clause-2.elicitation.inline
   Scenario Outline: an answer <answer> maps to the MCP action <action>
     Given a toolkit built with:
       """
@@ -41,7 +46,7 @@ Feature: MCP elicitation bridge (SPEC §2 "Elicitation bridge", §10)
       | {"ok": false, "reason": "timeout"}      | cancel  | {"action": "cancel"}                              |
       | {"ok": false}                           | cancel  | {"action": "cancel"}                              |
 
-  @spec-2
+  @spec-2 @clause-2.elicitation.no-wait-for-no-capability
   Scenario: without a waitFor the capability is not advertised, so the server does not elicit
     Given a toolkit built with:
       """
@@ -51,7 +56,7 @@ Feature: MCP elicitation bridge (SPEC §2 "Elicitation bridge", §10)
     When "form_ask" is executed
     Then the output is "client did not advertise elicitation"
 
-  @spec-2
+  @spec-2 @partial-clause-2.elicitation.ok-accept @partial-clause-2.remote.streamable-http
   Scenario: elicitation works over streamable HTTP too
     Given a mock MCP server over HTTP runs "elicit.json"
     And a toolkit built with:

@@ -10,7 +10,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
       """
     And the toolkit is built
 
-  @spec-2
+  @spec-2 @clause-2.execute.call-tool
   Scenario: arguments reach the server and its text comes back
     When "mock_echo" is executed with:
       """
@@ -19,7 +19,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
     Then the output is "hello, server"
     And the result is not an error
 
-  @spec-2
+  @spec-2 @clause-2.execute.joined-text @partial-clause-0.mcp-execute.structured-content
   Scenario: several text parts are joined in order; non-text parts are not text
     When "mock_list_colors" is executed
     Then the result matches:
@@ -37,7 +37,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
       {"output": "red\ngreen\nblue", "isError": false, "$partial": true}
       """
 
-  @spec-2
+  @spec-2 @clause-2.execute.structured-content @partial-clause-0.mcp-execute.structured-content
   Scenario: structuredContent wins over the text parts, as compact JSON in the server's key order
     When "mock_add" is executed with:
       """
@@ -49,7 +49,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
       """
     And the result is not an error
 
-  @spec-2
+  @spec-2 @clause-2.execute.is-error @clause-0.mcp-execute.is-error
   Scenario: an isError result is an error carrying the server's text
     When "mock_divide" is executed with:
       """
@@ -58,7 +58,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
     Then the output is "division by zero"
     And the result is an error
 
-  @spec-2
+  @spec-2 @clause-2.execute.is-error @clause-0.mcp-execute.is-error
   Scenario: an isError result carries every error text, in order
     When "mock_fail_twice" is executed
     Then the output matches:
@@ -93,7 +93,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
     When "mock_read_note" is executed
     Then the output is "inside the note"
 
-  @spec-2
+  @spec-2 @partial-clause-1.tool-result.metadata-free-form
   Scenario: every MCP result's metadata names its server
     When "mock_echo" is executed with:
       """

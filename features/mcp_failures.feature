@@ -4,6 +4,9 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
   every other source loads.
 
   @spec-2
+  @clause-2.behaviour.failure-isolated @clause-0.mcp-config.failure-isolated
+  @clause-2.load-bound.bounded-isolated @clause-2.ctx-load.server-timeout-isolated
+  @partial-clause-4.toolkit.mcp-status
   Scenario Outline: a server that <misbehaves> is failed and isolated
     Given a toolkit built with:
       """
@@ -95,7 +98,7 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
     And the error for "hang" mentions "initialize"
     And the error for "garbage" mentions "initialize"
 
-  @spec-2
+  @spec-2 @partial-clause-2.behaviour.failure-isolated
   Scenario: a remote server nobody listens on is failed
     Given a toolkit built with:
       """
@@ -114,7 +117,7 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
     Then the status of "nobody" is "failed"
     And the error for "nobody" mentions "nobody"
 
-  @spec-2
+  @spec-2 @partial-clause-2.behaviour.failure-isolated
   Scenario: a remote server that refuses the client (401) is failed
     Given a mock MCP server over HTTP runs "secured.json"
     And a toolkit built with:
@@ -124,7 +127,7 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
     Then the status of "api" is "failed"
     And the toolkit has no tool "api_ping"
 
-  @spec-2
+  @spec-2 @partial-clause-2.behaviour.failure-isolated @partial-clause-2.load-bound.bounded-isolated
   Scenario Outline: a remote server that <misbehaves> over HTTP is failed
     Given a mock MCP server over HTTP runs "<file>"
     And a toolkit built with:
@@ -139,7 +142,7 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
       | answers garbage       | garbage.json             |
       | crashes at initialize | crash-at-initialize.json |
 
-  @spec-2
+  @spec-2 @clause-2.close.disconnects @partial-clause-4.toolkit.close
   Scenario: close ends the server's whole process tree
     # sleeper.json starts a `sleep 300` child at startup and writes its pid to $PID_FILE.
     Given a toolkit built with:

@@ -2,6 +2,8 @@
 Feature: MCP list-only inventory (SPEC §2 "Gap 6 — list-only inventory")
 
   @spec-2
+  @clause-2.inventory.unfiltered-original-names @clause-2.inventory.status @clause-2.status.values
+  @clause-2.behaviour.paginate @partial-clause-2.inventory.connect-list-disconnect
   Scenario: every enabled server's unfiltered tools under their original names, with statuses
     When the MCP tools are listed with:
       """
@@ -22,7 +24,7 @@ Feature: MCP list-only inventory (SPEC §2 "Gap 6 — list-only inventory")
        "errors": {"$match": "object"}}
       """
 
-  @spec-2
+  @spec-2 @clause-2.inventory.connect-list-disconnect
   Scenario: listing leaves nothing running
     When the MCP tools are listed with:
       """

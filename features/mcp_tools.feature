@@ -1,7 +1,7 @@
 @pin-0.16.0
 Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0.2, §0.11)
 
-  @spec-2
+  @spec-2 @clause-2.behaviour.paginate
   Scenario: tools/list is followed through every nextCursor page, in listing order
     # paging.json serves t1..t5 two per page.
     Given a toolkit built with:
@@ -15,6 +15,8 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
 
   @spec-2
+  @clause-2.behaviour.tool-name @clause-0.sanitize.mcp-tool-name
+  @partial-clause-2.behaviour.sanitize-regex @partial-clause-0.sanitize.charset
   Scenario: the exposed name is sanitize(server) + "_" + sanitize(tool)
     Given a toolkit built with:
       """
@@ -25,7 +27,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
     And the toolkit has the tool "my_server_v2_echo"
     And the toolkit has the tool "my_server_v2_list_colors"
 
-  @spec-2
+  @spec-2 @partial-clause-0.tool.shape @partial-clause-1.tool.source-values
   Scenario: an MCP tool keeps the server's description and schema, with source "mcp"
     Given a toolkit built with:
       """
@@ -39,7 +41,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
                        "additionalProperties": {"$oneOf": [false, {"$absent": true}]}}}
       """
 
-  @spec-2
+  @spec-2 @partial-clause-2.allowlist.semantics
   Scenario: tools of several servers: each server's tools stay together in listing order
     Given a toolkit built with:
       """
@@ -54,6 +56,8 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
 
   @spec-2
+  @clause-2.allowlist.original-name @clause-2.allowlist.before-sanitize
+  @partial-clause-2.allowlist.semantics
   Scenario Outline: a per-server tools map (<kind>) applies to original names before prefixing
     Given a toolkit built with:
       """
@@ -74,7 +78,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       | prefixed names no match | {"pages_t1": true, "t2": true}     | ["pages_t2"]                                   |
       | an empty map            | {}                                 | ["pages_t1", "pages_t2", "pages_t3", "pages_t4", "pages_t5"] |
 
-  @spec-2
+  @spec-2 @partial-clause-2.allowlist.semantics
   Scenario: unknown names in a per-server tools map are ignored with a warning
     Given a toolkit built with:
       """
@@ -88,7 +92,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
     And a warning mentions "no_such_tool"
 
-  @spec-4
+  @spec-4 @partial-clause-4.assembly.dedupe-first-wins @partial-clause-4.assembly.net-effect
   Scenario: an MCP tool wins a name collision with an extra tool (§0.11 MCP precedence)
     Given a toolkit built with:
       """
@@ -103,7 +107,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
     Then the output is "from the server"
 
-  @spec-4
+  @spec-4 @partial-clause-2.sugar.disable-tools
   Scenario: disableTools removes MCP tools by their final exposed name
     Given a toolkit built with:
       """
@@ -115,7 +119,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       ["pages_t1", "pages_t3", "pages_t4", "pages_t5"]
       """
 
-  @spec-4
+  @spec-4 @partial-clause-4.assembly.source-order
   Scenario: MCP tools come before the skill tool and the builtins, which stay on
     Given a toolkit built with:
       """
