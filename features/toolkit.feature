@@ -276,7 +276,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     Then an error mentions "127.0.0.1:9"
 
-  @spec-4 @clause-4.toolkit.close
+  @spec-4 @clause-4.toolkit.close @clause-5.usage.close
   Scenario: closing a toolkit twice is harmless
     Given a toolkit built with:
       """
