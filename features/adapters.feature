@@ -8,6 +8,12 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
       """
 
   @spec-0.7 @shared-examples
+  @clause-0.adapters.openai @clause-0.adapters.anthropic @clause-0.adapters.gemini @clause-4.adapter.openai
+  @clause-4.adapter.anthropic @clause-4.adapter.gemini @clause-3.skill-txt.verbatim @clause-3.skill-txt.line-1
+  @clause-3.skill-txt.line-2 @clause-3.skill-txt.line-3 @clause-3.skill-tool.input-schema
+  @clause-4.builtins.on-by-default @clause-0.builtins.on-by-default @partial-clause-0.builtins.names
+  @partial-clause-4.assembly.source-order @partial-clause-0.contract.examples-match
+  @partial-clause-5.usage.adapters
   Scenario Outline: each adapter's array for the default toolkit matches its reviewed snapshot
     Then the "<format>" adapter output matches snapshot "adapter-<format>-default" ignoring builtin descriptions
 
@@ -17,11 +23,11 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
       | anthropic |
       | gemini    |
 
-  @spec-0.7 @shared-examples
+  @spec-0.7 @shared-examples @clause-4.toolkit.adapter-names-match @partial-clause-4.adapter.gemini
   Scenario: the three adapters list the tools in the same order as tools()
     Then the three adapters list the tools in the toolkit's order
 
-  @spec-0.7
+  @spec-0.7 @clause-0.adapters.openai @clause-4.adapter.openai
   Scenario: OpenAI wraps each tool as a function with its schema as parameters
     Given a toolkit built with:
       """
@@ -35,7 +41,7 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
         "parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}]
       """
 
-  @spec-0.7
+  @spec-0.7 @clause-0.adapters.anthropic @clause-4.adapter.anthropic
   Scenario: Anthropic maps each tool to name, description and input_schema
     Given a toolkit built with:
       """
@@ -49,7 +55,7 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
         "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}]
       """
 
-  @spec-0.7
+  @spec-0.7 @clause-0.adapters.gemini @clause-4.adapter.gemini
   Scenario: Gemini wraps every declaration in one element
     Given a toolkit built with:
       """
@@ -65,6 +71,8 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
       """
 
   @spec-0.7
+  @clause-4.toolkit.adapter-names-match @clause-4.assembly.extra-shadows-builtin
+  @partial-clause-4.assembly.source-order @partial-clause-4.adapter.anthropic
   Scenario: adapters follow precedence, so a shadowing extra tool appears where tools() puts it
     Given a toolkit built with:
       """
@@ -80,7 +88,7 @@ Feature: Provider adapters — schema only, one order (SPEC §0.7, §4 "Adapter 
        {"name": "bash", "description": "Mine.", "input_schema": {"type": "object", "properties": {}}}]
       """
 
-  @spec-0.7
+  @spec-0.7 @partial-clause-3.skill-txt.line-1 @partial-clause-4.adapter.openai
   Scenario: the skill tool adapts with its pinned loader description
     Then the "openai" adapter output matches:
       """

@@ -1,7 +1,7 @@
 @pin-0.16.0
 Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SPEC §0, §1, §6)
 
-  @spec-0.2
+  @spec-0.2 @clause-0.sanitize.charset
   Scenario Outline: sanitize replaces every character outside [a-zA-Z0-9_-] with "_"
     When this value is sanitized:
       """
@@ -20,6 +20,8 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       | x@y#z!    | x_y_z_    |
 
   @spec-1 @spec-0.1
+  @partial-clause-0.tool.shape @partial-clause-1.tool.input-schema-object @partial-clause-1.tool.source-values
+  @partial-clause-6.native.extra-tools-or-register
   Scenario: a tool's description carries name, description, inputSchema and source
     Given a toolkit built with:
       """
@@ -35,6 +37,7 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       """
 
   @spec-1
+  @clause-0.tool-result.shape @clause-1.tool-result.output-string @clause-1.tool-result.is-error-boolean
   Scenario: a ToolResult without metadata has exactly the keys output and isError
     Given a toolkit built with:
       """
@@ -47,6 +50,7 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       """
 
   @spec-6
+  @clause-6.native.string-return @partial-clause-0.native.string-return
   Scenario: a native function returning text is a successful result with that text
     Given a toolkit built with:
       """
@@ -59,7 +63,7 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
     Then the result is not an error
     And the output is "{\"a\":1}"
 
-  @spec-6
+  @spec-6 @clause-6.native.error-return @partial-clause-0.native.string-return
   Scenario: a native function that throws is an isError result carrying the message
     Given a toolkit built with:
       """
@@ -84,7 +88,7 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
     Then the result is an error
     And the output contains "kaboom"
 
-  @spec-6
+  @spec-6 @partial-clause-1.tool.source-values @partial-clause-6.native.same-tool
   Scenario: a native tool keeps the source the host gave it
     Given a toolkit built with:
       """
@@ -103,6 +107,8 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
     And the output contains "no-such-tool"
 
   @spec-1 @spec-10
+  @clause-0.suspension.definition @clause-1.pending.metadata-pending @partial-clause-1.pending.request-shape
+  @partial-clause-0.suspension.request-answer-keys
   Scenario: a suspension is a ToolResult whose metadata.pending is a Request with the pinned keys
     Given a toolkit built with:
       """
@@ -119,6 +125,8 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       """
 
   @spec-1 @spec-10
+  @partial-clause-1.context.answer-only-on-retry @partial-clause-1.pending.answer-shape
+  @partial-clause-0.suspension.request-answer-keys
   Scenario: re-executing with Context.answer resolves the suspension with the answer's data
     Given a toolkit built with:
       """

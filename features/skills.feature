@@ -2,6 +2,14 @@
 Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, §0.5, §0.6)
 
   @spec-0.6 @shared-examples
+  @clause-0.skill-tool.byte-exact @clause-0.skill-tool.base-directory-line
+  @clause-0.skill-tool.relative-paths-line @clause-3.skill-tool.output-open-tag
+  @clause-3.skill-tool.output-trimmed-body @clause-3.skill-tool.output-base-directory
+  @clause-3.skill-tool.output-relative-paths @clause-3.skill-tool.output-note-sampled
+  @clause-3.skill-tool.output-files-block @clause-3.s4.hello-world-stable
+  @clause-3.s4.directory-byte-identical @clause-3.extensions.directories-only-byte-identical
+  @clause-3.frontmatter.body-content @partial-clause-0.contract.examples-match
+  @partial-clause-3.skill-tool.sample-ten @partial-clause-5.usage.execute
   Scenario: the shared hello-world skill loads as the byte-exact progressive-disclosure block
     Given a toolkit built with:
       """
@@ -44,6 +52,10 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
     And the output matches snapshot "skill-hello-world"
 
   @spec-0.6 @shared-examples
+  @clause-3.skills-prompt.catalog @clause-3.skills-prompt.preamble-byte-identical
+  @clause-3.skills-prompt.preamble-line-1 @clause-3.skills-prompt.preamble-line-2
+  @clause-3.skills-prompt.list-heading @clause-4.toolkit.skills-prompt @clause-5.usage.skills-prompt
+  @partial-clause-0.skills-prompt.preamble-and-list @partial-clause-0.contract.examples-match
   Scenario: the skills prompt for the shared examples is the preamble plus the catalog
     Given a toolkit built with:
       """
@@ -60,6 +72,9 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
     And the skills prompt matches snapshot "skills-prompt-hello-world"
 
   @spec-3
+  @clause-3.skill-txt.verbatim @clause-3.skill-txt.line-1 @clause-3.skill-txt.line-2
+  @clause-3.skill-txt.line-3 @clause-3.skill-tool.name @clause-3.skill-tool.input-schema
+  @clause-3.skill-tool.single-default @partial-clause-1.tool.source-values
   Scenario: the skill tool carries the verbatim loader description and the §3 input schema
     Given a toolkit built with:
       """
@@ -75,6 +90,8 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
 
   @spec-3
+  @clause-3.skills-prompt.list-heading @partial-clause-0.skills-prompt.preamble-and-list
+  @partial-clause-4.create.skills-dir
   Scenario: the skills prompt lists described skills sorted by name
     Given a toolkit built with:
       """
@@ -91,7 +108,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       - **gamma**: Third fixture skill.
       """
 
-  @spec-3
+  @spec-3 @partial-clause-0.skills-prompt.preamble-and-list @partial-clause-3.frontmatter.name-required
   Scenario: an undescribed skill is left out of the prompt but still loads through the tool
     Given a toolkit built with:
       """
@@ -105,7 +122,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
     And the output contains "No description here."
     And the skills prompt does not mention "quiet"
 
-  @spec-3
+  @spec-3 @clause-3.skills-prompt.no-skills @partial-clause-0.skills-prompt.preamble-and-list
   Scenario: with no described skill the prompt has no preamble
     Given a toolkit built with:
       """
@@ -116,7 +133,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$oneOf": ["", "No skills are currently available."]}
       """
 
-  @spec-3
+  @spec-3 @clause-3.skill-tool.not-found
   Scenario: loading an unknown skill is an isError result naming the available skills
     Given a toolkit built with:
       """
@@ -132,7 +149,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ^Skill "nope" not found\. Available( skills)?: alpha, beta, gamma$
       """
 
-  @spec-0.5
+  @spec-0.5 @clause-3.discovery.glob @partial-clause-0.skills.glob
   Scenario: discovery finds every **/SKILL.md under the root
     Given a toolkit built with:
       """
@@ -143,7 +160,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["alpha", "beta", "gamma"]
       """
 
-  @spec-0.5
+  @spec-0.5 @partial-clause-3.discovery.duplicate-first-wins @partial-clause-0.skills.glob
   Scenario: with two roots the first root's skill wins a name collision
     Given a file "r1/same/SKILL.md" containing:
       """
@@ -174,7 +191,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$contains": "- **same**: From the first root."}
       """
 
-  @spec-3
+  @spec-3 @partial-clause-3.discovery.follows-symlinks
   Scenario: discovery follows a symlinked directory
     Given a file "outside/linked/SKILL.md" containing:
       """
@@ -195,7 +212,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["linked"]
       """
 
-  @spec-3
+  @spec-3 @partial-clause-3.discovery.follows-symlinks
   Scenario: discovery follows a symlinked SKILL.md file
     Given a file "store/target.md" containing:
       """
@@ -215,7 +232,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["filelink"]
       """
 
-  @spec-3
+  @spec-3 @clause-3.discovery.symlink-cycles
   Scenario: a symlink cycle is guarded and discovery terminates
     Given a file "root/a/SKILL.md" containing:
       """
@@ -235,7 +252,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["a"]
       """
 
-  @spec-3
+  @spec-3 @partial-clause-3.frontmatter.standard-yaml @partial-clause-3.frontmatter.block-scalars
   Scenario Outline: frontmatter is parsed by a YAML parser and scalar values are trimmed
     Given a file "root/s/SKILL.md" containing:
       """
@@ -260,7 +277,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       | "double-quoted" | "Quoted: with a colon"      | - **double-quoted**: Quoted: with a colon |
       | 'single'        | 'It''s single'              | - **single**: It's single           |
 
-  @spec-3
+  @spec-3 @clause-3.frontmatter.trimmed
   Scenario: a quoted description keeps no surrounding whitespace after trimming
     Given a file "root/padded/SKILL.md" containing:
       """
@@ -279,7 +296,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$regex": "\n- \\*\\*padded\\*\\*: padded value$"}
       """
 
-  @spec-3
+  @spec-3 @partial-clause-3.frontmatter.standard-yaml @partial-clause-3.frontmatter.block-scalars
   Scenario: a folded block scalar description is joined with spaces
     Given a file "root/folded/SKILL.md" containing:
       """
@@ -300,7 +317,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$regex": "\n- \\*\\*folded\\*\\*: This is folded across lines\\.$"}
       """
 
-  @spec-3
+  @spec-3 @partial-clause-3.frontmatter.standard-yaml @partial-clause-3.frontmatter.block-scalars
   Scenario: a literal block scalar keeps its line break and loses the trailing newline
     Given a file "root/literal/SKILL.md" containing:
       """
@@ -321,7 +338,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$regex": "- \\*\\*literal\\*\\*: Line one\nLine two$"}
       """
 
-  @spec-3
+  @spec-3 @clause-3.frontmatter.malformed-graceful
   Scenario: malformed YAML skips only that skill and never breaks discovery
     Given a file "root/broken/SKILL.md" containing:
       """
@@ -348,7 +365,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["fine"]
       """
 
-  @spec-3
+  @spec-3 @clause-3.frontmatter.name-required @partial-clause-0.skills.glob
   Scenario: a skill with no name is skipped, the others load
     Given a file "root/anon/SKILL.md" containing:
       """
@@ -375,6 +392,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
 
   @spec-3
+  @clause-3.skill-tool.output-trimmed-body @clause-3.frontmatter.body-content @clause-3.s5.minus-one-omit
   Scenario: the body is trimmed in the skill block
     Given a file "root/ws/SKILL.md" containing:
       """
@@ -409,6 +427,9 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
 
   @spec-3.S5
+  @clause-3.skill-tool.sample-ten @clause-3.skill-tool.output-open-tag
+  @clause-3.skill-tool.output-relative-paths @clause-3.skill-tool.output-note-sampled
+  @clause-3.skill-tool.output-files-block
   Scenario: the default sample lists 10 of the sibling files
     Given a toolkit built with:
       """
@@ -423,7 +444,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       (?s)^<skill_content name="many">\n# Skill: many\n\nMany files\.\n\nBase directory for this skill: file://[^\n]*/skills/sampling/many\nRelative paths in this skill \(e\.g\., scripts/, reference/\) are relative to this base directory\.\nNote: file list is sampled\.\n\n<skill_files>\n(?:<file>[^\n]*/many/(?:f[0-9]{2}|sub/z)\.txt</file>\n){10}</skill_files>\n</skill_content>$
       """
 
-  @spec-3.S5 @since-0.19.0
+  @spec-3.S5 @since-0.19.0 @clause-3.skill-tool.sample-ten @clause-3.skill-tool.output-files-block
   Scenario: the default sample lists the first 10 sibling files in sorted order
     SPEC 0.16.0 §3 says "Sample up to 10 sibling files" without saying which; python sorts by
     relative path before the cap since 0.19.0 (addenda A22/A24/A25), so this holds from 0.19.0.
@@ -461,7 +482,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       </skill_content>
       """
 
-  @spec-3.S5
+  @spec-3.S5 @clause-3.s5.zero-default
   Scenario: an explicit sample limit of 0 means the default of 10
     Given a toolkit built with:
       """
@@ -476,7 +497,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       (?s)<skill_files>\n(?:<file>[^\n]*/many/(?:f[0-9]{2}|sub/z)\.txt</file>\n){10}</skill_files>\n</skill_content>$
       """
 
-  @spec-3.S5
+  @spec-3.S5 @clause-3.s5.positive-cap
   Scenario: a positive sample limit caps the file list
     Given a toolkit built with:
       """
@@ -491,7 +512,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       (?s)<skill_files>\n(?:<file>[^\n]*/many/(?:f[0-9]{2}|sub/z)\.txt</file>\n){2}</skill_files>\n</skill_content>$
       """
 
-  @spec-3.S5
+  @spec-3.S5 @partial-clause-3.s5.positive-cap @partial-clause-3.skill-tool.sample-ten
   Scenario: a sample limit above the file count lists every sibling, nested ones included
     Given a toolkit built with:
       """
@@ -558,7 +579,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       (?m)^<file>[^\n]*/many/sub/z\.txt</file>$
       """
 
-  @spec-3.S5
+  @spec-3.S5 @clause-3.s5.minus-one-omit
   Scenario: a sample limit of -1 omits the note and the whole <skill_files> block
     Given a toolkit built with:
       """
@@ -581,6 +602,8 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
 
   @spec-3.S1 @spec-3.S4
+  @clause-3.s4.no-resources-no-block @partial-clause-3.s4.data-logical-base
+  @partial-clause-3.s1.skill-def-shape
   Scenario: a data skill without resources is instruction-only with a logical base
     Given a toolkit built with:
       """
@@ -602,7 +625,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       </skill_content>
       """
 
-  @spec-3.S1 @spec-3.S4
+  @spec-3.S1 @spec-3.S4 @clause-3.s4.data-logical-base @partial-clause-3.s1.skill-def-shape
   Scenario: a data skill lists its supplied resources and no host path
     Given a toolkit built with:
       """
@@ -631,7 +654,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       </skill_content>
       """
 
-  @spec-3.S4
+  @spec-3.S4 @partial-clause-3.s4.data-logical-base @partial-clause-3.s1.skill-def-shape
   Scenario: a data skill with an explicit base uses it verbatim
     Given a toolkit built with:
       """
@@ -643,7 +666,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then the output contains "Base directory for this skill: mem://custom/c\n"
 
-  @spec-3.S1
+  @spec-3.S1 @partial-clause-3.s1.dedupe-first-wins
   Scenario: directory skills precede data skills, so a directory skill wins a shared name
     Given a toolkit built with:
       """
@@ -659,7 +682,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$contains": "- **alpha**: First fixture skill."}
       """
 
-  @spec-3.S1
+  @spec-3.S1 @partial-clause-3.s1.dedupe-first-wins
   Scenario: a skill provider's skills join the catalog after the data skills
     Given a toolkit built with:
       """
@@ -676,7 +699,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       {"$contains": "- **one**: From data"}
       """
 
-  @spec-3.S1
+  @spec-3.S1 @clause-3.s1.provider-isolated
   Scenario: a failing skill provider is isolated and the other sources still load
     Given a toolkit built with:
       """
@@ -697,7 +720,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then an error mentions "boom provider"
 
-  @spec-3.S2
+  @spec-3.S2 @partial-clause-3.s2.semantics
   Scenario Outline: the skills filter is an allowlist with any true entry, else a drop-list
     Given a toolkit built with:
       """
@@ -718,7 +741,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       | {"nosuch": true}                       | []                         |
       | {"alpha": false, "beta": false, "gamma": false} | []                |
 
-  @spec-3.S2
+  @spec-3.S2 @partial-clause-3.s2.semantics
   Scenario: unknown names in the skills filter are ignored with a warning
     Given a toolkit built with:
       """
@@ -726,7 +749,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then a warning mentions "nosuch"
 
-  @spec-0.5
+  @spec-0.5 @partial-clause-3.discovery.duplicate-first-wins
   Scenario: a duplicate skill name keeps the first and warns
     Given a file "r1/same/SKILL.md" containing:
       """
@@ -750,7 +773,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then a warning mentions "same"
 
-  @spec-3.S2
+  @spec-3.S2 @clause-3.s2.before-skill-tool
   Scenario: a filtered-out skill cannot be loaded through the skill tool
     Given a toolkit built with:
       """
@@ -763,7 +786,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
     Then the result is an error
     And the skills prompt does not mention "beta"
 
-  @spec-3.S2 @seed-003
+  @spec-3.S2 @seed-003 @clause-2.sugar.disable-skills
   Scenario: disableSkills removes skills from the catalog
     Given a toolkit built with:
       """
@@ -787,7 +810,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then the result is not an error
 
-  @spec-3.S3
+  @spec-3.S3 @partial-clause-3.s3.list-shape @partial-clause-3.info.shape
   Scenario: the inventory lists valid skills and nothing skipped for a clean tree
     When the skills are listed with:
       """
@@ -802,7 +825,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
        "skipped": []}
       """
 
-  @spec-3.S3
+  @spec-3.S3 @clause-3.s3.list-shape @partial-clause-3.s3.skip-reasons
   Scenario: the inventory types every skip reason it can observe
     Given a file "r1/a-missing/SKILL.md" containing:
       """
@@ -847,7 +870,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
          {"$partial": true, "location": "{{TMP}}/r2/dup/SKILL.md", "reason": "duplicate-name"}]}}
       """
 
-  @spec-3.S3
+  @spec-3.S3 @partial-clause-3.s3.skip-reasons @partial-clause-3.frontmatter.malformed-graceful
   Scenario: a SKILL.md that is not UTF-8 is skipped as unreadable, never a crash
     Given a file "root/bad/SKILL.md" containing invalid UTF-8
     And a file "root/good/SKILL.md" containing:
@@ -868,7 +891,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
        "skipped": [{"$partial": true, "location": "{{TMP}}/root/bad/SKILL.md", "reason": "unreadable"}]}
       """
 
-  @spec-3.S3
+  @spec-3.S3 @partial-clause-3.s3.list-shape @partial-clause-3.s3.skip-reasons
   Scenario: the inventory is unfiltered and includes data skills
     When the skills are listed with:
       """
@@ -880,7 +903,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
        "skipped": [{"$partial": true, "reason": "missing-name"}]}
       """
 
-  @spec-3.S1
+  @spec-3.S1 @partial-clause-3.s4.directory-byte-identical
   Scenario: a data skill and a directory skill load side by side
     Given a toolkit built with:
       """

@@ -2,6 +2,9 @@
 Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, §0.3, §0.11; seeds 001 and 003)
 
   @spec-4
+  @clause-4.assembly.deterministic @clause-4.toolkit.custom-by-default @clause-4.create.extra-tools
+  @clause-4.builtins.on-by-default @clause-0.builtins.on-by-default @partial-clause-4.assembly.source-order
+  @partial-clause-4.toolkit.tools @partial-clause-0.builtins.names @partial-clause-4.create.skills-dir
   Scenario: tools() assembles skill, then the builtins in §4A order, then extra tools
     Given a toolkit built with:
       """
@@ -18,6 +21,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
 
   @spec-4
+  @clause-4.assembly.extra-shadows-builtin @clause-4.toolkit.execute-routes
+  @partial-clause-4.assembly.net-effect
   Scenario: an extra tool shadows the builtin of the same name and takes the extra tools' place
     Given a toolkit built with:
       """
@@ -36,6 +41,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     Then the output is "sandboxed"
 
   @spec-4 @seed-001-disagreement
+  @partial-clause-4.assembly.dedupe-first-wins @partial-clause-4.toolkit.execute-routes
   Scenario: the skill tool beats an extra tool named "skill" (SPEC §4 first-wins, not seed 001's later-wins)
     Given a toolkit built with:
       """
@@ -50,7 +56,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     Then the output contains "<skill_content name=\"alpha\">"
 
-  @spec-4
+  @spec-4 @partial-clause-4.assembly.dedupe-first-wins
   Scenario: among extra tools with one name the first wins
     Given a toolkit built with:
       """
@@ -59,7 +65,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     When "dup" is executed
     Then the output is "first"
 
-  @spec-4 @seed-003
+  @spec-4 @seed-003 @clause-2.sugar.disable-tools
   Scenario: disableTools drops final names across every source; unknown names are ignored
     Given a toolkit built with:
       """
@@ -71,7 +77,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       ["read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite", "kept"]
       """
 
-  @spec-4
+  @spec-4 @partial-clause-2.sugar.disable-tools
   Scenario: disabling a shadowed name removes both the builtin and the extra tool
     Given a toolkit built with:
       """
@@ -80,7 +86,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     Then the toolkit has no tool "bash"
     And the toolkit has the tool "read"
 
-  @spec-4
+  @spec-4 @partial-clause-2.sugar.disable-tools
   Scenario: an empty disableTools list changes nothing
     Given a toolkit built with:
       """
@@ -89,6 +95,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     Then the toolkit has 11 tools
 
   @spec-4 @lenient
+  @clause-4.builtins.on-by-default @clause-0.builtins.on-by-default @partial-clause-0.builtins.names
   Scenario: without any skill source the toolkit still holds every builtin (the skill tool is optional here)
     Given a toolkit built with no options
     Then the tool names match:
@@ -99,6 +106,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
 
   @spec-4 @seed-001
+  @partial-clause-4.toolkit.tools @partial-clause-4.builtins.per-tool-map @partial-clause-0.builtins.per-tool
+  @partial-clause-4.create.builtins-per-tool
   Scenario: three sources in one flat namespace (seed 001 example 1)
     Given a toolkit built with:
       """
@@ -112,6 +121,9 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the status of "builtin" is "connected"
 
   @spec-4 @seed-001 @seed-001-disagreement
+  @clause-3.skills-prompt.preamble-line-1 @clause-3.skills-prompt.preamble-line-2
+  @clause-3.skills-prompt.list-heading @clause-3.s2.before-skill-tool @clause-2.sugar.disable-skills
+  @partial-clause-0.skills-prompt.preamble-and-list @partial-clause-3.s1.dedupe-first-wins
   Scenario: shaping the catalog from a directory, data and a provider, minus a drop-list (seed 001 example 2)
     Given a toolkit built with:
       """
@@ -140,6 +152,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     Then the result is an error
 
   @spec-4 @seed-003
+  @clause-4A.toggle.per-tool @partial-clause-4.builtins.per-tool-map @partial-clause-0.builtins.per-tool
+  @partial-clause-4.create.builtins-per-tool
   Scenario: control 2 — turn individual builtins off with a tools map
     Given a toolkit built with:
       """
@@ -151,6 +165,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the toolkit has the tool "apply_patch"
 
   @spec-4 @seed-003
+  @partial-clause-4.builtins.per-tool-map @partial-clause-2.sugar.disable-tools
+  @partial-clause-2.sugar.disable-skills
   Scenario: control 3 — drop tools and skills by name, together with a builtin toggle
     Given a toolkit built with:
       """
@@ -167,7 +183,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       ["refunds"]
       """
 
-  @spec-4 @seed-003
+  @spec-4 @seed-003 @partial-clause-3.s2.semantics @partial-clause-3.s2.before-skill-tool
   Scenario: control 4 — a per-agent skills allowlist from one shared catalog
     Given a toolkit built with:
       """
@@ -184,7 +200,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       {"$regex": "## Available Skills\n- \\*\\*refunds\\*\\*: Refund orders$"}
       """
 
-  @spec-4 @spec-0.3 @seed-001
+  @spec-4 @spec-0.3 @seed-001 @partial-clause-4.create.mcp-config
   Scenario: a malformed MCP config file is an error entry and the toolkit still builds
     Given a file "mcp.json" containing:
       """
@@ -199,6 +215,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the toolkit has the tool "read"
 
   @spec-4 @spec-0.3
+  @clause-0.mcp-config.disabled-skip @clause-2.behaviour.disabled-skipped @partial-clause-4.toolkit.mcp-status
+  @partial-clause-4.create.mcp-config
   Scenario: disabled MCP servers are reported as disabled, never connected
     Given a toolkit built with:
       """
@@ -213,6 +231,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And there are no errors
 
   @spec-4 @spec-0.3
+  @clause-0.mcp-config.failure-isolated @clause-2.behaviour.failure-isolated
+  @partial-clause-4.toolkit.mcp-status
   Scenario: an MCP server that cannot start is failed and isolated; the other sources load
     Given a toolkit built with:
       """
@@ -226,6 +246,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And the toolkit has the tool "skill"
 
   @spec-4 @spec-2
+  @clause-2.config.reserved-keys-not-servers @partial-clause-2.config.reserved-keys
+  @partial-clause-4.builtins.config-key
   Scenario: reserved sibling keys of a raw server map are not servers
     Given a toolkit built with:
       """
@@ -237,7 +259,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     And there is no status for "mcpServer"
     And the toolkit has no tool "bash"
 
-  @spec-4 @spec-7A
+  @spec-4 @spec-7A @clause-7A.resolve.failure-isolated
   Scenario: an unreachable agent contributes no tools and never breaks the build
     Given a toolkit built with:
       """
@@ -254,7 +276,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     Then an error mentions "127.0.0.1:9"
 
-  @spec-4
+  @spec-4 @clause-4.toolkit.close @clause-5.usage.close
   Scenario: closing a toolkit twice is harmless
     Given a toolkit built with:
       """
@@ -265,6 +287,8 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
     Then the toolkit is no longer known to the port
 
   @spec-4 @seed-001
+  @partial-clause-4.builtins.whole-source-off @partial-clause-0.builtins.global-toggle
+  @partial-clause-4.toolkit.custom-by-default
   Scenario: the builtin source reports its status
     Given a toolkit built with:
       """
