@@ -15,7 +15,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
 
   @spec-2
-  @clause-2.behaviour.tool-name @clause-0.sanitize.mcp-tool-name
+  @clause-2.behaviour.tool-name @clause-0.sanitize.mcp-tool-name @partial-clause-1.tool.name-sanitized
   @partial-clause-2.behaviour.sanitize-regex @partial-clause-0.sanitize.charset
   Scenario: the exposed name is sanitize(server) + "_" + sanitize(tool)
     Given a toolkit built with:

@@ -797,7 +797,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       ["alpha", "beta"]
       """
 
-  @spec-3.S2 @seed-001
+  @spec-3.S2 @seed-001 @partial-clause-2.sugar.compose
   Scenario: an explicit skillsFilter entry overrides disableSkills (seed 001 merge order)
     Given a toolkit built with:
       """
