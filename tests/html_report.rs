@@ -220,22 +220,29 @@ async fn the_page_renders_in_chromium_with_failures_drilled_down() {
         );
     }
     // Every failure of the broken port sits inside a <details> of its own section's cell
-    // in the broken port's column (index 1), and not in the reference's column.
+    // in the broken port's column (index 1), and not in the reference's column; a failure
+    // of a @beyond-spec scenario sits in the "beyond the SPEC" row instead, shaded softly.
     let failures: Vec<_> = bad
         .scenarios
         .iter()
         .filter(|s| s.status == Status::Failed)
         .collect();
+    assert!(failures.iter().any(|f| !f.beyond_spec));
     for f in &failures {
-        let cell = matrix_cell(&dom, &f.section, 1);
-        assert!(cell.contains("class=\"cell fail\""), "{cell}");
+        let (row, class) = if f.beyond_spec {
+            ("beyond-spec", "class=\"cell beyond-fail\"")
+        } else {
+            (f.section.as_str(), "class=\"cell fail\"")
+        };
+        let cell = matrix_cell(&dom, row, 1);
+        assert!(cell.contains(class), "{cell}");
         let details = &cell[cell.find("<details>").expect("details in a failing cell")..];
         assert!(
             details.contains(&dom_text(&f.name)),
             "failure {:?} is not in its cell's details",
             f.name
         );
-        assert!(!matrix_cell(&dom, &f.section, 0).contains(&dom_text(&f.name)));
+        assert!(!matrix_cell(&dom, row, 0).contains(&dom_text(&f.name)));
     }
     // A diff made it through, coloured.
     assert!(
