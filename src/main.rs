@@ -231,6 +231,19 @@ fn root(cli_root: Option<PathBuf>) -> PathBuf {
     cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
+/// The selected scenarios (a selection matching none is an error) and the port registry: what
+/// every command that runs the suite needs before it starts a port.
+fn selection_and_registry(
+    root: &Path,
+    filter: &Filter,
+) -> Result<(Vec<ScenarioSpec>, Registry), String> {
+    let scenarios = selected(root, filter)?;
+    if scenarios.is_empty() {
+        return Err("no scenario matches the selection".to_string());
+    }
+    Ok((scenarios, Registry::load(root)?))
+}
+
 fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
     let (scenarios, errors) = features::load(&root.join("features"));
     if !errors.is_empty() {
@@ -320,13 +333,8 @@ async fn run_command(
         no_expected_failures,
         strict,
     } = verdict;
-    let scenarios = match selected(root, filter) {
-        Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
-        Ok(s) => s,
-        Err(e) => return fail(&e),
-    };
-    let registry = match Registry::load(root) {
-        Ok(r) => r,
+    let (scenarios, registry) = match selection_and_registry(root, filter) {
+        Ok(both) => both,
         Err(e) => return fail(&e),
     };
     let env = Env::from_root(root);
@@ -780,13 +788,8 @@ async fn history_command(
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let scenarios = match selected(root, filter) {
-        Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
-        Ok(s) => s,
-        Err(e) => return fail(&e),
-    };
-    let registry = match Registry::load(root) {
-        Ok(r) => r,
+    let (scenarios, registry) = match selection_and_registry(root, filter) {
+        Ok(both) => both,
         Err(e) => return fail(&e),
     };
     let env = Env::from_root(root);
