@@ -225,6 +225,12 @@ enum MockServer {
         #[arg(long)]
         scenario: PathBuf,
     },
+    /// A scripted LLM, OpenAI and Anthropic wires over HTTP (prints `http://127.0.0.1:<port>` first).
+    Llm {
+        /// The scenario JSON file.
+        #[arg(long)]
+        scenario: PathBuf,
+    },
 }
 
 fn root(cli_root: Option<PathBuf>) -> PathBuf {
@@ -659,10 +665,10 @@ fn spec_diff_command(
     }
 }
 
-/// Errors go to stderr with the `mock-mcp:` / `mock-a2a:` prefix: in stdio mode stdout is
+/// Errors go to stderr with the `mock-mcp:` / `mock-a2a:` / `mock-llm:` prefix: in stdio mode stdout is
 /// the protocol, and over HTTP its first line is the URL.
 async fn mock_command(server: MockServer) -> ExitCode {
-    use toolnexus_mock_servers::{a2a, mcp};
+    use toolnexus_mock_servers::{a2a, llm, mcp};
     let (prefix, outcome) = match server {
         MockServer::Mcp {
             transport,
@@ -674,6 +680,10 @@ async fn mock_command(server: MockServer) -> ExitCode {
         MockServer::A2a { scenario } => match a2a::load_scenario(&scenario) {
             Ok(s) => ("mock-a2a", a2a::run(s).await),
             Err(e) => ("mock-a2a", Err(e)),
+        },
+        MockServer::Llm { scenario } => match llm::load_scenario(&scenario) {
+            Ok(s) => ("mock-llm", llm::run(s).await),
+            Err(e) => ("mock-llm", Err(e)),
         },
     };
     match outcome {

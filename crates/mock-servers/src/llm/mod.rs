@@ -1,0 +1,30 @@
+//! A scriptable LLM for any port's tests: OpenAI chat-completions and Anthropic messages
+//! on loopback HTTP, replies picked from the request by a JSON scenario (see
+//! `mock-servers/README.md`), streamed as SSE when asked, failing on cue, and recording
+//! every request at `GET /_mock/requests`.
+
+mod anthropic;
+mod openai;
+mod request;
+mod scenario;
+mod server;
+mod sse;
+
+pub use scenario::{
+    load_scenario, parse_count, parse_scenario, parse_template, Answer, Count, Failure, Match,
+    Piece, Reply, Scenario, Style, Template, ToolCall, Turn, Usage, DEFAULT_USAGE,
+};
+pub use server::{MAX_RECORDED, MAX_RECORDED_BODY, REDACTED, REQUESTS_PATH, SECRET_ENV};
+
+use crate::loopback;
+
+/// Runs the scenario until the process is killed, after printing the base URL
+/// `http://127.0.0.1:<port>` as the first stdout line.
+pub async fn run(scenario: Scenario) -> Result<(), String> {
+    let guard = scenario
+        .require_headers_from_env
+        .iter()
+        .map(|(name, var)| loopback::secret_from_env(name, var).map(|s| (name.clone(), s)))
+        .collect::<Result<loopback::Guard, String>>()?;
+    server::serve(scenario, guard).await
+}

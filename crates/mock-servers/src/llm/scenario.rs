@@ -1,0 +1,591 @@
+//! Scenario files for the mock LLM: an ordered list of replies, each picked by what the
+//! request says (model, tool-result count, last user text, wire style), parsed and
+//! validated up front so a bad file fails at start, never mid-test.
+
+use std::path::Path;
+
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use regex::Regex;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::loopback;
+
+/// Which provider's wire a request or reply uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// `POST /chat/completions`.
+    Openai,
+    /// `POST /v1/messages` (or `/messages`).
+    Anthropic,
+}
+
+impl Style {
+    /// The name used in scenarios and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Openai => "openai",
+            Self::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// Prompt (OpenAI) / input (Anthropic) tokens.
+    pub input: u64,
+    /// Completion (OpenAI) / output (Anthropic) tokens.
+    pub output: u64,
+    /// OpenAI's `total_tokens`; the sum when the scenario gives none.
+    pub total: u64,
+}
+
+/// A comparison on the number of tool-result messages a request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// Exactly.
+    Eq(u64),
+    /// At least.
+    Ge(u64),
+    /// More than.
+    Gt(u64),
+    /// At most.
+    Le(u64),
+    /// Fewer than.
+    Lt(u64),
+}
+
+impl Count {
+    /// Whether `n` satisfies the comparison.
+    pub fn holds(self, n: u64) -> bool {
+        match self {
+            Self::Eq(k) => n == k,
+            Self::Ge(k) => n >= k,
+            Self::Gt(k) => n > k,
+            Self::Le(k) => n <= k,
+            Self::Lt(k) => n < k,
+        }
+    }
+}
+
+/// What a request must look like for a reply to be used; an absent field matches anything.
+#[derive(Debug, Clone, Default)]
+pub struct Match {
+    /// The request's `model`, exactly.
+    pub model: Option<String>,
+    /// The tool-result count.
+    pub tool_msgs: Option<Count>,
+    /// A regex searched in the last user text.
+    pub last_user_text: Option<Regex>,
+    /// The wire the request came on.
+    pub style: Option<Style>,
+}
+
+/// One tool call a reply makes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments (a JSON object).
+    pub args: Value,
+    /// The call id; generated (`call_mock_N` / `toolu_mock_N`) when absent.
+    pub id: Option<String>,
+}
+
+/// How a reply fails instead of answering.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// This status, an optional raw `Retry-After` value and an optional raw body.
+    Status {
+        /// The HTTP status.
+        status: StatusCode,
+        /// The `Retry-After` header, verbatim.
+        retry_after: Option<HeaderValue>,
+        /// The body, verbatim; a provider-shaped error JSON when absent.
+        body: Option<String>,
+    },
+    /// Close the connection without a complete answer.
+    Drop,
+    /// 200 with a body that is not JSON (or not SSE JSON when streaming).
+    Malformed,
+}
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// When it applies.
+    pub when: Match,
+    /// How many times it may be used; unlimited when absent.
+    pub times: Option<u64>,
+    /// Wait this long before answering (any reply, failures included).
+    pub delay_ms: u64,
+    /// What it answers.
+    pub answer: Answer,
+}
+
+/// A reply's content.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A model turn.
+    Turn(Turn),
+    /// A failure.
+    Fail(Failure),
+}
+
+/// A successful model turn.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The text template (see [`Template`]); no text block when absent.
+    pub text: Option<Template>,
+    /// Tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// `finish_reason` / `stop_reason` verbatim, instead of the derived one.
+    pub finish_reason: Option<String>,
+    /// Instead of the scenario's `usagePerCall`.
+    pub usage: Option<Usage>,
+}
+
+/// A piece of a text template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// Literal text.
+    Lit(String),
+    /// Every tool result, joined with the separator.
+    ToolResults(String),
+    /// The N-th tool result (0-based), empty when there is none.
+    ToolResult(usize),
+    /// The last user text.
+    LastUserText,
+    /// The request's model.
+    Model,
+    /// The tool-result count.
+    ToolMsgs,
+}
+
+/// A parsed `text` template.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template(pub Vec<Piece>);
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The replies, first match wins.
+    pub replies: Vec<Reply>,
+    /// Usage of a turn that gives none.
+    pub usage_per_call: Usage,
+    /// When set, the other style's routes answer 404.
+    pub style: Option<Style>,
+    /// Headers every request must carry: header → environment variable with the value.
+    pub require_headers_from_env: Vec<(HeaderName, String)>,
+}
+
+/// Usage when neither the reply nor the scenario gives one.
+pub const DEFAULT_USAGE: Usage = Usage {
+    input: 10,
+    output: 5,
+    total: 15,
+};
+
+/// Reads and validates a scenario file; the error names the file and what is wrong.
+pub fn load_scenario(path: impl AsRef<Path>) -> Result<Scenario, String> {
+    loopback::load_json(path.as_ref(), parse_scenario)
+}
+
+/// Parses and validates scenario JSON.
+pub fn parse_scenario(text: &str) -> Result<Scenario, String> {
+    loopback::parse_object::<ScenarioFile>(text)?.validate()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ScenarioFile {
+    replies: Vec<ReplyFile>,
+    #[serde(default)]
+    usage_per_call: Option<UsageFile>,
+    #[serde(default)]
+    style: Option<Style>,
+    #[serde(default)]
+    require_headers_from_env: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct MatchFile {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    tool_msgs: Option<Value>,
+    #[serde(default)]
+    last_user_text: Option<String>,
+    #[serde(default)]
+    style: Option<Style>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ReplyFile {
+    #[serde(default, rename = "match")]
+    when: Option<MatchFile>,
+    #[serde(default)]
+    times: Option<u64>,
+    #[serde(default)]
+    delay_ms: Option<u64>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    separator: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallFile>>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<UsageFile>,
+    #[serde(default)]
+    status: Option<u16>,
+    #[serde(default)]
+    retry_after: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    drop: bool,
+    #[serde(default)]
+    malformed: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolCallFile {
+    name: String,
+    #[serde(default)]
+    args: Option<Value>,
+    #[serde(default)]
+    id: Option<String>,
+}
+
+/// Both providers' spellings, so a fixture's `usagePerCall` is copied as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UsageFile {
+    #[serde(default, alias = "input_tokens")]
+    prompt_tokens: Option<u64>,
+    #[serde(default, alias = "output_tokens")]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+}
+
+impl UsageFile {
+    fn validate(self) -> Usage {
+        let input = self.prompt_tokens.unwrap_or(0);
+        let output = self.completion_tokens.unwrap_or(0);
+        Usage {
+            input,
+            output,
+            total: self.total_tokens.unwrap_or(input + output),
+        }
+    }
+}
+
+impl ScenarioFile {
+    fn validate(self) -> Result<Scenario, String> {
+        if self.replies.is_empty() {
+            return Err("replies: must hold at least one reply".into());
+        }
+        let replies = self
+            .replies
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.validate().map_err(|e| format!("replies[{i}].{e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut require_headers_from_env: Vec<(HeaderName, String)> = Vec::new();
+        for (key, value) in self.require_headers_from_env {
+            let field = "requireHeadersFromEnv";
+            let name = HeaderName::from_bytes(key.as_bytes())
+                .map_err(|_| format!("{field}: {key:?} is not a valid HTTP header name"))?;
+            if require_headers_from_env.iter().any(|(n, _)| *n == name) {
+                return Err(format!("{field}: header {name} is required twice"));
+            }
+            match value {
+                Value::String(var) if !var.is_empty() => require_headers_from_env.push((name, var)),
+                _ => return Err(format!("{field}.{key}: must name an environment variable")),
+            }
+        }
+        Ok(Scenario {
+            replies,
+            usage_per_call: self
+                .usage_per_call
+                .map(UsageFile::validate)
+                .unwrap_or(DEFAULT_USAGE),
+            style: self.style,
+            require_headers_from_env,
+        })
+    }
+}
+
+impl MatchFile {
+    fn validate(self) -> Result<Match, String> {
+        let tool_msgs = self
+            .tool_msgs
+            .map(|v| parse_count(&v).map_err(|e| format!("toolMsgs: {e}")))
+            .transpose()?;
+        let last_user_text = self
+            .last_user_text
+            .map(|r| Regex::new(&r).map_err(|e| format!("lastUserText: bad regex: {e}")))
+            .transpose()?;
+        Ok(Match {
+            model: self.model,
+            tool_msgs,
+            last_user_text,
+            style: self.style,
+        })
+    }
+}
+
+/// `0`, `"2"`, `">=1"`, `">0"`, `"<=3"`, `"<2"`, `"==1"`: the shared fixtures' `whenToolMsgs`.
+pub fn parse_count(value: &Value) -> Result<Count, String> {
+    if let Some(n) = value.as_u64() {
+        return Ok(Count::Eq(n));
+    }
+    let Some(text) = value.as_str() else {
+        return Err(format!(
+            "{value} is neither a count nor a comparison string"
+        ));
+    };
+    let t = text.trim();
+    let (make, rest): (fn(u64) -> Count, &str) = if let Some(r) = t.strip_prefix(">=") {
+        (Count::Ge, r)
+    } else if let Some(r) = t.strip_prefix("<=") {
+        (Count::Le, r)
+    } else if let Some(r) = t.strip_prefix("==") {
+        (Count::Eq, r)
+    } else if let Some(r) = t.strip_prefix('>') {
+        (Count::Gt, r)
+    } else if let Some(r) = t.strip_prefix('<') {
+        (Count::Lt, r)
+    } else {
+        (Count::Eq, t)
+    };
+    rest.trim()
+        .parse::<u64>()
+        .map(make)
+        .map_err(|_| format!("{text:?} is not N, >=N, >N, <=N, <N or ==N"))
+}
+
+/// Parses `{{toolResults}}`, `{{toolResult.N}}`, `{{lastUserText}}`, `{{model}}`,
+/// `{{toolMsgs}}`; anything else between braces is an error.
+pub fn parse_template(text: &str, separator: &str) -> Result<Template, String> {
+    let mut pieces = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        if start > 0 {
+            pieces.push(Piece::Lit(rest[..start].to_string()));
+        }
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            return Err(format!("unclosed {{{{ in {text:?}"));
+        };
+        let name = after[..end].trim();
+        let piece = match name {
+            "toolResults" => Piece::ToolResults(separator.to_string()),
+            "lastUserText" => Piece::LastUserText,
+            "model" => Piece::Model,
+            "toolMsgs" => Piece::ToolMsgs,
+            other => match other
+                .strip_prefix("toolResult.")
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => Piece::ToolResult(n),
+                None => return Err(format!("unknown placeholder {{{{{other}}}}}")),
+            },
+        };
+        pieces.push(piece);
+        rest = &after[end + 2..];
+    }
+    if !rest.is_empty() {
+        pieces.push(Piece::Lit(rest.to_string()));
+    }
+    Ok(Template(pieces))
+}
+
+impl ReplyFile {
+    fn validate(self) -> Result<Reply, String> {
+        let when = match self.when {
+            Some(m) => m.validate().map_err(|e| format!("match.{e}"))?,
+            None => Match::default(),
+        };
+        if self.times == Some(0) {
+            return Err("times: 0 would never be used".into());
+        }
+        let turn_given = self.text.is_some()
+            || self.tool_calls.is_some()
+            || self.finish_reason.is_some()
+            || self.usage.is_some();
+        let failures = [self.status.is_some(), self.drop, self.malformed];
+        let failing = failures.iter().filter(|f| **f).count();
+        if failing > 1 {
+            return Err("status, drop and malformed are exclusive".into());
+        }
+        if failing == 1 && turn_given {
+            return Err("a failing reply (status, drop, malformed) has no text, toolCalls, finishReason or usage".into());
+        }
+        if self.status.is_none() && (self.retry_after.is_some() || self.body.is_some()) {
+            return Err(format!(
+                "{}: only with status",
+                if self.retry_after.is_some() {
+                    "retryAfter"
+                } else {
+                    "body"
+                }
+            ));
+        }
+        if self.separator.is_some() && self.text.is_none() {
+            return Err("separator: only with text".into());
+        }
+        let answer = if let Some(s) = self.status {
+            let status = StatusCode::from_u16(s)
+                .ok()
+                .filter(|c| c.as_u16() >= 200)
+                .ok_or_else(|| format!("status: {s} is not an HTTP status of 200..=999"))?;
+            let retry_after = self
+                .retry_after
+                .map(|v| {
+                    HeaderValue::from_str(&v)
+                        .map_err(|_| format!("retryAfter: {v:?} cannot be an HTTP header value"))
+                })
+                .transpose()?;
+            Answer::Fail(Failure::Status {
+                status,
+                retry_after,
+                body: self.body,
+            })
+        } else if self.drop {
+            Answer::Fail(Failure::Drop)
+        } else if self.malformed {
+            Answer::Fail(Failure::Malformed)
+        } else {
+            if self.text.is_none() && self.tool_calls.as_ref().is_none_or(Vec::is_empty) {
+                return Err("needs text, toolCalls, status, drop or malformed".into());
+            }
+            let separator = self.separator.unwrap_or_else(|| "\n".into());
+            let text = self
+                .text
+                .map(|t| parse_template(&t, &separator).map_err(|e| format!("text: {e}")))
+                .transpose()?;
+            let tool_calls = self
+                .tool_calls
+                .unwrap_or_default()
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let args = c.args.unwrap_or_else(|| Value::Object(Map::new()));
+                    if !args.is_object() {
+                        return Err(format!("toolCalls[{i}].args: must be a JSON object"));
+                    }
+                    if c.name.is_empty() {
+                        return Err(format!("toolCalls[{i}].name: must not be empty"));
+                    }
+                    Ok(ToolCall {
+                        name: c.name,
+                        args,
+                        id: c.id,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Answer::Turn(Turn {
+                text,
+                tool_calls,
+                finish_reason: self.finish_reason,
+                usage: self.usage.map(UsageFile::validate),
+            })
+        };
+        Ok(Reply {
+            when,
+            times: self.times,
+            delay_ms: self.delay_ms.unwrap_or(0),
+            answer,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        match parse_scenario(text) {
+            Ok(_) => panic!("accepted {text}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn a_full_reply_parses() {
+        let s = parse_scenario(
+            r#"{"style": "openai",
+                "usagePerCall": {"prompt_tokens": 30, "completion_tokens": 10, "total_tokens": 40},
+                "replies": [
+                  {"match": {"model": "m", "toolMsgs": ">=1", "lastUserText": "^hi", "style": "openai"},
+                   "text": "got {{toolResults}} / {{toolResult.0}}", "separator": " + "},
+                  {"toolCalls": [{"name": "lookup", "args": {"q": "x"}, "id": "c1"}], "times": 2},
+                  {"status": 429, "retryAfter": "", "body": "slow down"}
+                ]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.replies.len(), 3);
+        assert_eq!(s.usage_per_call.total, 40);
+        assert_eq!(s.replies[0].when.tool_msgs, Some(Count::Ge(1)));
+        assert_eq!(s.replies[1].times, Some(2));
+        let Answer::Turn(t) = &s.replies[0].answer else {
+            panic!("not a turn")
+        };
+        assert_eq!(
+            t.text,
+            Some(Template(vec![
+                Piece::Lit("got ".into()),
+                Piece::ToolResults(" + ".into()),
+                Piece::Lit(" / ".into()),
+                Piece::ToolResult(0),
+            ]))
+        );
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        assert!(err(r#"{"replies": [{"text": "a", "bogus": 1}]}"#).contains("bogus"));
+        assert!(
+            err(r#"{"replies": [{"match": {"toolMsgs": "~1"}, "text": "a"}]}"#)
+                .contains("replies[0].match.toolMsgs")
+        );
+        assert!(
+            err(r#"{"replies": [{"match": {"lastUserText": "("}, "text": "a"}]}"#)
+                .contains("replies[0].match.lastUserText")
+        );
+        assert!(err(r#"{"replies": [{"text": "a"}, {"text": "{{nope}}"}]}"#)
+            .contains("replies[1].text: unknown placeholder {{nope}}"));
+        assert!(err(r#"{"replies": [{"status": 42}]}"#).contains("replies[0].status"));
+        assert!(
+            err(r#"{"replies": [{"retryAfter": "1"}]}"#).contains("retryAfter: only with status")
+        );
+        assert!(err(r#"{"replies": [{"drop": true, "text": "x"}]}"#).contains("failing reply"));
+        assert!(err(r#"{"replies": [{"times": 0, "text": "x"}]}"#).contains("times"));
+        assert!(err(r#"{"replies": [{}]}"#).contains("needs text"));
+        assert!(err(r#"{"replies": []}"#).contains("replies"));
+        assert!(err(r#"{"replies": [{"text": "x"}], "style": "gemini"}"#).contains("gemini"));
+        assert!(
+            err(r#"{"replies": [{"toolCalls": [{"name": "t", "args": 1}]}]}"#)
+                .contains("replies[0].toolCalls[0].args")
+        );
+    }
+
+    #[test]
+    fn counts_read_like_the_fixtures() {
+        assert_eq!(parse_count(&serde_json::json!(0)), Ok(Count::Eq(0)));
+        assert_eq!(parse_count(&serde_json::json!(">=1")), Ok(Count::Ge(1)));
+        assert_eq!(parse_count(&serde_json::json!("<2")), Ok(Count::Lt(2)));
+        assert_eq!(parse_count(&serde_json::json!("3")), Ok(Count::Eq(3)));
+        assert!(parse_count(&serde_json::json!(">=x")).is_err());
+        assert!(Count::Ge(1).holds(2) && !Count::Ge(1).holds(0));
+    }
+}

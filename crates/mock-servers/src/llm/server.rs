@@ -1,0 +1,348 @@
+//! The HTTP side: both providers' routes and the recording endpoint on an ephemeral
+//! loopback port announced as the first stdout line, optionally behind a required-header
+//! check.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Response, StatusCode};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Map, Value};
+
+use super::request::Facts;
+use super::scenario::{Answer, Failure, Reply, Scenario, Style, Turn};
+use super::sse::{Rendered, RenderedCall};
+use super::{anthropic, openai};
+use crate::loopback::{self, Guard};
+
+/// Where the recorded requests are read.
+pub const REQUESTS_PATH: &str = "/_mock/requests";
+/// The canary secret: a header carrying it is recorded as `<redacted>`.
+pub const SECRET_ENV: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
+/// How many requests the recording keeps (the oldest go first).
+pub const MAX_RECORDED: usize = 1000;
+/// How much of one body the recording keeps.
+pub const MAX_RECORDED_BODY: usize = 1 << 20;
+/// What a redacted header value reads as.
+pub const REDACTED: &str = "<redacted>";
+
+/// Bodies larger than this are refused with a 413 (a test never needs one).
+const MAX_BODY: usize = 16 << 20;
+
+struct Mock {
+    scenario: Scenario,
+    /// How often each reply was used, for `times`.
+    used: Mutex<Vec<u64>>,
+    recorded: Mutex<VecDeque<Value>>,
+    secret: Option<String>,
+    next_id: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking holder cannot leave these half-updated: keep serving.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The router without the guard; `run` adds it.
+fn router(scenario: Scenario, secret: Option<String>) -> Router {
+    let used = vec![0; scenario.replies.len()];
+    let mock = Arc::new(Mock {
+        scenario,
+        used: Mutex::new(used),
+        recorded: Mutex::new(VecDeque::new()),
+        secret,
+        next_id: AtomicU64::new(1),
+    });
+    Router::new()
+        .route("/chat/completions", post(openai_route))
+        .route("/v1/chat/completions", post(openai_route))
+        .route("/v1/messages", post(anthropic_route))
+        .route("/messages", post(anthropic_route))
+        .route(REQUESTS_PATH, get(requests))
+        .with_state(mock)
+}
+
+/// Serves until the process is killed; stdin is ignored, as by the other HTTP mocks.
+pub async fn serve(scenario: Scenario, guard: Guard) -> Result<(), String> {
+    let secret = std::env::var(SECRET_ENV).ok().filter(|s| !s.is_empty());
+    let (listener, addr) = loopback::bind().await?;
+    let router = loopback::guarded(router(scenario, secret), guard, "mock-llm");
+    loopback::announce(&format!("http://{addr}"))?;
+    axum::serve(listener, router)
+        .await
+        .map_err(|e| format!("http server stopped: {e}"))
+}
+
+async fn openai_route(State(mock): State<Arc<Mock>>, request: Request) -> Response<Body> {
+    handle(&mock, Style::Openai, request).await
+}
+
+async fn anthropic_route(State(mock): State<Arc<Mock>>, request: Request) -> Response<Body> {
+    handle(&mock, Style::Anthropic, request).await
+}
+
+async fn requests(State(mock): State<Arc<Mock>>) -> Response<Body> {
+    let all: Vec<Value> = lock(&mock.recorded).iter().cloned().collect();
+    json_response(StatusCode::OK, &Value::Array(all))
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
+    raw_response(status, "application/json", body.to_string())
+}
+
+fn raw_response(status: StatusCode, content_type: &'static str, body: String) -> Response<Body> {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn error_response(style: Style, status: StatusCode, message: &str) -> Response<Body> {
+    let body = match style {
+        Style::Openai => openai::error(status.as_u16(), message),
+        Style::Anthropic => anthropic::error(status.as_u16(), message),
+    };
+    json_response(status, &body)
+}
+
+async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_string();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
+        eprintln!("mock-llm: POST {path} → 413");
+        return error_response(
+            style,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "mock-llm: body too large",
+        );
+    };
+    mock.record(parts.method.as_str(), &path, &parts.headers, &bytes);
+    if let Some(only) = mock.scenario.style.filter(|s| *s != style) {
+        eprintln!(
+            "mock-llm: POST {path} → 404 (scenario serves {} only)",
+            only.as_str()
+        );
+        let message = format!(
+            "mock-llm: this scenario serves the {} style only",
+            only.as_str()
+        );
+        return error_response(style, StatusCode::NOT_FOUND, &message);
+    }
+    let parsed: Value = match serde_json::from_slice(&bytes) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            eprintln!("mock-llm: POST {path} → 400 (body is not a JSON object)");
+            let message = "mock-llm: the request body is not a JSON object";
+            return error_response(style, StatusCode::BAD_REQUEST, message);
+        }
+    };
+    let facts = Facts::read(style, &parsed);
+    let summary = format!(
+        "model={:?} toolMsgs={} stream={}",
+        facts.model,
+        facts.tool_results.len(),
+        facts.stream
+    );
+    let Some((index, reply)) = mock.choose(&facts) else {
+        eprintln!("mock-llm: POST {path} {summary} → 500 (no reply matches)");
+        let message = format!(
+            "mock-llm: no reply matches (or every match is used up): model={:?}, toolMsgs={}, lastUserText={:?}",
+            facts.model,
+            facts.tool_results.len(),
+            facts.last_user_text
+        );
+        return error_response(style, StatusCode::INTERNAL_SERVER_ERROR, &message);
+    };
+    if reply.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(reply.delay_ms)).await;
+    }
+    let response = match &reply.answer {
+        Answer::Turn(turn) => mock.turn(&facts, turn),
+        Answer::Fail(failure) => fail(style, facts.stream, failure),
+    };
+    eprintln!(
+        "mock-llm: POST {path} {summary} → reply {index} ({})",
+        response.status().as_u16()
+    );
+    response
+}
+
+impl Mock {
+    /// The first matching reply not used up, counted as used.
+    fn choose(&self, facts: &Facts) -> Option<(usize, Reply)> {
+        let mut used = lock(&self.used);
+        for (i, reply) in self.scenario.replies.iter().enumerate() {
+            let count = used.get(i).copied().unwrap_or(0);
+            if reply.times.is_some_and(|t| count >= t) || !facts.matches(&reply.when) {
+                continue;
+            }
+            if let Some(c) = used.get_mut(i) {
+                *c += 1;
+            }
+            return Some((i, reply.clone()));
+        }
+        None
+    }
+
+    fn record(&self, method: &str, path: &str, headers: &HeaderMap, bytes: &Bytes) {
+        let mut recorded_headers = Map::new();
+        for name in headers.keys() {
+            let values: Vec<String> = headers
+                .get_all(name)
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .collect();
+            let joined = values.join(", ");
+            let secret = matches!(name.as_str(), "authorization" | "x-api-key")
+                || self
+                    .secret
+                    .as_ref()
+                    .is_some_and(|s| values.iter().any(|v| v.contains(s.as_str())));
+            let shown = if secret { REDACTED.to_string() } else { joined };
+            recorded_headers.insert(name.as_str().to_string(), Value::String(shown));
+        }
+        let mut entry = Map::new();
+        entry.insert("method".into(), json!(method));
+        entry.insert("path".into(), json!(path));
+        entry.insert("headers".into(), Value::Object(recorded_headers));
+        if bytes.len() > MAX_RECORDED_BODY {
+            let kept = String::from_utf8_lossy(&bytes[..MAX_RECORDED_BODY]).into_owned();
+            entry.insert("body".into(), Value::String(kept));
+            entry.insert(
+                "note".into(),
+                json!(format!(
+                    "body truncated to {MAX_RECORDED_BODY} of {} bytes",
+                    bytes.len()
+                )),
+            );
+        } else {
+            match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) => {
+                    entry.insert("body".into(), v);
+                }
+                Err(_) => {
+                    let text = String::from_utf8_lossy(bytes).into_owned();
+                    entry.insert("body".into(), Value::String(text));
+                    entry.insert("note".into(), json!("body is not JSON"));
+                }
+            }
+        }
+        let mut recorded = lock(&self.recorded);
+        if recorded.len() >= MAX_RECORDED {
+            recorded.pop_front();
+        }
+        recorded.push_back(Value::Object(entry));
+    }
+
+    fn turn(&self, facts: &Facts, turn: &Turn) -> Response<Body> {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let call_prefix = match facts.style {
+            Style::Openai => "call_mock_",
+            Style::Anthropic => "toolu_mock_",
+        };
+        let tool_calls = turn
+            .tool_calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| RenderedCall {
+                id: c
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| format!("{call_prefix}{n}_{i}")),
+                name: c.name.clone(),
+                args: c.args.clone(),
+                arguments: c.args.to_string(),
+            })
+            .collect();
+        let rendered = Rendered {
+            id: match facts.style {
+                Style::Openai => format!("chatcmpl-mock-{n}"),
+                Style::Anthropic => format!("msg_mock_{n}"),
+            },
+            created: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            model: facts.model.clone(),
+            text: turn.text.as_ref().map(|t| facts.render(t)),
+            tool_calls,
+            finish_reason: turn.finish_reason.clone(),
+            usage: turn.usage.unwrap_or(self.scenario.usage_per_call),
+        };
+        match (facts.style, facts.stream) {
+            (Style::Openai, false) => json_response(StatusCode::OK, &openai::completion(&rendered)),
+            (Style::Anthropic, false) => {
+                json_response(StatusCode::OK, &anthropic::message(&rendered))
+            }
+            (Style::Openai, true) => sse(openai::stream(&rendered, facts.include_usage)),
+            (Style::Anthropic, true) => sse(anthropic::stream(&rendered)),
+        }
+    }
+}
+
+fn sse(events: Vec<String>) -> Response<Body> {
+    let stream = futures::stream::iter(events.into_iter().map(Ok::<_, Infallible>));
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn fail(style: Style, stream: bool, failure: &Failure) -> Response<Body> {
+    match failure {
+        Failure::Status {
+            status,
+            retry_after,
+            body,
+        } => {
+            let mut response = match body {
+                Some(b) => raw_response(*status, "application/json", b.clone()),
+                None => error_response(
+                    style,
+                    *status,
+                    &format!("mock-llm: scripted {} failure", status.as_u16()),
+                ),
+            };
+            if let Some(r) = retry_after {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, r.clone());
+            }
+            response
+        }
+        Failure::Drop => {
+            // A body that fails before its first byte: hyper closes the connection
+            // without finishing the answer.
+            let broken = futures::stream::once(async {
+                Err::<Bytes, std::io::Error>(std::io::Error::other("mock-llm: scripted drop"))
+            });
+            let mut response = Response::new(Body::from_stream(broken));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Failure::Malformed if stream => raw_response(
+            StatusCode::OK,
+            "text/event-stream",
+            "data: {\"id\": \"chatcmpl-broken\", \"choices\": [\n\n".into(),
+        ),
+        Failure::Malformed => raw_response(
+            StatusCode::OK,
+            "application/json",
+            "{\"id\": \"broken\", \"choices\": [".into(),
+        ),
+    }
+}
