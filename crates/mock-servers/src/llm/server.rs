@@ -346,3 +346,69 @@ fn fail(style: Style, stream: bool, failure: &Failure) -> Response<Body> {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::scenario::parse_scenario;
+
+    fn mock(secret: Option<&str>) -> Mock {
+        Mock {
+            scenario: parse_scenario(r#"{"replies": [{"text": "x"}]}"#).unwrap(),
+            used: Mutex::new(vec![0]),
+            recorded: Mutex::new(VecDeque::new()),
+            secret: secret.map(String::from),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    #[test]
+    fn the_recording_is_bounded_in_count_and_body_size() {
+        let m = mock(None);
+        let headers = HeaderMap::new();
+        for i in 0..MAX_RECORDED + 5 {
+            m.record(
+                "POST",
+                &format!("/r{i}"),
+                &headers,
+                &Bytes::from_static(b"{}"),
+            );
+        }
+        let recorded = lock(&m.recorded);
+        assert_eq!(recorded.len(), MAX_RECORDED);
+        assert_eq!(recorded[0]["path"], "/r5", "the oldest go first");
+        drop(recorded);
+
+        let m = mock(None);
+        let big = Bytes::from(vec![b'a'; MAX_RECORDED_BODY + 10]);
+        m.record("POST", "/big", &headers, &big);
+        let recorded = lock(&m.recorded);
+        assert_eq!(
+            recorded[0]["body"].as_str().map(str::len),
+            Some(MAX_RECORDED_BODY)
+        );
+        assert!(recorded[0]["note"].as_str().unwrap().contains("truncated"));
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_any_header() {
+        let m = mock(Some("s3cret"));
+        let mut headers = HeaderMap::new();
+        headers.insert("authorization", HeaderValue::from_static("Bearer abc"));
+        headers.insert("x-other", HeaderValue::from_static("token s3cret"));
+        headers.insert("x-plain", HeaderValue::from_static("fine"));
+        m.record(
+            "POST",
+            "/chat/completions",
+            &headers,
+            &Bytes::from_static(b"nope"),
+        );
+        let recorded = lock(&m.recorded);
+        let h = &recorded[0]["headers"];
+        assert_eq!(h["authorization"], REDACTED);
+        assert_eq!(h["x-other"], REDACTED);
+        assert_eq!(h["x-plain"], "fine");
+        assert_eq!(recorded[0]["body"], "nope");
+        assert_eq!(recorded[0]["note"], "body is not JSON");
+    }
+}
