@@ -14,19 +14,8 @@ fn reference() -> InProcessPort {
 }
 
 fn tiny() -> BenchOptions {
-    BenchOptions {
-        skills: 20,
-        grep_files: 50,
-        round_trips: 5,
-        runs: 1,
-        warmup: 1,
-        mcp_calls: 5,
-        mcp_builds: 1,
-        // Unit tests have no mock server binary; `tests/bench_smoke.rs` runs the real one.
-        mock_exe: Some(PathBuf::from("/nonexistent/tnx-mock-server")),
-        ops: Op::ALL.to_vec(),
-        work_dir: None,
-    }
+    // Unit tests have no mock server binary; `tests/bench_smoke.rs` runs the real one.
+    BenchOptions::smoke(PathBuf::from("/nonexistent/tnx-mock-server"))
 }
 
 fn is_mcp(op: Op) -> bool {

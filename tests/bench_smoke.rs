@@ -25,16 +25,8 @@ async fn bench_smoke_in_process_and_driver() {
         ),
     ];
     let opts = BenchOptions {
-        skills: 20,
-        grep_files: 50,
-        round_trips: 5,
-        runs: 1,
-        warmup: 1,
-        mcp_calls: 5,
         mcp_builds: 2,
-        mock_exe: Some(bin.into()),
-        ops: Op::ALL.to_vec(),
-        work_dir: None,
+        ..BenchOptions::smoke(bin.into())
     };
     let report = bench::run(&mut ports, &opts, |_| {}).await;
     for (_, port) in &mut ports {

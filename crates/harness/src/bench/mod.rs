@@ -93,6 +93,25 @@ impl Default for BenchOptions {
     }
 }
 
+impl BenchOptions {
+    /// Smoke sizes (tiny trees, five calls, one run) for tests of the bench engine, which
+    /// check the machinery and measure nothing; `mock_exe` is the mock MCP server binary.
+    pub fn smoke(mock_exe: PathBuf) -> Self {
+        Self {
+            skills: 20,
+            grep_files: 50,
+            round_trips: 5,
+            runs: 1,
+            warmup: 1,
+            mcp_calls: 5,
+            mcp_builds: 1,
+            mock_exe: Some(mock_exe),
+            ops: Op::ALL.to_vec(),
+            work_dir: None,
+        }
+    }
+}
+
 /// One benchmarked operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
