@@ -16,6 +16,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// The environment variable whose value `secured.json` expects as the `authorization` header.
 pub const EXPECTED_AUTH_VAR: &str = "MOCK_EXPECTED_AUTH";
 
+/// The mock LLM's variable holding the expected `x-api-key` (the secret).
+pub const LLM_API_KEY_VAR: &str = "MOCK_LLM_API_KEY";
+
+/// The mock LLM's variable holding the expected `authorization` (`Bearer <secret>`).
+pub const LLM_BEARER_VAR: &str = "MOCK_LLM_BEARER";
+
 /// A running HTTP-mode mock; killed on drop.
 #[derive(Debug)]
 pub struct RunningMock {
@@ -32,6 +38,13 @@ pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String
 /// Starts `BIN mock a2a --scenario FILE` (an A2A agent) and waits for its base URL.
 pub async fn a2a(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
     start(bin, &["a2a"], scenario, "A2A agent").await
+}
+
+/// Starts `BIN mock llm --scenario FILE` (a scripted model provider) and waits for its base
+/// URL. Its `requireHeadersFromEnv` can name `MOCK_LLM_API_KEY` (the secret) and
+/// `MOCK_LLM_BEARER` (`Bearer <secret>`): the keys a client reads from the environment.
+pub async fn llm(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
+    start(bin, &["llm"], scenario, "LLM").await
 }
 
 /// Starts `BIN mock ARGS… --scenario FILE` and reads the URL on its first stdout line.
@@ -55,6 +68,8 @@ async fn start(
         .kill_on_drop(true);
     if let Some(s) = secret::current() {
         cmd.env(EXPECTED_AUTH_VAR, format!("Bearer {s}"));
+        cmd.env(LLM_API_KEY_VAR, &s);
+        cmd.env(LLM_BEARER_VAR, format!("Bearer {s}"));
     }
     let mut child = cmd
         .spawn()

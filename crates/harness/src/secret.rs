@@ -9,7 +9,45 @@ pub const SECRET_VAR: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
 ///
 /// Call it first thing in `main`, before any thread exists: changing the environment while
 /// other threads may read it is undefined behaviour on some platforms.
+///
+/// It also puts the §8 client keys in this process's environment (see [`CLIENT_KEY_VARS`]):
+/// an in-process port reads its keys from the harness's own environment, and this is the one
+/// moment the harness may change it (the crate is edition 2021, where `set_var` is safe to
+/// call, but only single-threaded is it sound on every platform).
 pub fn ensure() -> String {
+    let secret = ensure_secret();
+    for var in CLIENT_KEY_VARS {
+        std::env::set_var(var, &secret);
+    }
+    for var in REMOVED_KEY_VARS {
+        std::env::remove_var(var);
+    }
+    secret
+}
+
+/// The provider key variables a §8 client reads when created without `apiKey`; every driver
+/// (and the harness itself, for in-process ports) gets the secret in them (PROTOCOL.md §10).
+pub const CLIENT_KEY_VARS: [&str; 2] = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/// Provider keys removed from every driver's environment, so no real key of the caller's
+/// reaches a mock (PROTOCOL.md §10).
+pub const REMOVED_KEY_VARS: [&str; 1] = ["OPENROUTER_API_KEY"];
+
+/// Gives a driver's command the §10 key environment: the client keys set to the current
+/// secret, the removed ones unset (explicitly, so a driver started by a harness used as a
+/// library without [`ensure`] is held to the same rule).
+pub fn driver_env(cmd: &mut tokio::process::Command) {
+    if let Some(s) = current() {
+        for var in CLIENT_KEY_VARS {
+            cmd.env(var, &s);
+        }
+    }
+    for var in REMOVED_KEY_VARS {
+        cmd.env_remove(var);
+    }
+}
+
+fn ensure_secret() -> String {
     // Plain characters only, so the secret reads the same inside escaped JSON.
     let plain = |v: &str| {
         v.chars()

@@ -13,6 +13,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::port::{truncate, Port, PortError};
 use super::process_group;
+use super::secret;
 use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
 
 /// How many stderr lines of a driver are kept for failure messages.
@@ -71,6 +72,7 @@ impl SubprocessPort {
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
         }
+        secret::driver_env(&mut cmd);
         let mut child = cmd.spawn().map_err(|e| {
             PortError::Transport(format!("cannot start driver `{}`: {e}", self.command))
         })?;
