@@ -100,12 +100,24 @@ fn number(s: &Sample, line: &str) -> Result<f64, String> {
 /// well formed.
 pub fn normalise_durations(text: &str) -> Result<String, String> {
     let mut histograms: BTreeMap<String, Histogram> = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let Some(s) = sample(line) else { continue };
-        if let Some(base) = s.name.strip_suffix("_bucket").filter(|b| b.ends_with(HISTOGRAM)) {
+        if let Some(base) = s
+            .name
+            .strip_suffix("_bucket")
+            .filter(|b| b.ends_with(HISTOGRAM))
+        {
             let h = histograms.entry(series(base, &s.labels)).or_default();
             let v = number(&s, line)?;
-            match s.labels.iter().find(|(k, _)| k == "le").map(|(_, v)| v.as_str()) {
+            match s
+                .labels
+                .iter()
+                .find(|(k, _)| k == "le")
+                .map(|(_, v)| v.as_str())
+            {
                 Some("+Inf") => h.inf = Some(v),
                 Some(le) => {
                     let le = le
@@ -115,7 +127,11 @@ pub fn normalise_durations(text: &str) -> Result<String, String> {
                 }
                 None => return Err(format!("a bucket without `le`: `{line}`")),
             }
-        } else if let Some(base) = s.name.strip_suffix("_count").filter(|b| b.ends_with(HISTOGRAM)) {
+        } else if let Some(base) = s
+            .name
+            .strip_suffix("_count")
+            .filter(|b| b.ends_with(HISTOGRAM))
+        {
             histograms.entry(series(base, &s.labels)).or_default().count = Some(number(&s, line)?);
         } else if s.name.ends_with(&format!("{HISTOGRAM}_sum")) {
             let v = number(&s, line)?;
@@ -177,14 +193,20 @@ fn replaced(line: &str) -> Option<String> {
         return None;
     };
     let cut = line.rfind(&s.value)?;
-    Some(format!("{}{placeholder}{}", &line[..cut], &line[cut + s.value.len()..]))
+    Some(format!(
+        "{}{placeholder}{}",
+        &line[..cut],
+        &line[cut + s.value.len()..]
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const BUCKETS: [&str; 10] = ["0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60"];
+    const BUCKETS: [&str; 10] = [
+        "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30", "60",
+    ];
 
     fn histogram(name: &str, labels: &str, counts: [u32; 10], inf: u32, count: u32) -> String {
         let mut out = String::new();
@@ -223,7 +245,10 @@ mod tests {
         let labels = r#"tool="a\"}b""#;
         let text = histogram("toolnexus_tool_duration_seconds", labels, [0; 10], 1, 1);
         let out = normalise_durations(&text).unwrap();
-        assert!(out.contains(r#"toolnexus_tool_duration_seconds_sum{tool="a\"}b"} <sum>"#), "{out}");
+        assert!(
+            out.contains(r#"toolnexus_tool_duration_seconds_sum{tool="a\"}b"} <sum>"#),
+            "{out}"
+        );
     }
 
     #[test]
@@ -233,19 +258,25 @@ mod tests {
             .unwrap_err()
             .contains("not cumulative"));
         let above_inf = histogram(NAME, "model=\"m\"", [1, 1, 1, 1, 1, 1, 1, 1, 1, 3], 2, 2);
-        assert!(normalise_durations(&above_inf).unwrap_err().contains("more than +Inf"));
+        assert!(normalise_durations(&above_inf)
+            .unwrap_err()
+            .contains("more than +Inf"));
         let count_differs = histogram(NAME, "model=\"m\"", [0; 10], 2, 3);
         assert!(normalise_durations(&count_differs)
             .unwrap_err()
             .contains("differs from _count"));
         let negative = histogram(NAME, "model=\"m\"", [0; 10], 0, 0).replace("0.0123", "-1");
-        assert!(normalise_durations(&negative).unwrap_err().contains("negative"));
+        assert!(normalise_durations(&negative)
+            .unwrap_err()
+            .contains("negative"));
         let no_count: String = histogram(NAME, "model=\"m\"", [0; 10], 0, 0)
             .lines()
             .filter(|l| !l.contains("_count"))
             .map(|l| format!("{l}\n"))
             .collect();
-        assert!(normalise_durations(&no_count).unwrap_err().contains("no `_count`"));
+        assert!(normalise_durations(&no_count)
+            .unwrap_err()
+            .contains("no `_count`"));
     }
 
     #[test]

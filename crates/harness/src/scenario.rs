@@ -117,6 +117,18 @@ pub struct ScenarioState {
     pub(super) call_ms: Option<u128>,
     pub(super) answers: Vec<Value>,
     pub(super) mcp_inventory: Option<Value>,
+    /// The current §8 client's id (`c1`, `c2`, …).
+    pub(super) client: Option<String>,
+    /// The mock LLMs started for the scenario: name (`None` for `{{LLM}}`) and base URL.
+    pub(super) llms: Vec<(Option<String>, String)>,
+    /// The last loop command (`run`, `ask`, `stream`, `conversation`) and its whole answer.
+    pub(super) loop_answer: Option<(String, Value)>,
+    /// The harness-measured round trip of the last loop command.
+    pub(super) loop_ms: Option<u128>,
+    /// The last `store_get` answer's `messages`.
+    pub(super) stored: Option<Value>,
+    /// The last `metrics` text, as the port answered it.
+    pub(super) metrics_text: Option<String>,
     expectations: RefCell<BTreeSet<String>>,
 }
 

@@ -172,11 +172,14 @@ macro_rules! step {
     };
 }
 
+// After the macro: the client steps use it too.
+mod client;
+
 /// The step vocabulary, in the order STEPS.md lists it.
 pub fn registry() -> &'static [StepDef] {
     static REGISTRY: OnceLock<Vec<StepDef>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        vec![
+        let mut all = vec![
             // ---- Setup
             step!(Setup, r#"^a file "(?P<PATH>[^"]+)" containing:$"# + "text",
                 "writes the file (parents created)",
@@ -872,7 +875,9 @@ pub fn registry() -> &'static [StepDef] {
                         .unwrap_or_else(|e| Err(format!("the process check failed: {e}")))
                         .map_err(StepFailure::failed)
                 }),
-        ]
+        ];
+        all.extend(client::steps());
+        all
     })
 }
 
