@@ -3,6 +3,10 @@
 Runs `toolnexus` (PyPI, pinned by setup.sh) through its public API only, except where noted
 (the loaded skill catalog, which Toolkit keeps only in a private attribute). It reports what
 the port really does: no status, error or skill data is invented on the port's behalf.
+
+The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `create_client` /
+`create_in_process_client`; where the port's client observably departs from SPEC §8, see
+CLIENT-NOTES.md beside this file.
 """
 import asyncio
 import dataclasses
@@ -346,6 +350,10 @@ class Recorder:
     def reset(self):
         self.lists = {}
 
+    def full(self, key):
+        """Whether `key` holds MAX_RECORDED entries already (skip building the next one)."""
+        return len(self.lists.get(key, ())) >= MAX_RECORDED
+
     def add(self, key, entry):
         entries = self.lists.setdefault(key, [])
         if len(entries) < MAX_RECORDED:
@@ -388,7 +396,9 @@ def hook_fn(hook, behaviour, rec):
     used = []
 
     def fn(ev):
-        if hook == "beforeLLM":
+        if rec.full("hookCalls"):
+            pass
+        elif hook == "beforeLLM":
             rec.add("hookCalls", {"hook": hook, "turn": ev.get("turn"), "model": ev.get("model"),
                                   "messages": plain(ev.get("messages")), "tools": plain(ev.get("tools"))})
         elif hook == "afterLLM":
@@ -478,7 +488,8 @@ def generate_fn(behaviour, rec):
 
     def generate(request):
         # Runs on the client's worker thread (the port's InProcessTransport is synchronous).
-        rec.add("generateCalls", plain(request))
+        if not rec.full("generateCalls"):
+            rec.add("generateCalls", plain(request))
         step = script[min(calls[0], len(script) - 1)]
         calls[0] += 1
         if "fail" in step:
