@@ -3,15 +3,21 @@
 Runs `toolnexus` (PyPI, pinned by setup.sh) through its public API only, except where noted
 (the loaded skill catalog, which Toolkit keeps only in a private attribute). It reports what
 the port really does: no status, error or skill data is invented on the port's behalf.
+
+The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `create_client` /
+`create_in_process_client`; where the port's client observably departs from SPEC §8, see
+CLIENT-NOTES.md beside this file.
 """
 import asyncio
 import dataclasses
 import importlib.metadata
+import inspect
 import itertools
 import json
 import os
 import re
 import sys
+import time
 import uuid
 
 # Only protocol lines may reach the real stdout. Keep a private handle on it, then point fd 1
@@ -257,6 +263,341 @@ def skill_info(info):
     return out
 
 
+# --- §8 client (PROTOCOL.md §5.13–§5.20, §6A, §7 "Client behaviours") ---------------------
+
+# The published port has had a client since 0.16.0; feature-detect anyway so an older or
+# stripped build answers `unsupported` instead of crashing the driver.
+_create_client = getattr(toolnexus, "create_client", None)
+_create_in_process = getattr(toolnexus, "create_in_process_client", None)
+HAS_CLIENT = callable(_create_client)
+# PROTOCOL.md §5.13: recorded lists are bounded.
+MAX_RECORDED = 1000
+# §6A key → the port's create_client keyword, for the options passed through unchanged.
+CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKey": "api_key",
+               "headers": "headers", "systemPrompt": "system_prompt", "maxTurns": "max_turns",
+               "retries": "retries", "retryBaseMs": "retry_base_ms", "timeoutMs": "timeout_ms",
+               "requestParams": "request_params", "bodyTransform": "body_transform",
+               "hooks": "hooks", "onError": "on_error", "onMetric": "on_metric",
+               "store": "store", "generate": "generate"}
+HOOK_KEYS = {"beforeLLM": "before_llm", "afterLLM": "after_llm", "beforeTool": "before_tool",
+             "afterTool": "after_tool"}
+
+
+def _params(fn):
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def usage_json(usage):
+    """SPEC §8 usage in the protocol's spelling (python: prompt_tokens, …)."""
+    u = usage or {}
+    return {"promptTokens": u.get("prompt_tokens", 0), "completionTokens": u.get("completion_tokens", 0),
+            "totalTokens": u.get("total_tokens", 0)}
+
+
+def run_result(r):
+    """PROTOCOL.md §8 RunResult from the port's RunResult dataclass."""
+    calls = []
+    for c in r.tool_calls or []:
+        call = {"name": c.get("name"), "args": plain(c.get("args")), "output": c.get("output"),
+                "isError": c.get("is_error")}
+        if c.get("metadata") is not None:
+            call["metadata"] = plain(c["metadata"])
+        calls.append(call)
+    out = {"text": r.text, "messages": plain(r.messages), "toolCalls": calls,
+           "toolCallCount": r.tool_call_count, "turns": r.turns, "usage": usage_json(r.usage),
+           "model": r.model}
+    # Open type: the port's §10/§7D extras, when it has them.
+    for key in ("status", "limit", "pending"):
+        value = getattr(r, key, None)
+        if value is not None:
+            out[key] = plain(value)
+    return out
+
+
+def stream_event(ev):
+    """PROTOCOL.md §8 stream event; unknown types (the port's `pending`) pass through camelCased."""
+    t = ev.get("type")
+    if t == "done":
+        return {"type": "done", "result": run_result(ev["result"])}
+    if t == "usage":
+        return {"type": "usage", "usage": usage_json(ev.get("usage"))}
+    # Copy the usage dict a text/tool event might alias: later turns mutate it in place.
+    return {camel(k): plain(v) for k, v in ev.items()}
+
+
+def tool_result_of(value, what):
+    """A protocol ToolResult object as the port's ToolResult."""
+    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+        raise bad(f'{what}: a ToolResult needs a string "output"')
+    return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
+                      metadata=value.get("metadata"))
+
+
+class Recorder:
+    """What the host-supplied code of one client observed during one loop command."""
+
+    def __init__(self):
+        self.lists = {}
+
+    def reset(self):
+        self.lists = {}
+
+    def full(self, key):
+        """Whether `key` holds MAX_RECORDED entries already (skip building the next one)."""
+        return len(self.lists.get(key, ())) >= MAX_RECORDED
+
+    def add(self, key, entry):
+        entries = self.lists.setdefault(key, [])
+        if len(entries) < MAX_RECORDED:
+            entries.append(entry)
+
+
+class SeededStore:
+    """PROTOCOL.md §7 `store`: a host ConversationStore of the driver's own (not the port's)."""
+
+    def __init__(self, seeded):
+        self._map = {k: list(v) for k, v in seeded.items()}
+
+    async def get(self, id):  # noqa: A002 — the port's ConversationStore signature
+        m = self._map.get(id)
+        return list(m) if m is not None else None
+
+    async def save(self, id, messages):  # noqa: A002
+        self._map[id] = list(messages)
+
+
+def hook_fn(hook, behaviour, rec):
+    key, arg = one_key(behaviour, f"hooks.{hook}")
+    supported = {"observe": "any", "replaceMessages": "beforeLLM", "keepTools": "beforeLLM",
+                 "abort": "beforeLLM", "result": ("beforeTool", "afterTool"),
+                 "args": "beforeTool", "prefix": "afterTool"}
+    where = supported.get(key)
+    if where is None or (where != "any" and hook not in (where if isinstance(where, tuple) else (where,))):
+        raise Failure("unsupported", f"unknown {hook} hook behaviour {compact(behaviour)}")
+    if key == "observe" and arg is not True:
+        raise bad(f"hooks.{hook}.observe must be true")
+    if key == "replaceMessages" and not isinstance(arg, list):
+        raise bad("hooks.beforeLLM.replaceMessages must be an array")
+    if key == "keepTools" and not (isinstance(arg, list) and all(isinstance(n, str) for n in arg)):
+        raise bad("hooks.beforeLLM.keepTools must be an array of strings")
+    if key in ("abort", "prefix") and not isinstance(arg, str):
+        raise bad(f"hooks.{hook}.{key} must be a string")
+    if key == "args" and not isinstance(arg, dict):
+        raise bad("hooks.beforeTool.args must be an object")
+    fixed = tool_result_of(arg, f"hooks.{hook}.result") if key == "result" else None
+    used = []
+
+    def fn(ev):
+        if rec.full("hookCalls"):
+            pass
+        elif hook == "beforeLLM":
+            rec.add("hookCalls", {"hook": hook, "turn": ev.get("turn"), "model": ev.get("model"),
+                                  "messages": plain(ev.get("messages")), "tools": plain(ev.get("tools"))})
+        elif hook == "afterLLM":
+            rec.add("hookCalls", {"hook": hook, "turn": ev.get("turn"), "model": ev.get("model"),
+                                  "response": plain(ev.get("response"))})
+        else:
+            entry = {"hook": hook, "name": ev.get("name"), "args": plain(ev.get("args"))}
+            if hook == "afterTool":
+                r = ev.get("result")
+                entry["result"] = tool_result(r) if isinstance(r, ToolResult) else plain(r)
+            entry.update({"id": ev.get("id"), "turn": ev.get("turn")})
+            rec.add("hookCalls", entry)
+        if key == "observe":
+            return None
+        if key == "replaceMessages":
+            if used:
+                return None
+            used.append(True)
+            return {"messages": [dict(m) if isinstance(m, dict) else m for m in arg]}
+        if key == "keepTools":
+            def tool_name(t):
+                if isinstance(t, dict):
+                    f = t.get("function")
+                    return f.get("name") if isinstance(f, dict) else t.get("name")
+                return getattr(t, "name", None)
+            return {"tools": [t for t in (ev.get("tools") or []) if tool_name(t) in arg]}
+        if key == "abort":
+            raise Exception(arg)
+        if key == "result":
+            return {"result": ToolResult(output=fixed.output, is_error=fixed.is_error,
+                                         metadata=fixed.metadata)}
+        if key == "args":
+            return {"args": dict(arg)}
+        # prefix
+        r = ev.get("result")
+        return {"result": ToolResult(output=arg + (r.output or ""), is_error=r.is_error,
+                                     metadata=r.metadata)}
+    return fn
+
+
+def on_error_fn(behaviour, rec):
+    key, arg = one_key(behaviour, "onError")
+    if key != "answer" or arg not in ("retry", "fail"):
+        raise Failure("unsupported", f"unknown onError behaviour {compact(behaviour)}")
+
+    def classify(info):
+        entry = {}
+        if info.get("status") is not None:
+            entry["status"] = info["status"]
+        if info.get("error") is not None:
+            entry["error"] = str(info["error"])
+        entry["attempt"] = info.get("attempt")
+        entry["retryable"] = info.get("retryable")
+        rec.add("onErrorCalls", entry)
+        return arg
+    return classify
+
+
+def body_transform_fn(behaviour):
+    key, arg = one_key(behaviour, "bodyTransform")
+    if not isinstance(arg, dict):
+        raise Failure("unsupported", f"unknown bodyTransform behaviour {compact(behaviour)}")
+    if key == "set":
+        def transform(body):
+            out = dict(body)
+            out.update(json.loads(json.dumps(arg)))
+            return out
+        return transform
+    if key == "copy":
+        def transform(body):
+            out = dict(body)
+            for src, dst in arg.items():
+                out[dst] = body.get(src)
+            return out
+        return transform
+    raise Failure("unsupported", f"unknown bodyTransform behaviour {compact(behaviour)}")
+
+
+def generate_fn(behaviour, rec):
+    key, script = one_key(behaviour, "generate")
+    if key != "script" or not isinstance(script, list) or not script:
+        raise Failure("unsupported", f"unknown generate behaviour {compact(behaviour)}")
+    for step in script:
+        if not isinstance(step, dict) or not ({"content", "toolCalls", "fail"} & set(step)):
+            raise bad(f"generate step {compact(step)}: needs content, toolCalls or fail")
+    calls = [0]
+
+    def generate(request):
+        # Runs on the client's worker thread (the port's InProcessTransport is synchronous).
+        if not rec.full("generateCalls"):
+            rec.add("generateCalls", plain(request))
+        step = script[min(calls[0], len(script) - 1)]
+        calls[0] += 1
+        if "fail" in step:
+            raise Exception(step["fail"])
+        answer = {}
+        if "toolCalls" in step:
+            answer["tool_calls"] = [dict(c) for c in step["toolCalls"]]
+        else:
+            answer["content"] = step["content"]
+        if step.get("usage") is not None:
+            answer["usage"] = dict(step["usage"])
+        return answer
+    return generate
+
+
+class ClientEntry:
+    """A created client and the recorder its host-supplied code writes into."""
+
+    def __init__(self, client, rec, recorded):
+        self.client, self.rec = client, rec
+        # PROTOCOL.md §5.13: the lists a loop answer carries, one per host seam installed.
+        self.recorded = recorded
+
+
+def make_client(options):
+    if not HAS_CLIENT:
+        raise Failure("unsupported", "this toolnexus has no §8 client (create_client)")
+    if not isinstance(options, dict):
+        raise bad("options must be an object")
+    rec = Recorder()
+    kwargs = {}
+    for key, value in options.items():
+        if key not in CLIENT_KEYS:
+            raise bad(f'unknown client option "{key}"')
+        if value is None:
+            continue
+        if key == "hooks":
+            if not isinstance(value, dict):
+                raise bad("hooks must be an object")
+            hooks = {}
+            for hook, behaviour in value.items():
+                if hook not in HOOK_KEYS:
+                    raise bad(f'unknown hook "{hook}"')
+                if behaviour is not None:
+                    hooks[HOOK_KEYS[hook]] = hook_fn(hook, behaviour, rec)
+            value = hooks
+        elif key == "onError":
+            value = on_error_fn(value, rec)
+        elif key == "onMetric":
+            if value != {"collect": True}:
+                raise Failure("unsupported", f"unknown onMetric behaviour {compact(value)}")
+            value = lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})  # noqa: E731
+        elif key == "store":
+            k, seeded = one_key(value, "store")
+            if k != "seeded" or not isinstance(seeded, dict) or not all(
+                    isinstance(v, list) for v in seeded.values()):
+                raise Failure("unsupported", f"unknown store behaviour {compact(value)}")
+            value = SeededStore(seeded)
+        elif key == "bodyTransform":
+            value = body_transform_fn(value)
+        elif key == "generate":
+            value = generate_fn(value, rec)
+        elif key in ("headers", "requestParams") and not isinstance(value, dict):
+            raise bad(f"{key} must be an object")
+        elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs") and (
+                not isinstance(value, int) or isinstance(value, bool)):
+            raise bad(f"{key} must be an integer")
+        elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt") and not isinstance(value, str):
+            raise bad(f"{key} must be a string")
+        kwargs[CLIENT_KEYS[key]] = value
+    seams = (("hooks", "hookCalls"), ("on_metric", "metricEvents"), ("on_error", "onErrorCalls"),
+             ("generate", "generateCalls"))
+    recorded = [key for kw, key in seams if kw in kwargs]
+    generate = kwargs.pop("generate", None)
+    if generate is not None:
+        if not callable(_create_in_process):
+            raise Failure("unsupported", "this toolnexus has no create_in_process_client")
+        for k in ("base_url", "style", "api_key"):
+            if k in kwargs:
+                raise bad(f'"{camel(k)}" is not an option of an in-process client (generate)')
+        known = _params(_create_client)
+        for k in kwargs:
+            if known and k not in known:
+                raise Failure("unsupported", f'this toolnexus client has no "{camel(k)}" option')
+        if "model" not in kwargs:
+            raise bad('missing client option "model"')
+        return ClientEntry(_create_in_process(generate=generate, **kwargs), rec, recorded)
+    for k in ("base_url", "style", "model"):
+        if k not in kwargs:
+            raise bad(f'missing client option "{camel(k)}"')
+    if kwargs["style"] not in ("openai", "anthropic"):
+        raise bad(f'unknown style {compact(kwargs["style"])}')
+    known = _params(_create_client)
+    for k in kwargs:
+        if known and k not in known:
+            raise Failure("unsupported", f'this toolnexus client has no "{camel(k)}" option')
+    return ClientEntry(_create_client(**kwargs), rec, recorded)
+
+
+def _accepts(fn, name):
+    return name in _params(fn)
+
+
+def _toolkit_optional(fn):
+    p = _params(fn).get("toolkit")
+    return p is not None and p.default is not inspect.Parameter.empty
+
+
 class _Tee:
     """A stderr stand-in that forwards everything and keeps the port's `[toolnexus] ` lines."""
 
@@ -290,6 +631,7 @@ class _Tee:
 class Session:
     def __init__(self):
         self.kits = {}
+        self.clients = {}
 
     def kit(self, req):
         tid = field(req, "toolkit", str, "a string")
@@ -300,7 +642,8 @@ class Session:
     async def handle(self, req):
         cmd = req.get("cmd")
         if cmd == "hello":
-            return {"protocol": 1, "spec": SPEC, "implements": SECTIONS,
+            return {"protocol": 1, "spec": SPEC,
+                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
@@ -392,11 +735,176 @@ class Session:
         if cmd == "close":
             await self.close(field(req, "toolkit", str, "a string"))
             return {}
+        if cmd == "client":
+            cid = field(req, "id", str, "a string")
+            options = req.get("options")
+            self.clients[cid] = make_client({} if options is None else options)
+            return {"client": cid}
+        if cmd in ("run", "stream", "ask"):
+            return await self.loop_command(cmd, req)
+        if cmd == "conversation":
+            return await self.conversation_command(req)
+        if cmd in ("store_get", "store_save"):
+            return await self.store_command(cmd, req)
+        if cmd == "metrics":
+            return {"text": self.client_entry(req).client.metrics()}
         if cmd == "shutdown":
+            self.clients.clear()
             for tid in list(self.kits):
                 await self.close(tid)
             return {}
         raise Failure("unsupported", f"unknown command {compact(cmd)}")
+
+    # --- §8 client commands -------------------------------------------------------------------
+
+    def client_entry(self, req):
+        cid = field(req, "client", str, "a string")
+        if cid not in self.clients:
+            raise bad(f'no client "{cid}"')
+        return self.clients[cid]
+
+    def loop_toolkit(self, req, method):
+        if req.get("toolkit") is None:
+            if not _toolkit_optional(method):
+                # toolnexus 0.16.0's run/stream/ask/conversation take a required toolkit.
+                raise Failure("unsupported", "this toolnexus client cannot run without a toolkit")
+            return None
+        return self.kit(req)
+
+    def loop_options(self, req, method, allowed):
+        """Keyword arguments for a loop call, refusing what this port's method cannot take."""
+        kwargs = {}
+        for key, kw in allowed:
+            if req.get(key) is None:
+                continue
+            if not _accepts(method, kw):
+                raise Failure("unsupported", f'this toolnexus client\'s {method.__name__} takes no "{kw}"')
+            kwargs[kw] = req[key]
+        if "history" in kwargs and not isinstance(kwargs["history"], list):
+            raise bad('"history" must be an array')
+        if "id" in kwargs and not isinstance(kwargs["id"], str):
+            raise bad('"id" must be a string')
+        return kwargs
+
+    def arm_cancel(self, req, method):
+        """PROTOCOL.md §5.15 cancelAfterMs: an asyncio.Event the driver sets on a timer."""
+        ms = req.get("cancelAfterMs")
+        if ms is None:
+            return None, None
+        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+            raise bad('"cancelAfterMs" must be a non-negative integer')
+        if not _accepts(method, "cancel"):
+            raise Failure("unsupported", "this toolnexus client takes no cancel token")
+        event = asyncio.Event()
+        timer = asyncio.get_running_loop().call_later(ms / 1000.0, event.set)
+        return event, timer
+
+    def observed(self, entry, out, t0):
+        for key in entry.recorded:
+            out[key] = list(entry.rec.lists.get(key, []))
+        out["elapsedMs"] = int(round((time.monotonic() - t0) * 1000))
+        return out
+
+    async def loop_command(self, cmd, req):
+        entry = self.client_entry(req)
+        client = entry.client
+        method = {"run": client.run, "stream": client.stream, "ask": client.ask}[cmd]
+        prompt = field(req, "prompt", str, "a string")
+        toolkit = self.loop_toolkit(req, method)
+        allowed = {"run": [("history", "history")],
+                   "stream": [("history", "history"), ("id", "id")],
+                   "ask": [("id", "id")]}[cmd]
+        kwargs = self.loop_options(req, method, allowed)
+        deltas = None
+        if cmd == "ask" and req.get("onText") is not None:
+            if not isinstance(req["onText"], bool):
+                raise bad('"onText" must be a boolean')
+            if req["onText"]:
+                if not _accepts(method, "on_text"):
+                    raise Failure("unsupported", "this toolnexus client's ask takes no on_text")
+                deltas = []
+
+                def on_text(delta):
+                    if len(deltas) < MAX_RECORDED:
+                        deltas.append(delta)
+                kwargs["on_text"] = on_text
+        cancel, timer = self.arm_cancel(req, method)
+        if cancel is not None:
+            kwargs["cancel"] = cancel
+        entry.rec.reset()
+        out = {}
+        t0 = time.monotonic()
+        try:
+            if cmd == "stream":
+                events = []
+                out["events"] = events
+                try:
+                    async for ev in client.stream(prompt, toolkit, **kwargs):
+                        if len(events) < MAX_RECORDED:
+                            events.append(stream_event(ev))
+                except Exception as e:  # noqa: BLE001 — the port's own failure, answered as data
+                    out["raised"] = str(e) or type(e).__name__
+            else:
+                try:
+                    result = await method(prompt, toolkit, **kwargs)
+                    out["result"] = run_result(result)
+                except Exception as e:  # noqa: BLE001
+                    out["raised"] = str(e) or type(e).__name__
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if deltas is not None:
+            out["textDeltas"] = deltas
+        return self.observed(entry, out, t0)
+
+    async def conversation_command(self, req):
+        entry = self.client_entry(req)
+        client = entry.client
+        toolkit = self.loop_toolkit(req, client.conversation)
+        steps = field(req, "steps", list, "an array")
+        for step in steps:
+            if not (isinstance(step, dict) and len(step) == 1 and (
+                    isinstance(step.get("send"), str) or step.get("reset") is True)):
+                raise bad(f'a conversation step is {{"send": prompt}} or {{"reset": true}}, got {compact(step)}')
+        entry.rec.reset()
+        t0 = time.monotonic()
+        convo = client.conversation(toolkit)
+        answers = []
+        for step in steps:
+            if "reset" in step:
+                convo.reset()
+                answers.append({})
+                continue
+            try:
+                answers.append({"result": run_result(await convo.send(step["send"]))})
+            except Exception as e:  # noqa: BLE001
+                answers.append({"raised": str(e) or type(e).__name__})
+        return self.observed(entry, {"steps": answers, "messages": plain(convo.messages)}, t0)
+
+    def store_of(self, req):
+        client = self.client_entry(req).client
+        store = getattr(client, "conversation_store", None)
+        if callable(store):  # a method in a port that spells the accessor that way
+            store = store()
+        if store is None:
+            store = getattr(client, "store", None)
+        if store is None:
+            raise Failure("unsupported", "this toolnexus client has no conversation store accessor")
+        return store
+
+    async def store_command(self, cmd, req):
+        store = self.store_of(req)
+        sid = field(req, "id", str, "a string")
+        if cmd == "store_get":
+            got = store.get(sid)
+            if inspect.isawaitable(got):
+                got = await got
+            return {"messages": None if got is None else plain(got)}
+        messages = field(req, "messages", list, "an array")
+        done = store.save(sid, messages)
+        if inspect.isawaitable(done):
+            await done
+        return {}
 
     async def close(self, tid):
         tk = self.kits.pop(tid, None)
