@@ -16,10 +16,10 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use toolnexus::client::{
-    create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent, BeforeToolEvent,
-    BoxFuture, Client, ClientError, ClientOptions, ErrorInfo, ErrorTier, GenerateFn, Hooks, InProcessOptions,
-    InProcessRequest, InProcessResponse, InProcessToolCall, InProcessUsage, LlmOverride, MetricEvent, RunResult,
-    StreamEvent, Style, ToolOverride,
+    create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent, BeforeToolEvent, BoxFuture,
+    Client, ClientError, ClientOptions, ErrorInfo, ErrorTier, GenerateFn, Hooks, InProcessOptions, InProcessRequest,
+    InProcessResponse, InProcessToolCall, InProcessUsage, LlmOverride, MetricEvent, RunResult, StreamEvent, Style,
+    ToolOverride,
 };
 use toolnexus::store::ConversationStore;
 use toolnexus::{ToolResult, Toolkit};
@@ -60,7 +60,8 @@ impl Recorder {
     }
 
     fn drain_into(&self, out: &mut Map<String, Value>) {
-        let take = |l: &Mutex<Vec<Value>>| Value::Array(std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
+        let take =
+            |l: &Mutex<Vec<Value>>| Value::Array(std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
         if self.hooks {
             out.insert("hookCalls".into(), take(&self.hook_calls));
         }
@@ -172,10 +173,8 @@ fn metric_json(e: &MetricEvent) -> Value {
 
 fn tool_result_of(v: &Value, what: &str) -> Res<ToolResult> {
     let m = as_obj(v, what)?;
-    let output = m
-        .get("output")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad(format!("{what}.output must be a string")))?;
+    let output =
+        m.get("output").and_then(Value::as_str).ok_or_else(|| bad(format!("{what}.output must be a string")))?;
     let is_error = match m.get("isError") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -232,14 +231,17 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                     let n = rec.before_llm_calls.fetch_add(1, Ordering::SeqCst);
                     let out = match &*beh {
                         B::Observe => Ok(None),
-                        B::Replace(msgs) if n == 0 => Ok(Some(LlmOverride { messages: Some(msgs.clone()), ..Default::default() })),
+                        B::Replace(msgs) if n == 0 => {
+                            Ok(Some(LlmOverride { messages: Some(msgs.clone()), ..Default::default() }))
+                        }
                         B::Replace(_) => Ok(None),
                         B::Keep(names) => {
                             let kept = ev
                                 .tools
                                 .iter()
                                 .filter(|t| {
-                                    let n = t.pointer("/function/name").or_else(|| t.get("name")).and_then(Value::as_str);
+                                    let n =
+                                        t.pointer("/function/name").or_else(|| t.get("name")).and_then(Value::as_str);
                                     n.is_some_and(|n| names.iter().any(|k| k == n))
                                 })
                                 .cloned()
@@ -263,7 +265,9 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
             ("beforeTool", _) => {
                 let ov: Option<ToolOverride> = match (k, arg) {
                     ("observe", Value::Bool(true)) => None,
-                    ("result", r) => Some(ToolOverride { result: Some(tool_result_of(r, &format!("{what}.result"))?), args: None }),
+                    ("result", r) => {
+                        Some(ToolOverride { result: Some(tool_result_of(r, &format!("{what}.result"))?), args: None })
+                    }
                     ("args", a @ Value::Object(_)) => Some(ToolOverride { args: Some(a.clone()), result: None }),
                     _ => return Err(unsupported(format!("unknown {what} behaviour \"{k}\""))),
                 };
@@ -427,7 +431,10 @@ fn generate(v: &Value, rec: &Arc<Recorder>) -> Res<GenerateFn> {
         let w = format!("generate.script[{i}]");
         let m = as_obj(s, &w)?;
         let step = if let Some(c) = m.get("content") {
-            Step::Content(c.as_str().ok_or_else(|| bad(format!("{w}.content must be a string")))?.to_owned(), in_usage(m.get("usage"))?)
+            Step::Content(
+                c.as_str().ok_or_else(|| bad(format!("{w}.content must be a string")))?.to_owned(),
+                in_usage(m.get("usage"))?,
+            )
         } else if let Some(tc) = m.get("toolCalls") {
             let arr = tc.as_array().ok_or_else(|| bad(format!("{w}.toolCalls must be an array")))?;
             let mut calls = Vec::new();
@@ -474,10 +481,26 @@ fn uint(v: &Value, what: &str) -> Res<u64> {
 /// `client`: build the crate client from protocol options.
 pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
     const KEYS: [&str; 17] = [
-        "baseUrl", "style", "model", "apiKey", "headers", "systemPrompt", "maxTurns", "retries", "retryBaseMs",
-        "timeoutMs", "requestParams", "bodyTransform", "hooks", "onError", "onMetric", "store", "generate",
+        "baseUrl",
+        "style",
+        "model",
+        "apiKey",
+        "headers",
+        "systemPrompt",
+        "maxTurns",
+        "retries",
+        "retryBaseMs",
+        "timeoutMs",
+        "requestParams",
+        "bodyTransform",
+        "hooks",
+        "onError",
+        "onMetric",
+        "store",
+        "generate",
     ];
-    let opts: Map<String, Value> = opts.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let opts: Map<String, Value> =
+        opts.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
     if let Some(k) = opts.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(bad(format!("unknown client option \"{k}\"")));
     }
@@ -511,7 +534,9 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
                     o.headers.insert(hk.clone(), hv.to_owned());
                 }
             }
-            "systemPrompt" => o.system_prompt = v.as_str().ok_or_else(|| bad("systemPrompt must be a string"))?.to_owned(),
+            "systemPrompt" => {
+                o.system_prompt = v.as_str().ok_or_else(|| bad("systemPrompt must be a string"))?.to_owned()
+            }
             "maxTurns" => {
                 // The crate reads 0 as "default 10"; a literal 0 cannot be expressed.
                 match uint(v, "maxTurns")? {
@@ -633,7 +658,12 @@ fn elapsed(out: &mut Map<String, Value>, t0: Instant) {
 }
 
 /// `run`, `stream`, `ask`, `conversation`, `store_get`, `store_save`, `metrics`.
-pub async fn handle(cmd: &str, req: &Map<String, Value>, e: &ClientEntry, tk: Option<&Toolkit>) -> Res<Map<String, Value>> {
+pub async fn handle(
+    cmd: &str,
+    req: &Map<String, Value>,
+    e: &ClientEntry,
+    tk: Option<&Toolkit>,
+) -> Res<Map<String, Value>> {
     let mut out = Map::new();
     let c = &e.client;
     let kit = || tk.ok_or_else(|| internal(format!("{cmd}: no toolkit resolved")));
@@ -656,7 +686,9 @@ pub async fn handle(cmd: &str, req: &Map<String, Value>, e: &ClientEntry, tk: Op
             e.rec.reset();
             let prompt = str_field(req, "prompt")?.to_owned();
             if !history(req)?.is_empty() {
-                return Err(unsupported("stream with history: the crate's stream takes a conversation id, not a history"));
+                return Err(unsupported(
+                    "stream with history: the crate's stream takes a conversation id, not a history",
+                ));
             }
             let id = match req.get("id") {
                 None | Some(Value::Null) => String::new(),
@@ -686,8 +718,13 @@ pub async fn handle(cmd: &str, req: &Map<String, Value>, e: &ClientEntry, tk: Op
                         }
                     }
                     if raised.is_none() && !saw_done {
-                        // The crate's run task ended (e.g. panicked) without done or error.
-                        raised = Some("stream ended without a done event".into());
+                        // The crate's spawned run task ended without `done` or `error`: it
+                        // panicked (e.g. a panicking tool; `Toolkit::execute` does not catch
+                        // it). Not a raise of the port's API, so a driver-level error, as `run`.
+                        return Err(internal(format!(
+                            "the crate's stream ended without a done or error event after {} event(s) (a panic inside the run; see stderr)",
+                            events.len()
+                        )));
                     }
                 }
             }
@@ -718,7 +755,9 @@ pub async fn handle(cmd: &str, req: &Map<String, Value>, e: &ClientEntry, tk: Op
             let t0 = Instant::now();
             if on_text {
                 if req.get("cancelAfterMs").is_some_and(|v| !v.is_null()) {
-                    return Err(unsupported("ask with onText and cancelAfterMs: the crate's ask_stream takes no cancel token"));
+                    return Err(unsupported(
+                        "ask with onText and cancelAfterMs: the crate's ask_stream takes no cancel token",
+                    ));
                 }
                 let mut deltas: Vec<Value> = Vec::new();
                 let r = c
