@@ -4,7 +4,8 @@
 //! Every answer comes from the crate's PUBLIC API (`create_toolkit`, `Toolkit::{tools,
 //! execute, skills_prompt, mcp_status, mcp_source, skill_source, to_openai, to_anthropic,
 //! to_gemini, close}`, `define_tool`, `pending`, `http::http_tool`, `a2a::parse_agents_value`,
-//! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`). Where the
+//! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`; the §8
+//! client commands in `client_cmds.rs` use `client::create_client` and friends). Where the
 //! crate exposes nothing for a protocol field the driver says what is true (an empty map, a
 //! missing key) and never invents data; each such place carries a `NOT EXPOSED` comment.
 //!
