@@ -822,3 +822,59 @@ pub async fn handle(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_metric_event_names_are_camel_case_and_error_only_when_set() {
+        let ok = MetricEvent {
+            event: "run".into(),
+            model: "m".into(),
+            turns: 2,
+            tool_calls: 1,
+            total_tokens: 9,
+            ..Default::default()
+        };
+        assert_eq!(metric_json(&ok), json!({"event":"run","model":"m","turns":2,"toolCalls":1,"totalTokens":9,"ms":0}));
+        let failed = MetricEvent { error: "boom".into(), ..ok };
+        assert_eq!(metric_json(&failed)["error"], json!("boom"));
+    }
+
+    #[test]
+    fn an_error_stream_event_is_a_raise_not_an_event() {
+        let ev =
+            StreamEvent { kind: "error".into(), error: Some(ClientError::Hook("gate".into())), ..Default::default() };
+        assert_eq!(stream_event_json(&ev), Err("gate".to_string()));
+        let text = StreamEvent::text("hi");
+        assert_eq!(stream_event_json(&text), Ok(json!({"type":"text","delta":"hi"})));
+    }
+
+    #[test]
+    fn run_result_drops_empty_metadata_and_keeps_real_metadata() {
+        let mut meta = Map::new();
+        let r = RunResult {
+            tool_calls: vec![
+                toolnexus::client::ToolCall { name: "a".into(), metadata: Some(meta.clone()), ..Default::default() },
+                {
+                    meta.insert("status".into(), json!(200));
+                    toolnexus::client::ToolCall { name: "b".into(), metadata: Some(meta), ..Default::default() }
+                },
+            ],
+            ..Default::default()
+        };
+        let v = run_result_json(&r);
+        assert!(v["toolCalls"][0].get("metadata").is_none());
+        assert_eq!(v["toolCalls"][1]["metadata"], json!({"status":200}));
+    }
+
+    #[test]
+    fn recorded_lists_stop_at_the_cap() {
+        let l = Mutex::new(Vec::new());
+        for i in 0..CAP + 5 {
+            push_capped(&l, json!(i));
+        }
+        assert_eq!(l.lock().unwrap().len(), CAP);
+    }
+}
