@@ -4,7 +4,8 @@
 //! Every answer comes from the crate's PUBLIC API (`create_toolkit`, `Toolkit::{tools,
 //! execute, skills_prompt, mcp_status, mcp_source, skill_source, to_openai, to_anthropic,
 //! to_gemini, close}`, `define_tool`, `pending`, `http::http_tool`, `a2a::parse_agents_value`,
-//! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`). Where the
+//! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`; the §8
+//! client commands in `client_cmds.rs` use `client::create_client` and friends). Where the
 //! crate exposes nothing for a protocol field the driver says what is true (an empty map, a
 //! missing key) and never invents data; each such place carries a `NOT EXPOSED` comment.
 //!
@@ -21,6 +22,8 @@ use std::sync::Arc;
 use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
+
+mod client_cmds;
 
 use toolnexus::builtins::BuiltinsConfig;
 use toolnexus::client::WaitForFn;
@@ -528,9 +531,29 @@ fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, Tool
 #[derive(Default)]
 struct Session {
     kits: HashMap<String, Toolkit>,
+    /// §8 clients by id (PROTOCOL.md §5.14).
+    clients: HashMap<String, client_cmds::ClientEntry>,
+    /// The toolkit of a loop command without `toolkit`: no tools, empty skills prompt.
+    empty_kit: Option<Toolkit>,
 }
 
 impl Session {
+    /// The loop command's toolkit: the named one, else an empty toolkit (builtins off).
+    async fn loop_kit(&mut self, req: &Map<String, Value>) -> Res<Toolkit> {
+        if req.get("toolkit").is_some_and(|v| !v.is_null()) {
+            return self.kit(req);
+        }
+        if let Some(tk) = &self.empty_kit {
+            return Ok(tk.clone());
+        }
+        let o = ToolkitOptions { builtins: Some(BuiltinsConfig::from_value(&json!(false))), ..Default::default() };
+        let tk = toolnexus::create_toolkit(o)
+            .await
+            .map_err(|e| internal(format!("create_toolkit (empty) failed: {e}")))?;
+        self.empty_kit = Some(tk.clone());
+        Ok(tk)
+    }
+
     fn kit(&self, req: &Map<String, Value>) -> Res<Toolkit> {
         let id = str_field(req, "toolkit")?;
         self.kits.get(id).cloned().ok_or_else(|| DriverError {
@@ -547,7 +570,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -709,9 +732,29 @@ impl Session {
                 }
             }
             "shutdown" => {
+                self.clients.clear();
                 for (_, tk) in self.kits.drain() {
                     tk.close().await;
                 }
+            }
+            "client" => {
+                let id = str_field(req, "id")?.to_owned();
+                let opts = as_obj(field(req, "options")?, "options")?;
+                let entry = client_cmds::make_client(opts)?;
+                self.clients.insert(id.clone(), entry);
+                out.insert("client".into(), Value::String(id));
+            }
+            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" => {
+                let id = str_field(req, "client")?;
+                if !self.clients.contains_key(id) {
+                    return Err(bad(format!("no client \"{id}\"")));
+                }
+                let tk = match cmd {
+                    "run" | "stream" | "ask" | "conversation" => Some(self.loop_kit(req).await?),
+                    _ => None,
+                };
+                let entry = self.clients.get(id).ok_or_else(|| bad(format!("no client \"{id}\"")))?;
+                return client_cmds::handle(cmd, req, entry, tk.as_ref()).await;
             }
             other => return Err(unsupported(format!("unknown command \"{other}\""))),
         }
