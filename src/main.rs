@@ -170,6 +170,16 @@ enum Command {
         /// Timed runs per operation (after one warm-up).
         #[arg(long, default_value_t = 5)]
         runs: usize,
+        /// Only these operations (repeatable): skills_build, grep, round_trip, mcp_call,
+        /// mcp_build, agent_loop; all when absent.
+        #[arg(long = "op")]
+        ops: Vec<String>,
+        /// LLM round trips per agent-loop run (the client's maxTurns).
+        #[arg(long, default_value_t = 100)]
+        loop_turns: usize,
+        /// Timed agent-loop runs (after one warm-up); each gives one per-turn sample.
+        #[arg(long, default_value_t = 10)]
+        loop_runs: usize,
         /// Per-request timeout for drivers, in milliseconds.
         #[arg(long, default_value_t = 120_000)]
         timeout_ms: u64,
@@ -937,14 +947,30 @@ async fn async_main() -> ExitCode {
             grep_files,
             round_trips,
             runs,
+            ops,
+            loop_turns,
+            loop_runs,
             timeout_ms,
             format,
         } => {
+            let mut chosen = Vec::new();
+            for name in &ops {
+                match bench::Op::parse(name) {
+                    Some(op) => chosen.push(op),
+                    None => return fail(&format!("unknown bench operation {name:?}")),
+                }
+            }
+            if chosen.is_empty() {
+                chosen = bench::Op::ALL.to_vec();
+            }
             let opts = bench::BenchOptions {
+                ops: chosen,
                 skills,
                 grep_files,
                 round_trips,
                 runs,
+                loop_turns,
+                loop_runs,
                 ..bench::BenchOptions::default()
             };
             bench_command(&root, &port, opts, timeout_ms, format).await

@@ -22,6 +22,11 @@ fn is_mcp(op: Op) -> bool {
     matches!(op, Op::McpCall | Op::McpBuild)
 }
 
+/// No mock LLM binary here either: the agent loop is unsupported or cannot start its mock.
+fn is_loop(op: Op) -> bool {
+    op == Op::AgentLoop
+}
+
 /// A port whose every call fails, as a dead driver would.
 struct Broken;
 
@@ -43,13 +48,23 @@ async fn tiny_run_in_process() {
     let mut lines = Vec::new();
     let report = run(&mut ports, &tiny(), |l| lines.push(l.to_string())).await;
     assert!(!lines.is_empty());
-    assert_eq!(report.rows.len(), 15);
+    assert_eq!(report.rows.len(), 18);
     assert_eq!(report.reference.as_deref(), Some(REFERENCE));
     for r in report.rows.iter().filter(|r| r.port != "broken") {
         if is_mcp(r.op) {
             // No mock binary here: the server fails and that is a note, not a panic.
             assert_eq!(r.median_ms, None, "{r:?}");
             assert!(r.notes[0].contains("does not expose mock_echo"), "{r:?}");
+            continue;
+        }
+        if is_loop(r.op) {
+            assert_eq!(r.median_ms, None, "{r:?}");
+            assert_eq!(r.notes.len(), 1, "{r:?}");
+            let n = &r.notes[0];
+            assert!(
+                n.starts_with("unsupported: ") || n.contains("cannot start the mock LLM"),
+                "{r:?}"
+            );
             continue;
         }
         assert!(r.median_ms.is_some(), "{r:?}");
@@ -66,7 +81,7 @@ async fn tiny_run_in_process() {
     for r in report
         .rows
         .iter()
-        .filter(|r| r.port == REFERENCE && !is_mcp(r.op))
+        .filter(|r| r.port == REFERENCE && !is_mcp(r.op) && !is_loop(r.op))
     {
         assert_eq!(r.ratio_to_reference, Some(1.0));
     }
@@ -75,7 +90,10 @@ async fn tiny_run_in_process() {
         assert_eq!(r.ratio_to_reference, None);
         assert!(!r.notes.is_empty(), "{r:?}");
     }
-    assert_eq!(report.targets.len(), 1);
+    // The skills-build target; the loop's needs a measured loop on some port to name one.
+    assert_eq!(report.targets.len(), 2, "{:?}", report.targets);
+    assert_eq!(report.targets[1].op, Op::AgentLoop);
+    assert_eq!(report.targets[1].met, None);
     assert_eq!(report.targets[0].port, "rust-crate");
     assert!(report.targets[0].ratio.is_some());
     let text = table(&report);
@@ -110,7 +128,7 @@ async fn unwritable_work_dir_is_a_note() {
     let report = run(&mut ports, &opts, |_| {}).await;
     assert_eq!(report.notes.len(), 1, "{report:?}");
     assert!(report.fixtures.is_none());
-    assert_eq!(report.rows.len(), 5);
+    assert_eq!(report.rows.len(), Op::ALL.len());
     assert!(report
         .rows
         .iter()

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use toolnexus_harness::bench::{self, BenchOptions, Op, REFERENCE};
 use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::Port;
+use toolnexus_harness::port::{hello, Port};
 use toolnexus_harness::subprocess::SubprocessPort;
 
 #[tokio::test]
@@ -28,19 +28,34 @@ async fn bench_smoke_in_process_and_driver() {
         mcp_builds: 2,
         ..BenchOptions::smoke(bin.into())
     };
+    // The agent loop needs the §8 client; until the reference's driver has it (its `hello`
+    // lists "8"), the loop must be skipped as unsupported, and measured once it does.
+    ports[1].1.ensure_ready().await.unwrap();
+    let has_client = hello(ports[1].1.as_mut())
+        .await
+        .unwrap()
+        .implements
+        .iter()
+        .any(|s| s == "8");
     let report = bench::run(&mut ports, &opts, |_| {}).await;
     for (_, port) in &mut ports {
         port.shutdown().await;
     }
     let text = bench::table(&report);
 
-    assert_eq!(report.rows.len(), 10, "{text}");
+    assert_eq!(report.rows.len(), 12, "{text}");
     assert!(report.notes.is_empty(), "{text}");
     let fixtures = report.fixtures.as_ref().expect("fixtures generated");
     assert_eq!(fixtures.skill_files, 60);
     assert_eq!(fixtures.grep_matches, 5);
     assert_eq!(fixtures.mcp_command[0], bin);
     for row in &report.rows {
+        if row.op == Op::AgentLoop && !has_client {
+            assert_eq!(row.median_ms, None, "{row:?}\n{text}");
+            assert_eq!(row.notes.len(), 1, "{row:?}");
+            assert!(row.notes[0].starts_with("unsupported: "), "{row:?}");
+            continue;
+        }
         assert!(row.median_ms.is_some(), "{row:?}\n{text}");
         assert!(row.notes.is_empty(), "{row:?}\n{text}");
         assert!(row.ratio_to_reference.is_some(), "{row:?}\n{text}");
@@ -54,8 +69,11 @@ async fn bench_smoke_in_process_and_driver() {
             .iter()
             .any(|r| r.op == op && r.port == "reference-driver"));
     }
-    // No `rust-crate` or `python` port here, so no target lines.
-    assert!(report.targets.is_empty());
+    // No `rust-crate` or `python` port here, so only the loop's fastest-port target, against
+    // the reference's driver.
+    assert_eq!(report.targets.len(), 1, "{:?}", report.targets);
+    assert_eq!(report.targets[0].op, Op::AgentLoop);
+    assert_eq!(report.targets[0].port, "reference-driver");
     assert!(text.contains("execute round trip (per call)"), "{text}");
     let sampled = |op: Op| {
         report
@@ -67,6 +85,13 @@ async fn bench_smoke_in_process_and_driver() {
     };
     assert_eq!(sampled(Op::McpCall), [(1, 5), (1, 5)], "{text}");
     assert_eq!(sampled(Op::McpBuild), [(2, 2), (2, 2)], "{text}");
+    if has_client {
+        assert_eq!(sampled(Op::AgentLoop), [(2, 2), (2, 2)], "{text}");
+        assert!(
+            text.contains("agent loop per LLM round trip (2 × 5 turns)"),
+            "{text}"
+        );
+    }
     assert!(
         text.contains("MCP call round trip, stdio (5 calls)"),
         "{text}"

@@ -25,6 +25,8 @@ const MCP_SERVER: &str = "mock";
 /// The generated trees, removed when dropped.
 pub struct Fixtures {
     _dir: tempfile::TempDir,
+    /// The fixture directory (also holding the mock scenarios).
+    pub dir: PathBuf,
     /// Root of the skills tree (the `skillsDir` option).
     pub skills_dir: PathBuf,
     /// Root of the grep tree (the grep `path` argument).
@@ -54,7 +56,12 @@ impl Fixtures {
         let skill_files = write_skills(&skills_dir, opts.skills)?;
         let grep_matches = write_grep_tree(&grep_dir, opts.grep_files)?;
         let mcp_command = write_mcp_scenario(dir.path(), opts.mock_exe.as_deref())?;
+        std::fs::write(
+            dir.path().join(super::agent_loop::LOOP_SCENARIO_FILE),
+            super::agent_loop::LOOP_SCENARIO,
+        )?;
         Ok(Self {
+            dir: std::path::absolute(dir.path())?,
             _dir: dir,
             skills_dir,
             grep_dir,

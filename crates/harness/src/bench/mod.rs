@@ -17,6 +17,10 @@
 //!    `execute mock_echo` calls; statistics (median = p50, p90) are per call.
 //! 5. **toolkit build, one stdio MCP server** — `build` with that config, then `close`
 //!    (which stops the server), timed together, `mcp_builds` counted runs.
+//! 6. **agent loop per LLM round trip** — the port's §8 client (`client` + `run`) against
+//!    the mock LLM answering one `echo` tool call per turn at once, `loop_runs` runs cut by
+//!    `maxTurns` = `loop_turns`; each sample is a run's time per turn (`agent_loop.rs`). A
+//!    port answering `unsupported` gets an `unsupported` note and no numbers.
 //!
 //! The fixtures are generated once per [`run`] (plain `std::fs` writes, deterministic
 //! content) into a temporary directory that is removed afterwards, and shared by all ports.
@@ -32,6 +36,7 @@ use serde::Serialize;
 
 use super::port::Port;
 
+mod agent_loop;
 mod fixtures;
 mod operations;
 mod render;
@@ -68,6 +73,10 @@ pub struct BenchOptions {
     pub mcp_calls: usize,
     /// Counted build + close runs of the MCP build operation.
     pub mcp_builds: usize,
+    /// LLM round trips per agent-loop run (its `maxTurns`).
+    pub loop_turns: usize,
+    /// Counted agent-loop runs (one sample each: that run's mean per turn).
+    pub loop_runs: usize,
     /// The binary that serves `mock mcp` (the running binary when absent).
     pub mock_exe: Option<PathBuf>,
     /// The operations to run, in this order ([`Op::ALL`] by default).
@@ -86,6 +95,8 @@ impl Default for BenchOptions {
             warmup: 1,
             mcp_calls: 1000,
             mcp_builds: 20,
+            loop_turns: 100,
+            loop_runs: 10,
             mock_exe: None,
             ops: Op::ALL.to_vec(),
             work_dir: None,
@@ -105,6 +116,8 @@ impl BenchOptions {
             warmup: 1,
             mcp_calls: 5,
             mcp_builds: 1,
+            loop_turns: 5,
+            loop_runs: 2,
             mock_exe: Some(mock_exe),
             ops: Op::ALL.to_vec(),
             work_dir: None,
@@ -126,17 +139,37 @@ pub enum Op {
     McpCall,
     /// `build` with one stdio MCP server, then `close`, timed together.
     McpBuild,
+    /// One LLM round trip of the port's agent loop against the mock LLM (per turn).
+    AgentLoop,
 }
 
 impl Op {
     /// All operations, in the order they run and are reported.
-    pub const ALL: [Op; 5] = [
+    pub const ALL: [Op; 6] = [
         Op::SkillsBuild,
         Op::Grep,
         Op::RoundTrip,
         Op::McpCall,
         Op::McpBuild,
+        Op::AgentLoop,
     ];
+
+    /// The operation named as in the JSON report (`skills_build`, …, `agent_loop`).
+    pub fn parse(name: &str) -> Option<Op> {
+        Op::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// The name in the JSON report and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::SkillsBuild => "skills_build",
+            Op::Grep => "grep",
+            Op::RoundTrip => "round_trip",
+            Op::McpCall => "mcp_call",
+            Op::McpBuild => "mcp_build",
+            Op::AgentLoop => "agent_loop",
+        }
+    }
 
     /// A short human label including the size it runs at.
     pub fn label(self, opts: &BenchOptions) -> String {
@@ -146,6 +179,10 @@ impl Op {
             Op::RoundTrip => "execute round trip (per call)".to_string(),
             Op::McpCall => format!("MCP call round trip, stdio ({} calls)", opts.mcp_calls),
             Op::McpBuild => "toolkit build, one stdio MCP server".to_string(),
+            Op::AgentLoop => format!(
+                "agent loop per LLM round trip ({} × {} turns)",
+                opts.loop_runs, opts.loop_turns
+            ),
         }
     }
 
@@ -157,6 +194,7 @@ impl Op {
             Op::RoundTrip => "execute round trip",
             Op::McpCall => "MCP call round trip",
             Op::McpBuild => "MCP toolkit build",
+            Op::AgentLoop => "agent loop",
         }
     }
 }
@@ -181,7 +219,7 @@ pub struct BenchRow {
     /// Counted runs that completed.
     pub runs: usize,
     /// Timings the statistics are over: `runs`, `runs × round_trips` for the round trip,
-    /// `mcp_calls` for the MCP call.
+    /// `mcp_calls` for the MCP call, `loop_runs` (per-turn means) for the agent loop.
     pub samples: usize,
     /// This port's median divided by the reference's median for the same operation.
     pub ratio_to_reference: Option<f64>,
@@ -190,7 +228,7 @@ pub struct BenchRow {
 }
 
 /// A target from the issue: the reference's median over another port's median, at most
-/// `target`.
+/// `target` (for the agent loop the other port is the fastest one measured in the run).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TargetCheck {
     /// The operation the target is about.
@@ -210,6 +248,10 @@ pub const TARGETS: [(Op, &str, f64); 2] = [
     (Op::SkillsBuild, "rust-crate", 0.5),
     (Op::SkillsBuild, "python", 0.1),
 ];
+
+/// The agent-loop target of the issue: the reference's p50 at most this times the fastest
+/// other port's p50, in the same run.
+pub const LOOP_TARGET: f64 = 0.5;
 
 /// What the generated fixtures hold.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -243,6 +285,10 @@ pub struct BenchReport {
     pub mcp_calls: usize,
     /// Counted runs of the MCP build operation.
     pub mcp_builds: usize,
+    /// LLM round trips per agent-loop run.
+    pub loop_turns: usize,
+    /// Counted agent-loop runs.
+    pub loop_runs: usize,
     /// The fixtures, when they could be generated.
     pub fixtures: Option<FixtureInfo>,
     /// One row per (operation, port), operations outermost.
@@ -295,6 +341,8 @@ pub async fn run(
         round_trips: opts.round_trips,
         mcp_calls: opts.mcp_calls,
         mcp_builds: opts.mcp_builds,
+        loop_turns: opts.loop_turns,
+        loop_runs: opts.loop_runs,
         fixtures: None,
         rows: Vec::new(),
         targets: Vec::new(),
@@ -395,23 +443,92 @@ fn targets(rows: &[BenchRow], ports: &[(String, Box<dyn Port>)]) -> Vec<TargetCh
             .find(|r| r.op == op && r.port == port)
             .and_then(|r| r.median_ms)
     };
-    TARGETS
+    let check = |op: Op, other: &str, target: f64| {
+        let ratio = match (median(op, REFERENCE), median(op, other)) {
+            (Some(r), Some(o)) if o > 0.0 => Some(r / o),
+            _ => None,
+        };
+        TargetCheck {
+            op,
+            port: other.to_string(),
+            ratio,
+            target,
+            met: ratio.map(|r| r <= target),
+        }
+    };
+    let mut checks: Vec<TargetCheck> = TARGETS
         .iter()
         .filter(|(op, other, _)| {
             ports.iter().any(|(n, _)| n == other) && rows.iter().any(|r| r.op == *op)
         })
-        .map(|&(op, other, target)| {
-            let ratio = match (median(op, REFERENCE), median(op, other)) {
-                (Some(r), Some(o)) if o > 0.0 => Some(r / o),
-                _ => None,
-            };
-            TargetCheck {
-                op,
-                port: other.to_string(),
-                ratio,
-                target,
-                met: ratio.map(|r| r <= target),
-            }
-        })
-        .collect()
+        .map(|&(op, other, target)| check(op, other, target))
+        .collect();
+    if let Some(fastest) = fastest_other(rows, Op::AgentLoop) {
+        checks.push(check(Op::AgentLoop, &fastest, LOOP_TARGET));
+    }
+    checks
+}
+
+/// The non-reference port with the smallest median for `op`; when none was measured, the
+/// first non-reference port that ran it (so the target shows as not measured); `None` when
+/// the reference ran alone.
+fn fastest_other(rows: &[BenchRow], op: Op) -> Option<String> {
+    let others = || rows.iter().filter(|r| r.op == op && r.port != REFERENCE);
+    others()
+        .filter_map(|r| r.median_ms.map(|m| (m, r)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, r)| r.port.clone())
+        .or_else(|| others().next().map(|r| r.port.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loop_row(port: &str, median: Option<f64>) -> BenchRow {
+        let mut m = Measured::default();
+        if let Some(v) = median {
+            m.samples.push(v);
+            m.runs = 1;
+        }
+        row(Op::AgentLoop, &BenchOptions::default(), port, m)
+    }
+
+    #[test]
+    fn op_names_are_the_json_names() {
+        for op in Op::ALL {
+            assert_eq!(serde_json::to_value(op).unwrap(), op.name());
+            assert_eq!(Op::parse(op.name()), Some(op));
+        }
+        assert_eq!(Op::parse("agent-loop"), None);
+    }
+
+    #[test]
+    fn the_loop_target_is_against_the_fastest_other_port() {
+        let rows = vec![
+            loop_row(REFERENCE, Some(0.2)),
+            loop_row("python", Some(1.0)),
+            loop_row("rust-crate", Some(0.5)),
+            loop_row("broken", None),
+        ];
+        let checks = targets(&rows, &[]);
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        assert_eq!(checks[0].op, Op::AgentLoop);
+        assert_eq!(checks[0].port, "rust-crate");
+        assert_eq!(checks[0].ratio, Some(0.4));
+        assert_eq!(checks[0].target, LOOP_TARGET);
+        assert_eq!(checks[0].met, Some(true));
+
+        let slow = vec![
+            loop_row(REFERENCE, Some(0.3)),
+            loop_row("python", Some(0.5)),
+        ];
+        assert_eq!(targets(&slow, &[])[0].met, Some(false));
+
+        let unmeasured = vec![loop_row(REFERENCE, Some(0.3)), loop_row("python", None)];
+        let t = &targets(&unmeasured, &[])[0];
+        assert_eq!((t.port.as_str(), t.ratio, t.met), ("python", None, None));
+
+        assert!(targets(&[loop_row(REFERENCE, Some(0.3))], &[]).is_empty());
+    }
 }

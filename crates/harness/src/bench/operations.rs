@@ -39,8 +39,14 @@ pub(super) async fn measure(
         Op::RoundTrip => round_trip(port, opts, name, &mut m, progress).await,
         Op::McpCall => mcp_call(port, opts, fx, name, &mut m, progress).await,
         Op::McpBuild => mcp_build(port, opts, fx, name, &mut m, progress).await,
+        Op::AgentLoop => {
+            super::agent_loop::agent_loop(port, opts, &fx.dir, name, &mut m, progress).await
+        }
     };
-    if let Err(e) = outcome {
+    if let Err(PortError::Unsupported(why)) = &outcome {
+        // A port without the operation is skipped, not failed.
+        note(&mut m.notes, format!("unsupported: {}", truncate(why, 300)));
+    } else if let Err(e) = outcome {
         note(
             &mut m.notes,
             format!("failed: {}", truncate(&e.to_string(), 300)),

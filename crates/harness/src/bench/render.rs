@@ -91,6 +91,12 @@ fn footer(report: &BenchReport) -> Vec<String> {
             report.mcp_builds
         ));
     }
+    if ran(&[Op::AgentLoop]) {
+        parts.push(format!(
+            "agent loop: {} counted runs of {} turns after {w} warm-up run(s), per turn",
+            report.loop_runs, report.loop_turns
+        ));
+    }
     parts
 }
 
@@ -146,8 +152,13 @@ fn target_lines(targets: &[TargetCheck]) -> Vec<String> {
                 Some(false) => "MISSED",
                 None => "not measured",
             };
+            let which = if t.op == Op::AgentLoop {
+                ", the fastest other port"
+            } else {
+                ""
+            };
             format!(
-                "{}: {REFERENCE}/{} = {} (target ≤ {}×) {verdict}",
+                "{}: {REFERENCE}/{} = {} (target ≤ {}×{which}) {verdict}",
                 t.op.short(),
                 t.port,
                 fmt_ratio(t.ratio),

@@ -1,0 +1,411 @@
+//! The agent-loop operation: the port's own §8 client against the mock LLM answering one
+//! tool call per turn at once, so what is timed is the loop's own overhead per LLM round
+//! trip (request building, HTTP, parsing, tool dispatch, transcript growth).
+//!
+//! Per port: one fresh mock LLM (`<mock_exe> mock llm --scenario bench-loop.json`), one
+//! toolkit with an extra `echo` tool, one client with `maxTurns` = `loop_turns`; then warm-up
+//! runs and `loop_runs` counted `run`s. Each run is cut by `maxTurns` (a port may return a
+//! result or raise there, PROTOCOL.md / NOTES.md), and its sample is the run's wall time
+//! divided by its turns: the mean per round trip of that run. Means of 100-turn runs are what
+//! is comparable across ports whose drivers cannot time single turns without hooks, which
+//! would add their own cost; p50/p90 are then over the runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use super::{ms, note, BenchOptions, Measured};
+use crate::port::{truncate, Port, PortError};
+
+/// The mock LLM scenario: every request is answered with one `echo` tool call.
+pub(super) const LOOP_SCENARIO: &str =
+    include_str!("../../../../mock-servers/scenarios/llm/bench-loop.json");
+
+/// The scenario's file name in the fixture directory.
+pub(super) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
+
+const TK_LOOP: &str = "bench-loop";
+const CLIENT: &str = "bench-loop";
+
+/// How long the mock LLM may take to print its URL.
+const MOCK_START: Duration = Duration::from_secs(10);
+
+/// A running mock LLM, killed when dropped.
+struct MockLlm {
+    _child: Child,
+    url: String,
+}
+
+/// Starts `<exe> mock llm --scenario <scenario>` and reads its URL line.
+async fn start_mock(exe: &Path, scenario: &Path) -> Result<MockLlm, String> {
+    let mut child = Command::new(exe)
+        .args(["mock", "llm", "--scenario"])
+        .arg(scenario)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start the mock LLM {}: {e}", exe.display()))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| "the mock LLM has no stdout".to_string())?;
+    let mut line = String::new();
+    let mut reader = BufReader::new(stdout);
+    match tokio::time::timeout(MOCK_START, reader.read_line(&mut line)).await {
+        Ok(Ok(n)) if n > 0 => {}
+        Ok(Ok(_)) => return Err("the mock LLM exited without printing its URL".into()),
+        Ok(Err(e)) => return Err(format!("reading the mock LLM's URL: {e}")),
+        Err(_) => return Err(format!("the mock LLM printed no URL within {MOCK_START:?}")),
+    }
+    let url = line.trim_end().to_string();
+    if !url.starts_with("http://") {
+        return Err(format!(
+            "the mock LLM's first line is not a URL: {}",
+            truncate(&url, 100)
+        ));
+    }
+    Ok(MockLlm { _child: child, url })
+}
+
+/// The binary serving `mock llm`: `opts.mock_exe`, else the running binary.
+fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
+    match &opts.mock_exe {
+        Some(e) => std::path::absolute(e).map_err(|e| e.to_string()),
+        None => std::env::current_exe().map_err(|e| e.to_string()),
+    }
+}
+
+/// Sends one request and unwraps the envelope itself: the loop commands' typed shapes are
+/// the features' business; here `unsupported` must skip and any other `ok:false` is a note.
+async fn send(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
+    let response = port.call(request).await?;
+    if response.get("ok") == Some(&Value::Bool(true)) {
+        return Ok(response);
+    }
+    let error = response.get("error");
+    let text = |k: &str| {
+        error
+            .and_then(|e| e.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    if text("kind") == toolnexus_protocol::error_kind::UNSUPPORTED {
+        return Err(PortError::Unsupported(text("message")));
+    }
+    Err(PortError::Driver {
+        kind: text("kind"),
+        message: text("message"),
+    })
+}
+
+/// The `client` options of the loop: the mock's OpenAI wire, no retries (a failure shows at
+/// once instead of as backoff time), a fixed key so no environment is read.
+fn client_options(url: &str, turns: usize) -> Value {
+    json!({
+        "baseUrl": url,
+        "style": "openai",
+        "model": "bench",
+        "apiKey": "bench-key",
+        "retries": 0,
+        "maxTurns": turns,
+    })
+}
+
+/// The LLM round trips one `run` answer stands for, or why it stands for none.
+///
+/// A `result` gives its `turns`; `raised` is the `maxTurns` cut when the message speaks of
+/// turns (a port may raise there), and counts as `turns` round trips.
+pub(super) fn turns_of(answer: &Value, turns: usize) -> Result<usize, String> {
+    if let Some(result) = answer.get("result") {
+        return match result.get("turns").and_then(Value::as_u64) {
+            Some(0) | None => Err(format!(
+                "run result has no turns: {}",
+                truncate(&result.to_string(), 200)
+            )),
+            Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+    }
+    match answer.get("raised").and_then(Value::as_str) {
+        Some(m) if m.to_lowercase().contains("turn") => Ok(turns),
+        Some(m) => Err(format!("run raised: {}", truncate(m, 200))),
+        None => Err(format!(
+            "run answered neither result nor raised: {}",
+            truncate(&answer.to_string(), 200)
+        )),
+    }
+}
+
+/// Measures the loop on one port (see the module doc); `fixture_dir` holds the scenario.
+pub(super) async fn agent_loop(
+    port: &mut dyn Port,
+    opts: &BenchOptions,
+    fixture_dir: &Path,
+    name: &str,
+    m: &mut Measured,
+    progress: &mut impl FnMut(&str),
+) -> Result<(), PortError> {
+    let turns = opts.loop_turns.max(1);
+    let options = json!({"builtins": false,
+                         "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]});
+    port.build(TK_LOOP, &options).await?;
+    let outcome = async {
+        // Support first, so a port without §8 is skipped before any mock starts.
+        let probe = client_options("http://127.0.0.1:9", turns);
+        send(
+            port,
+            json!({"cmd": "client", "id": CLIENT, "options": probe}),
+        )
+        .await?;
+        let exe = mock_exe(opts).map_err(PortError::Transport)?;
+        let mock = match start_mock(&exe, &fixture_dir.join(LOOP_SCENARIO_FILE)).await {
+            Ok(mock) => mock,
+            Err(why) => {
+                note(&mut m.notes, why);
+                return Ok(());
+            }
+        };
+        let options = client_options(&mock.url, turns);
+        send(
+            port,
+            json!({"cmd": "client", "id": CLIENT, "options": options}),
+        )
+        .await?;
+        let run = json!({"cmd": "run", "client": CLIENT, "toolkit": TK_LOOP, "prompt": "loop"});
+        let total = opts.warmup + opts.loop_runs;
+        for i in 0..total {
+            let started = Instant::now();
+            let answer = send(port, run.clone()).await?;
+            let elapsed = ms(started);
+            let done = match turns_of(&answer, turns) {
+                Ok(done) => done,
+                Err(why) => {
+                    // Without its round trips a run's time means nothing: stop here.
+                    note(&mut m.notes, why);
+                    return Ok(());
+                }
+            };
+            if done != turns {
+                note(
+                    &mut m.notes,
+                    format!("a run took {done} turns, maxTurns was {turns}"),
+                );
+            }
+            let per_turn = elapsed / done as f64;
+            let label = if i < opts.warmup {
+                format!("warm-up {}/{}", i + 1, opts.warmup)
+            } else {
+                m.samples.push(per_turn);
+                m.runs += 1;
+                format!("run {}/{}", i + 1 - opts.warmup, opts.loop_runs)
+            };
+            progress(&format!(
+                "  {name}: {label} {done} turns in {elapsed:.1} ms, {per_turn:.3} ms per turn"
+            ));
+        }
+        drop(mock);
+        Ok(())
+    }
+    .await;
+    let closed = port.close(TK_LOOP).await;
+    outcome.and(closed)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::{Arc, Mutex};
+
+    use async_trait::async_trait;
+
+    use super::super::{run, table, Op, REFERENCE};
+    use super::*;
+
+    /// The URL the fake mock LLM prints.
+    const FAKE_URL: &str = "http://127.0.0.1:9";
+
+    /// How a fake port answers `run`.
+    #[derive(Clone, Copy)]
+    enum Loop {
+        /// `{"result": {"turns": maxTurns}}` after this many ms.
+        Result(u64),
+        /// `{"raised": "maxTurns …"}` after this many ms.
+        Raises(u64),
+        /// `client` is `unsupported`.
+        Unsupported,
+        /// `run` raises an HTTP error.
+        Fails,
+    }
+
+    /// A driver in miniature: answers build/client/run/close, records every request.
+    struct FakePort {
+        how: Loop,
+        max_turns: u64,
+        seen: Arc<Mutex<Vec<Value>>>,
+    }
+
+    #[async_trait]
+    impl Port for FakePort {
+        async fn call(&mut self, request: Value) -> Result<Value, PortError> {
+            self.seen.lock().unwrap().push(request.clone());
+            let answer = match request["cmd"].as_str().unwrap_or("") {
+                "build" => json!({"ok": true, "tools": [], "names": ["echo"], "statuses": {},
+                                  "errors": {}, "skills": []}),
+                "client" => {
+                    if let Loop::Unsupported = self.how {
+                        return Ok(json!({"ok": false, "error": {"kind": "unsupported",
+                                         "message": "no §8 client in this port"}}));
+                    }
+                    self.max_turns = request["options"]["maxTurns"].as_u64().unwrap();
+                    json!({"ok": true, "client": request["id"]})
+                }
+                "run" => match self.how {
+                    Loop::Result(ms) => {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        json!({"ok": true, "result": {"turns": self.max_turns}})
+                    }
+                    Loop::Raises(ms) => {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        json!({"ok": true, "raised": format!("maxTurns ({}) reached", self.max_turns)})
+                    }
+                    Loop::Fails => json!({"ok": true, "raised": "HTTP 500: mock down"}),
+                    Loop::Unsupported => unreachable!(),
+                },
+                "close" => json!({"ok": true}),
+                other => panic!("unexpected command {other}"),
+            };
+            Ok(answer)
+        }
+    }
+
+    fn fake(how: Loop) -> (Box<dyn Port>, Arc<Mutex<Vec<Value>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let port = FakePort {
+            how,
+            max_turns: 0,
+            seen: seen.clone(),
+        };
+        (Box::new(port), seen)
+    }
+
+    /// A stand-in for `toolnexus-conformance`: `mock llm` prints a URL and waits to be killed.
+    fn fake_mock(dir: &Path) -> PathBuf {
+        let exe = dir.join("fake-mock");
+        std::fs::write(&exe, format!("#!/bin/sh\necho {FAKE_URL}\nexec sleep 60\n")).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    #[tokio::test]
+    async fn per_turn_samples_skips_and_the_fastest_port_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = BenchOptions {
+            ops: vec![Op::AgentLoop],
+            loop_turns: 4,
+            loop_runs: 3,
+            warmup: 1,
+            work_dir: Some(dir.path().to_path_buf()),
+            ..BenchOptions::smoke(fake_mock(dir.path()))
+        };
+        let (reference, seen) = fake(Loop::Result(20));
+        let (python, _) = fake(Loop::Raises(80));
+        let (crate_port, _) = fake(Loop::Result(30));
+        let (old, _) = fake(Loop::Unsupported);
+        let (failing, _) = fake(Loop::Fails);
+        let mut ports: Vec<(String, Box<dyn Port>)> = vec![
+            (REFERENCE.into(), reference),
+            ("python".into(), python),
+            ("rust-crate".into(), crate_port),
+            ("old".into(), old),
+            ("failing".into(), failing),
+        ];
+        let report = run(&mut ports, &opts, |_| {}).await;
+        let text = table(&report);
+        let row = |port: &str| report.rows.iter().find(|r| r.port == port).unwrap();
+
+        for port in [REFERENCE, "python", "rust-crate"] {
+            let r = row(port);
+            assert!(r.notes.is_empty(), "{r:?}\n{text}");
+            assert_eq!((r.runs, r.samples), (3, 3), "{r:?}");
+        }
+        // A sample is the run's time over its 4 turns: at least 20 / 4 ms for the reference.
+        let reference = row(REFERENCE);
+        assert!(reference.min_ms.unwrap() >= 5.0, "{reference:?}");
+        assert!(reference.median_ms.unwrap() < 20.0, "{reference:?}");
+        assert!(row("python").min_ms.unwrap() >= 20.0, "{:?}", row("python"));
+
+        let old = row("old");
+        assert_eq!(old.median_ms, None);
+        assert_eq!(
+            old.notes,
+            ["unsupported: no §8 client in this port"],
+            "{text}"
+        );
+        let failing = row("failing");
+        assert_eq!(failing.median_ms, None);
+        assert!(
+            failing.notes[0].contains("run raised: HTTP 500"),
+            "{failing:?}"
+        );
+
+        // The real client got the fake mock's URL and the loop's maxTurns.
+        let seen = seen.lock().unwrap();
+        let clients: Vec<&Value> = seen.iter().filter(|r| r["cmd"] == "client").collect();
+        assert_eq!(clients.last().unwrap()["options"]["baseUrl"], FAKE_URL);
+        assert_eq!(clients.last().unwrap()["options"]["maxTurns"], 4);
+        assert_eq!(seen.iter().filter(|r| r["cmd"] == "run").count(), 4);
+        assert_eq!(seen.last().unwrap()["cmd"], "close");
+
+        let t = report
+            .targets
+            .iter()
+            .find(|t| t.op == Op::AgentLoop)
+            .unwrap();
+        assert_eq!(t.port, "rust-crate", "{text}");
+        // About 20 / 30: the target is missed.
+        assert_eq!(t.met, Some(false), "{text}");
+        assert!(
+            text.contains("agent loop: reference/rust-crate = "),
+            "{text}"
+        );
+        assert!(
+            text.contains("agent loop: 3 counted runs of 4 turns after 1 warm-up run(s), per turn"),
+            "{text}"
+        );
+        assert!(
+            text.contains("agent loop per LLM round trip (3 × 4 turns)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_run_counts_its_turns_or_says_why_not() {
+        assert_eq!(turns_of(&json!({"result": {"turns": 7}}), 9), Ok(7));
+        assert_eq!(
+            turns_of(&json!({"raised": "maxTurns (9) exceeded"}), 9),
+            Ok(9)
+        );
+        assert_eq!(turns_of(&json!({"raised": "Max turns reached"}), 4), Ok(4));
+        let http = turns_of(&json!({"raised": "HTTP 500: boom"}), 9).unwrap_err();
+        assert!(http.contains("run raised: HTTP 500"), "{http}");
+        assert!(turns_of(&json!({"result": {"turns": 0}}), 9).is_err());
+        assert!(turns_of(&json!({"result": {}}), 9).is_err());
+        assert!(turns_of(&json!({"elapsedMs": 3}), 9).is_err());
+    }
+
+    #[test]
+    fn the_scenario_answers_one_echo_call() {
+        let v: Value = serde_json::from_str(LOOP_SCENARIO).unwrap();
+        let replies = v["replies"].as_array().unwrap();
+        assert_eq!(replies.len(), 1);
+        assert!(replies[0].get("match").is_none());
+        assert_eq!(replies[0]["toolCalls"][0]["name"], "echo");
+        assert!(replies[0].get("delayMs").is_none());
+    }
+}
