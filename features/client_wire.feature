@@ -13,7 +13,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "<base>", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "<base>", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then the run did not raise
@@ -71,7 +71,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then LLM request 1 body at "model" is "m-basic"
@@ -101,7 +101,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "systemPrompt": "You are terse."}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "systemPrompt": "You are terse."}
       """
     When the client runs "hi"
     Then LLM request 1 body at "messages[0]" is:
@@ -120,7 +120,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-anthropic.json"
     And a client created with:
       """
-      {"baseUrl": "<base>", "style": "anthropic", "model": "m-basic"}
+      {"baseUrl": "<base>", "style": "anthropic", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then the run did not raise
@@ -134,9 +134,9 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
 
   @spec-8 @clause-8.anthropic.wire @clause-8.client.api-key-env
   Scenario: the anthropic style sends x-api-key (read from the environment) and anthropic-version
-    basic-anthropic.json answers 401 unless `x-api-key` is the secret, which the harness put
+    auth-anthropic.json answers 401 unless `x-api-key` is the secret, which the harness put
     in ANTHROPIC_API_KEY; no apiKey is given.
-    Given a mock LLM runs "basic-anthropic.json"
+    Given a mock LLM runs "auth-anthropic.json"
     And a client created with:
       """
       {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic"}
@@ -148,7 +148,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
 
   @spec-8 @clause-8.anthropic.wire @clause-8.client.api-key-env
   Scenario: a wrong anthropic key is refused by the mock (negative control)
-    Given a mock LLM runs "basic-anthropic.json"
+    Given a mock LLM runs "auth-anthropic.json"
     And a client created with:
       """
       {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "not-the-secret", "retries": 0}
@@ -168,7 +168,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then LLM request 1 body at "model" is "m-basic"
@@ -193,7 +193,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "systemPrompt": "You are terse."}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key", "systemPrompt": "You are terse."}
       """
     When the client runs "hi"
     Then LLM request 1 body at "system" contains "You are terse.\n\nSkills provide specialized instructions and workflows for specific tasks."
@@ -204,7 +204,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-anthropic.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "requestParams": {"max_tokens": 100}}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key", "requestParams": {"max_tokens": 100}}
       """
     When the client runs "hi"
     Then LLM request 1 body at "max_tokens" is 100
@@ -220,7 +220,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the run text is "It is sunny."
@@ -242,7 +242,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the run text is "It is sunny."
@@ -263,7 +263,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "apiKey": "test-key"}
       """
     When the client runs "go"
     Then the run text is "done (3): {\"q\":\"first\"} | {\"q\":\"second\"} | {\"q\":\"third\"}"
@@ -284,7 +284,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-loop"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-loop", "apiKey": "test-key"}
       """
     When the client runs "go"
     Then the run text is "done (3): {\"q\":\"first\"} | {\"q\":\"second\"} | {\"q\":\"third\"}"
@@ -302,7 +302,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "apiKey": "test-key"}
       """
     When the client runs "go"
     Then the tool calls are:
@@ -326,7 +326,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the run text is "It is no weather today."
@@ -348,7 +348,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the run text is "It is sunny."
@@ -365,7 +365,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "maxTurns": 2}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "apiKey": "test-key", "maxTurns": 2}
       """
     When the client runs "go"
     Then the LLM received 2 requests
@@ -379,7 +379,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-loop", "maxTurns": 1}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-loop", "apiKey": "test-key", "maxTurns": 1}
       """
     When the client runs "go"
     Then the LLM received 1 request
@@ -396,7 +396,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the usage is 24 prompt, 14 completion and 38 total tokens
@@ -412,7 +412,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "apiKey": "test-key"}
       """
     When the client runs "go"
     Then the usage is 120 prompt, 30 completion and 150 total tokens
@@ -428,7 +428,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "weather in Paris?"
     Then the run result at "usage.promptTokens" is 42
@@ -445,7 +445,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "deepseek/deepseek-chat"}
+      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "deepseek/deepseek-chat", "apiKey": "test-key"}
       """
     When the client runs "go"
     Then the LLM received 3 requests
@@ -462,7 +462,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "moonshotai/kimi-k2:free"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "moonshotai/kimi-k2:free", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then the run text is "echo: hi (moonshotai/kimi-k2:free)"
@@ -475,7 +475,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "<file>"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "hi"
     Then the run text is "echo: hi (m-basic)"
@@ -496,7 +496,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "hooks": {"beforeLLM": {"keepTools": []}}}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "hooks": {"beforeLLM": {"keepTools": []}}}
       """
     When the client runs "hi"
     Then LLM request 1 body has nothing at "tools"
@@ -512,7 +512,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "expensive-tier", "hooks": {"beforeLLM": {"abort": "route denied by the gate"}}}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "expensive-tier", "apiKey": "test-key", "hooks": {"beforeLLM": {"abort": "route denied by the gate"}}}
       """
     When the client runs "hi"
     Then the run raised an error mentioning "route denied by the gate"
@@ -523,7 +523,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client runs "second" with:
       """
@@ -541,7 +541,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "headers": {"X-Title": "toolnexus-conformance"}}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "headers": {"X-Title": "toolnexus-conformance"}}
       """
     When the client runs "hi"
     Then LLM request 1 header "x-title" is "toolnexus-conformance"
@@ -553,7 +553,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client streams "hi"
     Then LLM request 1 body at "stream" is true
@@ -568,7 +568,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-anthropic.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client streams "hi"
     Then LLM request 1 body at "stream" is true
@@ -584,7 +584,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client streams "weather in Paris?"
     Then the stream events of type "tool_call" are:
@@ -602,7 +602,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic"}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
       """
     When the client asks "hi" with onText
     Then the run text is "echo: hi (m-basic)"

@@ -195,12 +195,16 @@ async fn openai_tool_call_then_text_with_usage() {
 
 #[tokio::test]
 async fn anthropic_blocks_stop_reason_usage_and_the_required_key() {
-    let llm = start("basic-anthropic.json", &[("MOCK_LLM_API_KEY", API_KEY)]).await;
-    let a = llm
+    let auth = start("auth-anthropic.json", &[("MOCK_LLM_API_KEY", API_KEY)]).await;
+    let a = auth
+        .post("/messages", &messages("claude-y", "hi", &[]), &[("x-api-key", API_KEY)])
+        .await;
+    assert_eq!(a.status, 200, "the right key: {}", a.body);
+    let a = auth
         .post("/v1/messages", &messages("claude-x", "weather?", &[]), &[])
         .await;
     assert_eq!(a.status, 401, "no key: {}", a.body);
-    let a = llm
+    let a = auth
         .post(
             "/v1/messages",
             &messages("claude-x", "weather?", &[]),
@@ -209,6 +213,7 @@ async fn anthropic_blocks_stop_reason_usage_and_the_required_key() {
         .await;
     assert_eq!(a.status, 401);
 
+    let llm = start("basic-anthropic.json", &[]).await;
     let v = llm
         .anthropic(&messages("claude-x", "Weather in Paris?", &[]))
         .await

@@ -45,7 +45,7 @@ def openai_client(url):
 
 
 def anthropic_client(url):
-    # basic-anthropic.json requires x-api-key to equal the mock's $MOCK_LLM_API_KEY, but
+    # auth-anthropic.json requires x-api-key to equal the mock's $MOCK_LLM_API_KEY, but
     # anthropic 2.x sends `api_key` as `Authorization: Bearer ...`, so x-api-key is added.
     key = "test-api-key-1"
     return anthropic.Anthropic(
