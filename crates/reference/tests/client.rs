@@ -445,7 +445,7 @@ async fn in_process_generate_runs_the_loop_and_refuses_to_stream() {
     let r = client.run("hi", opts.clone()).await.unwrap();
     assert_eq!((r.text.as_str(), r.turns), ("fin", 2));
     assert_eq!(r.tool_calls[0].output, "got \"g\"");
-    let second = &calls.lock().unwrap()[1];
+    let second = calls.lock().unwrap()[1].clone();
     assert_eq!(
         second["messages"][2]["tool_calls"][0]["function"]["arguments"],
         "{\"q\":\"g\"}"
