@@ -87,6 +87,14 @@ impl ReferenceSession {
             Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
             Request::Close { toolkit, .. } => self.close(toolkit).await,
             Request::Shutdown { .. } => Ok(json!({})),
+            // The §8 client commands arrive with the reference client (issue 13).
+            other => Err((
+                error_kind::UNSUPPORTED.to_string(),
+                format!(
+                    "command \"{}\" is not implemented yet",
+                    other.command().as_str()
+                ),
+            )),
         }
     }
 

@@ -9,6 +9,9 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::client::{
+    ConversationResponse, Observed, RunOutcome, RunResponse, StreamResponse, CLIENT_OPTION_KEYS,
+};
 use crate::error_kind;
 use crate::messages::*;
 use crate::options::OPTION_KEYS;
@@ -400,6 +403,85 @@ pub fn decode_response(
         Command::Close => TypedResponse::Close,
         Command::Shutdown => TypedResponse::Shutdown,
         Command::ListMcpTools => TypedResponse::ListMcpTools(decode_list_mcp_tools(map)?),
+        Command::Client => TypedResponse::Client,
+        Command::Run | Command::Ask => TypedResponse::Run(Box::new(decode_run(response, map)?)),
+        Command::Stream => TypedResponse::Stream(Box::new(decode_stream(response, map)?)),
+        Command::Conversation => {
+            TypedResponse::Conversation(Box::new(decode_conversation(response, map)?))
+        }
+        Command::StoreGet => TypedResponse::StoreGet(match required(map, "", "messages")? {
+            Value::Null => None,
+            other => Some(leaf(other, "messages")?),
+        }),
+        Command::StoreSave => TypedResponse::StoreSave,
+        Command::Metrics => TypedResponse::Metrics(field(map, "", "text")?),
+    })
+}
+
+fn observed(map: &Map<String, Value>) -> Decoded<Observed> {
+    Ok(Observed {
+        hook_calls: optional(map, "", "hookCalls")?,
+        metric_events: optional(map, "", "metricEvents")?,
+        on_error_calls: optional(map, "", "onErrorCalls")?,
+        generate_calls: optional(map, "", "generateCalls")?,
+        elapsed_ms: optional(map, "", "elapsedMs")?,
+    })
+}
+
+/// `result` xor `raised` at `path` (a run's answer, or one conversation step).
+fn outcome(map: &Map<String, Value>, path: &str) -> Decoded<Option<RunOutcome>> {
+    match (map.get("result"), map.get("raised")) {
+        (Some(result), None) => Ok(Some(RunOutcome::Result(Box::new(leaf(
+            result,
+            &join(path, "result"),
+        )?)))),
+        (None, Some(raised)) => Ok(Some(RunOutcome::Raised(leaf(
+            raised,
+            &join(path, "raised"),
+        )?))),
+        (Some(_), Some(_)) => Err(ProtocolViolation::new(
+            path,
+            "has both `result` and `raised`; exactly one is allowed",
+        )),
+        (None, None) => Ok(None),
+    }
+}
+
+fn decode_run(response: &Value, map: &Map<String, Value>) -> Decoded<RunResponse> {
+    let Some(outcome) = outcome(map, "")? else {
+        return Err(ProtocolViolation::new(
+            "result",
+            "missing (a run answers `result` or `raised`)",
+        ));
+    };
+    Ok(RunResponse {
+        outcome,
+        text_deltas: optional(map, "", "textDeltas")?,
+        observed: observed(map)?,
+        raw: response.clone(),
+    })
+}
+
+fn decode_stream(response: &Value, map: &Map<String, Value>) -> Decoded<StreamResponse> {
+    Ok(StreamResponse {
+        events: list(required(map, "", "events")?, "events", leaf)?,
+        raised: optional(map, "", "raised")?,
+        observed: observed(map)?,
+        raw: response.clone(),
+    })
+}
+
+fn decode_conversation(
+    response: &Value,
+    map: &Map<String, Value>,
+) -> Decoded<ConversationResponse> {
+    let steps = list(required(map, "", "steps")?, "steps", |v, p| {
+        outcome(object(v, p)?, p)
+    })?;
+    Ok(ConversationResponse {
+        steps,
+        messages: field(map, "", "messages")?,
+        raw: response.clone(),
     })
 }
 
@@ -429,6 +511,18 @@ pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
             format!("unknown command \"{cmd}\""),
         ));
     };
+    if command == Command::Client {
+        if let Some(unknown) = request
+            .get("options")
+            .and_then(Value::as_object)
+            .and_then(|m| m.keys().find(|k| !CLIENT_OPTION_KEYS.contains(&k.as_str())))
+        {
+            return Err(refused(
+                error_kind::BAD_REQUEST,
+                format!("unknown client option \"{unknown}\""),
+            ));
+        }
+    }
     if command == Command::Build {
         match request.get("options") {
             None | Some(Value::Null) | Some(Value::Object(_)) => {}
@@ -607,8 +701,8 @@ mod tests {
         assert_eq!(seq, Some(7));
         let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
-            refused(json!({"cmd": "run"})),
-            Some(("unsupported".into(), "unknown command \"run\"".into()))
+            refused(json!({"cmd": "translate"})),
+            Some(("unsupported".into(), "unknown command \"translate\"".into()))
         );
         assert_eq!(
             refused(json!({"cmd": "build", "id": "t", "options": {"skilsDir": "/"}})),
@@ -621,5 +715,104 @@ mod tests {
         let two = json!({"cmd": "build", "id": "t", "options":
             {"extraTools": [{"name": "x", "behaviour": {"text": "a", "fail": "b"}}]}});
         assert_eq!(refused(two).map(|e| e.0), Some("bad_request".into()));
+    }
+
+    #[test]
+    fn client_answers_decode_and_name_their_faults() {
+        let result = json!({"text": "hi", "messages": [], "toolCalls": [{"name": "t",
+            "args": {}, "output": "o", "isError": false, "extraKey": 1}], "toolCallCount": 1,
+            "turns": 2, "usage": {"promptTokens": 3, "completionTokens": 4, "totalTokens": 7},
+            "model": "m", "status": "done"});
+        let ok = decode_response(
+            "run",
+            &json!({"ok": true, "result": result, "elapsedMs": 3}),
+            None,
+        );
+        let Ok(TypedResponse::Run(run)) = ok else {
+            panic!("{ok:?}")
+        };
+        let RunOutcome::Result(r) = &run.outcome else {
+            panic!("{run:?}")
+        };
+        assert_eq!((r.turns, r.usage.total_tokens), (2, 7));
+        assert_eq!(
+            r.extra.get("status"),
+            Some(&json!("done")),
+            "RunResult is open"
+        );
+        let raised = decode_response("ask", &json!({"ok": true, "raised": "HTTP 401"}), None);
+        assert!(
+            matches!(raised, Ok(TypedResponse::Run(r)) if r.outcome == RunOutcome::Raised("HTTP 401".into()))
+        );
+        let both = decode_response(
+            "run",
+            &json!({"ok": true, "result": result, "raised": "x"}),
+            None,
+        );
+        assert!(both.unwrap_err().message.contains("exactly one"));
+        let neither = decode_response("run", &json!({"ok": true}), None).unwrap_err();
+        assert_eq!(neither.path, "result");
+        let bad_usage = json!({"ok": true, "result": {"text": "", "messages": [], "toolCalls": [],
+            "toolCallCount": 0, "turns": 1, "usage": {"prompt_tokens": 1}, "model": "m"}});
+        assert_eq!(
+            decode_response("run", &bad_usage, None).unwrap_err().path,
+            "result"
+        );
+        let events = json!({"ok": true, "events": [{"type": "text", "delta": "a"},
+            {"type": "tool_call", "id": "c1", "name": "t", "args": {}},
+            {"type": "usage", "usage": {"promptTokens": 1, "completionTokens": 1, "totalTokens": 2}}]});
+        assert!(
+            matches!(decode_response("stream", &events, None), Ok(TypedResponse::Stream(s)) if s.events.len() == 3)
+        );
+        let unknown = json!({"ok": true, "events": [{"type": "thinking"}]});
+        assert_eq!(
+            decode_response("stream", &unknown, None).unwrap_err().path,
+            "events[0]"
+        );
+        assert_eq!(
+            decode_response("store_get", &json!({"ok": true, "messages": null}), None),
+            Ok(TypedResponse::StoreGet(None))
+        );
+        assert_eq!(
+            decode_response("store_get", &json!({"ok": true}), None)
+                .unwrap_err()
+                .path,
+            "messages"
+        );
+        let convo = json!({"ok": true, "steps": [{"raised": "x"}, {}], "messages": []});
+        assert!(matches!(decode_response("conversation", &convo, None),
+            Ok(TypedResponse::Conversation(c)) if c.steps == vec![Some(RunOutcome::Raised("x".into())), None]));
+    }
+
+    #[test]
+    fn client_requests_decode_and_unknown_options_are_named() {
+        let req = json!({"cmd": "client", "id": "c1", "options": {"baseUrl": "http://x",
+            "style": "openai", "model": "m", "hooks": {"beforeTool": {"result":
+            {"output": "denied", "isError": true}}}, "generate": {"script": [{"content": "hi"}]}}});
+        let Ok(Request::Client { options, .. }) = decode_request(&req) else {
+            panic!()
+        };
+        assert_eq!(options.model.as_deref(), Some("m"));
+        assert!(options.hooks.and_then(|h| h.before_tool).is_some());
+        let typo =
+            decode_request(&json!({"cmd": "client", "id": "c1", "options": {"maxturns": 2}}));
+        assert_eq!(
+            typo.unwrap_err().message,
+            "unknown client option \"maxturns\""
+        );
+        let bad = decode_request(&json!({"cmd": "client", "id": "c1",
+            "options": {"hooks": {"beforeTool": {"observe": true, "abort": "x"}}}}));
+        assert_eq!(bad.unwrap_err().kind, "bad_request");
+        let run = decode_request(
+            &json!({"cmd": "run", "client": "c1", "prompt": "p", "cancelAfterMs": 5}),
+        );
+        assert!(matches!(
+            run,
+            Ok(Request::Run {
+                cancel_after_ms: Some(5),
+                toolkit: None,
+                ..
+            })
+        ));
     }
 }

@@ -9,6 +9,7 @@
 
 use async_trait::async_trait;
 
+pub mod client;
 pub mod decode;
 pub mod messages;
 pub mod options;

@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::client::{
+    ClientOptions, ConversationResponse, ConversationStep, RunResponse, StreamResponse,
+};
 use crate::options::{SkillSourceOptions, ToolkitOptions};
 
 /// Every command of protocol 1, by the name it has on the wire.
@@ -38,11 +41,27 @@ pub enum Command {
     Shutdown,
     /// §5.12 list an MCP config's tools.
     ListMcpTools,
+    /// §5.14 createClient.
+    Client,
+    /// §5.15 client.run.
+    Run,
+    /// §5.16 client.stream.
+    Stream,
+    /// §5.17 client.ask.
+    Ask,
+    /// §5.18 client.conversation.
+    Conversation,
+    /// §5.19 the store accessor's get.
+    StoreGet,
+    /// §5.19 the store accessor's save.
+    StoreSave,
+    /// §5.20 client.metrics().
+    Metrics,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 12] = [
+    pub const ALL: [Command; 20] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -55,6 +74,14 @@ impl Command {
         Command::Close,
         Command::Shutdown,
         Command::ListMcpTools,
+        Command::Client,
+        Command::Run,
+        Command::Stream,
+        Command::Ask,
+        Command::Conversation,
+        Command::StoreGet,
+        Command::StoreSave,
+        Command::Metrics,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -72,6 +99,14 @@ impl Command {
             Command::Close => "close",
             Command::Shutdown => "shutdown",
             Command::ListMcpTools => "list_mcp_tools",
+            Command::Client => "client",
+            Command::Run => "run",
+            Command::Stream => "stream",
+            Command::Ask => "ask",
+            Command::Conversation => "conversation",
+            Command::StoreGet => "store_get",
+            Command::StoreSave => "store_save",
+            Command::Metrics => "metrics",
         }
     }
 
@@ -203,6 +238,128 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.14.
+    Client {
+        /// The handle later commands pass as `client`.
+        id: String,
+        /// Client options (§6A).
+        #[serde(default)]
+        options: Box<ClientOptions>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.15.
+    Run {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The user prompt.
+        prompt: String,
+        /// A prior transcript.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        history: Option<Vec<Value>>,
+        /// Fire the external cancel this many ms after the start.
+        #[serde(
+            default,
+            rename = "cancelAfterMs",
+            skip_serializing_if = "Option::is_none"
+        )]
+        cancel_after_ms: Option<u64>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.16.
+    Stream {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The user prompt.
+        prompt: String,
+        /// The stateful thread id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A prior transcript.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        history: Option<Vec<Value>>,
+        /// Fire the external cancel this many ms after the start.
+        #[serde(
+            default,
+            rename = "cancelAfterMs",
+            skip_serializing_if = "Option::is_none"
+        )]
+        cancel_after_ms: Option<u64>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.17.
+    Ask {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The user prompt.
+        prompt: String,
+        /// The conversation id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// Pass an `on_text` callback.
+        #[serde(default, rename = "onText", skip_serializing_if = "Option::is_none")]
+        on_text: Option<bool>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.18.
+    Conversation {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// Sends and resets, in order.
+        steps: Vec<ConversationStep>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.19.
+    StoreGet {
+        /// A client id.
+        client: String,
+        /// The conversation id.
+        id: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.19.
+    StoreSave {
+        /// A client id.
+        client: String,
+        /// The conversation id.
+        id: String,
+        /// The transcript to save.
+        messages: Vec<Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.20.
+    Metrics {
+        /// A client id.
+        client: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -221,6 +378,14 @@ impl Request {
             Request::Close { .. } => Command::Close,
             Request::Shutdown { .. } => Command::Shutdown,
             Request::ListMcpTools { .. } => Command::ListMcpTools,
+            Request::Client { .. } => Command::Client,
+            Request::Run { .. } => Command::Run,
+            Request::Stream { .. } => Command::Stream,
+            Request::Ask { .. } => Command::Ask,
+            Request::Conversation { .. } => Command::Conversation,
+            Request::StoreGet { .. } => Command::StoreGet,
+            Request::StoreSave { .. } => Command::StoreSave,
+            Request::Metrics { .. } => Command::Metrics,
         }
     }
 
@@ -238,7 +403,15 @@ impl Request {
             | Request::Sanitize { seq, .. }
             | Request::Close { seq, .. }
             | Request::Shutdown { seq, .. }
-            | Request::ListMcpTools { seq, .. } => *seq,
+            | Request::ListMcpTools { seq, .. }
+            | Request::Client { seq, .. }
+            | Request::Run { seq, .. }
+            | Request::Stream { seq, .. }
+            | Request::Ask { seq, .. }
+            | Request::Conversation { seq, .. }
+            | Request::StoreGet { seq, .. }
+            | Request::StoreSave { seq, .. }
+            | Request::Metrics { seq, .. } => *seq,
         }
     }
 }
@@ -560,4 +733,18 @@ pub enum TypedResponse {
     Shutdown,
     /// `list_mcp_tools`.
     ListMcpTools(ListMcpToolsResponse),
+    /// `client` (the envelope only).
+    Client,
+    /// `run` and `ask`.
+    Run(Box<RunResponse>),
+    /// `stream`.
+    Stream(Box<StreamResponse>),
+    /// `conversation`.
+    Conversation(Box<ConversationResponse>),
+    /// `store_get`: the transcript, `None` for `null`.
+    StoreGet(Option<Vec<Value>>),
+    /// `store_save` (the envelope only).
+    StoreSave,
+    /// `metrics`: the Prometheus text.
+    Metrics(String),
 }
