@@ -259,3 +259,53 @@ async fn conversation_memory_and_in_process_clients() {
         .await;
     assert_eq!(bad["error"]["kind"], "bad_request");
 }
+
+#[tokio::test]
+async fn timeout_and_cancel_abort_the_in_flight_call() {
+    let m = llm("failures.json").await;
+    let mut s = ReferenceSession::new();
+    ok(
+        &mut s,
+        json!({"cmd": "client", "id": "t", "options": {"baseUrl": m.url, "style": "openai",
+            "model": "slow", "apiKey": "k", "timeoutMs": 100, "onError": {"answer": "retry"}}}),
+    )
+    .await;
+    let r = ok(&mut s, json!({"cmd": "run", "client": "t", "prompt": "x"})).await;
+    assert!(r["raised"].as_str().unwrap().contains("timed out"), "{r}");
+    assert_eq!(r["onErrorCalls"], json!([]), "aborts bypass onError");
+    assert!(r["elapsedMs"].as_u64().unwrap() < 390, "{r}");
+
+    ok(
+        &mut s,
+        json!({"cmd": "client", "id": "c", "options": {"baseUrl": m.url, "style": "anthropic",
+            "model": "slow", "apiKey": "k"}}),
+    )
+    .await;
+    let r = ok(
+        &mut s,
+        json!({"cmd": "stream", "client": "c", "prompt": "x", "cancelAfterMs": 100}),
+    )
+    .await;
+    assert!(r["raised"].as_str().unwrap().contains("cancelled"), "{r}");
+    let r = ok(&mut s, json!({"cmd": "run", "client": "c", "prompt": "x"})).await;
+    assert_eq!(
+        r["result"]["text"], "finally",
+        "without a deadline the slow reply arrives"
+    );
+
+    // A dropped connection is a retryable network error, with the transport's message.
+    ok(
+        &mut s,
+        json!({"cmd": "client", "id": "d", "options": {"baseUrl": m.url, "style": "openai",
+            "model": "drop", "apiKey": "k", "retries": 1, "retryBaseMs": 1, "onError": {"answer": "retry"}}}),
+    )
+    .await;
+    let r = ok(&mut s, json!({"cmd": "run", "client": "d", "prompt": "x"})).await;
+    let calls = r["onErrorCalls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2, "{r}");
+    assert!(
+        calls[0]["error"].is_string() && calls[0].get("status").is_none(),
+        "{r}"
+    );
+    assert_eq!(calls[0]["retryable"], true);
+}
