@@ -454,3 +454,20 @@ async fn in_process_generate_runs_the_loop_and_refuses_to_stream() {
     assert_eq!(events.len(), 1);
     assert!(events[0].is_err());
 }
+
+#[tokio::test]
+async fn extra_headers_are_sent_and_replace_the_clients_own() {
+    let s = server("/v1/messages", vec![json_reply(json!({"content": []}))]).await;
+    let mut o = options(&s.uri(), Style::Anthropic);
+    o.headers.insert("X-Trace".into(), "t1".into());
+    o.headers
+        .insert("Anthropic-Version".into(), "2099-01-01".into());
+    Client::new(o)
+        .run("hi", RunOptions::default())
+        .await
+        .unwrap();
+    let req = &s.received_requests().await.unwrap()[0];
+    assert_eq!(req.headers["x-trace"], "t1");
+    let versions: Vec<_> = req.headers.get_all("anthropic-version").iter().collect();
+    assert_eq!(versions, ["2099-01-01"]);
+}

@@ -246,7 +246,12 @@ impl Client {
             Backend::Http(client) => client,
         };
         let api_key = o.resolved_api_key();
-        let mut headers = wire::auth_headers(o.style, api_key.as_deref());
+        // An extra header of the same name replaces the client's own (names are
+        // case-insensitive), rather than being sent twice.
+        let mut headers: Vec<(String, String)> = wire::auth_headers(o.style, api_key.as_deref())
+            .into_iter()
+            .filter(|(k, _)| !o.headers.keys().any(|e| e.eq_ignore_ascii_case(k)))
+            .collect();
         headers.extend(o.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
         let transport = Transport {
             client,
