@@ -6,6 +6,8 @@
 #![warn(missing_docs)]
 
 pub mod behaviours;
+pub mod client_behaviours;
+pub mod client_port;
 pub mod driver;
 pub mod options;
 pub mod reference_port;

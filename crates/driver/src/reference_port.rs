@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::client_port::{Clients, LoopCommand};
 use crate::options;
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
@@ -20,12 +21,13 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 9] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A"];
+pub const IMPLEMENTS: [&str; 10] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8"];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
 pub struct ReferenceSession {
     toolkits: BTreeMap<String, Toolkit>,
+    clients: Clients,
 }
 
 impl ReferenceSession {
@@ -87,14 +89,71 @@ impl ReferenceSession {
             Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
             Request::Close { toolkit, .. } => self.close(toolkit).await,
             Request::Shutdown { .. } => Ok(json!({})),
-            // The §8 client commands arrive with the reference client (issue 13).
-            other => Err((
-                error_kind::UNSUPPORTED.to_string(),
-                format!(
-                    "command \"{}\" is not implemented yet",
-                    other.command().as_str()
-                ),
-            )),
+            Request::Client { id, options, .. } => self.clients.create(id, &options),
+            Request::Run {
+                client,
+                toolkit,
+                prompt,
+                history,
+                cancel_after_ms,
+                ..
+            } => {
+                let command = LoopCommand::Run {
+                    prompt,
+                    history: history.unwrap_or_default(),
+                    cancel_after_ms,
+                };
+                self.client_loop(&client, toolkit, command).await
+            }
+            Request::Stream {
+                client,
+                toolkit,
+                prompt,
+                id,
+                history,
+                cancel_after_ms,
+                ..
+            } => {
+                let command = LoopCommand::Stream {
+                    prompt,
+                    id,
+                    history: history.unwrap_or_default(),
+                    cancel_after_ms,
+                };
+                self.client_loop(&client, toolkit, command).await
+            }
+            Request::Ask {
+                client,
+                toolkit,
+                prompt,
+                id,
+                on_text,
+                ..
+            } => {
+                let command = LoopCommand::Ask {
+                    prompt,
+                    id,
+                    on_text: on_text.unwrap_or(false),
+                };
+                self.client_loop(&client, toolkit, command).await
+            }
+            Request::Conversation {
+                client,
+                toolkit,
+                steps,
+                ..
+            } => {
+                let command = LoopCommand::Conversation { steps };
+                self.client_loop(&client, toolkit, command).await
+            }
+            Request::StoreGet { client, id, .. } => self.clients.store_get(&client, &id).await,
+            Request::StoreSave {
+                client,
+                id,
+                messages,
+                ..
+            } => self.clients.store_save(&client, &id, messages).await,
+            Request::Metrics { client, .. } => self.clients.metrics(&client),
         }
     }
 
@@ -114,6 +173,21 @@ impl ReferenceSession {
             old.close().await;
         }
         Ok(body)
+    }
+
+    /// A loop command on a client, with its toolkit (an unknown toolkit id is an error,
+    /// as for every toolkit command).
+    async fn client_loop(
+        &self,
+        client: &str,
+        toolkit: Option<String>,
+        command: LoopCommand,
+    ) -> Reply {
+        let tk = match &toolkit {
+            Some(id) => Some(self.toolkit(id)?),
+            None => None,
+        };
+        self.clients.run_loop(client, tk, command).await
     }
 
     fn toolkit(&self, id: &str) -> Result<&Toolkit, (String, String)> {

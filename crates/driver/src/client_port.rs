@@ -1,0 +1,276 @@
+//! The §8 client commands (PROTOCOL.md §5.13–§5.20) answered by the reference client.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use toolnexus_protocol::client::{ClientOptions as ProtoClientOptions, ConversationStep};
+use toolnexus_protocol::error_kind;
+use toolnexus_reference::client::{
+    AskOptions, ClientError, RunOptions, RunResult, StreamEvent, Usage,
+};
+use toolnexus_reference::toolkit::Toolkit;
+
+use crate::client_behaviours::{build_client, DriverClient};
+
+/// A command's body, or `(kind, message)`.
+pub type Reply = Result<Value, (String, String)>;
+
+/// The clients of a session, by id.
+#[derive(Default)]
+pub struct Clients {
+    clients: BTreeMap<String, DriverClient>,
+}
+
+/// A loop command, decoded.
+pub enum LoopCommand {
+    /// §5.15.
+    Run {
+        /// The user prompt.
+        prompt: String,
+        /// A prior transcript.
+        history: Vec<Value>,
+        /// Fire the cancel this long after the start.
+        cancel_after_ms: Option<u64>,
+    },
+    /// §5.16.
+    Stream {
+        /// The user prompt.
+        prompt: String,
+        /// The thread id.
+        id: Option<String>,
+        /// A prior transcript.
+        history: Vec<Value>,
+        /// Fire the cancel this long after the start.
+        cancel_after_ms: Option<u64>,
+    },
+    /// §5.17.
+    Ask {
+        /// The user prompt.
+        prompt: String,
+        /// The thread id.
+        id: Option<String>,
+        /// Collect `on_text` deltas.
+        on_text: bool,
+    },
+    /// §5.18.
+    Conversation {
+        /// Sends and resets.
+        steps: Vec<ConversationStep>,
+    },
+}
+
+impl Clients {
+    /// §5.14: creates (or replaces) the client `id`.
+    pub fn create(&mut self, id: String, options: &ProtoClientOptions) -> Reply {
+        let client = build_client(options).map_err(bad_request)?;
+        self.clients.insert(id.clone(), client);
+        Ok(json!({ "client": id }))
+    }
+
+    fn get(&self, id: &str) -> Result<&DriverClient, (String, String)> {
+        self.clients
+            .get(id)
+            .ok_or_else(|| bad_request(format!("no client \"{id}\"")))
+    }
+
+    /// §5.19 `store_get`.
+    pub async fn store_get(&self, client: &str, id: &str) -> Reply {
+        let c = self.get(client)?;
+        let messages = c.client.conversation_store().get(id).await;
+        Ok(json!({ "messages": messages }))
+    }
+
+    /// §5.19 `store_save`.
+    pub async fn store_save(&self, client: &str, id: &str, messages: Vec<Value>) -> Reply {
+        let c = self.get(client)?;
+        c.client.conversation_store().save(id, messages).await;
+        Ok(json!({}))
+    }
+
+    /// §5.20.
+    pub fn metrics(&self, client: &str) -> Reply {
+        Ok(json!({ "text": self.get(client)?.client.metrics() }))
+    }
+
+    /// §5.15–§5.18: one loop command, with what the seams recorded and `elapsedMs`.
+    pub async fn run_loop(
+        &self,
+        client: &str,
+        toolkit: Option<&Toolkit>,
+        command: LoopCommand,
+    ) -> Reply {
+        let c = self.get(client)?;
+        c.recorder.reset();
+        let started = Instant::now();
+        let mut body = match command {
+            LoopCommand::Run {
+                prompt,
+                history,
+                cancel_after_ms,
+            } => {
+                let opts = RunOptions {
+                    toolkit,
+                    history,
+                    cancel: cancel_after(cancel_after_ms),
+                };
+                outcome(c.client.run(&prompt, opts).await)
+            }
+            LoopCommand::Stream {
+                prompt,
+                id,
+                history,
+                cancel_after_ms,
+            } => {
+                let opts = RunOptions {
+                    toolkit,
+                    history,
+                    cancel: cancel_after(cancel_after_ms),
+                };
+                let mut events = Vec::new();
+                let mut raised = None;
+                let mut stream = c.client.stream(&prompt, opts, id);
+                while let Some(item) = stream.next().await {
+                    match item {
+                        Ok(ev) => events.push(event_json(&ev)),
+                        Err(e) => raised = Some(e.message),
+                    }
+                }
+                let mut body = Map::new();
+                body.insert("events".into(), Value::Array(events));
+                if let Some(r) = raised {
+                    body.insert("raised".into(), json!(r));
+                }
+                body
+            }
+            LoopCommand::Ask {
+                prompt,
+                id,
+                on_text,
+            } => {
+                let deltas = Arc::new(Mutex::new(Vec::<String>::new()));
+                let sink = deltas.clone();
+                let opts = AskOptions {
+                    toolkit,
+                    id,
+                    on_text: on_text.then(|| {
+                        Arc::new(move |t: &str| {
+                            sink.lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(t.to_string())
+                        }) as toolnexus_reference::client::OnText
+                    }),
+                    cancel: None,
+                };
+                let mut body = outcome(c.client.ask(&prompt, opts).await);
+                if on_text {
+                    let d = std::mem::take(&mut *deltas.lock().unwrap_or_else(|p| p.into_inner()));
+                    body.insert("textDeltas".into(), json!(d));
+                }
+                body
+            }
+            LoopCommand::Conversation { steps } => {
+                let mut convo = c.client.conversation(toolkit);
+                let mut answers = Vec::new();
+                for step in steps {
+                    match (step.send, step.reset) {
+                        (Some(prompt), None) => {
+                            answers.push(Value::Object(outcome(convo.send(&prompt).await)))
+                        }
+                        (None, Some(true)) => {
+                            convo.reset();
+                            answers.push(json!({}));
+                        }
+                        _ => {
+                            return Err(bad_request(
+                                "a conversation step is {\"send\": prompt} or {\"reset\": true}"
+                                    .into(),
+                            ))
+                        }
+                    }
+                }
+                let mut body = Map::new();
+                body.insert("steps".into(), Value::Array(answers));
+                body.insert("messages".into(), json!(convo.messages()));
+                body
+            }
+        };
+        c.observed_into(&mut body);
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        body.insert("elapsedMs".into(), json!(ms));
+        Ok(Value::Object(body))
+    }
+}
+
+/// The external cancel, fired by a timer the driver starts.
+fn cancel_after(ms: Option<u64>) -> Option<CancellationToken> {
+    let ms = ms?;
+    let token = CancellationToken::new();
+    let trigger = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        trigger.cancel();
+    });
+    Some(token)
+}
+
+fn outcome(r: Result<RunResult, ClientError>) -> Map<String, Value> {
+    let mut body = Map::new();
+    match r {
+        Ok(result) => body.insert("result".into(), result_json(&result)),
+        Err(e) => body.insert("raised".into(), json!(e.message)),
+    };
+    body
+}
+
+fn usage_json(u: &Usage) -> Value {
+    json!({"promptTokens": u.prompt_tokens, "completionTokens": u.completion_tokens,
+           "totalTokens": u.total_tokens})
+}
+
+/// `RunResult` in the protocol's spelling.
+pub fn result_json(r: &RunResult) -> Value {
+    let calls: Vec<Value> = r
+        .tool_calls
+        .iter()
+        .map(|c| {
+            let mut v = json!({"name": c.name, "args": c.args, "output": c.output,
+                               "isError": c.is_error});
+            if let Some(m) = c.metadata.as_ref().filter(|m| !m.is_empty()) {
+                v["metadata"] = Value::Object(m.clone());
+            }
+            v
+        })
+        .collect();
+    json!({
+        "text": r.text, "messages": r.messages, "toolCalls": calls,
+        "toolCallCount": r.tool_call_count, "turns": r.turns, "usage": usage_json(&r.usage),
+        "model": r.model,
+    })
+}
+
+fn event_json(ev: &StreamEvent) -> Value {
+    match ev {
+        StreamEvent::Text { delta } => json!({"type": "text", "delta": delta}),
+        StreamEvent::ToolCall { id, name, args } => {
+            json!({"type": "tool_call", "id": id, "name": name, "args": args})
+        }
+        StreamEvent::ToolResult {
+            id,
+            name,
+            output,
+            is_error,
+        } => json!({"type": "tool_result", "id": id, "name": name, "output": output,
+                    "isError": is_error}),
+        StreamEvent::Usage { usage } => json!({"type": "usage", "usage": usage_json(usage)}),
+        StreamEvent::Done { result } => json!({"type": "done", "result": result_json(result)}),
+    }
+}
+
+fn bad_request(message: String) -> (String, String) {
+    (error_kind::BAD_REQUEST.to_string(), message)
+}

@@ -1,0 +1,170 @@
+//! `ClientOptions` (SPEC §8 `createClient`) and the host-supplied callbacks it carries.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use super::hooks::Hooks;
+use super::metrics::MetricEvent;
+use super::store::ConversationStore;
+
+/// The wire a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// `POST {baseUrl}/chat/completions`.
+    OpenAi,
+    /// `POST {baseUrl}[/v1]/messages`.
+    Anthropic,
+}
+
+impl Style {
+    /// Parses the SPEC spelling (`openai`, `anthropic`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "openai" => Some(Style::OpenAi),
+            "anthropic" => Some(Style::Anthropic),
+            _ => None,
+        }
+    }
+}
+
+/// `bodyTransform` (Gap 1): the assembled body in, the body to send out.
+pub type BodyTransform = Arc<dyn Fn(Value) -> Value + Send + Sync>;
+
+/// `onError`: classifies one failed LLM attempt.
+pub type OnError = Arc<dyn Fn(&ErrorInfo) -> ErrorDecision + Send + Sync>;
+
+/// `onMetric`: receives every semantic metric record.
+pub type OnMetric = Arc<dyn Fn(&MetricEvent) + Send + Sync>;
+
+/// `generate` of an in-process client: the OpenAI-shaped request body in, one assistant
+/// message out; an `Err` is final (no retry).
+pub type Generate =
+    Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Generated, String>> + Send + Sync>;
+
+/// What `onError` is told about a failed attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorInfo {
+    /// The transport error's message (network failures only).
+    pub error: Option<String>,
+    /// The HTTP status of a non-ok answer.
+    pub status: Option<u16>,
+    /// Zero-based attempt number.
+    pub attempt: u32,
+    /// Whether the default classifier would retry (429/500/502/503/504/network).
+    pub retryable: bool,
+}
+
+/// `onError`'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorDecision {
+    /// Retry (still bounded by `retries`).
+    Retry,
+    /// Surface the error now.
+    Fail,
+}
+
+/// One assistant message from an in-process `generate`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Generated {
+    /// The text answer (`{content}`).
+    pub content: Option<String>,
+    /// Tool calls (`{toolCalls}`), crossing flat.
+    pub tool_calls: Vec<GeneratedCall>,
+    /// Optional OpenAI-shaped usage (`prompt_tokens`, ...).
+    pub usage: Option<Value>,
+}
+
+/// A flat tool call from `generate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedCall {
+    /// The call id; generated when absent.
+    pub id: Option<String>,
+    /// The tool name.
+    pub name: String,
+    /// An object, or a string passed as it is.
+    pub arguments: Value,
+}
+
+/// Everything `createClient` accepts.
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// The endpoint (ignored by an in-process client).
+    pub base_url: String,
+    /// The wire (ignored by an in-process client).
+    pub style: Style,
+    /// Sent verbatim on every turn.
+    pub model: String,
+    /// Absent ⇒ read from the environment at call time, see [`ClientOptions::resolved_api_key`].
+    pub api_key: Option<String>,
+    /// Extra request headers.
+    pub headers: BTreeMap<String, String>,
+    /// Prepended to the toolkit's `skillsPrompt()`.
+    pub system_prompt: Option<String>,
+    /// LLM round trips at most (default 10).
+    pub max_turns: u32,
+    /// Retries after the first attempt (default 2).
+    pub retries: u32,
+    /// Backoff base in ms (default 500).
+    pub retry_base_ms: u64,
+    /// Whole-run deadline.
+    pub timeout_ms: Option<u64>,
+    /// Gap 1: shallow-merged into every body (`messages`/`tools`/`stream` stripped).
+    pub request_params: Map<String, Value>,
+    /// Gap 1: the last word on the body before marshal.
+    pub body_transform: Option<BodyTransform>,
+    /// §8 lifecycle hooks.
+    pub hooks: Option<Arc<dyn Hooks>>,
+    /// Host retry-vs-fail classifier.
+    pub on_error: Option<OnError>,
+    /// Semantic metric records.
+    pub on_metric: Option<OnMetric>,
+    /// The conversation provider; absent ⇒ a per-client in-memory store.
+    pub store: Option<Arc<dyn ConversationStore>>,
+    /// Gap 2: the HTTP client for LLM requests; absent ⇒ a default one.
+    pub http_client: Option<reqwest::Client>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            base_url: String::new(),
+            style: Style::OpenAi,
+            model: String::new(),
+            api_key: None,
+            headers: BTreeMap::new(),
+            system_prompt: None,
+            max_turns: 10,
+            retries: 2,
+            retry_base_ms: 500,
+            timeout_ms: None,
+            request_params: Map::new(),
+            body_transform: None,
+            hooks: None,
+            on_error: None,
+            on_metric: None,
+            store: None,
+            http_client: None,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// The key to send: the option, else the style's environment variable
+    /// (`OPENAI_API_KEY` then `OPENROUTER_API_KEY` for openai, `ANTHROPIC_API_KEY` for
+    /// anthropic); an empty variable counts as absent.
+    pub fn resolved_api_key(&self) -> Option<String> {
+        if let Some(k) = &self.api_key {
+            return Some(k.clone());
+        }
+        let vars: &[&str] = match self.style {
+            Style::OpenAi => &["OPENAI_API_KEY", "OPENROUTER_API_KEY"],
+            Style::Anthropic => &["ANTHROPIC_API_KEY"],
+        };
+        vars.iter()
+            .filter_map(|v| std::env::var(v).ok())
+            .find(|k| !k.is_empty())
+    }
+}

@@ -1,0 +1,496 @@
+//! The §8 loop, shared by `run`, `stream`, `ask` and `send`: build the body, call the
+//! model, run the tools it asks for, repeat until it answers in text or `maxTurns`.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::error::ClientError;
+use super::hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, ToolOverride};
+use super::http::Transport;
+use super::metrics::MetricEvent;
+use super::options::{Generated, Style};
+use super::result::{RunResult, StreamEvent, ToolCallRecord};
+use super::wire::{self, ToolReply, Usage};
+use super::{sse, Backend, Client, RunOptions};
+use crate::adapters::{self, Format};
+use crate::tool::{Context, ToolResult};
+use crate::toolkit::Toolkit;
+
+/// Where incremental output goes; both absent ⇒ the non-streaming wire.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Sinks<'s> {
+    /// Every stream event (`stream()`).
+    pub events: Option<&'s (dyn Fn(StreamEvent) + Send + Sync)>,
+    /// Text deltas only (`ask(on_text)`).
+    pub on_text: Option<&'s (dyn Fn(&str) + Send + Sync)>,
+}
+
+impl Sinks<'_> {
+    fn streaming(&self) -> bool {
+        self.events.is_some() || self.on_text.is_some()
+    }
+
+    fn event(&self, ev: StreamEvent) {
+        if let Some(f) = self.events {
+            f(ev);
+        }
+    }
+
+    fn text(&self, delta: &str) {
+        if let Some(f) = self.on_text {
+            f(delta);
+        }
+        self.event(StreamEvent::Text {
+            delta: delta.to_string(),
+        });
+    }
+}
+
+impl Client {
+    /// One whole run: the thread's history (when `id`), the guarded loop, the `run` metric,
+    /// and the thread saved back on success.
+    pub(super) async fn execute(
+        &self,
+        prompt: &str,
+        opts: RunOptions<'_>,
+        id: Option<String>,
+        sinks: Sinks<'_>,
+    ) -> Result<RunResult, ClientError> {
+        let started = Instant::now();
+        let mut history = opts.history;
+        if let Some(id) = &id {
+            if let Some(saved) = self.inner.store.get(id).await {
+                history = saved;
+            }
+        }
+        let cancel = opts.cancel.unwrap_or_default();
+        let mut progress = Progress::default();
+        let outcome = self
+            .guarded(
+                self.agent_loop(prompt, opts.toolkit, history, &cancel, sinks, &mut progress),
+                &cancel,
+            )
+            .await;
+        let model = self.inner.options.model.clone();
+        self.metric(MetricEvent::Run {
+            model,
+            turns: progress.turns,
+            tool_calls: progress.tool_calls,
+            total_tokens: progress.usage.total_tokens,
+            ms: millis(started.elapsed()),
+            error: outcome.as_ref().err().map(|e| e.message.clone()),
+        });
+        let result = outcome?;
+        if let Some(id) = &id {
+            self.inner.store.save(id, result.messages.clone()).await;
+        }
+        Ok(result)
+    }
+
+    /// Races the loop against the whole-run deadline and the external cancel: an abort
+    /// drops the in-flight request and is never retried nor shown to `onError`.
+    async fn guarded(
+        &self,
+        work: impl std::future::Future<Output = Result<RunResult, ClientError>>,
+        cancel: &CancellationToken,
+    ) -> Result<RunResult, ClientError> {
+        let timeout_ms = self.inner.options.timeout_ms;
+        let deadline = async {
+            match timeout_ms {
+                Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            r = work => r,
+            () = cancel.cancelled() => Err(ClientError::aborted("LLM run cancelled")),
+            () = deadline => Err(ClientError::aborted(format!(
+                "LLM run timed out after {} ms", timeout_ms.unwrap_or(0)
+            ))),
+        };
+        if outcome.as_ref().is_err_and(|e| e.aborted) {
+            // Tools still holding the token see the abort too.
+            cancel.cancel();
+        }
+        outcome
+    }
+
+    async fn agent_loop(
+        &self,
+        prompt: &str,
+        toolkit: Option<&Toolkit>,
+        history: Vec<Value>,
+        cancel: &CancellationToken,
+        sinks: Sinks<'_>,
+        progress: &mut Progress,
+    ) -> Result<RunResult, ClientError> {
+        let o = &self.inner.options;
+        let style = o.style;
+        let all_tools = match toolkit {
+            Some(tk) => tool_schema(style, tk),
+            None => Vec::new(),
+        };
+        let skills = toolkit.map(Toolkit::skills_prompt).unwrap_or_default();
+        let system = wire::system_text(o.system_prompt.as_deref(), &skills);
+        let mut messages = wire::initial_messages(style, system.as_deref(), history, prompt);
+        let mut records = Vec::new();
+        let mut text = String::new();
+
+        for turn in 1..=o.max_turns {
+            let mut tools = all_tools.clone();
+            if let Some(h) = &o.hooks {
+                let ctx = BeforeLlm {
+                    messages: messages.clone(),
+                    tools: tools.clone(),
+                    model: o.model.clone(),
+                    turn,
+                };
+                if let Some(over) = h.before_llm(ctx).await.map_err(ClientError::new)? {
+                    if let Some(m) = over.messages {
+                        messages = m;
+                    }
+                    if let Some(t) = over.tools {
+                        tools = t;
+                    }
+                }
+            }
+            let body = self.body(system.as_deref(), &messages, &tools, sinks.streaming());
+            let raw = self.call_model(body, turn, sinks).await?;
+            progress.turns = turn;
+            if let Some(h) = &o.hooks {
+                let ctx = AfterLlm {
+                    response: raw.clone(),
+                    model: o.model.clone(),
+                    turn,
+                };
+                h.after_llm(ctx).await;
+            }
+            let answer = wire::parse_answer(style, &raw).map_err(ClientError::new)?;
+            progress.usage.add(answer.usage);
+            sinks.event(StreamEvent::Usage {
+                usage: answer.usage,
+            });
+            messages.push(answer.message.clone());
+            text = answer.text.clone();
+            if answer.calls.is_empty() {
+                return Ok(self.result(text, messages, records, progress));
+            }
+            let mut replies = Vec::new();
+            for call in answer.calls {
+                let (record, reply) = self.tool_call(toolkit, call, turn, cancel, sinks).await;
+                progress.tool_calls += 1;
+                records.push(record);
+                replies.push(reply);
+            }
+            messages.extend(wire::tool_result_messages(style, &replies));
+        }
+        // maxTurns used up: the run returns what it has (the last assistant text).
+        Ok(self.result(text, messages, records, progress))
+    }
+
+    fn result(
+        &self,
+        text: String,
+        messages: Vec<Value>,
+        tool_calls: Vec<ToolCallRecord>,
+        progress: &Progress,
+    ) -> RunResult {
+        RunResult {
+            text,
+            messages,
+            tool_call_count: tool_calls.len(),
+            tool_calls,
+            turns: progress.turns,
+            usage: progress.usage,
+            model: self.inner.options.model.clone(),
+        }
+    }
+
+    /// Gap 1 ordering: base body (hooks already applied) → `requestParams` → `bodyTransform`.
+    fn body(
+        &self,
+        system: Option<&str>,
+        messages: &[Value],
+        tools: &[Value],
+        stream: bool,
+    ) -> Value {
+        let o = &self.inner.options;
+        let mut body = wire::base_body(o.style, &o.model, system, messages, tools, stream);
+        let stripped = wire::merge_params(&mut body, &o.request_params);
+        if !stripped.is_empty() && !self.inner.warned_params.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "toolnexus: requestParams may not set {}; ignored",
+                stripped.join(", ")
+            );
+        }
+        let body = Value::Object(body);
+        match &o.body_transform {
+            Some(f) => f(body),
+            None => body,
+        }
+    }
+
+    /// One LLM call (with its retries), answering the raw (or reassembled) payload.
+    async fn call_model(
+        &self,
+        body: Value,
+        turn: u32,
+        sinks: Sinks<'_>,
+    ) -> Result<Value, ClientError> {
+        let o = &self.inner.options;
+        let client = match &self.inner.backend {
+            Backend::InProcess(generate) => return self.call_generate(generate, body, turn).await,
+            Backend::Http(client) => client,
+        };
+        let api_key = o.resolved_api_key();
+        // An extra header of the same name replaces the client's own (names are
+        // case-insensitive), rather than being sent twice.
+        let mut headers: Vec<(String, String)> = wire::auth_headers(o.style, api_key.as_deref())
+            .into_iter()
+            .filter(|(k, _)| !o.headers.keys().any(|e| e.eq_ignore_ascii_case(k)))
+            .collect();
+        headers.extend(o.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let transport = Transport {
+            client,
+            url: wire::endpoint(o.style, &o.base_url),
+            headers,
+            retries: o.retries,
+            retry_base_ms: o.retry_base_ms,
+            on_error: o.on_error.as_ref(),
+            api_key,
+        };
+        let failed = |d: Duration| self.llm_metric("error", d, Usage::default());
+        let (response, started) = transport.send(&body, &failed).await?;
+        let raw = if sinks.streaming() {
+            let mut on_text = |t: &str| sinks.text(t);
+            sse::read_stream(o.style, response, &mut on_text).await
+        } else {
+            response
+                .json::<Value>()
+                .await
+                .map_err(|e| format!("LLM answer is not JSON: {e}"))
+        };
+        match raw {
+            Ok(raw) => {
+                let usage = Usage::from_json(raw.get("usage"));
+                self.llm_metric("ok", started.elapsed(), usage);
+                Ok(raw)
+            }
+            Err(message) => {
+                self.llm_metric("error", started.elapsed(), Usage::default());
+                Err(ClientError::new(message))
+            }
+        }
+    }
+
+    /// The in-process model: one `generate` call, final on failure, wrapped in the
+    /// OpenAI `choices` envelope.
+    async fn call_generate(
+        &self,
+        generate: &super::options::Generate,
+        body: Value,
+        turn: u32,
+    ) -> Result<Value, ClientError> {
+        let started = Instant::now();
+        match generate(body).await {
+            Ok(g) => {
+                let raw = envelope(&self.inner.options.model, g, turn);
+                let usage = Usage::from_json(raw.get("usage"));
+                self.llm_metric("ok", started.elapsed(), usage);
+                Ok(raw)
+            }
+            Err(m) => {
+                self.llm_metric("error", started.elapsed(), Usage::default());
+                Err(ClientError::new(format!("generate failed: {m}")))
+            }
+        }
+    }
+
+    /// One tool call with its hooks, events and metric.
+    async fn tool_call(
+        &self,
+        toolkit: Option<&Toolkit>,
+        call: wire::Call,
+        turn: u32,
+        cancel: &CancellationToken,
+        sinks: Sinks<'_>,
+    ) -> (ToolCallRecord, ToolReply) {
+        let hooks = self.inner.options.hooks.as_ref();
+        sinks.event(StreamEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args: call.args.clone(),
+        });
+        let mut args = call.args.clone();
+        let mut short_circuit = None;
+        if let Some(h) = hooks {
+            let ctx = BeforeTool {
+                name: call.name.clone(),
+                args: args.clone(),
+                id: call.id.clone(),
+                turn,
+            };
+            match h.before_tool(ctx).await {
+                Some(ToolOverride::Result(r)) => short_circuit = Some(r),
+                Some(ToolOverride::Args(a)) => args = a,
+                None => {}
+            }
+        }
+        let mut result = match short_circuit {
+            Some(r) => r,
+            None => {
+                self.run_tool(toolkit, &call.name, args.clone(), cancel)
+                    .await
+            }
+        };
+        if let Some(h) = hooks {
+            let ctx = AfterTool {
+                name: call.name.clone(),
+                args: args.clone(),
+                result: result.clone(),
+                id: call.id.clone(),
+                turn,
+            };
+            if let Some(r) = h.after_tool(ctx).await {
+                result = r;
+            }
+        }
+        sinks.event(StreamEvent::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            output: result.output.clone(),
+            is_error: result.is_error,
+        });
+        let reply = ToolReply {
+            id: call.id,
+            output: result.output.clone(),
+            is_error: result.is_error,
+        };
+        let record = ToolCallRecord {
+            name: call.name,
+            args,
+            output: result.output,
+            is_error: result.is_error,
+            metadata: result.metadata,
+        };
+        (record, reply)
+    }
+
+    /// Executes through the toolkit (an absent toolkit knows no tool) and records the
+    /// `tool` metric; a short-circuited call never gets here.
+    async fn run_tool(
+        &self,
+        toolkit: Option<&Toolkit>,
+        name: &str,
+        args: Value,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let started = Instant::now();
+        let ctx = Context {
+            cancel: Some(cancel.child_token()),
+            ..Context::default()
+        };
+        let (result, source) = match toolkit {
+            Some(tk) => (
+                tk.execute(name, args, &ctx).await,
+                tk.get(name).map(|t| t.source.as_str()).unwrap_or("unknown"),
+            ),
+            None => (
+                ToolResult::error(format!("Unknown tool: {name}")),
+                "unknown",
+            ),
+        };
+        self.metric(MetricEvent::Tool {
+            tool: name.to_string(),
+            source: source.to_string(),
+            is_error: result.is_error,
+            ms: millis(started.elapsed()),
+        });
+        result
+    }
+
+    fn llm_metric(&self, status: &str, took: Duration, usage: Usage) {
+        self.metric(MetricEvent::Llm {
+            model: self.inner.options.model.clone(),
+            status: status.to_string(),
+            ms: millis(took),
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+        });
+    }
+
+    fn metric(&self, event: MetricEvent) {
+        self.inner.registry.record(&event);
+        if let Some(f) = &self.inner.options.on_metric {
+            f(&event);
+        }
+    }
+}
+
+/// What a run got through, kept even when it raises (for the `run` metric).
+#[derive(Default)]
+struct Progress {
+    turns: u32,
+    tool_calls: usize,
+    usage: Usage,
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn tool_schema(style: Style, tk: &Toolkit) -> Vec<Value> {
+    let format = match style {
+        Style::OpenAi => Format::OpenAi,
+        Style::Anthropic => Format::Anthropic,
+    };
+    match adapters::render(format, tk.tools()) {
+        Value::Array(a) => a,
+        _ => Vec::new(),
+    }
+}
+
+/// `generate`'s answer as an OpenAI `chat.completion`: `finish_reason` derived, tool
+/// arguments encoded unless already a string, missing call ids generated.
+fn envelope(model: &str, g: Generated, turn: u32) -> Value {
+    let mut message = Map::new();
+    message.insert("role".into(), json!("assistant"));
+    message.insert(
+        "content".into(),
+        g.content.map(Value::String).unwrap_or(Value::Null),
+    );
+    let finish = if g.tool_calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    if !g.tool_calls.is_empty() {
+        let calls: Vec<Value> = g
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let arguments = match c.arguments {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                let id = c.id.unwrap_or_else(|| format!("call_{turn}_{i}"));
+                json!({"id": id, "type": "function",
+                       "function": {"name": c.name, "arguments": arguments}})
+            })
+            .collect();
+        message.insert("tool_calls".into(), json!(calls));
+    }
+    let mut out = json!({
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    });
+    if let Some(u) = g.usage {
+        out["usage"] = u;
+    }
+    out
+}

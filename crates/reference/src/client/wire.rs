@@ -1,0 +1,381 @@
+//! The two wires: URLs, headers, request bodies, answers and tool-result messages.
+
+use serde_json::{json, Map, Value};
+
+use super::options::Style;
+
+/// The provider-neutral reading of one assistant turn.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Turn {
+    /// The assistant text (concatenated text parts).
+    pub text: String,
+    /// Tool calls in order.
+    pub calls: Vec<Call>,
+    /// This turn's tokens.
+    pub usage: Usage,
+    /// The assistant message to append to the transcript, in the provider's shape.
+    pub message: Value,
+}
+
+/// One tool call the model asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// Provider call id.
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Parsed arguments (an unparseable string stays a string).
+    pub args: Value,
+}
+
+/// Token usage, summed across turns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// OpenAI `prompt_tokens` / Anthropic `input_tokens`.
+    pub prompt_tokens: u64,
+    /// OpenAI `completion_tokens` / Anthropic `output_tokens`.
+    pub completion_tokens: u64,
+    /// `total_tokens`, else the sum.
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another turn's usage.
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+
+    /// Reads either wire's `usage` object; missing counts are 0, a missing total the sum.
+    pub fn from_json(usage: Option<&Value>) -> Usage {
+        let Some(u) = usage else {
+            return Usage::default();
+        };
+        let n = |keys: &[&str]| keys.iter().find_map(|k| u.get(*k).and_then(Value::as_u64));
+        let prompt = n(&["prompt_tokens", "input_tokens"]).unwrap_or(0);
+        let completion = n(&["completion_tokens", "output_tokens"]).unwrap_or(0);
+        Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: n(&["total_tokens"]).unwrap_or(prompt + completion),
+        }
+    }
+}
+
+/// The endpoint of a style: openai `{base}/chat/completions`; anthropic `{base}/messages`
+/// with `/v1` appended unless the base path already ends with `/v1`.
+pub fn endpoint(style: Style, base_url: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    match style {
+        Style::OpenAi => format!("{base}/chat/completions"),
+        Style::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
+        Style::Anthropic => format!("{base}/v1/messages"),
+    }
+}
+
+/// The style's auth headers (no header at all when there is no key).
+pub fn auth_headers(style: Style, key: Option<&str>) -> Vec<(String, String)> {
+    let mut h = Vec::new();
+    match style {
+        Style::OpenAi => {
+            if let Some(k) = key {
+                h.push(("authorization".into(), format!("Bearer {k}")));
+            }
+        }
+        Style::Anthropic => {
+            if let Some(k) = key {
+                h.push(("x-api-key".into(), k.to_string()));
+            }
+            h.push(("anthropic-version".into(), "2023-06-01".into()));
+        }
+    }
+    h
+}
+
+/// `systemPrompt + "\n\n" + skillsPrompt()`; an empty part drops the separator, both empty
+/// ⇒ no system at all.
+pub fn system_text(system_prompt: Option<&str>, skills_prompt: &str) -> Option<String> {
+    let sp = system_prompt.unwrap_or("");
+    match (sp.is_empty(), skills_prompt.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(sp.to_string()),
+        (true, false) => Some(skills_prompt.to_string()),
+        (false, false) => Some(format!("{sp}\n\n{skills_prompt}")),
+    }
+}
+
+/// The starting transcript: history (if any), then the user prompt. On openai the system
+/// message leads, unless the history already starts with one (a transcript handed back).
+pub fn initial_messages(
+    style: Style,
+    system: Option<&str>,
+    history: Vec<Value>,
+    prompt: &str,
+) -> Vec<Value> {
+    let mut messages = Vec::new();
+    if style == Style::OpenAi {
+        let has_system = history
+            .first()
+            .is_some_and(|m| m.get("role").and_then(Value::as_str) == Some("system"));
+        if let (Some(s), false) = (system, has_system) {
+            messages.push(json!({"role": "system", "content": s}));
+        }
+    }
+    messages.extend(history);
+    messages.push(json!({"role": "user", "content": prompt}));
+    messages
+}
+
+/// The client's own body, before hooks and params.
+pub fn base_body(
+    style: Style,
+    model: &str,
+    system: Option<&str>,
+    messages: &[Value],
+    tools: &[Value],
+    stream: bool,
+) -> Map<String, Value> {
+    let mut b = Map::new();
+    b.insert("model".into(), json!(model));
+    if style == Style::Anthropic {
+        b.insert("max_tokens".into(), json!(4096));
+        if let Some(s) = system {
+            b.insert("system".into(), json!(s));
+        }
+    }
+    b.insert("messages".into(), json!(messages));
+    // Gap 5: no tool keys at all for an empty tool list.
+    if !tools.is_empty() {
+        b.insert("tools".into(), json!(tools));
+        if style == Style::OpenAi {
+            b.insert("tool_choice".into(), json!("auto"));
+        }
+    }
+    if stream {
+        b.insert("stream".into(), json!(true));
+        if style == Style::OpenAi {
+            b.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+    }
+    b
+}
+
+/// The keys `requestParams` may not set.
+pub const FORBIDDEN_PARAMS: [&str; 3] = ["messages", "tools", "stream"];
+
+/// Gap 1 merge: every allowed param wins over the client's key; returns the stripped keys.
+pub fn merge_params(body: &mut Map<String, Value>, params: &Map<String, Value>) -> Vec<String> {
+    let mut stripped = Vec::new();
+    for (k, v) in params {
+        if FORBIDDEN_PARAMS.contains(&k.as_str()) {
+            stripped.push(k.clone());
+        } else {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+    stripped
+}
+
+/// Reads a (non-streamed or reassembled) answer of the style.
+pub fn parse_answer(style: Style, raw: &Value) -> Result<Turn, String> {
+    match style {
+        Style::OpenAi => parse_openai(raw),
+        Style::Anthropic => parse_anthropic(raw),
+    }
+}
+
+fn parse_openai(raw: &Value) -> Result<Turn, String> {
+    let message = raw
+        .pointer("/choices/0/message")
+        .filter(|m| m.is_object())
+        .ok_or("LLM answer has no choices[0].message")?;
+    let text = match message.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    };
+    let mut calls = Vec::new();
+    for (i, c) in message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = c
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("LLM answer: tool_calls[{i}] has no function.name"))?;
+        let args = match c.pointer("/function/arguments") {
+            Some(Value::String(s)) => parse_args(s),
+            Some(v @ Value::Object(_)) => v.clone(),
+            _ => json!({}),
+        };
+        let id = c
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("call_{i}"));
+        calls.push(Call {
+            id,
+            name: name.to_string(),
+            args,
+        });
+    }
+    // The transcript keeps the assistant message as the provider sent it.
+    let mut msg = message.clone();
+    if let Some(m) = msg.as_object_mut() {
+        m.entry("role").or_insert(json!("assistant"));
+    }
+    Ok(Turn {
+        text,
+        calls,
+        usage: Usage::from_json(raw.get("usage")),
+        message: msg,
+    })
+}
+
+fn parse_anthropic(raw: &Value) -> Result<Turn, String> {
+    let blocks = raw
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or("LLM answer has no content array")?;
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("tool_use") => {
+                let name = b
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("LLM answer: content[{i}] tool_use has no name"))?;
+                calls.push(Call {
+                    id: b
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("toolu_{i}")),
+                    name: name.to_string(),
+                    args: b.get("input").cloned().unwrap_or_else(|| json!({})),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(Turn {
+        text,
+        calls,
+        usage: Usage::from_json(raw.get("usage")),
+        message: json!({"role": "assistant", "content": blocks}),
+    })
+}
+
+/// Tool arguments from their JSON text; empty ⇒ `{}`, unparseable ⇒ the string itself.
+pub fn parse_args(s: &str) -> Value {
+    if s.trim().is_empty() {
+        return json!({});
+    }
+    serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
+}
+
+/// One executed call, ready to be reported back to the model.
+#[derive(Debug, Clone)]
+pub struct ToolReply {
+    /// Provider call id.
+    pub id: String,
+    /// The result text.
+    pub output: String,
+    /// Whether it failed.
+    pub is_error: bool,
+}
+
+/// Tool results in the style's shape: openai one `tool` message per call; anthropic one
+/// `user` message of `tool_result` blocks.
+pub fn tool_result_messages(style: Style, replies: &[ToolReply]) -> Vec<Value> {
+    match style {
+        Style::OpenAi => replies
+            .iter()
+            .map(|r| json!({"role": "tool", "tool_call_id": r.id, "content": r.output}))
+            .collect(),
+        Style::Anthropic => {
+            let blocks: Vec<Value> = replies
+                .iter()
+                .map(|r| {
+                    let mut b =
+                        json!({"type": "tool_result", "tool_use_id": r.id, "content": r.output});
+                    if r.is_error {
+                        b["is_error"] = json!(true);
+                    }
+                    b
+                })
+                .collect();
+            vec![json!({"role": "user", "content": blocks})]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anthropic_appends_v1_only_when_missing() {
+        assert_eq!(
+            endpoint(Style::Anthropic, "http://h:1"),
+            "http://h:1/v1/messages"
+        );
+        assert_eq!(
+            endpoint(Style::Anthropic, "http://h:1/v1/"),
+            "http://h:1/v1/messages"
+        );
+        assert_eq!(
+            endpoint(Style::Anthropic, "http://h:1/v1x"),
+            "http://h:1/v1x/v1/messages"
+        );
+        assert_eq!(
+            endpoint(Style::OpenAi, "http://h:1/api/v1"),
+            "http://h:1/api/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn system_text_drops_empty_parts() {
+        assert_eq!(system_text(None, ""), None);
+        assert_eq!(system_text(Some("S"), ""), Some("S".into()));
+        assert_eq!(system_text(None, "K"), Some("K".into()));
+        assert_eq!(system_text(Some("S"), "K"), Some("S\n\nK".into()));
+    }
+
+    #[test]
+    fn empty_tools_omit_tool_keys() {
+        let b = base_body(Style::OpenAi, "m", None, &[], &[], false);
+        assert!(!b.contains_key("tools") && !b.contains_key("tool_choice"));
+        let b = base_body(Style::OpenAi, "m", None, &[], &[json!({})], false);
+        assert_eq!(b["tool_choice"], "auto");
+    }
+
+    #[test]
+    fn params_win_but_forbidden_keys_are_stripped() {
+        let mut b = base_body(Style::Anthropic, "m", Some("s"), &[], &[], false);
+        let params = json!({"max_tokens": 9, "messages": [], "stream": true, "temperature": 0});
+        let stripped = merge_params(&mut b, params.as_object().unwrap());
+        assert_eq!(stripped, ["messages", "stream"]);
+        assert_eq!(b["max_tokens"], 9);
+        assert_eq!(b["messages"], json!([]));
+        assert!(!b.contains_key("stream"));
+    }
+
+    #[test]
+    fn usage_total_defaults_to_the_sum() {
+        let u = Usage::from_json(Some(&json!({"input_tokens": 4, "output_tokens": 3})));
+        assert_eq!(
+            (u.prompt_tokens, u.completion_tokens, u.total_tokens),
+            (4, 3, 7)
+        );
+    }
+}
