@@ -14,7 +14,7 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
     Given a mock LLM runs "tool-loop.json"
     And a toolkit built with:
       """
-      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
+      {"builtins": false, "disableTools": ["skill"], "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
       """
     And a client created with:
       """
@@ -128,7 +128,7 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
     Given a mock LLM runs "<file>"
     And a toolkit built with:
       """
-      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}},
+      {"builtins": false, "disableTools": ["skill"], "extraTools": [{"name": "lookup", "behaviour": {"echo": true}},
                                          {"name": "get_weather", "behaviour": {"text": "sunny"}}]}
       """
     And a client created with:

@@ -39,7 +39,7 @@ Feature: Shaping the §8 client's request body — requestParams, bodyTransform,
     Given a mock LLM runs "<file>"
     And a toolkit built with:
       """
-      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
+      {"builtins": false, "disableTools": ["skill"], "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
       """
     And a client created with:
       """
@@ -103,7 +103,7 @@ Feature: Shaping the §8 client's request body — requestParams, bodyTransform,
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
       """
-      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
+      {"builtins": false, "disableTools": ["skill"], "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
       """
     And a client created with:
       """
@@ -167,11 +167,12 @@ Feature: Shaping the §8 client's request body — requestParams, bodyTransform,
   # ---------------------------------------------------------------- empty tools (Gap 5)
 
   @spec-8 @clause-8.empty-tools.omitted
-  Scenario Outline: an empty toolkit sends no tools and no tool_choice (<verb>, <style>)
+  Scenario Outline: a toolkit with no tools at all sends no tools and no tool_choice (<verb>, <style>)
+    The `skill` tool is always in a toolkit (SPEC §4), so it is disabled here (`disableTools`).
     Given a mock LLM runs "<file>"
     And a toolkit built with:
       """
-      {"builtins": false}
+      {"builtins": false, "disableTools": ["skill"]}
       """
     And a client created with:
       """
