@@ -877,6 +877,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
         ];
         all.extend(client::steps());
+        all.extend(client::order::steps());
         all
     })
 }

@@ -9,6 +9,9 @@ use crate::port::{self, Port};
 use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
 use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 
+#[path = "client_order.rs"]
+pub(super) mod order;
+
 /// The observed lists a loop answer may carry (§5.13).
 const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls";
 

@@ -1,0 +1,157 @@
+@pin-0.16.0
+Feature: The §8 in-process client — a host generate function instead of an endpoint (SPEC §8 "In-process models")
+  A client built around `generate(request) -> { content } | { toolCalls }` (PROTOCOL.md §7
+  "generate": a script, one step per call) takes no baseUrl, apiKey or style: there is no
+  wire, so no mock LLM runs here. Every `generate` request comes back in `generateCalls`;
+  its messages are OpenAI-shaped.
+
+  @spec-8 @clause-8.in-process.no-wire
+  Scenario: generate's content is the run's text, without any endpoint
+    Given a client created with:
+      """
+      {"model": "m-local", "generate": {"script": [{"content": "hello from the local model"}]}}
+      """
+    When the client runs "hi"
+    Then the run text is "hello from the local model"
+    And the run result at "turns" is 1
+    And the run result at "model" is "m-local"
+    And generateCalls has 1 entries
+    And generateCalls at "[0].messages[-1]" is:
+      """
+      {"role": "user", "content": "hi"}
+      """
+
+  @spec-8 @clause-8.in-process.no-wire @clause-8.loop.system-message
+  Scenario: the generate request carries an OpenAI-shaped system message
+    Given a client created with:
+      """
+      {"model": "m-local", "systemPrompt": "Be brief.", "generate": {"script": [{"content": "ok"}]}}
+      """
+    When the client runs "hi"
+    Then the run text is "ok"
+    And generateCalls at "[0].messages[0].role" is "system"
+    And generateCalls at "[0].messages[0].content" is:
+      """
+      {"$regex": "^Be brief\\."}
+      """
+
+  @spec-8 @clause-8.in-process.no-wire @clause-8.in-process.derives-envelope @clause-8.loop.execute-and-append
+  Scenario Outline: toolCalls run the tool and the next request carries OpenAI tool messages (arguments as <form>)
+    The library encodes object arguments itself and passes a string as it is; either way
+    the tool receives the object.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"model": "m-local", "generate": {"script": [
+        {"toolCalls": [{"id": "tc-1", "name": "lookup", "arguments": <arguments>}]},
+        {"content": "looked it up"}]}}
+      """
+    When the client runs "find x"
+    Then the run text is "looked it up"
+    And the tool calls are:
+      """
+      [{"name": "lookup", "args": {"q": "x"}, "output": "{\"q\":\"x\"}", "isError": false, "$partial": true}]
+      """
+    And generateCalls has 2 entries
+    And generateCalls at "[1].messages[-1]" is:
+      """
+      {"role": "tool", "tool_call_id": "tc-1", "content": "{\"q\":\"x\"}", "$partial": true}
+      """
+    And generateCalls at "[1].messages[-2].role" is "assistant"
+    And generateCalls at "[1].messages[-2].tool_calls[0].id" is "tc-1"
+    And generateCalls at "[1].messages[-2].tool_calls[0].function.name" is "lookup"
+    And generateCalls at "[1].messages[-2].tool_calls[0].function.arguments" is:
+      """
+      <sent>
+      """
+
+    Examples:
+      | form     | arguments          | sent                    |
+      | object   | {"q": "x"}         | {"$json": {"q": "x"}}   |
+      | a string | "{\\"q\\":\\"x\\"}"    | "{\\"q\\":\\"x\\"}"         |
+
+  @spec-8 @clause-8.in-process.derives-envelope @clause-8.hooks.after-llm
+  Scenario: the library builds the choices envelope and derives finish_reason
+    afterLLM receives the payload the library built around each generate answer.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"model": "m-local", "hooks": {"afterLLM": {"observe": true}}, "generate": {"script": [
+        {"toolCalls": [{"id": "tc-1", "name": "lookup", "arguments": {"q": "x"}}]},
+        {"content": "done"}]}}
+      """
+    When the client runs "find x"
+    Then the run text is "done"
+    And hookCalls has 2 entries
+    And hookCalls at "[0].response.choices[0].finish_reason" is "tool_calls"
+    And hookCalls at "[0].response.choices[0].message.tool_calls[0].function.name" is "lookup"
+    And hookCalls at "[1].response.choices[0].finish_reason" is "stop"
+    And hookCalls at "[1].response.choices[0].message.content" is "done"
+
+  @spec-8 @clause-8.run-result.usage-summed @clause-8.in-process.derives-envelope
+  Scenario: usage from the script is summed across turns
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"model": "m-local", "generate": {"script": [
+        {"toolCalls": [{"id": "tc-1", "name": "lookup", "arguments": {"q": "x"}}], "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}},
+        {"content": "done", "usage": {"prompt_tokens": 7, "completion_tokens": 4, "total_tokens": 11}}]}}
+      """
+    When the client runs "find x"
+    Then the run text is "done"
+    And the usage is 10 prompt, 6 completion and 16 total tokens
+    And the run result at "turns" is 2
+
+  @spec-8 @clause-8.in-process.final-failures
+  Scenario: a generate failure is final even with retries
+    Given a client created with:
+      """
+      {"model": "m-local", "retries": 2, "retryBaseMs": 1, "generate": {"script": [{"fail": "local model crashed"}]}}
+      """
+    When the client runs "hi"
+    Then the run raised an error mentioning "local model crashed"
+    And generateCalls has 1 entries
+
+  @spec-8 @clause-8.in-process.final-failures
+  Scenario: a generate failure after a tool turn stops the run
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"model": "m-local", "generate": {"script": [
+        {"toolCalls": [{"id": "tc-1", "name": "lookup", "arguments": {"q": "x"}}]},
+        {"fail": "out of memory"}]}}
+      """
+    When the client runs "find x"
+    Then the run raised an error mentioning "out of memory"
+    And generateCalls has 2 entries
+
+  @spec-8 @clause-8.in-process.stream-raises
+  Scenario: streaming an in-process client raises and yields no answer
+    The SPEC gives the error no wording, so only that the stream raised is checked (an
+    empty "mentioning"), with no text and no done event before it.
+    Given a client created with:
+      """
+      {"model": "m-local", "generate": {"script": [{"content": "hello"}]}}
+      """
+    When the client streams "hi"
+    Then the stream events of type "done" are:
+      """
+      []
+      """
+    And the stream events of type "text" are:
+      """
+      []
+      """
+    And the run raised an error mentioning ""
