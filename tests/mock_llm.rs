@@ -197,7 +197,11 @@ async fn openai_tool_call_then_text_with_usage() {
 async fn anthropic_blocks_stop_reason_usage_and_the_required_key() {
     let auth = start("auth-anthropic.json", &[("MOCK_LLM_API_KEY", API_KEY)]).await;
     let a = auth
-        .post("/messages", &messages("claude-y", "hi", &[]), &[("x-api-key", API_KEY)])
+        .post(
+            "/messages",
+            &messages("claude-y", "hi", &[]),
+            &[("x-api-key", API_KEY)],
+        )
         .await;
     assert_eq!(a.status, 200, "the right key: {}", a.body);
     let a = auth
