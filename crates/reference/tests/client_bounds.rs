@@ -338,20 +338,29 @@ async fn hostile_shapes_and_counts_do_not_panic() {
         "saturated, not wrapped"
     );
     drop(s);
-    // Two turns' worth of u64::MAX usage saturates in the sums and the metrics too.
-    let (base, _) = serve(|_, _| {
+    // Two turns' worth of u64::MAX usage (a tool call, then text) saturates in the run's
+    // sum and in the metrics too.
+    let (base, _) = serve(|n, _| {
+        let message = if n % 2 == 0 {
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1",
+                   "type": "function", "function": {"name": "nope", "arguments": "{}"}}]})
+        } else {
+            json!({"role": "assistant", "content": "x"})
+        };
         Reply::Whole(
             200,
             "application/json",
-            json!({"choices": [{"message": {"role": "assistant", "content": "x"}}],
+            json!({"choices": [{"message": message}],
                    "usage": {"prompt_tokens": u64::MAX, "completion_tokens": u64::MAX}})
             .to_string(),
         )
     })
     .await;
     let client = Client::new(options(&base, Style::OpenAi));
-    run(&client).await.unwrap();
-    run(&client).await.unwrap();
+    let result = client.run("hi", RunOptions::default()).await.unwrap();
+    assert_eq!((result.turns, result.text.as_str()), (2, "x"));
+    assert_eq!(result.usage.prompt_tokens, u64::MAX);
+    assert_eq!(result.usage.total_tokens, u64::MAX);
     assert!(client.metrics().contains(&format!(
         "toolnexus_llm_tokens_total{{type=\"prompt\"}} {}\n",
         u64::MAX
