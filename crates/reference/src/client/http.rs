@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::body::{error_chain, read_capped, read_prefix, BodyError, ANSWER_CAP, ERROR_BODY_CAP};
 use super::error::ClientError;
 use super::options::{ErrorDecision, ErrorInfo, OnError};
 
@@ -22,20 +23,31 @@ pub(crate) struct Transport<'a> {
     pub retry_base_ms: u64,
     pub on_error: Option<&'a OnError>,
     /// Redacted from any error text.
-    pub api_key: Option<String>,
+    pub secrets: &'a Secrets,
 }
 
 /// A failed attempt, reported so the caller can emit an `llm` error record.
 pub(crate) type AttemptFailed<'a> = &'a (dyn Fn(Duration) + Send + Sync);
 
+/// What a successful attempt hands back.
+pub(crate) enum Answer {
+    /// The whole JSON answer, read within [`ANSWER_CAP`].
+    Json(Value),
+    /// The response, its SSE body still to be read (by `sse`, within the same cap).
+    Stream(reqwest::Response),
+}
+
 impl Transport<'_> {
-    /// Sends `body` until a 2xx answer, a final failure, or the retries run out. Returns the
-    /// response and when its successful attempt started.
+    /// Sends `body` until a 2xx answer, a final failure, or the retries run out. With
+    /// `stream` false the answer body is read (bounded) inside the retry loop, so a
+    /// connection dropped mid-body is a network error like any other. Returns the answer
+    /// and when its successful attempt started.
     pub async fn send(
         &self,
         body: &Value,
+        stream: bool,
         failed: AttemptFailed<'_>,
-    ) -> Result<(reqwest::Response, Instant), ClientError> {
+    ) -> Result<(Answer, Instant), ClientError> {
         let mut attempt: u32 = 0;
         loop {
             let started = Instant::now();
@@ -44,41 +56,75 @@ impl Transport<'_> {
                 req = req.header(k.as_str(), v.as_str());
             }
             let (info, err, retry_after) = match req.send().await {
-                Ok(resp) if resp.status().is_success() => return Ok((resp, started)),
+                Ok(resp) if resp.status().is_success() && stream => {
+                    return Ok((Answer::Stream(resp), started))
+                }
+                Ok(resp) if resp.status().is_success() => {
+                    match read_capped(resp, ANSWER_CAP).await {
+                        Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                            Ok(v) => return Ok((Answer::Json(v), started)),
+                            Err(e) => {
+                                failed(started.elapsed());
+                                return Err(ClientError::new(format!(
+                                    "LLM answer is not JSON: {e}"
+                                )));
+                            }
+                        },
+                        // Final, not retried and not shown to `onError`: a 2xx answer that
+                        // is too big is a broken or hostile server, not one of the SPEC's
+                        // transient failures (429/5xx/network), and asking again would
+                        // fetch the same answer. Like a non-JSON answer, it just fails.
+                        Err(e @ BodyError::TooBig { .. }) => {
+                            failed(started.elapsed());
+                            return Err(ClientError::new(e.to_string()));
+                        }
+                        // The connection failed mid-body: a network error, retryable.
+                        Err(BodyError::Transport(detail)) => {
+                            let detail = self
+                                .secrets
+                                .redact(&format!("reading the answer failed: {detail}"));
+                            network_failure(detail, attempt)
+                        }
+                    }
+                }
                 Ok(resp) => {
                     let status = resp.status().as_u16();
+                    // `HeaderMap` lookups are case-insensitive.
                     let retry_after = resp
                         .headers()
                         .get(reqwest::header::RETRY_AFTER)
                         .and_then(|v| v.to_str().ok())
                         .and_then(parse_retry_after);
-                    let text = resp.text().await.unwrap_or_default();
+                    let (bytes, cut) = read_prefix(resp, ERROR_BODY_CAP).await;
+                    let text = String::from_utf8_lossy(&bytes);
                     let info = ErrorInfo {
                         error: None,
                         status: Some(status),
                         attempt,
                         retryable: matches!(status, 429 | 500 | 502 | 503 | 504),
                     };
+                    // Redact the whole read text before cutting it, so a key straddling
+                    // the cut cannot leave a prefix of itself behind.
                     let msg = format!(
                         "LLM request failed: HTTP {status}: {}",
-                        self.redact(&snippet(&text))
+                        snippet(&self.secrets.redact(&text), cut)
                     );
                     (info, ClientError::http(msg, status), retry_after)
                 }
-                Err(e) => {
-                    let detail = self.redact(&error_chain(&e));
+                // A request that could not even be built (a malformed URL or header
+                // value) is no network error: retrying cannot help.
+                Err(e) if e.is_builder() => {
+                    let detail = self.secrets.redact(&error_chain(&e));
                     let info = ErrorInfo {
                         error: Some(detail.clone()),
                         status: None,
                         attempt,
-                        retryable: true,
+                        retryable: false,
                     };
-                    (
-                        info,
-                        ClientError::new(format!("LLM request failed: {detail}")),
-                        None,
-                    )
+                    let err = ClientError::new(format!("LLM request failed: {detail}"));
+                    (info, err, None)
                 }
+                Err(e) => network_failure(self.secrets.redact(&error_chain(&e)), attempt),
             };
             failed(started.elapsed());
             let decision = match self.on_error {
@@ -94,12 +140,60 @@ impl Transport<'_> {
             attempt += 1;
         }
     }
+}
 
-    fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(k) if !k.is_empty() => text.replace(k.as_str(), "[redacted]"),
-            _ => text.to_string(),
+/// A network error (already redacted): in the default retryable set, no `Retry-After`.
+fn network_failure(detail: String, attempt: u32) -> (ErrorInfo, ClientError, Option<Duration>) {
+    let err = ClientError::new(format!("LLM request failed: {detail}"));
+    let info = ErrorInfo {
+        error: Some(detail),
+        status: None,
+        attempt,
+        retryable: true,
+    };
+    (info, err, None)
+}
+
+/// The secrets a client sends (its API key, and the values of extra headers whose names
+/// say they carry credentials), kept out of every error message.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Secrets(Vec<String>);
+
+impl Secrets {
+    /// The key plus every credential-looking extra header value (and, for
+    /// `Authorization: <scheme> <token>`, the token alone too).
+    pub fn new<'h>(
+        api_key: Option<&str>,
+        headers: impl IntoIterator<Item = (&'h String, &'h String)>,
+    ) -> Self {
+        let mut out: Vec<String> = api_key.into_iter().map(str::to_string).collect();
+        for (name, value) in headers {
+            let n = name.to_ascii_lowercase();
+            let secret = ["auth", "key", "token", "secret", "cookie", "password"]
+                .iter()
+                .any(|w| n.contains(w));
+            if secret {
+                out.push(value.clone());
+                if let Some((_, token)) = value.split_once(' ') {
+                    out.push(token.trim().to_string());
+                }
+            }
         }
+        out.retain(|s| !s.trim().is_empty());
+        // Longest first, so a token inside a longer header value is not half-replaced.
+        out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Secrets(out)
+    }
+
+    /// `text` with every secret replaced by `[redacted]`.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.0 {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), "[redacted]");
+            }
+        }
+        out
     }
 }
 
@@ -125,30 +219,20 @@ pub fn backoff(base_ms: u64, attempt: u32) -> Duration {
     Duration::from_millis(exp.saturating_add(jitter).max(1))
 }
 
-/// The first characters of an error body, marked when cut.
-fn snippet(body: &str) -> String {
+/// The first characters of an error body (or message), marked when cut; `unread` says
+/// the body itself went on past what was read.
+pub(crate) fn snippet(body: &str, unread: bool) -> String {
     let total = body.chars().count();
-    if total <= BODY_SNIPPET_CHARS {
+    if total <= BODY_SNIPPET_CHARS && !unread {
         return body.to_string();
     }
     let head: String = body.chars().take(BODY_SNIPPET_CHARS).collect();
-    format!("{head}… (truncated, {total} characters in all)")
-}
-
-/// A transport error with its causes, so "connection refused" is not lost behind
-/// "error sending request".
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = s.source();
+    if unread {
+        return format!(
+            "{head}… (truncated; the body exceeds {ERROR_BODY_CAP} bytes, the rest was not read)"
+        );
     }
-    out
+    format!("{head}… (truncated, {total} characters in all)")
 }
 
 #[cfg(test)]
@@ -189,9 +273,23 @@ mod tests {
 
     #[test]
     fn long_bodies_are_cut_with_a_note() {
-        let s = snippet(&"x".repeat(2000));
+        let s = snippet(&"x".repeat(2000), false);
         assert!(s.starts_with(&"x".repeat(BODY_SNIPPET_CHARS)));
         assert!(s.ends_with("(truncated, 2000 characters in all)"));
-        assert_eq!(snippet("short"), "short");
+        assert_eq!(snippet("short", false), "short");
+        assert!(snippet("short", true).ends_with("the rest was not read)"));
+    }
+
+    #[test]
+    fn secrets_cover_the_key_and_credential_headers() {
+        let headers = [
+            ("Authorization".to_string(), "Bearer tok-123".to_string()),
+            ("X-Trace".to_string(), "plain".to_string()),
+        ];
+        let s = Secrets::new(Some("sk-1"), headers.iter().map(|(k, v)| (k, v)));
+        assert_eq!(
+            s.redact("sk-1 tok-123 Bearer tok-123 plain"),
+            "[redacted] [redacted] [redacted] plain"
+        );
     }
 }

@@ -110,12 +110,17 @@ impl Registry {
                     .entry(labels(&[("model", model), ("status", status)]))
                     .or_default() += 1;
                 if status == "ok" {
-                    *s.llm_tokens
+                    // Saturating: token counts come from the server.
+                    let p = s
+                        .llm_tokens
                         .entry(labels(&[("type", "prompt")]))
-                        .or_default() += prompt_tokens;
-                    *s.llm_tokens
+                        .or_default();
+                    *p = p.saturating_add(*prompt_tokens);
+                    let c = s
+                        .llm_tokens
                         .entry(labels(&[("type", "completion")]))
-                        .or_default() += completion_tokens;
+                        .or_default();
+                    *c = c.saturating_add(*completion_tokens);
                 }
                 s.llm_duration
                     .entry(labels(&[("model", model)]))

@@ -4,6 +4,7 @@
 //!
 //! Hook turns are numbered from 1.
 
+mod body;
 pub mod error;
 pub mod hooks;
 mod http;

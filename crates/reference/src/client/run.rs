@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
 use super::hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, ToolOverride};
-use super::http::Transport;
+use super::http::{snippet, Answer, Secrets, Transport};
 use super::metrics::MetricEvent;
 use super::options::{Generated, Style};
 use super::result::{RunResult, StreamEvent, ToolCallRecord};
@@ -253,6 +253,7 @@ impl Client {
             .filter(|(k, _)| !o.headers.keys().any(|e| e.eq_ignore_ascii_case(k)))
             .collect();
         headers.extend(o.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let secrets = Secrets::new(api_key.as_deref(), &o.headers);
         let transport = Transport {
             client,
             url: wire::endpoint(o.style, &o.base_url),
@@ -260,20 +261,22 @@ impl Client {
             retries: o.retries,
             retry_base_ms: o.retry_base_ms,
             on_error: o.on_error.as_ref(),
-            api_key,
+            secrets: &secrets,
         };
         let failed = |d: Duration| self.llm_metric("error", d, Usage::default());
-        let (response, started) = transport.send(&body, &failed).await?;
-        let raw = if sinks.streaming() {
-            let mut on_text = |t: &str| sinks.text(t);
-            sse::read_stream(o.style, response, &mut on_text).await
-        } else {
-            response
-                .json::<Value>()
-                .await
-                .map_err(|e| format!("LLM answer is not JSON: {e}"))
+        let (answer, started) = transport.send(&body, sinks.streaming(), &failed).await?;
+        let response = match answer {
+            Answer::Json(raw) => {
+                let usage = Usage::from_json(raw.get("usage"));
+                self.llm_metric("ok", started.elapsed(), usage);
+                return Ok(raw);
+            }
+            Answer::Stream(response) => response,
         };
-        match raw {
+        // A stream that fails midway is final: its deltas have already been delivered, so
+        // a retry would repeat them.
+        let mut on_text = |t: &str| sinks.text(t);
+        match sse::read_stream(o.style, response, &mut on_text).await {
             Ok(raw) => {
                 let usage = Usage::from_json(raw.get("usage"));
                 self.llm_metric("ok", started.elapsed(), usage);
@@ -281,7 +284,8 @@ impl Client {
             }
             Err(message) => {
                 self.llm_metric("error", started.elapsed(), Usage::default());
-                Err(ClientError::new(message))
+                // The server chose part of this text (an `error` event): no secrets, bounded.
+                Err(ClientError::new(snippet(&secrets.redact(&message), false)))
             }
         }
     }

@@ -7,6 +7,7 @@ use futures::StreamExt;
 use serde_json::{json, Map, Value};
 use sse_stream::SseStream;
 
+use super::body::{capped_stream, ANSWER_CAP};
 use super::options::Style;
 
 /// Reads the whole stream; `on_text` sees every non-empty text delta in order.
@@ -15,7 +16,10 @@ pub async fn read_stream(
     response: reqwest::Response,
     on_text: &mut (dyn FnMut(&str) + Send),
 ) -> Result<Value, String> {
-    let mut events = SseStream::from_bytes_stream(response.bytes_stream());
+    // Bounded: more than `ANSWER_CAP` bytes in all (an endless stream, one giant event)
+    // ends the stream with an error naming the cap.
+    let bytes = capped_stream(response.bytes_stream(), ANSWER_CAP);
+    let mut events = std::pin::pin!(SseStream::from_bytes_stream(bytes));
     let mut acc = match style {
         Style::OpenAi => Acc::OpenAi(OpenAiAcc::default()),
         Style::Anthropic => Acc::Anthropic(AnthropicAcc::default()),
@@ -182,6 +186,11 @@ impl AnthropicAcc {
                 match delta.get("type").and_then(Value::as_str) {
                     Some("text_delta") => {
                         let t = delta.get("text").and_then(Value::as_str).unwrap_or("");
+                        // A block the server sent as a non-object becomes a text block
+                        // (indexing a non-object would panic).
+                        if !entry.0.is_object() {
+                            entry.0 = json!({"type": "text", "text": ""});
+                        }
                         let old = entry.0.get("text").and_then(Value::as_str).unwrap_or("");
                         entry.0["text"] = json!(format!("{old}{t}"));
                         if !t.is_empty() {

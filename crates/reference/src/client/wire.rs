@@ -42,9 +42,12 @@ pub struct Usage {
 impl Usage {
     /// Adds another turn's usage.
     pub fn add(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.total_tokens += other.total_tokens;
+        // Saturating: the counts come from the server, which may send u64::MAX.
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self
+            .completion_tokens
+            .saturating_add(other.completion_tokens);
+        self.total_tokens = self.total_tokens.saturating_add(other.total_tokens);
     }
 
     /// Reads either wire's `usage` object; missing counts are 0, a missing total the sum.
@@ -58,7 +61,7 @@ impl Usage {
         Usage {
             prompt_tokens: prompt,
             completion_tokens: completion,
-            total_tokens: n(&["total_tokens"]).unwrap_or(prompt + completion),
+            total_tokens: n(&["total_tokens"]).unwrap_or(prompt.saturating_add(completion)),
         }
     }
 }
