@@ -632,6 +632,7 @@ class Session:
     def __init__(self):
         self.kits = {}
         self.clients = {}
+        self.empty_kit = None
 
     def kit(self, req):
         tid = field(req, "toolkit", str, "a string")
@@ -763,11 +764,14 @@ class Session:
             raise bad(f'no client "{cid}"')
         return self.clients[cid]
 
-    def loop_toolkit(self, req, method):
+    async def loop_toolkit(self, req, method):
         if req.get("toolkit") is None:
             if not _toolkit_optional(method):
-                # toolnexus 0.16.0's run/stream/ask/conversation take a required toolkit.
-                raise Failure("unsupported", "this toolnexus client cannot run without a toolkit")
+                # toolnexus 0.16.0's run/stream/ask/conversation take a required toolkit:
+                # "no toolkit" is then an empty one (no sources, no builtins: no tools).
+                if self.empty_kit is None:
+                    self.empty_kit = await create_toolkit(builtins=False)
+                return self.empty_kit
             return None
         return self.kit(req)
 
@@ -810,7 +814,7 @@ class Session:
         client = entry.client
         method = {"run": client.run, "stream": client.stream, "ask": client.ask}[cmd]
         prompt = field(req, "prompt", str, "a string")
-        toolkit = self.loop_toolkit(req, method)
+        toolkit = await self.loop_toolkit(req, method)
         allowed = {"run": [("history", "history")],
                    "stream": [("history", "history"), ("id", "id")],
                    "ask": [("id", "id")]}[cmd]
@@ -860,7 +864,7 @@ class Session:
     async def conversation_command(self, req):
         entry = self.client_entry(req)
         client = entry.client
-        toolkit = self.loop_toolkit(req, client.conversation)
+        toolkit = await self.loop_toolkit(req, client.conversation)
         steps = field(req, "steps", list, "an array")
         for step in steps:
             if not (isinstance(step, dict) and len(step) == 1 and (
