@@ -168,73 +168,44 @@ pub async fn last_request(server: &MockServer) -> Option<Value> {
     Some(out)
 }
 
-/// `GET base+path` over plain HTTP/1.0 (the mocks listen on `http://127.0.0.1:<port>`), with
-/// `headers`, answered JSON; a tiny client so the harness needs no HTTP client crate. Any
-/// status but 200 is an error naming it.
-pub async fn get_json(base: &str, path: &str, headers: &[(&str, String)]) -> Result<Value, String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let authority = base
-        .strip_prefix("http://")
-        .map(|a| a.trim_end_matches('/'))
-        .filter(|a| !a.contains('/'))
-        .ok_or_else(|| format!("{base} is not a plain http://host:port base URL"))?;
-    let within = Duration::from_secs(10);
-    let mut stream = tokio::time::timeout(within, tokio::net::TcpStream::connect(authority))
-        .await
-        .map_err(|_| format!("connecting to {base} timed out"))?
-        .map_err(|e| format!("cannot connect to {base}: {e}"))?;
-    let mut request =
-        format!("GET {path} HTTP/1.0\r\nHost: {authority}\r\nAccept: application/json\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| format!("cannot send GET {path}: {e}"))?;
-    let mut raw = Vec::new();
-    tokio::time::timeout(within, stream.read_to_end(&mut raw))
-        .await
-        .map_err(|_| format!("GET {path} got no complete answer within 10 s"))?
-        .map_err(|e| format!("cannot read the answer to GET {path}: {e}"))?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("GET {path}: no HTTP answer"))?;
-    let status_line = head.lines().next().unwrap_or_default();
-    if status_line.split_whitespace().nth(1) != Some("200") {
-        return Err(format!("GET {path} answered `{status_line}`"));
-    }
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    serde_json::from_str(&body).map_err(|e| format!("GET {path}: the body is not JSON ({e})"))
-}
+/// The most a recording answer may hold: the mock LLM keeps at most 1,000 requests of at
+/// most 1 MiB each, so anything larger is not a mock's answer.
+const MAX_JSON_ANSWER: usize = 1 << 30;
 
-/// The payload of a chunked body (an HTTP/1.0 request should not get one; kept for safety).
-fn dechunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        let (Some(chunk), Some(next)) = (after.get(..n), after.get(n..)) else {
-            break;
-        };
-        if n == 0 {
-            break;
-        }
-        out.push_str(chunk);
-        rest = next.trim_start_matches("\r\n");
+/// `GET base+path` answered JSON (the mocks listen on `http://127.0.0.1:<port>`), with
+/// `headers`, bounded in time (10 s) and size ([`MAX_JSON_ANSWER`]). Any status but 200 is an
+/// error naming it.
+pub async fn get_json(base: &str, path: &str, headers: &[(&str, String)]) -> Result<Value, String> {
+    let url = format!("{}{path}", base.trim_end_matches('/'));
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+    let mut request = client.get(&url).header("accept", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
     }
-    out
+    let mut answer = request
+        .send()
+        .await
+        .map_err(|e| format!("GET {path} on {base} failed: {e}"))?;
+    if answer.status() != reqwest::StatusCode::OK {
+        return Err(format!("GET {path} answered HTTP {}", answer.status()));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = answer
+        .chunk()
+        .await
+        .map_err(|e| format!("cannot read the answer to GET {path}: {e}"))?
+    {
+        if body.len() + chunk.len() > MAX_JSON_ANSWER {
+            return Err(format!(
+                "GET {path}: the answer exceeds {MAX_JSON_ANSWER} bytes; not read further"
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("GET {path}: the body is not JSON ({e})"))
 }
 
 fn content_type(answer: &Value) -> &str {
