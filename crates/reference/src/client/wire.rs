@@ -415,7 +415,7 @@ mod tests {
             json!({"role": "user", "content": "hi \u{e9} \"q\""}),
             json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a"}]}),
         ];
-        let tools = vec![json!({"type": "function", "function": {"name": "x"}})];
+        let tools = [json!({"type": "function", "function": {"name": "x"}})];
         for style in [Style::OpenAi, Style::Anthropic] {
             for tools in [&tools[..], &[]] {
                 for system in [Some("sys"), None] {
