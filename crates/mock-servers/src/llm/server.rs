@@ -12,6 +12,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Response, StatusCode};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::Router;
 use serde_json::{json, Map, Value};
 
@@ -39,9 +40,59 @@ struct Mock {
     scenario: Scenario,
     /// How often each reply was used, for `times`.
     used: Mutex<Vec<u64>>,
-    recorded: Mutex<VecDeque<Value>>,
+    recorded: Mutex<VecDeque<Recorded>>,
     secret: Option<String>,
     next_id: AtomicU64,
+}
+
+/// One request as received, kept raw: its JSON entry is built only when
+/// `GET /_mock/requests` asks, so serving a request never parses its body twice.
+struct Recorded {
+    method: String,
+    path: String,
+    /// Name and shown (joined or redacted) value, in the request's order.
+    headers: Vec<(String, String)>,
+    /// At most [`MAX_RECORDED_BODY`] bytes of the body.
+    body: Bytes,
+    /// The whole body's length.
+    len: usize,
+}
+
+impl Recorded {
+    /// The entry as `GET /_mock/requests` shows it.
+    fn entry(&self) -> Value {
+        let mut recorded_headers = Map::new();
+        for (name, shown) in &self.headers {
+            recorded_headers.insert(name.clone(), Value::String(shown.clone()));
+        }
+        let mut entry = Map::new();
+        entry.insert("method".into(), json!(self.method));
+        entry.insert("path".into(), json!(self.path));
+        entry.insert("headers".into(), Value::Object(recorded_headers));
+        if self.len > MAX_RECORDED_BODY {
+            let kept = String::from_utf8_lossy(&self.body).into_owned();
+            entry.insert("body".into(), Value::String(kept));
+            entry.insert(
+                "note".into(),
+                json!(format!(
+                    "body truncated to {MAX_RECORDED_BODY} of {} bytes",
+                    self.len
+                )),
+            );
+        } else {
+            match serde_json::from_slice::<Value>(&self.body) {
+                Ok(v) => {
+                    entry.insert("body".into(), v);
+                }
+                Err(_) => {
+                    let text = String::from_utf8_lossy(&self.body).into_owned();
+                    entry.insert("body".into(), Value::String(text));
+                    entry.insert("note".into(), json!("body is not JSON"));
+                }
+            }
+        }
+        Value::Object(entry)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -74,6 +125,10 @@ pub async fn serve(scenario: Scenario, guard: Guard) -> Result<(), String> {
     let (listener, addr) = loopback::bind().await?;
     let router = loopback::guarded(router(scenario, secret), guard, "mock-llm");
     loopback::announce(&format!("http://{addr}"))?;
+    // Answers go out at once rather than waiting on Nagle for the client's ACK.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router)
         .await
         .map_err(|e| format!("http server stopped: {e}"))
@@ -88,7 +143,7 @@ async fn anthropic_route(State(mock): State<Arc<Mock>>, request: Request) -> Res
 }
 
 async fn requests(State(mock): State<Arc<Mock>>) -> Response<Body> {
-    let all: Vec<Value> = lock(&mock.recorded).iter().cloned().collect();
+    let all: Vec<Value> = lock(&mock.recorded).iter().map(Recorded::entry).collect();
     json_response(StatusCode::OK, &Value::Array(all))
 }
 
@@ -145,12 +200,8 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
         }
     };
     let facts = Facts::read(style, &parsed);
-    let summary = format!(
-        "model={:?} toolMsgs={} stream={}",
-        facts.model,
-        facts.tool_results.len(),
-        facts.stream
-    );
+    drop(parsed);
+    let summary = Summary(&facts);
     let Some((index, reply)) = mock.choose(&facts) else {
         eprintln!("mock-llm: POST {path} {summary} → 500 (no reply matches)");
         let message = format!(
@@ -175,9 +226,24 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
     response
 }
 
+/// The log line's request summary, written straight into the line.
+struct Summary<'a>(&'a Facts);
+
+impl std::fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "model={:?} toolMsgs={} stream={}",
+            self.0.model,
+            self.0.tool_results.len(),
+            self.0.stream
+        )
+    }
+}
+
 impl Mock {
     /// The first matching reply not used up, counted as used.
-    fn choose(&self, facts: &Facts) -> Option<(usize, Reply)> {
+    fn choose(&self, facts: &Facts) -> Option<(usize, &Reply)> {
         let mut used = lock(&self.used);
         for (i, reply) in self.scenario.replies.iter().enumerate() {
             let count = used.get(i).copied().unwrap_or(0);
@@ -187,59 +253,50 @@ impl Mock {
             if let Some(c) = used.get_mut(i) {
                 *c += 1;
             }
-            return Some((i, reply.clone()));
+            return Some((i, reply));
         }
         None
     }
 
     fn record(&self, method: &str, path: &str, headers: &HeaderMap, bytes: &Bytes) {
-        let mut recorded_headers = Map::new();
+        let mut shown_headers = Vec::with_capacity(headers.keys_len());
         for name in headers.keys() {
             let values: Vec<String> = headers
                 .get_all(name)
                 .iter()
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
                 .collect();
-            let joined = values.join(", ");
             let secret = matches!(name.as_str(), "authorization" | "x-api-key")
                 || self
                     .secret
                     .as_ref()
                     .is_some_and(|s| values.iter().any(|v| v.contains(s.as_str())));
-            let shown = if secret { REDACTED.to_string() } else { joined };
-            recorded_headers.insert(name.as_str().to_string(), Value::String(shown));
+            let shown = if secret {
+                REDACTED.to_string()
+            } else {
+                values.join(", ")
+            };
+            shown_headers.push((name.as_str().to_string(), shown));
         }
-        let mut entry = Map::new();
-        entry.insert("method".into(), json!(method));
-        entry.insert("path".into(), json!(path));
-        entry.insert("headers".into(), Value::Object(recorded_headers));
-        if bytes.len() > MAX_RECORDED_BODY {
-            let kept = String::from_utf8_lossy(&bytes[..MAX_RECORDED_BODY]).into_owned();
-            entry.insert("body".into(), Value::String(kept));
-            entry.insert(
-                "note".into(),
-                json!(format!(
-                    "body truncated to {MAX_RECORDED_BODY} of {} bytes",
-                    bytes.len()
-                )),
-            );
+        let body = if bytes.len() > MAX_RECORDED_BODY {
+            // A copy, so the recording does not pin the whole (up to 16 MiB) body.
+            Bytes::copy_from_slice(&bytes[..MAX_RECORDED_BODY])
         } else {
-            match serde_json::from_slice::<Value>(bytes) {
-                Ok(v) => {
-                    entry.insert("body".into(), v);
-                }
-                Err(_) => {
-                    let text = String::from_utf8_lossy(bytes).into_owned();
-                    entry.insert("body".into(), Value::String(text));
-                    entry.insert("note".into(), json!("body is not JSON"));
-                }
-            }
-        }
+            // Shares the received buffer: no copy.
+            bytes.clone()
+        };
+        let entry = Recorded {
+            method: method.to_string(),
+            path: path.to_string(),
+            headers: shown_headers,
+            body,
+            len: bytes.len(),
+        };
         let mut recorded = lock(&self.recorded);
         if recorded.len() >= MAX_RECORDED {
             recorded.pop_front();
         }
-        recorded.push_back(Value::Object(entry));
+        recorded.push_back(entry);
     }
 
     fn turn(&self, facts: &Facts, turn: &Turn) -> Response<Body> {
@@ -374,15 +431,14 @@ mod tests {
                 &Bytes::from_static(b"{}"),
             );
         }
-        let recorded = lock(&m.recorded);
+        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
         assert_eq!(recorded.len(), MAX_RECORDED);
         assert_eq!(recorded[0]["path"], "/r5", "the oldest go first");
-        drop(recorded);
 
         let m = mock(None);
         let big = Bytes::from(vec![b'a'; MAX_RECORDED_BODY + 10]);
         m.record("POST", "/big", &headers, &big);
-        let recorded = lock(&m.recorded);
+        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
         assert_eq!(
             recorded[0]["body"].as_str().map(str::len),
             Some(MAX_RECORDED_BODY)
@@ -403,7 +459,7 @@ mod tests {
             &headers,
             &Bytes::from_static(b"nope"),
         );
-        let recorded = lock(&m.recorded);
+        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
         let h = &recorded[0]["headers"];
         assert_eq!(h["authorization"], REDACTED);
         assert_eq!(h["x-other"], REDACTED);

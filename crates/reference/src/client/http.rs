@@ -44,18 +44,26 @@ impl Transport<'_> {
     /// and when its successful attempt started.
     pub async fn send(
         &self,
-        body: &Value,
+        body: Vec<u8>,
         stream: bool,
         failed: AttemptFailed<'_>,
     ) -> Result<(Answer, Instant), ClientError> {
+        // Built once; an attempt clones it, which shares the body bytes.
+        let request = self.request(body).build();
         let mut attempt: u32 = 0;
         loop {
             let started = Instant::now();
-            let mut req = self.client.post(&self.url).json(body);
-            for (k, v) in &self.headers {
-                req = req.header(k.as_str(), v.as_str());
-            }
-            let (info, err, retry_after) = match req.send().await {
+            let sent = match &request {
+                Ok(r) => match r.try_clone() {
+                    Some(r) => self.client.execute(r).await,
+                    // Unreachable for a byte body; a failure, never a panic.
+                    None => return Err(ClientError::new("LLM request body cannot be re-sent")),
+                },
+                // A request that cannot be built never reaches the wire, so the body does
+                // not matter: this answers the same builder error again.
+                Err(_) => self.request(Vec::new()).send().await,
+            };
+            let (info, err, retry_after) = match sent {
                 Ok(resp) if resp.status().is_success() && stream => {
                     return Ok((Answer::Stream(resp), started))
                 }
@@ -139,6 +147,21 @@ impl Transport<'_> {
             tokio::time::sleep(delay).await;
             attempt += 1;
         }
+    }
+}
+
+impl Transport<'_> {
+    /// The request with its content type first (where `RequestBuilder::json` put it), so
+    /// extra headers follow it.
+    fn request(&self, body: Vec<u8>) -> reqwest::RequestBuilder {
+        let mut req = self.client.post(&self.url).header(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/json"),
+        );
+        for (k, v) in &self.headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        req.body(body)
     }
 }
 

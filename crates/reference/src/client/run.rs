@@ -139,12 +139,16 @@ impl Client {
         let mut records = Vec::new();
         let mut text = String::new();
 
+        // The last body's size, so the next (one turn longer) is written without regrowing.
+        let mut body_capacity = 0;
         for turn in 1..=o.max_turns {
-            let mut tools = all_tools.clone();
+            // Only a `beforeLlm` override replaces this turn's tools; otherwise they are sent
+            // borrowed.
+            let mut replaced_tools = None;
             if let Some(h) = &o.hooks {
                 let ctx = BeforeLlm {
                     messages: messages.clone(),
-                    tools: tools.clone(),
+                    tools: all_tools.clone(),
                     model: o.model.clone(),
                     turn,
                 };
@@ -152,12 +156,20 @@ impl Client {
                     if let Some(m) = over.messages {
                         messages = m;
                     }
-                    if let Some(t) = over.tools {
-                        tools = t;
-                    }
+                    replaced_tools = over.tools;
                 }
             }
-            let body = self.body(system.as_deref(), &messages, &tools, sinks.streaming());
+            let tools = replaced_tools.as_deref().unwrap_or(&all_tools);
+            let body = self.body(
+                system.as_deref(),
+                &messages,
+                tools,
+                sinks.streaming(),
+                body_capacity,
+            )?;
+            if let Outgoing::Bytes(b) = &body {
+                body_capacity = b.len() + b.len() / 4;
+            }
             let raw = self.call_model(body, turn, sinks).await?;
             progress.turns = turn;
             if let Some(h) = &o.hooks {
@@ -173,8 +185,8 @@ impl Client {
             sinks.event(StreamEvent::Usage {
                 usage: answer.usage,
             });
-            messages.push(answer.message.clone());
-            text = answer.text.clone();
+            messages.push(answer.message);
+            text = answer.text;
             if answer.calls.is_empty() {
                 return Ok(self.result(text, messages, records, progress));
             }
@@ -210,14 +222,25 @@ impl Client {
     }
 
     /// Gap 1 ordering: base body (hooks already applied) → `requestParams` → `bodyTransform`.
+    /// Without params or transform, an HTTP body is written straight to bytes from the
+    /// borrowed transcript and tools (no per-turn deep clone); `capacity` presizes it.
     fn body(
         &self,
         system: Option<&str>,
         messages: &[Value],
         tools: &[Value],
         stream: bool,
-    ) -> Value {
+        capacity: usize,
+    ) -> Result<Outgoing, ClientError> {
         let o = &self.inner.options;
+        let plain = o.request_params.is_empty() && o.body_transform.is_none();
+        if plain && matches!(self.inner.backend, Backend::Http(_)) {
+            return wire::base_body_bytes(
+                o.style, &o.model, system, messages, tools, stream, capacity,
+            )
+            .map(Outgoing::Bytes)
+            .map_err(ClientError::new);
+        }
         let mut body = wire::base_body(o.style, &o.model, system, messages, tools, stream);
         let stripped = wire::merge_params(&mut body, &o.request_params);
         if !stripped.is_empty() && !self.inner.warned_params.swap(true, Ordering::Relaxed) {
@@ -227,23 +250,37 @@ impl Client {
             );
         }
         let body = Value::Object(body);
-        match &o.body_transform {
+        Ok(Outgoing::Value(match &o.body_transform {
             Some(f) => f(body),
             None => body,
-        }
+        }))
     }
 
     /// One LLM call (with its retries), answering the raw (or reassembled) payload.
     async fn call_model(
         &self,
-        body: Value,
+        body: Outgoing,
         turn: u32,
         sinks: Sinks<'_>,
     ) -> Result<Value, ClientError> {
         let o = &self.inner.options;
         let client = match &self.inner.backend {
-            Backend::InProcess(generate) => return self.call_generate(generate, body, turn).await,
+            Backend::InProcess(generate) => {
+                let body = match body {
+                    Outgoing::Value(v) => v,
+                    // `body` writes bytes for the HTTP backend only.
+                    Outgoing::Bytes(b) => serde_json::from_slice(&b)
+                        .map_err(|e| ClientError::new(format!("request body: {e}")))?,
+                };
+                return self.call_generate(generate, body, turn).await;
+            }
             Backend::Http(client) => client,
+        };
+        let body = match body {
+            Outgoing::Bytes(b) => b,
+            // What `RequestBuilder::json` wrote; a `Value` always serializes.
+            Outgoing::Value(v) => serde_json::to_vec(&v)
+                .map_err(|e| ClientError::new(format!("request body: {e}")))?,
         };
         let api_key = o.resolved_api_key();
         // An extra header of the same name replaces the client's own (names are
@@ -264,7 +301,7 @@ impl Client {
             secrets: &secrets,
         };
         let failed = |d: Duration| self.llm_metric("error", d, Usage::default());
-        let (answer, started) = transport.send(&body, sinks.streaming(), &failed).await?;
+        let (answer, started) = transport.send(body, sinks.streaming(), &failed).await?;
         let response = match answer {
             Answer::Json(raw) => {
                 let usage = Usage::from_json(raw.get("usage"));
@@ -432,6 +469,13 @@ impl Client {
             f(&event);
         }
     }
+}
+
+/// One turn's request body: already bytes, or a `Value` (params, a transform, or the
+/// in-process backend need one).
+enum Outgoing {
+    Value(Value),
+    Bytes(Vec<u8>),
 }
 
 /// What a run got through, kept even when it raises (for the `run` metric).

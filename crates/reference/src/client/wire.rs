@@ -164,6 +164,61 @@ pub fn base_body(
     b
 }
 
+/// [`base_body`] serialized straight from borrowed parts: the same bytes as
+/// `Value::Object(base_body(..)).to_string()`, without deep-cloning the transcript and the
+/// tools into a `Value` each turn (used when no `requestParams`/`bodyTransform` needs one).
+pub fn base_body_bytes(
+    style: Style,
+    model: &str,
+    system: Option<&str>,
+    messages: &[Value],
+    tools: &[Value],
+    stream: bool,
+    capacity: usize,
+) -> Result<Vec<u8>, String> {
+    let anthropic = style == Style::Anthropic;
+    let openai = style == Style::OpenAi;
+    // Field order is the key order of `base_body` (serde_json preserves insertion order).
+    let body = BodyRef {
+        model,
+        max_tokens: anthropic.then_some(4096),
+        system: system.filter(|_| anthropic),
+        messages,
+        tools: (!tools.is_empty()).then_some(tools),
+        tool_choice: (openai && !tools.is_empty()).then_some("auto"),
+        stream: stream.then_some(true),
+        stream_options: (stream && openai).then_some(StreamOptions {
+            include_usage: true,
+        }),
+    };
+    let mut out = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut out, &body).map_err(|e| format!("request body: {e}"))?;
+    Ok(out)
+}
+
+#[derive(serde::Serialize)]
+struct BodyRef<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<&'a str>,
+    messages: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a [Value]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(serde::Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
 /// The keys `requestParams` may not set.
 pub const FORBIDDEN_PARAMS: [&str; 3] = ["messages", "tools", "stream"];
 
@@ -352,6 +407,30 @@ mod tests {
         assert_eq!(system_text(Some("S"), ""), Some("S".into()));
         assert_eq!(system_text(None, "K"), Some("K".into()));
         assert_eq!(system_text(Some("S"), "K"), Some("S\n\nK".into()));
+    }
+
+    #[test]
+    fn body_bytes_equal_the_built_body() {
+        let messages = vec![
+            json!({"role": "user", "content": "hi \u{e9} \"q\""}),
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "a"}]}),
+        ];
+        let tools = [json!({"type": "function", "function": {"name": "x"}})];
+        for style in [Style::OpenAi, Style::Anthropic] {
+            for tools in [&tools[..], &[]] {
+                for system in [Some("sys"), None] {
+                    for stream in [false, true] {
+                        let built =
+                            Value::Object(base_body(style, "m", system, &messages, tools, stream))
+                                .to_string();
+                        let bytes =
+                            base_body_bytes(style, "m", system, &messages, tools, stream, 0)
+                                .unwrap();
+                        assert_eq!(String::from_utf8(bytes).unwrap(), built);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
