@@ -1,6 +1,13 @@
 //! What a reply is chosen by, read from either provider's request body.
+//!
+//! Only the fields matching needs are read, borrowed from the body: the rest of the
+//! transcript is skipped without building a `serde_json::Value` tree for it.
 
-use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 use super::scenario::{Match, Piece, Style, Template};
 
@@ -22,36 +29,50 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Reads the facts from a parsed request body.
-    pub fn read(style: Style, body: &Value) -> Self {
-        let messages = body
-            .get("messages")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+    /// Reads the facts from a request body; `None` when it is not a JSON object.
+    pub fn read(style: Style, body: &[u8]) -> Option<Self> {
+        // Checked up front: skipped strings are not otherwise validated as UTF-8.
+        let body = std::str::from_utf8(body).ok()?;
+        let [model, stream, stream_options, messages] =
+            pick(body, ["model", "stream", "stream_options", "messages"])?;
         let mut tool_results = Vec::new();
         let mut last_user_text = String::new();
-        for m in messages {
-            let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
-            let content = m.get("content").unwrap_or(&Value::Null);
-            match (style, role) {
-                (Style::Openai, "tool") => tool_results.push(text_of(content)),
-                (Style::Openai, "user") => {
+        for m in messages.and_then(array).unwrap_or_default() {
+            let Some([role, content]) = pick(m.get(), ["role", "content"]) else {
+                continue;
+            };
+            let role = role.and_then(string);
+            match (style, role.as_deref()) {
+                (Style::Openai, Some("tool")) => tool_results.push(text_of(content)),
+                (Style::Openai, Some("user")) => {
                     let t = text_of(content);
                     if !t.is_empty() {
                         last_user_text = t;
                     }
                 }
-                (Style::Anthropic, "user") => {
-                    if let Some(blocks) = content.as_array() {
-                        for b in blocks {
-                            if b.get("type").and_then(Value::as_str) == Some("tool_result") {
-                                tool_results
-                                    .push(text_of(b.get("content").unwrap_or(&Value::Null)));
+                (Style::Anthropic, Some("user")) => {
+                    let blocks = content.and_then(array).unwrap_or_default();
+                    let mut text = String::new();
+                    for b in blocks {
+                        let Some([kind, block_text, block_content]) =
+                            pick(b.get(), ["type", "text", "content"])
+                        else {
+                            continue;
+                        };
+                        match kind.and_then(string).as_deref() {
+                            Some("tool_result") => tool_results.push(text_of(block_content)),
+                            Some("text") => {
+                                if let Some(t) = block_text.and_then(string) {
+                                    text.push_str(&t);
+                                }
                             }
+                            _ => {}
                         }
                     }
-                    let t = text_of(content);
+                    let t = match content.and_then(string) {
+                        Some(s) => s.into_owned(),
+                        None => text,
+                    };
                     if !t.is_empty() {
                         last_user_text = t;
                     }
@@ -59,21 +80,20 @@ impl Facts {
                 _ => {}
             }
         }
-        Self {
+        let include_usage = stream_options
+            .and_then(|o| pick(o.get(), ["include_usage"]))
+            .is_some_and(|[u]| u.is_some_and(is_true));
+        Some(Self {
             style,
-            model: body
-                .get("model")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
+            model: model
+                .and_then(string)
+                .map(Cow::into_owned)
+                .unwrap_or_default(),
             tool_results,
             last_user_text,
-            stream: body.get("stream").and_then(Value::as_bool) == Some(true),
-            include_usage: body
-                .pointer("/stream_options/include_usage")
-                .and_then(Value::as_bool)
-                == Some(true),
-        }
+            stream: stream.is_some_and(is_true),
+            include_usage,
+        })
     }
 
     /// Whether a reply's `match` accepts this request.
@@ -110,29 +130,160 @@ impl Facts {
 
 /// A content value's text: a string, or the `text` of its text parts/blocks joined
 /// (tool_result blocks and images contribute nothing).
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
+fn text_of(content: Option<&RawValue>) -> String {
+    let Some(content) = content else {
+        return String::new();
+    };
+    if let Some(s) = string(content) {
+        return s.into_owned();
+    }
+    let mut out = String::new();
+    for part in array(content).unwrap_or_default() {
+        if let Some([Some(kind), Some(text)]) = pick(part.get(), ["type", "text"]) {
+            if string(kind).as_deref() == Some("text") {
+                if let Some(t) = string(text) {
+                    out.push_str(&t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A JSON string's text (borrowed unless it has escapes); `None` for any other value.
+fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<&str>(raw.get()) {
+        Ok(s) => Some(Cow::Borrowed(s)),
+        Err(_) => serde_json::from_str::<String>(raw.get())
+            .ok()
+            .map(Cow::Owned),
+    }
+}
+
+/// A JSON array's elements, kept raw; `None` for any other value.
+fn array(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+/// Whether the value is the literal `true`.
+fn is_true(raw: &RawValue) -> bool {
+    raw.get() == "true"
+}
+
+/// The named members of a JSON object, kept raw (the last of duplicate keys wins, as in
+/// a `Value`); every other member is skipped unparsed. `None` when `json` is not one
+/// JSON object.
+fn pick<'a, const N: usize>(json: &'a str, names: [&str; N]) -> Option<[Option<&'a RawValue>; N]> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let found = Pick { names: &names }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(found)
+}
+
+struct Pick<'n, const N: usize> {
+    names: &'n [&'n str; N],
+}
+
+impl<'de, const N: usize> DeserializeSeed<'de> for Pick<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Pick<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = [None; N];
+        while let Some(index) = map.next_key_seed(Key { names: self.names })? {
+            match index.and_then(|i| found.get_mut(i)) {
+                Some(slot) => *slot = Some(map.next_value::<&'de RawValue>()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A member name as its index in the wanted names, without allocating.
+struct Key<'n, const N: usize> {
+    names: &'n [&'n str; N],
+}
+
+impl<'de, const N: usize> DeserializeSeed<'de> for Key<'_, N> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, const N: usize> Visitor<'de> for Key<'_, N> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.names.iter().position(|n| *n == v))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    fn read(style: Style, body: Value) -> Facts {
+        Facts::read(style, body.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn only_a_json_object_is_read() {
+        let bodies: [&[u8]; 6] = [
+            b"[1]",
+            b"\"x\"",
+            b"nope",
+            b"{\"m\": 1} x",
+            b"",
+            b"{\"a\": \"\xff\"}",
+        ];
+        for body in bodies {
+            assert_eq!(Facts::read(Style::Openai, body), None, "{body:?}");
+        }
+        assert!(Facts::read(Style::Openai, b" {} ").is_some());
+    }
+
+    #[test]
+    fn odd_fields_read_as_absent_and_the_last_duplicate_wins() {
+        let body = r#"{"model": 7, "stream": "true", "stream_options": [],
+            "messages": [3, {"role": 1}, {"role": "user", "content": {"text": "x"}},
+                         {"role": "us\u0065r", "content": "first", "role": "user"},
+                         {"role": "tool", "content": [{"type": "text", "text": "a\nb"}, {"text": "no"}]}],
+            "model": "m2", "extra": {"deep": [1, 2, {"x": null}]}}"#;
+        let f = Facts::read(Style::Openai, body.as_bytes()).unwrap();
+        assert_eq!(f.model, "m2");
+        assert!(!f.stream && !f.include_usage);
+        assert_eq!(f.last_user_text, "first");
+        assert_eq!(f.tool_results, vec!["a\nb"]);
+        let f = Facts::read(Style::Openai, br#"{"model": 7}"#).unwrap();
+        assert_eq!(f.model, "");
+    }
 
     #[test]
     fn openai_tool_messages_and_last_user_text() {
-        let f = Facts::read(
+        let f = read(
             Style::Openai,
-            &json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
+            json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
                     "messages": [{"role": "user", "content": "first"},
                                  {"role": "assistant", "content": null, "tool_calls": []},
                                  {"role": "tool", "tool_call_id": "a", "content": "r1"},
@@ -147,9 +298,9 @@ mod tests {
 
     #[test]
     fn anthropic_tool_result_blocks() {
-        let f = Facts::read(
+        let f = read(
             Style::Anthropic,
-            &json!({"model": "c", "messages": [
+            json!({"model": "c", "messages": [
                 {"role": "user", "content": "question"},
                 {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {}}]},
                 {"role": "user", "content": [

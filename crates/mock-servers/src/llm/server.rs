@@ -191,16 +191,11 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
         );
         return error_response(style, StatusCode::NOT_FOUND, &message);
     }
-    let parsed: Value = match serde_json::from_slice(&bytes) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => {
-            eprintln!("mock-llm: POST {path} → 400 (body is not a JSON object)");
-            let message = "mock-llm: the request body is not a JSON object";
-            return error_response(style, StatusCode::BAD_REQUEST, message);
-        }
+    let Some(facts) = Facts::read(style, &bytes) else {
+        eprintln!("mock-llm: POST {path} → 400 (body is not a JSON object)");
+        let message = "mock-llm: the request body is not a JSON object";
+        return error_response(style, StatusCode::BAD_REQUEST, message);
     };
-    let facts = Facts::read(style, &parsed);
-    drop(parsed);
     let summary = Summary(&facts);
     let Some((index, reply)) = mock.choose(&facts) else {
         eprintln!("mock-llm: POST {path} {summary} → 500 (no reply matches)");
