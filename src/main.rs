@@ -857,17 +857,26 @@ async fn history_command(
 fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime.block_on(async_main()),
+    let cli = Cli::parse();
+    // The mock LLM answers one request at a time: on one thread its answers skip the
+    // cross-thread wake-ups a worker pool adds to every round trip.
+    let mut builder = if matches!(
+        cli.command,
+        Command::Mock {
+            server: MockServer::Llm { .. }
+        }
+    ) {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    match builder.enable_all().build() {
+        Ok(runtime) => runtime.block_on(async_main(cli)),
         Err(e) => fail(&format!("cannot start the async runtime: {e}")),
     }
 }
 
-async fn async_main() -> ExitCode {
-    let cli = Cli::parse();
+async fn async_main(cli: Cli) -> ExitCode {
     let root = root(cli.root);
     match cli.command {
         Command::Mock { server } => mock_command(server).await,

@@ -33,9 +33,11 @@ impl Sinks<'_> {
         self.events.is_some() || self.on_text.is_some()
     }
 
-    fn event(&self, ev: StreamEvent) {
+    /// Builds the event only when someone listens: the non-streaming loop clones no ids,
+    /// args or outputs for it.
+    fn event(&self, ev: impl FnOnce() -> StreamEvent) {
         if let Some(f) = self.events {
-            f(ev);
+            f(ev());
         }
     }
 
@@ -43,7 +45,7 @@ impl Sinks<'_> {
         if let Some(f) = self.on_text {
             f(delta);
         }
-        self.event(StreamEvent::Text {
+        self.event(|| StreamEvent::Text {
             delta: delta.to_string(),
         });
     }
@@ -182,7 +184,7 @@ impl Client {
             }
             let answer = wire::parse_answer(style, &raw).map_err(ClientError::new)?;
             progress.usage.add(answer.usage);
-            sinks.event(StreamEvent::Usage {
+            sinks.event(|| StreamEvent::Usage {
                 usage: answer.usage,
             });
             messages.push(answer.message);
@@ -360,12 +362,12 @@ impl Client {
         sinks: Sinks<'_>,
     ) -> (ToolCallRecord, ToolReply) {
         let hooks = self.inner.options.hooks.as_ref();
-        sinks.event(StreamEvent::ToolCall {
+        sinks.event(|| StreamEvent::ToolCall {
             id: call.id.clone(),
             name: call.name.clone(),
             args: call.args.clone(),
         });
-        let mut args = call.args.clone();
+        let mut args = call.args;
         let mut short_circuit = None;
         if let Some(h) = hooks {
             let ctx = BeforeTool {
@@ -399,7 +401,7 @@ impl Client {
                 result = r;
             }
         }
-        sinks.event(StreamEvent::ToolResult {
+        sinks.event(|| StreamEvent::ToolResult {
             id: call.id.clone(),
             name: call.name.clone(),
             output: result.output.clone(),
