@@ -858,13 +858,15 @@ fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
     let cli = Cli::parse();
-    // The mock LLM answers one request at a time: on one thread its answers skip the
-    // cross-thread wake-ups a worker pool adds to every round trip.
+    // The mock LLM answers one request at a time, and the driver's client loop awaits one
+    // model call at a time: on one thread their round trips skip the cross-thread
+    // wake-ups a worker pool adds to each of them.
     let mut builder = if matches!(
         cli.command,
-        Command::Mock {
-            server: MockServer::Llm { .. }
-        }
+        Command::Driver
+            | Command::Mock {
+                server: MockServer::Llm { .. }
+            }
     ) {
         tokio::runtime::Builder::new_current_thread()
     } else {
