@@ -6,8 +6,8 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
   `+`/`-`/context lines) atomically: a hunk that does not match is an isError result and
   nothing is written. Where §4A is silent the scenarios follow the Python port 0.21: an added
   file is its `+` lines joined by `\n` (no newline added at the end), an `@@` line starts a
-  hunk, a hunk's context and `-` lines must occur in the file and their first occurrence is
-  replaced; malformed patches and missing or already-present files are isError results.
+  hunk, a hunk's context and `-` lines must equal consecutive whole lines of the file
+  (§4A: they are lines) and their first such run is replaced; malformed patches and missing or already-present files are isError results.
   Message wording is not pinned. Each scenario patches its own {{TMP}} workspace.
 
   @spec-4A @partial-clause-4A.apply-patch.grammar
@@ -206,3 +206,51 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       """
     Then the result is an error
     And the output contains "patchText"
+
+  @spec-4A @partial-clause-4A.apply-patch.grammar @partial-clause-4A.apply-patch.no-partial-write
+  Scenario Outline: apply_patch matches whole lines, so a hunk that is only part of a line does not match
+    §4A: the `+`/`-`/context lines of a hunk are lines; a `-` or context line that equals only
+    part of a file line is not that line, so the hunk does not match: an isError result, and
+    the file is left byte-identical.
+    Given a directory "ws"
+    And a toolkit built with no options
+    When "write" is executed with:
+      """
+      {"path": "{{TMP}}/ws/f.txt", "content": "<content>"}
+      """
+    And the files under "ws" are recorded
+    And "apply_patch" is executed with:
+      """
+      {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/f.txt\n@@\n<hunk>\n*** End Patch"}
+      """
+    Then the result is an error
+    And the files under "ws" are unchanged
+
+    Examples:
+      | content               | hunk                       |
+      | abc\\n                | -b\\n+B                    |
+      | prefix-one\\ntwo\\n   | \\u0020one\\n-two\\n+TWO  |
+
+  @spec-4A @beyond-spec
+  Scenario: apply_patch renames an updated file with "*** Move to:"
+    Beyond the SPEC: §4A lists Add/Update/Delete markers but names opencode's grammar, which
+    also has `*** Move to: dest` straight after `*** Update File:` (NOTES #132). The reference
+    writes the updated content to `dest` and removes the source, in the same all-or-nothing
+    commit; python 0.21 has no Move to (it reads the line as context that does not match).
+    Given a file "ws/old.txt" containing:
+      """
+      keep
+      change me
+      """
+    And a toolkit built with no options
+    When "apply_patch" is executed with:
+      """
+      {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/old.txt\n*** Move to: {{TMP}}/ws/sub/new.txt\n@@\n keep\n-change me\n+changed\n*** End Patch"}
+      """
+    Then the result is not an error
+    And the file "ws/sub/new.txt" now contains:
+      """
+      keep
+      changed
+      """
+    And the file "ws/old.txt" does not exist

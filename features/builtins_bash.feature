@@ -148,3 +148,40 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       {"command": ["echo", "hi"]}
       """
     Then the result is an error
+
+  @spec-4A @beyond-spec
+  Scenario: bash gives the command an empty stdin, so a command reading it ends at once
+    Beyond the SPEC: §4A does not say what the command's stdin is (NOTES #133). The reference
+    gives it /dev/null: a command that reads stdin sees end-of-file at once and never blocks
+    on, or consumes, the host's own stdin (a driver's request stream).
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "cat; read -r line || echo \"stdin ended\"", "timeout": 2000}
+      """
+    Then the result is not an error
+    And the output is "stdin ended\n"
+    And the call took less than 1500 ms
+
+  @spec-4A @beyond-spec @partial-clause-4A.bash.timeout-kills
+  Scenario Outline: bash with a timeout of 0 ms always times out, however fast the command
+    Beyond the SPEC: §4A gives `timeout` in ms and "timeout kills the child" but does not
+    single out 0 (NOTES #134). The reference reads it literally, a budget already spent, as
+    python's `communicate(timeout=0)` does: every run is a timed-out isError, even for a
+    command that would finish at once (before, it raced the command and 2 in 40 timed out).
+    Given a toolkit built with no options
+    When "bash" is executed with:
+      """
+      {"command": "<command>", "timeout": <timeout>}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      (?i)timed?\s*out
+      """
+
+    Examples:
+      | command | timeout |
+      | true    | 0       |
+      | echo hi | 0       |
+      | true    | -5      |

@@ -458,3 +458,77 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       """
       ^(?:[^\n]*/)?notes\.txt:1:name: good$
       """
+
+  @spec-4A @clause-4A.grep.output-format
+  Scenario Outline: grep reports only the file's lines, never an empty line after the last newline
+    §4A's `file:line:text` numbers the file's lines; a final `\n` ends the last line and does
+    not start another, so a pattern matching the empty string reports no line past it.
+    Given a directory "proj"
+    And a toolkit built with no options
+    When "write" is executed with:
+      """
+      {"path": "{{TMP}}/proj/f.txt", "content": "<content>"}
+      """
+    And "grep" is executed with:
+      """
+      {"pattern": "<pattern>", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output is "<output>"
+
+    Examples:
+      | content             | pattern | output                            |
+      | foo\\n\\nbar\\n     | ^$      | f.txt:2:                          |
+      | one\\ntwo\\n        | .*      | f.txt:1:one\\nf.txt:2:two         |
+      | one\\ntwo           | .*      | f.txt:1:one\\nf.txt:2:two         |
+
+  @spec-4A @beyond-spec
+  Scenario: grep takes CRLF as a line end, so "$" matches before it and the text has no carriage return
+    Beyond the SPEC: §4A does not say what a line of a CRLF file is (NOTES #130). The
+    reference ends a line at `\n` and drops one `\r` before it, as python's universal newlines
+    do, so `foo$` matches `foo\r\n` and the reported text is `foo`.
+    Given a directory "proj"
+    And a toolkit built with no options
+    When "write" is executed with:
+      """
+      {"path": "{{TMP}}/proj/crlf.txt", "content": "foobar\r\nfoo\r\nfoo \r\n"}
+      """
+    And "grep" is executed with:
+      """
+      {"pattern": "^foo$", "path": "{{TMP}}/proj"}
+      """
+    Then the result matches:
+      """
+      {"output": "crlf.txt:2:foo", "isError": false, "$partial": true}
+      """
+
+  @spec-4A @lenient @partial-clause-4A.common.failure-is-result
+  Scenario Outline: grep with a lookaround or a backreference either matches it or is an error result
+    §4A types `pattern` as a regex but names no dialect (NOTES #131): the reference's Rust
+    `regex` crate has no lookaround and no backreferences, python's `re` has both. Either is
+    accepted — the right matches, or an isError result (§4A: a failure is a result).
+    Given a file "proj/a.txt" containing:
+      """
+      foobar
+      foobaz
+      aa
+      ab
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "<pattern>", "path": "{{TMP}}/proj"}
+      """
+    Then the result matches:
+      """
+      {"$oneOf": [
+        {"output": "<matches>", "isError": false, "$partial": true},
+        {"output": {"$regex": "(?i)regex|pattern|look|backref"}, "isError": true, "$partial": true}
+      ]}
+      """
+
+    Examples:
+      | pattern        | matches    |
+      | foo(?=bar)     | a.txt:1:foobar |
+      | foo(?!bar)     | a.txt:2:foobaz |
+      | ^(a)\\\\1$     | a.txt:3:aa |

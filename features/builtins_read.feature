@@ -138,3 +138,28 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       {"path": "{{TMP}}/adir"}
       """
     Then the result is an error
+
+  @spec-4A @beyond-spec
+  Scenario Outline: read returns a CRLF file's carriage returns as they are, whole or windowed
+    Beyond the SPEC: §4A says "read a UTF-8 text file" and nothing of line ends (NOTES #130).
+    The reference returns the bytes untouched, so an `edit` with an `oldString` copied from a
+    read matches the file; python's universal newlines turn `\r\n` into `\n`.
+    Given a directory "docs"
+    And a toolkit built with no options
+    When "write" is executed with:
+      """
+      {"path": "{{TMP}}/docs/crlf.txt", "content": "one\r\ntwo\r\nthree\r\n"}
+      """
+    And "read" is executed with:
+      """
+      <args>
+      """
+    Then the result matches:
+      """
+      {"output": "<output>", "isError": false, "$partial": true}
+      """
+
+    Examples:
+      | args                                                          | output                       |
+      | {"path": "{{TMP}}/docs/crlf.txt"}                             | one\\r\\ntwo\\r\\nthree\\r\\n |
+      | {"path": "{{TMP}}/docs/crlf.txt", "offset": 2, "limit": 1}    | two\\r                       |

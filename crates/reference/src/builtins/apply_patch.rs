@@ -119,9 +119,10 @@ pub fn parse_patch(text: &str) -> Result<Vec<PatchOp>, String> {
     Err("missing '*** End Patch'".into())
 }
 
-/// Applies an Update body (Python's `_apply_update`): each `@@`-separated hunk's old block
-/// (context + `-` lines) must occur in the content and its first occurrence is replaced by
-/// the new block (context + `+` lines); a hunk with no old lines appends. Pure and total: a
+/// Applies an Update body (Python's `_apply_update`, on whole lines): each `@@`-separated
+/// hunk's old lines (context + `-` lines) must equal consecutive lines of the content, and
+/// their first such run is replaced by the new lines (context + `+` lines); a hunk with no
+/// old lines appends. Pure and total: a
 /// hunk that does not match is an `Err`, never a panic.
 pub fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
     let mut hunks: Vec<Vec<&str>> = Vec::new();
@@ -154,13 +155,21 @@ pub fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
                 new_lines.push(rest);
             }
         }
-        let old_block = old_lines.join("\n");
         let new_block = new_lines.join("\n");
-        if !old_block.is_empty() {
-            if !result.contains(&old_block) {
-                return Err("hunk does not match file contents".into());
-            }
-            result = result.replacen(&old_block, &new_block, 1);
+        // No old text at all (no lines, or one empty line) appends, as in Python.
+        if !old_lines.concat().is_empty() || old_lines.len() > 1 {
+            // §4A's hunk lines are whole lines: the old block must equal a run of the file's
+            // lines, never a part of one (Python matched substrings: `-b` hit `abc`).
+            let lines: Vec<&str> = result.split('\n').collect();
+            let at = lines
+                .windows(old_lines.len())
+                .position(|w| w == old_lines.as_slice())
+                .ok_or_else(|| "hunk does not match file contents".to_string())?;
+            let mut next: Vec<&str> = Vec::with_capacity(lines.len() + new_lines.len());
+            next.extend_from_slice(&lines[..at]);
+            next.extend_from_slice(&new_lines);
+            next.extend_from_slice(&lines[at + old_lines.len()..]);
+            result = next.join("\n");
         } else {
             let sep = if result.is_empty() || result.ends_with('\n') {
                 ""
@@ -580,5 +589,19 @@ mod tests {
         assert_eq!(apply_update("a", &body("+z")).unwrap(), "a\nz");
         assert_eq!(apply_update("a\n", &body("+z")).unwrap(), "a\nz");
         assert!(apply_update("a", &body("-q")).is_err());
+        // Whole lines only: a part of a line, or lines that run across a line end, never match.
+        assert!(apply_update("abc\n", &body("-b\n+B")).is_err());
+        assert!(apply_update("prefix-one\ntwo\n", &body(" one\n-two\n+TWO")).is_err());
+        assert!(apply_update("one\ntwo-suffix\n", &body(" one\n-two\n+TWO")).is_err());
+        assert_eq!(
+            apply_update("x\none\ntwo\n", &body(" one\n-two\n+TWO")).unwrap(),
+            "x\none\nTWO\n"
+        );
+        // The first run of matching lines is the one replaced.
+        assert_eq!(
+            apply_update("b\nab\nb\n", &body("-b\n+B")).unwrap(),
+            "B\nab\nb\n"
+        );
+        assert_eq!(apply_update("ab\nb", &body("-b\n+B")).unwrap(), "ab\nB");
     }
 }

@@ -144,10 +144,17 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     };
     tokio::pin!(done);
 
-    let outcome = tokio::select! {
-        r = &mut done => Outcome::Finished(r),
-        _ = tokio::time::sleep(limit) => Outcome::TimedOut,
-        _ = ctx.cancelled() => Outcome::Cancelled,
+    // A budget under 1 ms (0, or negative clamped to 0) is already spent: the call times out
+    // every time, as Python's `communicate(timeout=0)` does, instead of racing the command
+    // (`select!` picks at random among ready branches) (NOTES #134).
+    let outcome = if timeout_ms < 1.0 {
+        Outcome::TimedOut
+    } else {
+        tokio::select! {
+            r = &mut done => Outcome::Finished(r),
+            _ = tokio::time::sleep(limit) => Outcome::TimedOut,
+            _ = ctx.cancelled() => Outcome::Cancelled,
+        }
     };
     let status = match outcome {
         Outcome::Finished(r) => r,
@@ -273,6 +280,20 @@ mod tests {
         assert_eq!(r.output, "abc");
         let r = run(json!({"command": "cat"})).await;
         assert_eq!((r.output.as_str(), r.is_error), ("", false));
+    }
+
+    /// A sub-millisecond budget is spent before the command starts: a timeout every time,
+    /// never a race the command sometimes wins.
+    #[tokio::test]
+    async fn a_zero_timeout_always_times_out() {
+        for timeout in [json!(0), json!(-5), json!(0.4)] {
+            for _ in 0..15 {
+                let r = run(json!({"command": "true", "timeout": timeout})).await;
+                assert!(r.is_error, "timeout {timeout}: {r:?}");
+                assert!(r.output.starts_with("bash: command timed out after 0ms\n"));
+                assert_eq!(r.metadata.unwrap()["timedOut"], json!(true));
+            }
+        }
     }
 
     #[tokio::test]

@@ -44,7 +44,7 @@ impl ToolExec for Grep {
                 let Ok(text) = String::from_utf8(bytes) else {
                     continue;
                 };
-                for (i, line) in text.split('\n').enumerate() {
+                for (i, line) in lines(&text).enumerate() {
                     if matches.len() >= limit {
                         break;
                     }
@@ -57,6 +57,15 @@ impl ToolExec for Grep {
         })
         .await
     }
+}
+
+/// A file's lines: a `\n` ends a line (it does not start an empty one after the last), and a
+/// `\r` before it belongs to the line end, so `foo$` matches `foo\r\n` (NOTES #130).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n').map(|l| {
+        let l = l.strip_suffix('\n').unwrap_or(l);
+        l.strip_suffix('\r').unwrap_or(l)
+    })
 }
 
 /// The §4A `grep` builtin.
@@ -121,6 +130,20 @@ mod tests {
             assert!(!r.is_error, "{args}: {r:?}");
             assert_eq!(r.output, want, "{args}");
         }
+    }
+
+    #[test]
+    fn lines_end_at_newlines() {
+        fn all(t: &str) -> Vec<&str> {
+            lines(t).collect()
+        }
+        assert_eq!(all("foo\n\nbar\n"), ["foo", "", "bar"]);
+        assert_eq!(all("one\ntwo"), ["one", "two"]);
+        assert_eq!(all("a\r\nb\r\n\r\n"), ["a", "b", ""]);
+        assert_eq!(all("a\r\r\n"), ["a\r"]);
+        assert_eq!(all("lone\rcr"), ["lone\rcr"]);
+        assert_eq!(all("\n"), [""]);
+        assert!(all("").is_empty());
     }
 
     #[tokio::test]
