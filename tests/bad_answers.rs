@@ -79,3 +79,176 @@ fn unsorted_names_fail_naming_the_field() {
     assert_eq!(failed.len(), 4, "{report}");
     assert_all_name(&failed, "names: not sorted by code point (");
 }
+
+/// What one run through a broken driver left: exit code, stdout (the report), stderr, and
+/// the harness process's peak resident memory (`VmHWM`, bytes) as last seen before it exited.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    peak_rss: u64,
+}
+
+/// Runs `section` through `script` wrapping the driver, with `envs`, in `format`, sampling
+/// the harness's `/proc/<pid>/status` (VmHWM only grows, so the last sample is the peak but
+/// for the last few milliseconds, where the harness only writes its report).
+fn run_measured(script: &str, section: &str, format: &str, envs: &[(&str, &str)]) -> Run {
+    use std::io::Read;
+    let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/drivers")
+        .join(script);
+    let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
+    let port = format!("sh {} {bin} driver", driver.display());
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "run",
+            "--format",
+            format,
+            "--section",
+            section,
+            "--port",
+            &port,
+        ])
+        .envs(envs.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        out.read_to_end(&mut s).unwrap();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        err.read_to_end(&mut s).unwrap();
+        s
+    });
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_rss = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak_rss = peak_rss.max(kb * 1024);
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let code = child.wait().unwrap().code();
+    Run {
+        code,
+        stdout: String::from_utf8_lossy(&out.join().unwrap()).to_string(),
+        stderr: String::from_utf8_lossy(&err.join().unwrap()).to_string(),
+        peak_rss,
+    }
+}
+
+const MB: u64 = 1_000_000;
+
+/// 300 MB: over four times the 64 MiB line cap, so the bound measured comes from the cap,
+/// not from the flood's size (a 6 GB flood reads the same 64 MiB; the test stays fast).
+const FLOOD: &str = "300000000";
+
+#[test]
+fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
+    let run = run_measured("flood-stdout.sh", "6", "json", &[("FLOOD_BYTES", FLOOD)]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stdout.len() < MB as usize,
+        "report is {} bytes",
+        run.stdout.len()
+    );
+    assert!(
+        run.peak_rss < 200 * MB,
+        "harness peak RSS {} bytes",
+        run.peak_rss
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let failed = failures(&report);
+    assert_eq!(failed.len(), 4, "{report}");
+    assert_all_name(&failed, "answer line longer than 64 MiB");
+    eprintln!("stdout flood: peak RSS {} bytes", run.peak_rss);
+}
+
+#[test]
+fn a_stderr_flood_keeps_only_a_short_tail_in_memory_and_messages() {
+    let run = run_measured("flood-stderr.sh", "6", "json", &[("FLOOD_BYTES", FLOOD)]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stdout.len() < MB as usize,
+        "report is {} bytes",
+        run.stdout.len()
+    );
+    assert!(
+        run.peak_rss < 200 * MB,
+        "harness peak RSS {} bytes",
+        run.peak_rss
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let failed = failures(&report);
+    assert_eq!(failed.len(), 4, "{report}");
+    assert_all_name(&failed, "last words before the garbage");
+    assert_all_name(&failed, "truncated");
+    for m in &failed {
+        assert!(m.len() < 4096, "message of {} bytes", m.len());
+    }
+    eprintln!("stderr flood: peak RSS {} bytes", run.peak_rss);
+}
+
+#[test]
+fn invalid_utf8_on_stderr_does_not_stop_the_harness_reading_it() {
+    let (code, report) = run_through("bad-utf8-stderr.sh");
+    assert_eq!(failures(&report), Vec::<String>::new());
+    assert_eq!(code, Some(0), "{report}");
+}
+
+#[test]
+fn a_doubled_execute_answer_fails_its_scenario() {
+    let (code, report) = run_through("doubled-execute.sh");
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failures(&report);
+    // Every scenario that executes a tool; the one that only lists tools passes.
+    assert_eq!(failed.len(), 3, "{report}");
+    assert_all_name(&failed, "out of step");
+}
+
+#[test]
+fn the_stderr_tail_of_a_restarted_driver_is_its_own() {
+    let (code, report) = run_through("stderr-per-process.sh");
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failures(&report);
+    assert!(failed.len() >= 2, "{report}");
+    for m in &failed {
+        assert_eq!(m.matches("driver process").count(), 1, "{m}");
+    }
+}
+
+#[test]
+fn no_part_of_the_canary_reaches_a_report_through_hello_or_a_cut_message() {
+    const CANARY: &str = "tnxcanaryZQ0123456789abcdefghij";
+    for format in ["json", "junit", "text"] {
+        let run = run_measured(
+            "canary-hello.sh",
+            "6",
+            format,
+            &[("TOOLNEXUS_CONFORMANCE_SECRET", CANARY)],
+        );
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(run.stdout.contains("999999"), "{}", run.stdout);
+        for (what, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            assert!(
+                !text.contains(&CANARY[..12]),
+                "{format} {what} leaks: {text}"
+            );
+        }
+    }
+}

@@ -1,21 +1,46 @@
 //! The reference's own driver: the port protocol over stdin/stdout.
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::reference_port::ReferenceSession;
 use toolnexus_protocol::{error_kind, error_response};
 
 /// Serves protocol requests from stdin until EOF or `shutdown`; logs go to stderr only.
 pub async fn serve_stdio() -> std::io::Result<()> {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    let mut stdout = tokio::io::stdout();
+    serve(BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
+}
+
+/// Serves protocol requests from `input` to `output` until EOF or `shutdown`.
+pub async fn serve<R, W>(mut input: R, mut output: W) -> std::io::Result<()>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
     let mut session = ReferenceSession::new();
-    while let Some(line) = lines.next_line().await? {
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if input.read_until(b'\n', &mut raw).await? == 0 {
+            break;
+        }
+        // A line that is not UTF-8 is a bad request like any other, not the end of the
+        // session: read as bytes, it is answered and the next line is served.
+        let line = match std::str::from_utf8(&raw) {
+            Ok(line) => line,
+            Err(e) => {
+                let response = error_response(
+                    error_kind::BAD_REQUEST,
+                    format!("request is not UTF-8: {e}"),
+                );
+                write_line(&mut output, &response).await?;
+                continue;
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let (response, stop) = match serde_json::from_str::<Value>(&line) {
+        let (response, stop) = match serde_json::from_str::<Value>(line) {
             Ok(request) => {
                 let stop = request.get("cmd").and_then(Value::as_str) == Some("shutdown");
                 (session.handle(request).await, stop)
@@ -25,14 +50,47 @@ pub async fn serve_stdio() -> std::io::Result<()> {
                 false,
             ),
         };
-        let mut text = response.to_string();
-        text.push('\n');
-        stdout.write_all(text.as_bytes()).await?;
-        stdout.flush().await?;
+        write_line(&mut output, &response).await?;
         if stop {
             break;
         }
     }
     session.close_all().await;
     Ok(())
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(
+    output: &mut W,
+    response: &Value,
+) -> std::io::Result<()> {
+    let mut text = response.to_string();
+    text.push('\n');
+    output.write_all(text.as_bytes()).await?;
+    output.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn invalid_utf8_is_a_bad_request_and_the_session_goes_on() {
+        let input: &[u8] =
+            b"{\"cmd\":\"sanitize\",\"value\":\"a\xff\"}\n{\"cmd\":\"hello\",\"protocol\":1,\"seq\":0}\n";
+        let mut output = Vec::new();
+        serve(input, &mut output).await.unwrap();
+        let text = String::from_utf8(output).unwrap();
+        let answers: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(answers.len(), 2, "{text}");
+        assert_eq!(answers[0]["ok"], false, "{text}");
+        assert_eq!(
+            answers[0]["error"]["kind"],
+            error_kind::BAD_REQUEST,
+            "{text}"
+        );
+        assert_eq!(answers[1]["ok"], true, "{text}");
+    }
 }

@@ -63,6 +63,13 @@ pub trait Port: Send {
     /// Ends the port (closes the driver).
     async fn shutdown(&mut self) {}
 
+    /// Called after each scenario's clean-up: a protocol violation seen since the last call
+    /// (an out-of-step or unasked-for line, even one answering the ignored end-of-scenario
+    /// `close`), which fails the scenario.
+    async fn end_scenario(&mut self) -> Option<String> {
+        None
+    }
+
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
     /// `statuses`, `errors` and `skills` (the typed decode checked each).
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
@@ -240,8 +247,10 @@ pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
     })
 }
 
-/// Shortens text for messages, on a character boundary.
+/// Shortens text for messages, on a character boundary; the run's secret is redacted first,
+/// so no cut can leave a piece of it that redaction would no longer recognise.
 pub fn truncate(text: &str, max: usize) -> String {
+    let text = &super::secret::redact(text);
     if text.chars().count() <= max {
         return text.to_string();
     }

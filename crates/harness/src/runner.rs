@@ -250,6 +250,14 @@ pub async fn run(
             Some(e.to_string()),
         ),
     };
+    // The port's self-description is driver output too: a leaked canary stops here.
+    let redact = super::secret::redact;
+    let info = PortInfo {
+        name: redact(&info.name),
+        language: redact(&info.language),
+        version: redact(&info.version),
+    };
+    let declared_spec = declared_spec.map(|s| redact(&s));
     let mut results = Vec::new();
     for spec in scenarios {
         let result = match &hello_error {
@@ -338,6 +346,8 @@ async fn run_one(
         }
     }
     if let Err(e) = port.ensure_ready().await {
+        // A violation seen while restarting is this scenario's, and is in `e` already.
+        let _ = port.end_scenario().await;
         return failed(spec, Failure::other(e.to_string()));
     }
     let mut state = ScenarioState::new(env);
@@ -356,6 +366,11 @@ async fn run_one(
         }
     }
     finish(port, &mut state).await;
+    if let Some(violation) = port.end_scenario().await {
+        if result.status != Status::Failed {
+            result = failed(spec, Failure::other(violation));
+        }
+    }
     result.expectations = state.expectations();
     // A port that leaks the canary must not make the report leak it too.
     result.message = super::secret::redact(&result.message);

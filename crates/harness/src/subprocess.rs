@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
 
 use super::port::{truncate, Port, PortError};
 use super::process_group;
@@ -19,10 +20,167 @@ use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
 /// How many stderr lines of a driver are kept for failure messages.
 const STDERR_TAIL: usize = 12;
 
+/// The longest stderr line kept, in bytes; the rest of the line is dropped (and counted).
+const STDERR_LINE_MAX: usize = 4096;
+
+/// The most of the stderr tail a failure message carries, in characters (its end is kept):
+/// the message is copied into every scenario the failure fails.
+const STDERR_IN_MESSAGE: usize = 1024;
+
+/// The longest answer line the harness reads, in bytes. A longer line fails the request as
+/// a protocol violation and is not read further, so a driver flooding its stdout without a
+/// newline costs the harness at most this much memory.
+pub const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// The end of one driver process's stderr: its last lines, each cut to a bound.
+#[derive(Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    /// The line being written (no newline yet), at most `STDERR_LINE_MAX` + the secret's
+    /// length bytes: the margin lets a secret straddling the cut be redacted before cutting.
+    current: Vec<u8>,
+    /// Bytes of the current line dropped beyond what `current` keeps.
+    current_dropped: u64,
+    /// Lines that fell off the front of `lines`.
+    earlier_lines: u64,
+}
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8], keep: usize) {
+        for piece in bytes.split_inclusive(|b| *b == b'\n') {
+            let (text, ends) = match piece.strip_suffix(b"\n") {
+                Some(t) => (t, true),
+                None => (piece, false),
+            };
+            let room = keep.saturating_sub(self.current.len());
+            let taken = room.min(text.len());
+            self.current.extend_from_slice(&text[..taken]);
+            self.current_dropped += (text.len() - taken) as u64;
+            if ends {
+                self.end_line();
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        let line = render_line(&self.current, self.current_dropped);
+        self.current.clear();
+        self.current_dropped = 0;
+        if self.lines.len() == STDERR_TAIL {
+            self.lines.pop_front();
+            self.earlier_lines += 1;
+        }
+        self.lines.push_back(line);
+    }
+
+    /// The tail as one message fragment: redacted, then cut to `STDERR_IN_MESSAGE` chars.
+    fn text(&self) -> String {
+        let mut lines: Vec<String> = self.lines.iter().cloned().collect();
+        if !self.current.is_empty() || self.current_dropped > 0 {
+            lines.push(render_line(&self.current, self.current_dropped));
+        }
+        let mut text = lines.join(" | ");
+        if self.earlier_lines > 0 && !text.is_empty() {
+            text = format!("({} earlier lines not kept) {text}", self.earlier_lines);
+        }
+        keep_end(&text, STDERR_IN_MESSAGE)
+    }
+}
+
+/// One stderr line as kept: lossy UTF-8, redacted, then cut to `STDERR_LINE_MAX` bytes with
+/// a note of how much was dropped.
+fn render_line(bytes: &[u8], dropped: u64) -> String {
+    let text = secret::redact(&String::from_utf8_lossy(bytes));
+    if text.len() <= STDERR_LINE_MAX && dropped == 0 {
+        return text;
+    }
+    let mut cut = STDERR_LINE_MAX.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let total = bytes.len() as u64 + dropped;
+    format!("{}… (line truncated, {total} bytes)", &text[..cut])
+}
+
+/// The last `max` characters of `text`, with a note when some were cut.
+fn keep_end(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().skip(count - max).collect();
+    format!("(truncated, {count} chars) …{kept}")
+}
+
+/// Reads a driver's stderr into `tail` until the driver closes it, as bytes: no content
+/// (invalid UTF-8 included) makes the harness stop reading and so break the driver's logging.
+async fn read_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+    let keep = STDERR_LINE_MAX + secret::current().map_or(0, |s| s.len());
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) => break,
+            Ok(n) => {
+                if let Ok(mut t) = tail.lock() {
+                    t.push(&buf[..n], keep);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+}
+
+/// One answer line, read with a bound.
+enum Line {
+    /// The line, without its newline.
+    Text(Vec<u8>),
+    /// The driver closed its stdout before any byte of a line.
+    Eof,
+    /// The line grew past `MAX_LINE` bytes; it was not read further.
+    TooLong,
+}
+
+/// Reads one line of at most `max` bytes (a last line without newline counts as a line).
+async fn read_line_capped(
+    reader: &mut BufReader<ChildStdout>,
+    max: usize,
+) -> std::io::Result<Line> {
+    let mut line = Vec::new();
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if line.is_empty() {
+                Line::Eof
+            } else {
+                Line::Text(line)
+            });
+        }
+        let (take, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (i, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > max {
+            return Ok(Line::TooLong);
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(if done { take + 1 } else { take });
+        if done {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(Line::Text(line));
+        }
+    }
+}
+
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
+    stdout: BufReader<ChildStdout>,
+    /// This process's stderr only: a restarted driver's messages never show its predecessor's.
+    stderr: Arc<Mutex<StderrTail>>,
+    stderr_reader: JoinHandle<()>,
 }
 
 /// A driver program started with `sh -c <command>`.
@@ -30,7 +188,9 @@ pub struct SubprocessPort {
     command: String,
     timeout: Duration,
     running: Option<Running>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// A protocol violation (a line out of step, unreadable or unasked for) since the runner
+    /// last asked: it fails the scenario even when it happened in the scenario's clean-up.
+    violation: Option<String>,
     last_failure: Option<String>,
     starts: u32,
     greeting: Option<Value>,
@@ -45,7 +205,7 @@ impl SubprocessPort {
             command: command.into(),
             timeout,
             running: None,
-            stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+            violation: None,
             last_failure: None,
             starts: 0,
             greeting: None,
@@ -81,24 +241,16 @@ impl SubprocessPort {
         else {
             return Err(PortError::Transport("driver pipes unavailable".into()));
         };
-        let tail = Arc::clone(&self.stderr_tail);
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                if let Ok(mut t) = tail.lock() {
-                    if t.len() == STDERR_TAIL {
-                        t.pop_front();
-                    }
-                    t.push_back(line);
-                }
-            }
-        });
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_reader = tokio::spawn(read_stderr(stderr, Arc::clone(&tail)));
         self.starts += 1;
         self.seq = 0;
         self.running = Some(Running {
             child,
             stdin,
-            stdout: BufReader::new(stdout).lines(),
+            stdout: BufReader::new(stdout),
+            stderr: tail,
+            stderr_reader,
         });
         Ok(())
     }
@@ -117,20 +269,26 @@ impl SubprocessPort {
             {
                 message.push_str(&format!(" (driver exit status: {status})"));
             }
-        }
-        let tail = self.stderr_text();
-        if !tail.is_empty() {
-            message.push_str(&format!("; driver stderr (last lines): {tail}"));
+            // The group is dead, so its stderr ends: wait briefly for its last lines.
+            let _ =
+                tokio::time::timeout(Duration::from_millis(500), &mut running.stderr_reader).await;
+            running.stderr_reader.abort();
+            let tail = running.stderr.lock().map(|t| t.text()).unwrap_or_default();
+            if !tail.is_empty() {
+                message.push_str(&format!("; driver stderr (last lines): {tail}"));
+            }
         }
         self.last_failure = Some(message.clone());
         PortError::Transport(message)
     }
 
-    fn stderr_text(&self) -> String {
-        self.stderr_tail
-            .lock()
-            .map(|t| t.iter().cloned().collect::<Vec<_>>().join(" | "))
-            .unwrap_or_default()
+    /// [`Self::fail`] for a line that breaks the protocol: also kept for the runner.
+    async fn violate(&mut self, why: String) -> PortError {
+        let error = self.fail(why).await;
+        if self.violation.is_none() {
+            self.violation = Some(error.to_string());
+        }
+        error
     }
 
     async fn exchange(&mut self, request: &Value) -> Result<Value, PortError> {
@@ -174,7 +332,11 @@ impl SubprocessPort {
                     .await)
             }
         }
-        let read = tokio::time::timeout(self.timeout, running.stdout.next_line()).await;
+        let read = tokio::time::timeout(
+            self.timeout,
+            read_line_capped(&mut running.stdout, MAX_LINE),
+        )
+        .await;
         match read {
             Err(_) => Err(self
                 .fail(format!(
@@ -185,28 +347,63 @@ impl SubprocessPort {
             Ok(Err(e)) => Err(self
                 .fail(format!("cannot read driver stdout after `{cmd}`: {e}"))
                 .await),
-            Ok(Ok(None)) => Err(self
+            Ok(Ok(Line::Eof)) => Err(self
                 .fail(format!(
                     "driver exited (closed its stdout) while answering `{cmd}`"
                 ))
                 .await),
-            Ok(Ok(Some(text))) => match serde_json::from_str::<Value>(&text) {
-                Ok(v @ Value::Object(_)) => match check_seq(&v, seq) {
-                    Ok(()) => Ok(v),
-                    Err(violation) => Err(self
-                        .fail(format!(
-                            "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
+            Ok(Ok(Line::TooLong)) => Err(self
+                .violate(format!(
+                    "protocol violation: driver's answer line longer than {} MiB answering `{cmd}`; stopped reading it and killed the driver",
+                    MAX_LINE / (1024 * 1024)
+                ))
+                .await),
+            Ok(Ok(Line::Text(bytes))) => {
+                let text = match String::from_utf8(bytes) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                        return Err(self
+                            .violate(format!(
+                                "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
+                                truncate(&lossy, 200)
+                            ))
+                            .await);
+                    }
+                };
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(v @ Value::Object(_)) => match check_seq(&v, seq) {
+                        Ok(()) => Ok(v),
+                        Err(violation) => Err(self
+                            .violate(format!(
+                                "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
+                                truncate(&text, 200)
+                            ))
+                            .await),
+                    },
+                    _ => Err(self
+                        .violate(format!(
+                            "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
                             truncate(&text, 200)
                         ))
                         .await),
-                },
-                _ => Err(self
-                    .fail(format!(
-                        "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
-                        truncate(&text, 200)
-                    ))
-                    .await),
-            },
+                }
+            }
+        }
+    }
+
+    /// A line the driver printed that no request asked for, if one is already waiting.
+    async fn stray_line(&mut self) -> Option<String> {
+        let running = self.running.as_mut()?;
+        // A zero timeout still polls once: data already buffered or in the pipe is seen,
+        // and nothing is waited for (the check runs after every scenario).
+        match tokio::time::timeout(Duration::ZERO, running.stdout.fill_buf()).await {
+            Ok(Ok(buf)) if !buf.is_empty() => {
+                let head = String::from_utf8_lossy(&buf[..buf.len().min(400)]).into_owned();
+                let head = head.lines().next().unwrap_or_default().to_string();
+                Some(head)
+            }
+            _ => None,
         }
     }
 }
@@ -252,6 +449,18 @@ impl Port for SubprocessPort {
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),
         }
+    }
+
+    async fn end_scenario(&mut self) -> Option<String> {
+        if let Some(line) = self.stray_line().await {
+            let _ = self
+                .violate(format!(
+                    "driver printed a line no request asked for (out of step) after the scenario's last request, restarted it: {:?}",
+                    truncate(&line, 200)
+                ))
+                .await;
+        }
+        self.violation.take()
     }
 
     async fn shutdown(&mut self) {
