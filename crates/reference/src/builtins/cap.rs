@@ -65,6 +65,7 @@ impl Capped {
     }
 
     /// Every byte pushed, kept or not.
+    #[cfg(test)]
     pub(crate) fn total(&self) -> u64 {
         self.total
     }
