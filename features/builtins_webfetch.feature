@@ -6,7 +6,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
   text, markdown or html; a non-2xx status ⇒ isError with `HTTP <status>`; every failure is an
   isError ToolResult (§1, §4A). The SPEC fixes the html output (the body) but not how text or
   markdown are derived from it, so those scenarios only check that the words survive and the
-  tags do not. Every scenario fetches from its own local server ({{HTTP}}), never the internet.
+  tags do not; one more checks, leniently, that markdown has Markdown's forms (NOTES #141). Every scenario fetches from its own local server ({{HTTP}}), never the internet.
 
   @spec-4A @partial-clause-4A.webfetch.get-body
   Scenario: webfetch with format "html" returns the body verbatim
@@ -66,6 +66,41 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
     And the output does not contain "<h1>"
     And the output does not contain "<b>"
     And the output does not contain "<html>"
+
+  @spec-4A @lenient @partial-clause-4A.webfetch.get-body
+  Scenario: webfetch with format "markdown" keeps headings, links, list items and spacing
+    # §4A returns the body "as markdown": Markdown's own forms, leniently (NOTES #141). The
+    # heading is an ATX `#` line, the link keeps its target, each list item is its own bullet
+    # line, and block boundaries are not run together ("Main TitlePara").
+    Given an HTTP server answers:
+      """
+      {"GET /doc": {"status": 200, "contentType": "text/html",
+                    "body": "<html><head><title>T</title></head><body><h1>Main Title</h1><p>Para with a <a href=\"https://example.test/docs\">link</a>.</p><ul><li>first item</li><li>second item</li></ul></body></html>"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/doc", "format": "markdown"}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      (?m)^#\s+Main Title\s*$
+      """
+    And the output matches:
+      """
+      \[link\]\(https://example\.test/docs\)
+      """
+    And the output matches:
+      """
+      (?m)^\s*[-*+]\s+first item\s*$
+      """
+    And the output matches:
+      """
+      (?m)^\s*[-*+]\s+second item\s*$
+      """
+    And the output does not contain "TitlePara"
+    And the output does not contain "<a "
 
   @spec-4A @lenient @partial-clause-4A.webfetch.default-format
   Scenario: webfetch without a format converts as markdown does (the default)

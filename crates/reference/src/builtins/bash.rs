@@ -12,6 +12,7 @@ use async_trait::async_trait;
 use nix::errno::Errno;
 use serde_json::{json, Map, Value};
 
+use super::cap::Capped;
 use super::write::{args_object, io_msg, opt_num, opt_str, req_str, Step};
 use crate::process_group::{group_of, kill_group, signal_group, Signal};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
@@ -119,7 +120,9 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     let pgid = group_of(&child).unwrap_or(0);
     let mut guard = GroupGuard { pgid, armed: true };
 
-    let buf = Arc::new(Mutex::new(Vec::<u8>::new()));
+    // Only a head and a tail of the output are kept: a command that never stops writing
+    // (`yes`) must not grow the caller's memory with it.
+    let buf = Arc::new(Mutex::new(Capped::new()));
     let sink = Arc::clone(&buf);
     let reader = tokio::task::spawn_blocking(move || {
         let mut file = File::from(read_end);
@@ -129,7 +132,7 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
                 Ok(0) => break,
                 Ok(n) => {
                     if let Ok(mut b) = sink.lock() {
-                        b.extend_from_slice(&chunk[..n]);
+                        b.push(&chunk[..n]);
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -200,11 +203,12 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
         .with_meta("exitCode", json!(code)))
 }
 
-fn collected(buf: &Mutex<Vec<u8>>) -> String {
-    match buf.lock() {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(poisoned) => String::from_utf8_lossy(&poisoned.into_inner()).into_owned(),
-    }
+fn collected(buf: &Mutex<Capped>) -> String {
+    let mut guard = match buf.lock() {
+        Ok(b) => b,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    std::mem::replace(&mut *guard, Capped::new()).into_text()
 }
 
 struct Bash;
@@ -294,6 +298,30 @@ mod tests {
                 assert_eq!(r.metadata.unwrap()["timedOut"], json!(true));
             }
         }
+    }
+
+    #[tokio::test]
+    async fn a_large_output_keeps_its_head_and_tail() {
+        use crate::builtins::cap::{KEEP_HEAD, KEEP_TAIL};
+        // 1..=200000 is 1.3 MB: more than head + tail.
+        let r = run(json!({"command": "seq 1 200000; exit 4"})).await;
+        assert!(r.is_error);
+        assert!(r.output.starts_with("1\n2\n3\n"), "{:.100}", r.output);
+        assert!(
+            r.output
+                .ends_with("199999\n200000\n\nbash: command exited with code 4"),
+            "{}",
+            &r.output[r.output.len() - 100..]
+        );
+        assert!(r
+            .output
+            .contains("bytes of output omitted (1288895 bytes in all"));
+        assert!(
+            r.output.len() < KEEP_HEAD + KEEP_TAIL + 200,
+            "{}",
+            r.output.len()
+        );
+        assert_eq!(r.metadata.unwrap()["exitCode"], json!(4));
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@ use super::tool::Tool;
 
 pub mod apply_patch;
 mod bash;
+mod cap;
 mod edit;
 mod glob;
 mod grep;

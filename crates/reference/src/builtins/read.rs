@@ -1,13 +1,13 @@
 //! §4A `read`: a UTF-8 text file, whole or as a 1-based line window.
 
-use std::fs::File;
 use std::io::{BufRead as _, BufReader};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use super::write::{args_object, blocking, io_msg, opt_num, read_text, req_str, Step};
+use super::cap::{Capped, Utf8Check};
+use super::write::{args_object, blocking, io_msg, open_regular, opt_num, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 struct Read;
@@ -23,10 +23,7 @@ impl ToolExec for Read {
             let path = req_str("read", &args, "path")?;
             let offset = opt_num("read", &args, "offset")?;
             let limit = opt_num("read", &args, "limit")?;
-            // Python returns the file untouched unless a window was asked for.
-            if offset.is_none() && limit.is_none() {
-                return Ok(ToolResult::ok(read_text("read", path)?));
-            }
+            // No window is the whole file: every segment, joined back as it was.
             let (start, take) = bounds(offset, limit);
             Ok(ToolResult::ok(read_window(path, start, take)?))
         })
@@ -46,56 +43,58 @@ fn bounds(offset: Option<f64>, limit: Option<f64>) -> (usize, usize) {
 /// Streams the window out of the file: skips `start` lines and keeps the next `take`, never
 /// reading past the window. The result equals Python's `"\n".join(content.split("\n")[start:
 /// start + take])`: the file is `\n`-separated segments, the last one empty when the file ends
-/// with `\n` (or is empty). Every line read (skipped or kept) must be UTF-8; what lies after
-/// the window is not read, so it is not checked.
+/// with `\n` (or is empty). Every byte read (skipped or kept) must be UTF-8; what lies after
+/// the window is not read, so it is not checked. What is kept is bounded ([`Capped`]): the
+/// file is read in buffer-sized pieces, so neither a huge file nor a huge single line is ever
+/// held whole.
 fn read_window(path: &str, start: usize, take: usize) -> Step<String> {
     let io_err = |e: std::io::Error| ToolResult::error(format!("read: {}", io_msg(&e, path)));
-    let not_regular = || ToolResult::error(format!("read: {path} is not a regular file"));
-    // Checked before opening: opening a FIFO would block until a writer appears.
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => return Err(io_err(std::io::Error::from(nix::errno::Errno::EISDIR))),
-        Ok(m) if !m.is_file() => return Err(not_regular()),
-        _ => {}
-    }
-    let file = File::open(path).map_err(io_err)?;
-    // And again on the handle itself, in case the path was swapped in between.
-    if !file.metadata().map_err(io_err)?.is_file() {
-        return Err(not_regular());
-    }
+    let not_utf8 = || ToolResult::error(format!("read: {path} is not valid UTF-8 text"));
+    let file = open_regular("read", path)?;
     let end = start.saturating_add(take);
     let mut reader = BufReader::new(file);
-    let mut out = Vec::new();
-    let mut line = Vec::new();
-    let mut index = 0usize;
-    // Whether the segment after the last one read exists: an empty file has one empty segment.
-    let mut more = true;
-    // Whether the empty segment after a final `\n` falls inside the window.
-    let mut trailing_empty = false;
-    while index < end {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io_err)?;
-        if n == 0 {
-            trailing_empty = more && index >= start;
+    let mut out = Capped::new();
+    let mut check = Utf8Check::default();
+    // The segment being read; each `\n` ends one and starts the next (possibly empty) one.
+    let mut segment = 0usize;
+    while segment < end {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_err(e)),
+        };
+        if buf.is_empty() {
             break;
         }
-        // A `\n` byte never occurs inside a multi-byte UTF-8 sequence, so lines validate alone.
-        if std::str::from_utf8(&line).is_err() {
-            return Err(ToolResult::error(format!(
-                "read: {path} is not valid UTF-8 text"
-            )));
+        let newline = buf.iter().position(|b| *b == b'\n');
+        let piece = &buf[..newline.unwrap_or(buf.len())];
+        if !check.feed(piece) {
+            return Err(not_utf8());
         }
-        more = line.last() == Some(&b'\n');
-        if index >= start {
-            out.extend_from_slice(&line);
+        if segment >= start {
+            out.push(piece);
         }
-        index += 1;
+        let used = match newline {
+            Some(at) => {
+                // A `\n` never occurs inside a multi-byte sequence: one cut there is invalid.
+                if !check.complete() {
+                    return Err(not_utf8());
+                }
+                // Joining with `\n` puts one between two kept segments, never after the last.
+                if segment >= start && segment + 1 < end {
+                    out.push(b"\n");
+                }
+                segment += 1;
+                at + 1
+            }
+            None => piece.len(),
+        };
+        reader.consume(used);
     }
-    // Joining with `\n` puts none after the last kept segment, unless that is the empty one.
-    if !trailing_empty && out.last() == Some(&b'\n') {
-        out.pop();
+    if !check.complete() {
+        return Err(not_utf8());
     }
-    String::from_utf8(out)
-        .map_err(|_| ToolResult::error(format!("read: {path} is not valid UTF-8 text")))
+    Ok(out.into_text())
 }
 
 /// The §4A `read` builtin.
@@ -226,6 +225,51 @@ mod tests {
         let r = read_window(ps, 1, 5).unwrap_err();
         assert_eq!(r.output, format!("read: {ps} is not valid UTF-8 text"));
         assert!(r.is_error);
+    }
+
+    /// A file larger than what is kept: its head and tail come back, with the note between.
+    #[tokio::test]
+    async fn a_huge_file_or_line_keeps_its_head_and_tail() {
+        use crate::builtins::cap::{KEEP_HEAD, KEEP_TAIL};
+        let dir = tempfile::tempdir().unwrap();
+        let many = dir.path().join("many.txt");
+        let text: String = (1..=200_000).map(|n| format!("{n}\n")).collect();
+        std::fs::write(&many, &text).unwrap();
+        let one = dir.path().join("one.txt");
+        std::fs::write(&one, "x".repeat(1_000_000) + "\nsecond\n").unwrap();
+        let (m, o) = (many.to_str().unwrap(), one.to_str().unwrap());
+        let cases = [
+            (
+                json!({"path": m}),
+                "1\n2\n3\n",
+                "199999\n200000\n",
+                1_288_895,
+            ),
+            (
+                json!({"path": m, "offset": 2}),
+                "2\n3\n",
+                "199999\n200000\n",
+                1_288_893,
+            ),
+            (json!({"path": o, "limit": 1}), "xxx", "xxx", 1_000_000),
+            (json!({"path": o}), "xxx", "xxx\nsecond\n", 1_000_008),
+        ];
+        for (args, head, tail, total) in cases {
+            let r = run(args.clone()).await;
+            assert!(!r.is_error, "{args}: {:.200}", r.output);
+            assert!(
+                r.output.len() < KEEP_HEAD + KEEP_TAIL + 200,
+                "{args}: {}",
+                r.output.len()
+            );
+            assert!(r.output.starts_with(head), "{args}");
+            assert!(r.output.ends_with(tail), "{args}");
+            let note = format!("bytes of output omitted ({total} bytes in all;");
+            assert!(r.output.contains(&note), "{args}");
+        }
+        // Within the bound nothing changes: the second line of the one-line file.
+        let r = run(json!({"path": o, "offset": 2, "limit": 1})).await;
+        assert_eq!(r.output, "second");
     }
 
     #[tokio::test]

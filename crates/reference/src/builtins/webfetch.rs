@@ -3,8 +3,12 @@
 //! The client is `reqwest` (rustls, so `https://` works with no system TLS library).
 //! Behaviour, mirroring the Python port where the SPEC is silent:
 //! - `format` is `text`, `markdown` (the default) or `html`; any other value is an `isError`
-//!   (§4A declares exactly these three). `html` is the body verbatim; `text` and `markdown`
-//!   are the same tag-stripped text, as in every published port.
+//!   (§4A declares exactly these three). `html` is the body verbatim; `text` is the
+//!   tag-stripped text (Python's `_strip_html`); `markdown` is real Markdown from `htmd`
+//!   (headings, links, lists and paragraph breaks survive; NOTES #141), where the Python port
+//!   returns the same stripped text as for `text`.
+//! - Every output is cut to a head and a tail ([`cap_text`], NOTES #140) with a note that
+//!   counts what was left out.
 //! - `timeout` is in seconds (default 30) and bounds the whole call: DNS, connect, TLS,
 //!   redirects and reading the body. A negative or non-finite value is an `isError`.
 //! - Redirects are followed, at most [`MAX_REDIRECTS`] of them.
@@ -27,6 +31,7 @@ use regex::Regex;
 use reqwest::{redirect, Client, Url};
 use serde_json::{json, Value};
 
+use super::cap::cap_text;
 use super::write::{args_object, opt_num, opt_str, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
@@ -132,7 +137,7 @@ async fn fetch(url: &Url, cap: usize) -> Result<Response, String> {
 }
 
 /// Python's `_strip_html`: drop scripts/styles and tags, trim trailing blanks on lines,
-/// squeeze 3+ newlines to 2, strip the ends. (`markdown` is this same text in every port.)
+/// squeeze 3+ newlines to 2, strip the ends: the `text` format (and `markdown` in Python).
 fn strip_html(html: &str) -> String {
     static RULES: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         [
@@ -151,6 +156,19 @@ fn strip_html(html: &str) -> String {
         text = re.replace_all(&text, *with).into_owned();
     }
     text.trim().to_string()
+}
+
+/// The markdown format: headings, links, lists, emphasis and paragraph breaks survive as
+/// Markdown (`htmd`, a turndown-style converter). Scripts, styles and the document head are
+/// not content. Should the converter fail, the tag-stripped text still carries the words.
+fn markdown(html: &str) -> String {
+    let converter = htmd::HtmlToMarkdown::builder()
+        .skip_tags(vec!["script", "style", "noscript", "template", "head"])
+        .build();
+    match converter.convert(html) {
+        Ok(md) => md.trim().to_string(),
+        Err(_) => strip_html(html),
+    }
 }
 
 /// An absolute `http://` or `https://` URL.
@@ -201,12 +219,12 @@ async fn run(args: Value, ctx: &Context) -> Step<ToolResult> {
     }
     // Python's `decode("utf-8", "replace")`.
     let body = String::from_utf8_lossy(&resp.body);
-    let output = if format == "html" {
-        body.into_owned()
-    } else {
-        strip_html(&body)
+    let output = match format {
+        "html" => body.into_owned(),
+        "markdown" => markdown(&body),
+        _ => strip_html(&body),
     };
-    Ok(ToolResult::ok(output)
+    Ok(ToolResult::ok(cap_text(output))
         .with_meta("status", json!(resp.status))
         .with_meta("format", json!(format)))
 }
@@ -255,6 +273,7 @@ mod tests {
 
     const PAGE: &str = "<html><head><style>x{}</style><script>var a;</script></head><body><h1>Title</h1>\n<p>Hello   <b>world</b></p>   \n\n\n\n<p>end</p></body></html>";
     const STRIPPED: &str = "Title\nHello   world\n\nend";
+    const MARKDOWN: &str = "# Title\n\nHello **world**\n\nend";
 
     async fn server() -> MockServer {
         let server = MockServer::start().await;
@@ -329,10 +348,10 @@ mod tests {
         let url = format!("{}/index.html", s.uri());
         let r = call(json!({ "url": url })).await;
         assert!(!r.is_error, "{r:?}");
-        assert_eq!(r.output, STRIPPED);
+        assert_eq!(r.output, MARKDOWN);
         assert_eq!(meta(&r), json!({"status": 200, "format": "markdown"}));
         let r = call(json!({"url": url, "format": "markdown"})).await;
-        assert_eq!(r.output, STRIPPED);
+        assert_eq!(r.output, MARKDOWN);
         let r = call(json!({"url": url, "format": "text"})).await;
         assert_eq!(r.output, STRIPPED);
         assert_eq!(meta(&r), json!({"status": 200, "format": "text"}));
@@ -350,7 +369,7 @@ mod tests {
         let s = server().await;
         let r = call(json!({"url": format!("{}/moved", s.uri())})).await;
         assert!(!r.is_error, "{r:?}");
-        assert_eq!(r.output, STRIPPED);
+        assert_eq!(r.output, MARKDOWN);
         let r = call(json!({"url": format!("{}/loop", s.uri())})).await;
         assert!(
             r.is_error && r.output.contains("too many redirects"),
@@ -398,8 +417,11 @@ mod tests {
             r.output
         );
         let r = call(json!({"url": format!("{}/just-fits", s.uri()), "format": "html"})).await;
+        // Accepted, and then cut to a head and a tail like any large output.
         assert!(!r.is_error);
-        assert_eq!(r.output.len(), MAX_BODY);
+        assert!(r
+            .output
+            .contains("bytes of output omitted (5242880 bytes in all"));
     }
 
     /// A body with no Content-Length (delimited by EOF) is counted as it streams in.
@@ -513,6 +535,56 @@ mod tests {
         let _ = canceller.await;
         assert!(r.is_error && r.output == "webfetch: cancelled", "{r:?}");
         assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    const DOC: &str = "<html><head><title>T</title><style>p{}</style></head><body>\
+        <h1>Main Title</h1><p>Para with a <a href=\"https://example.test/x\">link</a>.</p>\
+        <ul><li>one</li><li>two</li></ul><script>var a;</script></body></html>";
+
+    #[test]
+    fn markdown_keeps_headings_links_lists_and_spacing() {
+        let md = markdown(DOC);
+        assert!(md.contains("# Main Title\n"), "{md}");
+        assert!(
+            md.contains("Para with a [link](https://example.test/x)."),
+            "{md}"
+        );
+        assert!(md.contains("one\n") && md.contains("two"), "{md}");
+        assert!(
+            regex::Regex::new(r"(?m)^[*+-] +one$")
+                .unwrap()
+                .is_match(&md),
+            "{md}"
+        );
+        for gone in ["var a", "p{}", "<"] {
+            assert!(!md.contains(gone), "{gone} in {md}");
+        }
+        assert!(!md.contains("TitlePara"), "{md}");
+    }
+
+    #[tokio::test]
+    async fn a_large_page_keeps_its_head_and_tail() {
+        use crate::builtins::cap::{KEEP_HEAD, KEEP_TAIL};
+        let s = server().await;
+        for format in ["html", "text", "markdown"] {
+            let url = format!("{}/just-fits", s.uri());
+            let r = call(json!({"url": url, "format": format})).await;
+            assert!(!r.is_error, "{format}");
+            assert!(
+                r.output.len() < KEEP_HEAD + KEEP_TAIL + 200,
+                "{format}: {}",
+                r.output.len()
+            );
+            assert!(
+                r.output.starts_with("aaaa") && r.output.ends_with("aaaa"),
+                "{format}"
+            );
+            assert!(
+                r.output
+                    .contains("bytes of output omitted (5242880 bytes in all"),
+                "{format}"
+            );
+        }
     }
 
     #[test]

@@ -138,12 +138,22 @@ pub(super) fn io_msg(e: &io::Error, path: &str) -> String {
 /// Reads a UTF-8 text file, reporting failures as the tool's `isError` result.
 pub(super) fn read_text(tool: &str, path: &str) -> Step<String> {
     use std::io::Read;
+    let fail = |e: std::io::Error| ToolResult::error(format!("{tool}: {}", io_msg(&e, path)));
+    let mut file = open_regular(tool, path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(fail)?;
+    String::from_utf8(bytes)
+        .map_err(|_| ToolResult::error(format!("{tool}: {path} is not valid UTF-8 text")))
+}
+
+/// Opens `path` for reading if it is a regular file; a directory, FIFO or device is an error.
+pub(super) fn open_regular(tool: &str, path: &str) -> Step<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let fail = |e: std::io::Error| ToolResult::error(format!("{tool}: {}", io_msg(&e, path)));
     // A FIFO would block forever and a device such as /dev/zero never ends: only regular
     // files are read. Opening non-blocking and checking the opened handle leaves no window
     // for the path to be swapped in between (and opening a FIFO cannot block).
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
@@ -158,10 +168,7 @@ pub(super) fn read_text(tool: &str, path: &str) -> Step<String> {
             "{tool}: {path} is not a regular file"
         )));
     }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(fail)?;
-    String::from_utf8(bytes)
-        .map_err(|_| ToolResult::error(format!("{tool}: {path} is not valid UTF-8 text")))
+    Ok(file)
 }
 
 /// Runs blocking filesystem work off the async runtime; a panic there becomes an `isError`.
