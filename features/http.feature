@@ -88,8 +88,11 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     Then the output is "ok"
 
-  @spec-7 @partial-clause-7.http.placeholder-substitution
+  @spec-7 @beyond-spec @partial-clause-7.http.placeholder-substitution
   Scenario: a placeholder named like an argument with a hyphen is substituted and consumed
+    Beyond the SPEC: §7 substitutes `{name}` placeholders "from matching args" but never says
+    which characters a name may hold; an argument named `user-id` is a valid JSON-Schema
+    property, and the reference takes any name without braces or white space (NOTES #121).
     Given an HTTP server answers:
       """
       {"GET /u/7": {"status": 200, "body": "user seven"}}

@@ -67,9 +67,11 @@ pub const MIN_SECRET_LEN: usize = 8;
 /// [`MIN_SECRET_LEN`] characters.
 pub fn is_secret(name: &str, value: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    let credential = ["auth", "key", "token", "secret", "cookie", "password", "session"]
-        .iter()
-        .any(|w| name.contains(w));
+    let credential = [
+        "auth", "key", "token", "secret", "cookie", "password", "session",
+    ]
+    .iter()
+    .any(|w| name.contains(w));
     !value.is_empty() && (credential || value.chars().count() >= MIN_SECRET_LEN)
 }
 
@@ -160,7 +162,10 @@ mod tests {
     #[test]
     fn credential_headers_and_long_values_are_secrets() {
         let (_, r) = expand_headers_with(
-            &headers(&[("Authorization", "Bearer ${TOKEN}"), ("X-Custom", "${LONG}")]),
+            &headers(&[
+                ("Authorization", "Bearer ${TOKEN}"),
+                ("X-Custom", "${LONG}"),
+            ]),
             region,
         );
         assert_eq!(

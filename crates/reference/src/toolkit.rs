@@ -246,9 +246,6 @@ async fn load_agents(
     (tools, errors)
 }
 
-/// §4 assembly: drop builtins an extra tool shadows, concatenate MCP → skill → builtin →
-/// A2A → extra (the published ports' order; §4 names no place for agents), dedupe by name
-/// with the first occurrence winning.
 /// §1 "name … sanitized to [a-zA-Z0-9_-]": the toolkit renames a host's tool rather than hand
 /// an adapter a name no provider accepts (NOTES #122); each rename is a build warning.
 fn sanitize_names(tools: Vec<Tool>, warnings: &mut Vec<String>) -> Vec<Tool> {
@@ -265,6 +262,9 @@ fn sanitize_names(tools: Vec<Tool>, warnings: &mut Vec<String>) -> Vec<Tool> {
         .collect()
 }
 
+/// §4 assembly: drop builtins an extra tool shadows, concatenate MCP → skill → builtin →
+/// A2A → extra (the published ports' order; §4 names no place for agents), dedupe by name
+/// with the first occurrence winning.
 pub fn assemble(
     mcp: Vec<Tool>,
     skill: Tool,
