@@ -36,6 +36,25 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
        "source": "native"}
       """
 
+  @spec-1 @spec-0.2 @clause-1.tool.name-sanitized @partial-clause-0.adapters.openai
+  Scenario: an extra tool's name is sanitized to [a-zA-Z0-9_-] before it reaches the tool list and the adapters
+    Given a toolkit built with:
+      """
+      {"builtins": false, "disableTools": ["skill"],
+       "extraTools": [{"name": "my tool.v2", "description": "Mine.", "behaviour": {"text": "ran"}}]}
+      """
+    Then the tool names are:
+      """
+      ["my_tool_v2"]
+      """
+    And the "openai" adapter output matches:
+      """
+      [{"type": "function", "function": {"name": "my_tool_v2", "description": "Mine.", "$partial": true}}]
+      """
+    And the three adapters list the tools in the toolkit's order
+    When "my_tool_v2" is executed
+    Then the output is "ran"
+
   @spec-1
   @clause-0.tool-result.shape @clause-1.tool-result.output-string @clause-1.tool-result.is-error-boolean
   Scenario: a ToolResult without metadata has exactly the keys output and isError

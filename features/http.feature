@@ -88,6 +88,31 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
     Then the output is "ok"
 
+  @spec-7 @beyond-spec @partial-clause-7.http.placeholder-substitution
+  Scenario: a placeholder named like an argument with a hyphen is substituted and consumed
+    Beyond the SPEC: §7 substitutes `{name}` placeholders "from matching args" but never says
+    which characters a name may hold; an argument named `user-id` is a valid JSON-Schema
+    property, and the reference takes any name without braces or white space (NOTES #121).
+    Given an HTTP server answers:
+      """
+      {"GET /u/7": {"status": 200, "body": "user seven"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_user",
+        "inputSchema": {"type": "object", "properties": {"user-id": {"type": "string"}}, "required": ["user-id"]},
+        "http": {"url": "{{HTTP}}/u/{user-id}"}}]}
+      """
+    When "get_user" is executed with:
+      """
+      {"user-id": "7"}
+      """
+    Then the output is "user seven"
+    And the HTTP server's last request matches:
+      """
+      {"method": "GET", "path": "/u/7", "query": {}, "$partial": true}
+      """
+
   @spec-7 @clause-7.http.query @partial-clause-7.http.body-default-json
   Scenario: named query arguments go to the query string, the rest to the body
     Given an HTTP server answers:

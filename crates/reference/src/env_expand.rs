@@ -1,5 +1,5 @@
 //! `${ENV_VAR}` expansion for header values (§2 remote MCP headers, §7 HTTP tools), and the
-//! redaction that keeps every expanded value out of errors and logs.
+//! redaction that keeps every expanded secret ([`is_secret`]) out of errors, logs and results.
 
 /// Expands `${NAME}` from the process environment; an unset variable expands to "" (as the
 /// published ports do). Returns the text and the non-empty values substituted, so callers
@@ -38,16 +38,41 @@ pub fn expand_with(text: &str, lookup: impl Fn(&str) -> Option<String>) -> (Stri
 
 /// Expands every header value, and returns a redactor for the values substituted.
 pub fn expand_headers(headers: &[(String, String)]) -> (Vec<(String, String)>, Redactor) {
+    expand_headers_with(headers, |name| std::env::var(name).ok())
+}
+
+/// [`expand_headers`] over any variable lookup.
+pub fn expand_headers_with(
+    headers: &[(String, String)],
+    lookup: impl Fn(&str) -> Option<String>,
+) -> (Vec<(String, String)>, Redactor) {
     let mut redactor = Redactor::default();
     let expanded = headers
         .iter()
         .map(|(k, v)| {
-            let (value, secrets) = expand(v);
-            redactor.add(secrets);
+            let (value, secrets) = expand_with(v, &lookup);
+            redactor.add_header(k, secrets);
             (k.clone(), value)
         })
         .collect();
     (expanded, redactor)
+}
+
+/// Expanded values at least this long count as secrets whatever header carries them: a
+/// shorter value (`o`, `eu`, `1`) is also common text, and hiding it would corrupt results.
+pub const MIN_SECRET_LEN: usize = 8;
+
+/// Whether an expanded `value` of header `name` is a secret to redact (NOTES #120): any
+/// non-empty value of a header whose name names a credential, or any value of at least
+/// [`MIN_SECRET_LEN`] characters.
+pub fn is_secret(name: &str, value: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    let credential = [
+        "auth", "key", "token", "secret", "cookie", "password", "session",
+    ]
+    .iter()
+    .any(|w| name.contains(w));
+    !value.is_empty() && (credential || value.chars().count() >= MIN_SECRET_LEN)
 }
 
 fn is_env_name(s: &str) -> bool {
@@ -72,6 +97,11 @@ impl Redactor {
             .extend(values.into_iter().filter(|v| !v.is_empty()));
         self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         self.secrets.dedup();
+    }
+
+    /// Adds the values expanded into header `name` that count as secrets ([`is_secret`]).
+    pub fn add_header(&mut self, name: &str, values: impl IntoIterator<Item = String>) {
+        self.add(values.into_iter().filter(|v| is_secret(name, v)));
     }
 
     /// The message with every secret replaced.
@@ -103,6 +133,45 @@ mod tests {
         assert_eq!(expand_with("a${EMPTY}b", env), ("ab".to_string(), vec![]));
         assert_eq!(expand_with("${1X} ${ ${TOKEN", env).0, "${1X} ${ ${TOKEN");
         assert_eq!(expand_with("$TOKEN {TOKEN}", env).0, "$TOKEN {TOKEN}");
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn region(name: &str) -> Option<String> {
+        match name {
+            "REGION" => Some("o".to_string()),
+            "TOKEN" => Some("s3cret".to_string()),
+            "LONG" => Some("abcdefgh12".to_string()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_short_common_value_of_a_plain_header_is_not_a_secret() {
+        let (expanded, r) = expand_headers_with(&headers(&[("X-Region", "${REGION}")]), region);
+        assert_eq!(expanded, headers(&[("X-Region", "o")]));
+        assert_eq!(r.redact("hello there, everyone"), "hello there, everyone");
+        assert_eq!(r.redact("HTTP 404: body-404"), "HTTP 404: body-404");
+    }
+
+    #[test]
+    fn credential_headers_and_long_values_are_secrets() {
+        let (_, r) = expand_headers_with(
+            &headers(&[
+                ("Authorization", "Bearer ${TOKEN}"),
+                ("X-Custom", "${LONG}"),
+            ]),
+            region,
+        );
+        assert_eq!(
+            r.redact("invalid token s3cret; echo abcdefgh12"),
+            "invalid token ***; echo ***"
+        );
     }
 
     #[test]

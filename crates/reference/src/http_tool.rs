@@ -181,7 +181,7 @@ impl HttpToolSpec {
         while let Some(open) = tail.find('{') {
             let after = &tail[open + 1..];
             match after.find('}') {
-                Some(close) if is_word(&after[..close]) => {
+                Some(close) if is_placeholder_name(&after[..close]) => {
                     let key = &after[..close];
                     url.push_str(&tail[..open]);
                     let value = rest.remove(key).map(|v| plain_text(&v)).unwrap_or_default();
@@ -339,8 +339,10 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
     out
 }
 
-fn is_word(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+/// A placeholder name is any argument name that has no brace or white space in it (NOTES
+/// #121): `{user-id}` and `{a.b}` are placeholders, `{not a ph}` is text.
+fn is_placeholder_name(s: &str) -> bool {
+    !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || c == '{')
 }
 
 /// An argument as text: strings as they are, anything else as JSON (`true`, `3`, ...).
@@ -378,6 +380,13 @@ mod tests {
         let p = s.prepare(&args(json!({"id": "a b/c", "y": 7, "rest": true})));
         assert_eq!(p.url, "http://h/u/a%20b%2Fc/x7?a=1{not a ph}");
         assert_eq!(p.body.unwrap().0, br#"{"rest":true}"#.to_vec());
+    }
+
+    #[test]
+    fn placeholder_names_may_hold_any_character_but_braces_and_spaces() {
+        let s = spec(json!({"name": "t", "url": "http://h/u/{user-id}/{a.b}/{x{y}"}));
+        let p = s.prepare(&args(json!({"user-id": "7", "a.b": "x", "q": 1, "y": 2})));
+        assert_eq!(p.url, "http://h/u/7/x/{x2?q=1");
     }
 
     #[test]

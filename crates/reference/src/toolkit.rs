@@ -8,6 +8,7 @@ use super::a2a;
 use super::adapters::{self, Format};
 use super::builtins;
 use super::mcp::{self, config as mcp_config};
+use super::sanitize::sanitize;
 use super::skills::{self, SkillInfo, SkillSources};
 use super::suspension::WaitFor;
 use super::tool::{Context, Source, Tool, ToolResult};
@@ -93,7 +94,7 @@ impl Toolkit {
             skill_tool,
             builtin_tools,
             agent_tools,
-            options.extra_tools,
+            sanitize_names(options.extra_tools, &mut tk.warnings),
         );
         let disabled: HashSet<&str> = options.disable_tools.iter().map(String::as_str).collect();
         tk.tools.retain(|t| !disabled.contains(t.name.as_str()));
@@ -243,6 +244,22 @@ async fn load_agents(
         }
     }
     (tools, errors)
+}
+
+/// §1 "name … sanitized to [a-zA-Z0-9_-]": the toolkit renames a host's tool rather than hand
+/// an adapter a name no provider accepts (NOTES #122); each rename is a build warning.
+fn sanitize_names(tools: Vec<Tool>, warnings: &mut Vec<String>) -> Vec<Tool> {
+    tools
+        .into_iter()
+        .map(|mut t| {
+            let clean = sanitize(&t.name);
+            if clean != t.name {
+                warnings.push(format!("tool name {:?} sanitized to {:?}", t.name, clean));
+                t.name = clean;
+            }
+            t
+        })
+        .collect()
 }
 
 /// §4 assembly: drop builtins an extra tool shadows, concatenate MCP → skill → builtin →

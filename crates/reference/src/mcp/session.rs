@@ -101,7 +101,7 @@ pub async fn open(
             let mut custom = std::collections::HashMap::new();
             for (name, value) in headers {
                 let (value, secrets) = expand(&value);
-                redactor.add(secrets);
+                redactor.add_header(&name, secrets);
                 let name = http::HeaderName::try_from(name.as_str()).map_err(|_| {
                     Failure::new("connect", format!("invalid header name {name:?}"))
                 })?;
