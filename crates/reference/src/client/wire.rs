@@ -139,29 +139,11 @@ pub fn base_body(
     tools: &[Value],
     stream: bool,
 ) -> Map<String, Value> {
-    let mut b = Map::new();
-    b.insert("model".into(), json!(model));
-    if style == Style::Anthropic {
-        b.insert("max_tokens".into(), json!(4096));
-        if let Some(s) = system {
-            b.insert("system".into(), json!(s));
-        }
+    match serde_json::to_value(body_ref(style, model, system, messages, tools, stream)) {
+        Ok(Value::Object(map)) => map,
+        // Unreachable: a struct of strings, numbers and JSON values is always an object.
+        _ => Map::new(),
     }
-    b.insert("messages".into(), json!(messages));
-    // Gap 5: no tool keys at all for an empty tool list.
-    if !tools.is_empty() {
-        b.insert("tools".into(), json!(tools));
-        if style == Style::OpenAi {
-            b.insert("tool_choice".into(), json!("auto"));
-        }
-    }
-    if stream {
-        b.insert("stream".into(), json!(true));
-        if style == Style::OpenAi {
-            b.insert("stream_options".into(), json!({"include_usage": true}));
-        }
-    }
-    b
 }
 
 /// [`base_body`] serialized straight from borrowed parts: the same bytes as
@@ -176,10 +158,26 @@ pub fn base_body_bytes(
     stream: bool,
     capacity: usize,
 ) -> Result<Vec<u8>, String> {
+    let body = body_ref(style, model, system, messages, tools, stream);
+    let mut out = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut out, &body).map_err(|e| format!("request body: {e}"))?;
+    Ok(out)
+}
+
+/// The one statement of which keys a style's body has, in wire order: Anthropic's
+/// `max_tokens` 4096 and `system`; `tools` (and openai's `tool_choice`) only for a non-empty
+/// tool list (Gap 5); `stream` (and openai's `stream_options`) only when streaming.
+fn body_ref<'a>(
+    style: Style,
+    model: &'a str,
+    system: Option<&'a str>,
+    messages: &'a [Value],
+    tools: &'a [Value],
+    stream: bool,
+) -> BodyRef<'a> {
     let anthropic = style == Style::Anthropic;
     let openai = style == Style::OpenAi;
-    // Field order is the key order of `base_body` (serde_json preserves insertion order).
-    let body = BodyRef {
+    BodyRef {
         model,
         max_tokens: anthropic.then_some(4096),
         system: system.filter(|_| anthropic),
@@ -190,10 +188,7 @@ pub fn base_body_bytes(
         stream_options: (stream && openai).then_some(StreamOptions {
             include_usage: true,
         }),
-    };
-    let mut out = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut out, &body).map_err(|e| format!("request body: {e}"))?;
-    Ok(out)
+    }
 }
 
 #[derive(serde::Serialize)]
