@@ -19,7 +19,7 @@ use toolnexus_harness::runner::{self, RunReport, Selection};
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::subprocess::SubprocessPort;
 use toolnexus_harness::{
-    baseline, bench, differential, history, html, junit, report, secret, spec_diff,
+    baseline, bench, children, differential, history, html, junit, report, secret, spec_diff,
 };
 
 #[derive(Parser)]
@@ -213,6 +213,10 @@ enum Command {
     Driver,
     /// Run a mock server for tests (any port's): see mock-servers/README.md.
     Mock {
+        /// Exit when stdin closes (its writer, the process that started it, is gone): how
+        /// the harness makes its mocks die with it, SIGKILL included.
+        #[arg(long)]
+        until_stdin_closes: bool,
         #[command(subcommand)]
         server: MockServer,
     },
@@ -675,6 +679,23 @@ fn spec_diff_command(
     }
 }
 
+/// Watches stdin on a plain thread and exits the process at its EOF (or read error). A
+/// thread rather than a task: a blocked tokio stdin read would hold the runtime's shutdown.
+fn exit_when_stdin_closes() {
+    std::thread::spawn(|| {
+        let mut buf = [0u8; 512];
+        let mut stdin = std::io::stdin();
+        loop {
+            match std::io::Read::read(&mut stdin, &mut buf) {
+                Ok(0) => std::process::exit(0),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => std::process::exit(0),
+            }
+        }
+    });
+}
+
 /// Errors go to stderr with the `mock-mcp:` / `mock-a2a:` / `mock-llm:` prefix: in stdio mode stdout is
 /// the protocol, and over HTTP its first line is the URL.
 async fn mock_command(server: MockServer) -> ExitCode {
@@ -854,6 +875,52 @@ async fn history_command(
     ExitCode::SUCCESS
 }
 
+/// How long an interrupted command waits for its drivers and mocks to exit after SIGTERM
+/// before it SIGKILLs them (the reference's bash grace, NOTES #160).
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Runs a command that starts drivers or mocks so that nothing it started outlives it: on
+/// SIGINT, SIGTERM or SIGHUP it stops them all and exits 128+signal (the shell's convention);
+/// on every other exit path it sweeps whatever is left among its descendants.
+async fn supervised(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    use tokio::signal::unix::{signal, SignalKind};
+    children::become_subreaper();
+    let mut work = Box::pin(work);
+    let watched = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    );
+    let code = match watched {
+        (Ok(mut int), Ok(mut term), Ok(mut hup)) => {
+            let (name, code) = tokio::select! {
+                code = &mut work => {
+                    children::kill_descendants();
+                    return code;
+                }
+                _ = int.recv() => ("SIGINT", 130),
+                _ = term.recv() => ("SIGTERM", 143),
+                _ = hup.recv() => ("SIGHUP", 129),
+            };
+            eprintln!(
+                "interrupted by {name}: stopping the drivers and mock servers this run started"
+            );
+            let stopped = children::stop_all(STOP_GRACE).await;
+            // Whatever the command still held (an in-process MCP server, a bash call) goes
+            // with it, then the sweep below takes any straggler.
+            drop(work);
+            eprintln!("interrupted by {name}: stopped {stopped} driver(s) or mock server(s); no report written");
+            ExitCode::from(code)
+        }
+        _ => {
+            eprintln!("warning: cannot watch SIGINT/SIGTERM/SIGHUP; an interrupted run may leave processes behind");
+            work.await
+        }
+    };
+    children::kill_descendants();
+    code
+}
+
 fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
@@ -865,7 +932,8 @@ fn main() -> ExitCode {
         cli.command,
         Command::Driver
             | Command::Mock {
-                server: MockServer::Llm { .. }
+                server: MockServer::Llm { .. },
+                ..
             }
     ) {
         tokio::runtime::Builder::new_current_thread()
@@ -881,9 +949,25 @@ fn main() -> ExitCode {
 async fn async_main(cli: Cli) -> ExitCode {
     let root = root(cli.root);
     match cli.command {
-        Command::Mock { server } => mock_command(server).await,
+        Command::Mock {
+            server,
+            until_stdin_closes,
+        } => {
+            if until_stdin_closes {
+                exit_when_stdin_closes();
+            }
+            mock_command(server).await
+        }
         Command::Driver => match driver::serve_stdio().await {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(None) => ExitCode::SUCCESS,
+            Ok(Some(signal)) => {
+                eprintln!("driver: stopped by {signal}; closed its MCP servers");
+                ExitCode::from(match signal {
+                    "SIGINT" => 130,
+                    "SIGHUP" => 129,
+                    _ => 143,
+                })
+            }
             Err(e) => fail(&format!("driver: {e}")),
         },
         Command::List { filter } => match selected(&root, &filter) {
@@ -984,7 +1068,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                 loop_runs,
                 ..bench::BenchOptions::default()
             };
-            bench_command(&root, &port, opts, timeout_ms, format).await
+            supervised(bench_command(&root, &port, opts, timeout_ms, format)).await
         }
         Command::Run {
             port,
@@ -993,7 +1077,17 @@ async fn async_main(cli: Cli) -> ExitCode {
             differential: Some(cases),
             seed,
             ..
-        } => differential_command(&root, port.as_deref(), format, timeout_ms, cases, seed).await,
+        } => {
+            supervised(differential_command(
+                &root,
+                port.as_deref(),
+                format,
+                timeout_ms,
+                cases,
+                seed,
+            ))
+            .await
+        }
         Command::Run {
             port,
             format,
@@ -1004,7 +1098,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             filter,
             ..
         } => {
-            run_command(
+            supervised(run_command(
                 &root,
                 port,
                 format,
@@ -1015,7 +1109,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                     strict,
                 },
                 &filter,
-            )
+            ))
             .await
         }
     }

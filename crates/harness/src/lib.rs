@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod bench;
+pub mod children;
 pub mod clauses;
 pub mod differential;
 pub mod expect;

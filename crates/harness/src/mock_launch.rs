@@ -6,8 +6,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::{Child, ChildStdin, Command};
 
+use super::children;
 use super::secret;
 
 /// How long a mock server may take to print its URL.
@@ -22,12 +23,19 @@ pub const LLM_API_KEY_VAR: &str = "MOCK_LLM_API_KEY";
 /// The mock LLM's variable holding the expected `authorization` (`Bearer <secret>`).
 pub const LLM_BEARER_VAR: &str = "MOCK_LLM_BEARER";
 
+/// Asks a mock to exit when its stdin closes: the harness keeps the only write end, which
+/// the kernel closes however the harness ends, SIGKILL included (NOTES #162).
+pub const UNTIL_STDIN_CLOSES: &str = "--until-stdin-closes";
+
 /// A running HTTP-mode mock; killed on drop.
 #[derive(Debug)]
 pub struct RunningMock {
     /// Its endpoint, from its first stdout line.
     pub url: String,
     _child: Child,
+    /// The write end of its stdin: closing it (drop, or this process's death) stops it.
+    _stdin: Option<ChildStdin>,
+    _lease: Option<children::Lease>,
 }
 
 /// Starts `BIN mock mcp --transport http --scenario FILE` and waits for its URL.
@@ -59,10 +67,11 @@ async fn start(
 ) -> Result<RunningMock, String> {
     let mut cmd = Command::new(bin);
     cmd.arg("mock")
+        .arg(UNTIL_STDIN_CLOSES)
         .args(args)
         .arg("--scenario")
         .arg(scenario)
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true);
@@ -74,6 +83,11 @@ async fn start(
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start the mock {what} {}: {e}", bin.display()))?;
+    let lease = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .map(children::register_process);
+    let stdin = child.stdin.take();
     let stdout = child
         .stdout
         .take()
@@ -85,6 +99,8 @@ async fn start(
         Ok(Ok(n)) if n > 0 && first.trim().starts_with("http://") => Ok(RunningMock {
             url: first.trim().to_string(),
             _child: child,
+            _stdin: stdin,
+            _lease: lease,
         }),
         Ok(Ok(_)) => Err(format!(
             "the mock {what}'s first line is not a URL: {:?}",

@@ -20,6 +20,65 @@ pub fn kill_group(pgid: i32) -> bool {
     signal_group(pgid, Signal::SIGKILL)
 }
 
+/// Sends `signal` to the single process `pid`; `true` when it existed (ids below 2 refused).
+pub fn signal_process(pid: i32, signal: Signal) -> bool {
+    pid > 1 && kill(Pid::from_raw(pid), signal).is_ok()
+}
+
+/// A live process as `/proc` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcEntry {
+    /// Its pid.
+    pub pid: i32,
+    /// Its process group.
+    pub pgid: i32,
+}
+
+/// Every live (non-zombie) process whose parent chain leads to `root`, read from `/proc`;
+/// empty where there is no `/proc`.
+pub fn descendants(root: i32) -> Vec<ProcEntry> {
+    let mut children: std::collections::BTreeMap<i32, Vec<(ProcEntry, bool)>> =
+        std::collections::BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`: the fields after the last `)`.
+        let Some(rest) = stat.rsplit(')').next() else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let (Some(state), Some(ppid), Some(pgid)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let (Ok(ppid), Ok(pgid)) = (ppid.parse::<i32>(), pgid.parse::<i32>()) else {
+            continue;
+        };
+        children
+            .entry(ppid)
+            .or_default()
+            .push((ProcEntry { pid, pgid }, state == "Z"));
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![root];
+    while let Some(parent) = todo.pop() {
+        for (p, zombie) in children.get(&parent).into_iter().flatten() {
+            todo.push(p.pid);
+            if !zombie {
+                out.push(*p);
+            }
+        }
+    }
+    out
+}
+
 /// The group id of a child spawned with `process_group(0)`: its own pid, while it is unreaped.
 pub fn group_of(child: &tokio::process::Child) -> Option<i32> {
     child.id().and_then(|id| i32::try_from(id).ok())
@@ -66,6 +125,14 @@ mod tests {
             .unwrap();
         let grandchild: i32 = line.trim().parse().unwrap();
         assert!(!is_gone(leader) && !is_gone(grandchild));
+        let mine = descendants(std::process::id() as i32);
+        assert!(
+            mine.contains(&ProcEntry {
+                pid: grandchild,
+                pgid: leader
+            }),
+            "{mine:?}"
+        );
         assert!(!signal_group(0, Signal::SIGKILL) && !signal_group(1, Signal::SIGKILL));
         assert!(kill_group(leader));
         // The unreaped leader is a zombie: gone, though signal 0 still reaches it.
@@ -79,6 +146,9 @@ mod tests {
         }
         assert!(gone, "leader {leader} or grandchild {grandchild} survived");
         assert!(kill(Pid::from_raw(leader), None).is_ok(), "not reaped yet");
+        assert!(descendants(std::process::id() as i32)
+            .iter()
+            .all(|p| p.pid != grandchild));
         let _ = child.wait().await;
         assert!(is_gone(leader));
     }

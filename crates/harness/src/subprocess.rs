@@ -12,6 +12,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
+use super::children;
 use super::port::{truncate, Port, PortError};
 use super::process_group;
 use super::secret;
@@ -181,6 +182,21 @@ struct Running {
     /// This process's stderr only: a restarted driver's messages never show its predecessor's.
     stderr: Arc<Mutex<StderrTail>>,
     stderr_reader: JoinHandle<()>,
+    /// Keeps the driver's group in the registry an interrupted run stops.
+    _lease: Option<children::Lease>,
+}
+
+/// SIGKILLs the driver's group and every group its descendants lead or joined (an MCP
+/// server or a bash call in a group of its own), read before any of them dies.
+fn kill_driver_tree(pgid: i32) {
+    let below = process_group::descendants(pgid);
+    process_group::kill_group(pgid);
+    for p in below {
+        if p.pgid != pgid && p.pgid != nix::unistd::getpgrp().as_raw() {
+            process_group::kill_group(p.pgid);
+        }
+        process_group::signal_process(p.pid, process_group::Signal::SIGKILL);
+    }
 }
 
 /// A driver program started with `sh -c <command>`.
@@ -243,6 +259,7 @@ impl SubprocessPort {
         };
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let stderr_reader = tokio::spawn(read_stderr(stderr, Arc::clone(&tail)));
+        let lease = process_group::group_of(&child).map(children::register_group);
         self.starts += 1;
         self.seq = 0;
         self.running = Some(Running {
@@ -251,6 +268,7 @@ impl SubprocessPort {
             stdout: BufReader::new(stdout),
             stderr: tail,
             stderr_reader,
+            _lease: lease,
         });
         Ok(())
     }
@@ -261,7 +279,7 @@ impl SubprocessPort {
         self.greeting = None;
         if let Some(mut running) = self.running.take() {
             if let Some(pgid) = process_group::group_of(&running.child) {
-                process_group::kill_group(pgid);
+                kill_driver_tree(pgid);
             }
             let _ = running.child.start_kill();
             if let Ok(Ok(status)) =
@@ -473,14 +491,20 @@ impl Port for SubprocessPort {
         }
         if let Some(mut running) = self.running.take() {
             drop(running.stdin);
+            let pgid = process_group::group_of(&running.child);
             if tokio::time::timeout(Duration::from_secs(2), running.child.wait())
                 .await
                 .is_err()
             {
-                if let Some(pgid) = process_group::group_of(&running.child) {
-                    process_group::kill_group(pgid);
+                if let Some(pgid) = pgid {
+                    kill_driver_tree(pgid);
                 }
                 let _ = running.child.kill().await;
+            } else if let Some(pgid) = pgid {
+                // A clean exit may leave background children in the driver's group (a
+                // `sleep 300 &`): they were started for the run and end with it (NOTES #161).
+                // The group id cannot have been reused while any of them is alive.
+                process_group::kill_group(pgid);
             }
         }
     }

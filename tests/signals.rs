@@ -1,0 +1,269 @@
+//! Leftover processes (issue 14 item 12): after `run` is sent SIGINT, SIGTERM or SIGHUP
+//! mid-scenario, no process it started survives, checked by process group and by parent;
+//! and the mock servers it starts exit when it dies, even of SIGKILL.
+//!
+//! Linux only: the process tree is read from `/proc`.
+#![cfg(target_os = "linux")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read as _;
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+const BIN: &str = env!("CARGO_BIN_EXE_toolnexus-conformance");
+
+/// One row of `/proc`.
+#[derive(Debug, Clone)]
+struct Proc {
+    pid: i32,
+    ppid: i32,
+    pgid: i32,
+    zombie: bool,
+    cmdline: String,
+}
+
+fn proc_table() -> Vec<Proc> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces, so split after the last `)`.
+        let Some(rest) = stat.rsplit(')').next() else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() < 3 {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        out.push(Proc {
+            pid,
+            ppid: fields[1].parse().unwrap_or(0),
+            pgid: fields[2].parse().unwrap_or(0),
+            zombie: fields[0] == "Z",
+            cmdline,
+        });
+    }
+    out
+}
+
+/// Every live (non-zombie) process whose parent chain leads to `root`.
+fn descendants(root: i32) -> Vec<Proc> {
+    let table = proc_table();
+    let mut children: BTreeMap<i32, Vec<&Proc>> = BTreeMap::new();
+    for p in &table {
+        children.entry(p.ppid).or_default().push(p);
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![root];
+    while let Some(pid) = todo.pop() {
+        for c in children.get(&pid).into_iter().flatten() {
+            todo.push(c.pid);
+            if !c.zombie {
+                out.push((*c).clone());
+            }
+        }
+    }
+    out
+}
+
+/// What a run had started just before it was signalled.
+struct Snapshot {
+    pids: BTreeMap<i32, String>,
+    groups: BTreeSet<i32>,
+}
+
+fn start_run(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        // Its own group, so the group check sees only what it started.
+        .process_group(0)
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the run's descendants include every process `wanted` names, and a moment
+/// longer, then records them all (with their groups and the run's own).
+fn snapshot_when(run: &mut Child, wanted: &[&str]) -> Snapshot {
+    let pid = run.id() as i32;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = descendants(pid);
+        if wanted
+            .iter()
+            .all(|w| now.iter().any(|p| p.cmdline.contains(w)))
+        {
+            let mut groups: BTreeSet<i32> = now.iter().map(|p| p.pgid).collect();
+            groups.insert(pid);
+            return Snapshot {
+                pids: now.into_iter().map(|p| (p.pid, p.cmdline)).collect(),
+                groups,
+            };
+        }
+        if let Ok(Some(status)) = run.try_wait() {
+            panic!("the run ended ({status}) before starting {wanted:?}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {wanted:?} among the run's descendants: {now:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The processes of `snap` still alive: by pid, or by membership of a recorded group.
+fn survivors(snap: &Snapshot) -> Vec<Proc> {
+    proc_table()
+        .into_iter()
+        .filter(|p| !p.zombie && (snap.pids.contains_key(&p.pid) || snap.groups.contains(&p.pgid)))
+        .collect()
+}
+
+/// Polls until none of `snap` survives, or kills the survivors (so a failing test leaks
+/// nothing either) and fails.
+fn assert_all_gone(snap: &Snapshot, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(6);
+    loop {
+        let left = survivors(snap);
+        if left.is_empty() {
+            return;
+        }
+        if Instant::now() > deadline {
+            for p in &left {
+                let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
+            }
+            panic!("{what}: these survived: {left:#?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_with_deadline(run: &mut Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = run.kill();
+            let _ = run.wait();
+            panic!("the run did not exit within {within:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Starts `run ARGS`, waits for `wanted` among its descendants, sends `signal` to the run
+/// alone (not its group: a `kill PID` from a supervisor), and checks the exit code, the
+/// stderr line and that nothing it started survives.
+fn interrupt(args: &[&str], wanted: &[&str], signal: Signal) {
+    let mut run = start_run(args);
+    let snap = snapshot_when(&mut run, wanted);
+    kill(Pid::from_raw(run.id() as i32), signal).unwrap();
+    let status = wait_with_deadline(&mut run, Duration::from_secs(10));
+    let mut stderr = String::new();
+    let _ = run.stderr.take().unwrap().read_to_string(&mut stderr);
+    let what = format!("run {args:?} after {signal}");
+    assert_all_gone(&snap, &what);
+    assert_eq!(
+        status.code(),
+        Some(128 + signal as i32),
+        "{what}: {status} (signal {:?}); stderr: {stderr}",
+        status.signal()
+    );
+    assert!(
+        stderr.contains(&format!("interrupted by {}", signal.as_str())),
+        "{what}: stderr says nothing of the interruption: {stderr}"
+    );
+}
+
+#[test]
+fn sigterm_mid_section_2_on_the_reference_driver_leaves_nothing() {
+    interrupt(
+        &["run", "--port", "reference", "--section", "2"],
+        &["driver", "mock mcp --transport stdio"],
+        Signal::SIGTERM,
+    );
+}
+
+#[test]
+fn sigint_mid_section_7a_on_the_reference_driver_leaves_nothing() {
+    interrupt(
+        &["run", "--port", "reference", "--section", "7A"],
+        &["driver", "a2a --scenario"],
+        Signal::SIGINT,
+    );
+}
+
+#[test]
+fn sighup_mid_section_2_in_process_leaves_nothing() {
+    interrupt(
+        &["run", "--section", "2"],
+        &["mock mcp --transport stdio"],
+        Signal::SIGHUP,
+    );
+}
+
+#[test]
+fn every_signal_stops_a_hung_driver_and_its_background_children() {
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        interrupt(
+            &[
+                "run",
+                "--port",
+                "tests/drivers/hello-then-hang.sh",
+                "--section",
+                "7A",
+                "--timeout-ms",
+                "60000",
+            ],
+            &["sleep 301", "sleep 302", "sleep 1000", "a2a --scenario"],
+            signal,
+        );
+    }
+}
+
+/// SIGKILL cannot be caught: the mocks must notice on their own that their parent is gone.
+fn mocks_die_with_a_killed_run(args: &[&str], mock: &str) {
+    let mut run = start_run(args);
+    let snap = snapshot_when(&mut run, &[mock]);
+    let mocks = Snapshot {
+        pids: snap
+            .pids
+            .into_iter()
+            .filter(|(_, cmd)| cmd.contains(" mock "))
+            .collect(),
+        groups: BTreeSet::new(),
+    };
+    run.kill().unwrap();
+    let _ = run.wait();
+    assert_all_gone(&mocks, &format!("mocks of {args:?} after SIGKILL"));
+}
+
+#[test]
+fn an_llm_mock_exits_when_the_run_that_started_it_is_killed() {
+    mocks_die_with_a_killed_run(&["run", "--section", "8"], "llm --scenario");
+}
+
+#[test]
+fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
+    mocks_die_with_a_killed_run(&["run", "--section", "7A"], "a2a --scenario");
+    mocks_die_with_a_killed_run(&["run", "--section", "2"], "--transport http");
+}
