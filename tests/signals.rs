@@ -267,3 +267,63 @@ fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
     mocks_die_with_a_killed_run(&["run", "--section", "7A"], "a2a --scenario");
     mocks_die_with_a_killed_run(&["run", "--section", "2"], "--transport http");
 }
+
+/// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server with it
+/// (`PR_SET_PDEATHSIG`, armed by the reference driver); the server's own child is then
+/// orphaned to the nearest subreaper, here this test process, as it would be to `run`.
+#[test]
+fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    // As `run` does: orphans below us come back to us instead of init, so we can see them.
+    nix::sys::prctl::set_child_subreaper(true).unwrap();
+    let mut driver = Command::new(BIN)
+        .arg("driver")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = driver.stdin.take().unwrap();
+    let mut stdout = BufReader::new(driver.stdout.take().unwrap());
+    let server = format!(
+        "sleep 303 & {BIN} mock mcp --transport stdio --scenario mock-servers/scenarios/basic.json; sleep 304"
+    );
+    let config = serde_json::json!({"mcpServers": {"m": {"command": ["sh", "-c", server]}}});
+    let build = serde_json::json!({"cmd": "build", "id": "tk1", "seq": 1,
+        "options": {"builtins": false, "mcpConfig": config}});
+    for line in [
+        r#"{"cmd":"hello","protocol":1,"seq":0}"#.to_string(),
+        build.to_string(),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        assert!(answer.contains("\"ok\":true"), "{answer}");
+    }
+    // The server is the `sh`: after its stdin closes it goes on (`sleep 304`), as a server
+    // that ignores EOF would; only the parent-death signal stops it.
+    let below = descendants(driver.id() as i32);
+    let mcp: Vec<i32> = below
+        .iter()
+        .filter(|p| p.ppid == driver.id() as i32 && p.cmdline.starts_with("sh "))
+        .map(|p| p.pid)
+        .collect();
+    assert_eq!(mcp.len(), 1, "{below:?}");
+    driver.kill().unwrap();
+    let _ = driver.wait();
+    let server_only = Snapshot {
+        pids: mcp.iter().map(|p| (*p, String::new())).collect(),
+        groups: BTreeSet::new(),
+    };
+    assert_all_gone(&server_only, "the MCP server of a SIGKILLed driver");
+    // Its `sleep 303` was orphaned to us (the subreaper); `run` sweeps such orphans at exit.
+    let orphans: Vec<Proc> = descendants(std::process::id() as i32)
+        .into_iter()
+        .filter(|p| p.cmdline.contains("sleep 303"))
+        .collect();
+    for p in &orphans {
+        let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
+    }
+    assert_eq!(orphans.len(), 1, "the server's child was not re-parented to the subreaper");
+}
