@@ -325,5 +325,9 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     for p in &orphans {
         let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
     }
-    assert_eq!(orphans.len(), 1, "the server's child was not re-parented to the subreaper");
+    assert_eq!(
+        orphans.len(),
+        1,
+        "the server's child was not re-parented to the subreaper"
+    );
 }
