@@ -120,10 +120,10 @@ fn restore(body: Body, swap: Option<(Value, Value)>, sse: bool, live: Live) -> B
             // `live` is dropped on the step after the last chunk (or with the body).
             live.as_ref()?;
             let Some((wire, original)) = &swap else {
-                return match data.next().await {
-                    Some(chunk) => Some((chunk, (data, pending, live))),
-                    None => None,
-                };
+                return data
+                    .next()
+                    .await
+                    .map(|chunk| (chunk, (data, pending, live)));
             };
             match data.next().await {
                 Some(Ok(chunk)) => {
