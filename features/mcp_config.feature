@@ -247,3 +247,55 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
     And the status of "nothing" is "failed"
     And the status of "mock" is "connected"
     And the toolkit has the tool "mock_echo"
+
+  @spec-2 @beyond-spec
+  Scenario Outline: a timeout of <timeout> fails its server with an error naming the field; the others connect
+    Beyond the SPEC: §2 gives `timeout` as milliseconds with a default of 30000 and says nothing
+    of a value that is not one; the reference refuses it rather than run the server on a budget
+    nobody asked for (NOTES #171).
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {
+        "odd": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"], "timeout": <timeout>},
+        "mock": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"], "timeout": 30000}}}}
+      """
+    Then the status of "odd" is "failed"
+    And the error for "odd" mentions "odd"
+    And the error for "odd" mentions "timeout"
+    And the toolkit has no tool "odd_echo"
+    And the status of "mock" is "connected"
+    And the toolkit has the tool "mock_echo"
+
+    Examples:
+      | timeout |
+      | "abc"   |
+      | -1      |
+      | 1e20    |
+      | 0       |
+      | 2.5     |
+      | "5000"  |
+
+  @spec-2 @beyond-spec
+  Scenario Outline: a command of the wrong shape (<shape>) fails its server with an error naming the field
+    Beyond the SPEC: §2 shows `command` as an array of strings (and, as a Claude-desktop superset,
+    a string with an `args` array, NOTES #52) but words no error; the reference names the server
+    and the field (NOTES #171).
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {
+        "odd": <entry>,
+        "mock": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"]}}}}
+      """
+    Then the status of "odd" is "failed"
+    And the error for "odd" mentions "odd"
+    And the error for "odd" mentions "<field>"
+    And the status of "mock" is "connected"
+    And the toolkit has the tool "mock_echo"
+
+    Examples:
+      | shape              | entry                                      | field   |
+      | a number           | {"command": 42}                            | command |
+      | an empty array     | {"command": []}                            | command |
+      | a non-string entry | {"command": ["{{BIN}}", 1]}                | command |
+      | an object          | {"command": {"program": "{{BIN}}"}}        | command |
+      | args not an array  | {"command": "{{BIN}}", "args": "mock mcp"} | args    |

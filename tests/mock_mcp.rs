@@ -485,3 +485,94 @@ async fn hang_never_answers_initialize() {
         .flatten()
         .is_none());
 }
+
+/// One JSON-RPC POST into an HTTP session, as a client that picks its own ids sends it.
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> reqwest::Response {
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(s) = session {
+        request = request.header("mcp-session-id", s);
+    }
+    bounded("POST", request.send())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The first JSON-RPC response (or error) a POST's own body carries, SSE or plain JSON.
+async fn answer_on(mut response: reqwest::Response) -> Value {
+    let mut seen = String::new();
+    loop {
+        let chunk = response.chunk().await.unwrap_or_else(|e| panic!("{e}"));
+        let Some(chunk) = chunk else {
+            panic!("the stream ended without an answer: {seen:?}");
+        };
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        let found = seen
+            .lines()
+            .map(|l| l.strip_prefix("data:").unwrap_or(l).trim())
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|m| m.get("result").is_some() || m.get("error").is_some());
+        if let Some(message) = found {
+            return message;
+        }
+    }
+}
+
+#[tokio::test]
+async fn http_requests_reusing_an_id_each_get_their_own_answer() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("reuse.json");
+    std::fs::write(
+        &file,
+        r#"{"tools": [
+          {"name": "slow", "call": {"sleep": 600, "then": {"echo": true}}},
+          {"name": "quick", "call": {"echo": true}}]}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (_child, url) = http_mock(mock("http", &file.to_string_lossy())).await;
+    let http = reqwest::Client::new();
+    let init = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post(&http, &url, None, &init).await;
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no session id"));
+    let _ = bounded("initialize", answer_on(response)).await;
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let _ = post(&http, &url, Some(&session), &initialized).await;
+
+    // The same id as initialize, and as each other: a client's id counter is its own affair
+    // once the earlier request is answered, but these three are all in flight at once.
+    let call = |tool: &str, text: &str| {
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+               "params": {"name": tool, "arguments": {"text": text}}})
+    };
+    let slow = post(&http, &url, Some(&session), &call("slow", "first")).await;
+    let slow2 = post(&http, &url, Some(&session), &call("slow", "second")).await;
+    let quick = post(&http, &url, Some(&session), &call("quick", "third")).await;
+    let (a, b, c) = bounded(
+        "three calls sharing id 7",
+        futures::future::join3(answer_on(slow), answer_on(slow2), answer_on(quick)),
+    )
+    .await;
+    for (answer, text) in [(a, "first"), (b, "second"), (c, "third")] {
+        assert_eq!(answer["id"], json!(7), "{answer}");
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            json!(text),
+            "{answer}"
+        );
+    }
+}

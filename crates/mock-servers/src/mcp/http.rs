@@ -9,6 +9,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::handler::MockHandler;
 use super::raw;
+use super::reused_ids;
 use super::scenario::{FailMode, Scenario};
 use crate::loopback;
 
@@ -31,7 +32,8 @@ pub async fn serve(scenario: Arc<Scenario>, guard: Guard) -> Result<(), String> 
 }
 
 /// Sessions stay on (rmcp's default): a session keeps the client's initialize capabilities
-/// on its peer and gives the server a stream to send `elicitation/create` down.
+/// on its peer and gives the server a stream to send `elicitation/create` down. A request
+/// reusing a live id is still answered on its own POST's stream (see `reused_ids`).
 fn mcp_router(scenario: Arc<Scenario>) -> Router {
     let handler = MockHandler::new(scenario);
     let service = StreamableHttpService::new(
@@ -39,5 +41,5 @@ fn mcp_router(scenario: Arc<Scenario>) -> Router {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    Router::new().route_service("/mcp", service)
+    reused_ids::separate(Router::new().route_service("/mcp", service))
 }

@@ -5,6 +5,7 @@
 mod handler;
 mod http;
 mod raw;
+mod reused_ids;
 mod scenario;
 mod sleeper;
 mod stdio;

@@ -12,6 +12,10 @@ pub const RESERVED_KEYS: [&str; 4] = ["builtins", "agents", "a2a", "mcpServer"];
 /// §2 default per-phase timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
+/// The longest `timeout` taken: JavaScript's timer limit (2^31 − 1 ms, about 24.8 days),
+/// past which opencode, whose config §2 mirrors, would fire the timer at once.
+pub const MAX_TIMEOUT_MS: u64 = 2_147_483_647;
+
 /// The error key used when the config itself cannot be read.
 pub const CONFIG_ERROR_KEY: &str = "<config>";
 
@@ -22,7 +26,8 @@ pub struct ServerConfig {
     pub kind: Option<String>,
     /// Whether the server is skipped (`disabled:true` wins, else `enabled:false`).
     pub disabled: bool,
-    /// Per-phase timeout in milliseconds (default 30000; zero or a non-integer ⇒ default).
+    /// Per-phase timeout in milliseconds (default 30000). An invalid `timeout` leaves the
+    /// default here and fails the entry at [`ServerConfig::launch`].
     pub timeout_ms: u64,
     /// The raw entry, for the transport layer.
     pub raw: Value,
@@ -67,6 +72,8 @@ impl ServerConfig {
                 kind_of(&self.raw)
             ));
         }
+        // Checked before anything starts: a typo'd timeout must not quietly become 30 s.
+        timeout_ms(&self.raw)?;
         match self.kind.as_deref() {
             Some("remote") => {
                 let url = match self.raw.get("url") {
@@ -257,12 +264,35 @@ fn server(raw: Value) -> ServerConfig {
     ServerConfig {
         kind,
         disabled: entry_disabled(&raw),
-        timeout_ms: raw
-            .get("timeout")
-            .and_then(Value::as_u64)
-            .filter(|ms| *ms > 0)
-            .unwrap_or(DEFAULT_TIMEOUT_MS),
+        timeout_ms: timeout_ms(&raw).unwrap_or(DEFAULT_TIMEOUT_MS),
         raw,
+    }
+}
+
+/// `timeout`: absent or null ⇒ the default, else a whole number of milliseconds from 1 to
+/// [`MAX_TIMEOUT_MS`] (`1e3` is 1000; `"abc"`, `0`, `-1`, `2.5` and `1e20` are refused).
+fn timeout_ms(raw: &Value) -> Result<u64, String> {
+    let value = match raw.get("timeout") {
+        None | Some(Value::Null) => return Ok(DEFAULT_TIMEOUT_MS),
+        Some(v) => v,
+    };
+    let whole = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (1.0..=MAX_TIMEOUT_MS as f64).contains(f))
+            .map(|f| f as u64)
+    });
+    match whole {
+        Some(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(ms),
+        _ => {
+            let got = match value {
+                Value::Number(n) => n.to_string(),
+                other => kind_of(other).to_string(),
+            };
+            Err(format!(
+                "\"timeout\" must be a whole number of milliseconds from 1 to {MAX_TIMEOUT_MS}, got {got}"
+            ))
+        }
     }
 }
 
@@ -309,7 +339,7 @@ mod tests {
         let c = parse(&json!({"mcp": {
             "z": {"command": ["prog", "a"], "env": {"K": "v"}, "cwd": "/tmp"},
             "a": {"command": "npx", "args": ["-y", "pkg"], "environment": {"E": "1"}},
-            "r": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}, "timeout": 0},
+            "r": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}},
             "bad": {"command": []},
             "odd": {"type": "carrier-pigeon"}
         }}))
@@ -336,5 +366,36 @@ mod tests {
         assert_eq!(c.servers[2].1.timeout_ms, DEFAULT_TIMEOUT_MS);
         assert!(launch(3).is_err());
         assert!(launch(4).unwrap_err().contains("carrier-pigeon"));
+    }
+
+    #[test]
+    fn timeouts_are_whole_positive_milliseconds() {
+        let timeout = |t: Value| {
+            let c = parse(&json!({"mcp": {"s": {"command": ["prog"], "timeout": t}}})).unwrap();
+            let s = &c.servers[0].1;
+            s.launch().map(|_| s.timeout_ms)
+        };
+        assert_eq!(timeout(json!(500)), Ok(500));
+        assert_eq!(timeout(json!(1e3)), Ok(1000));
+        assert_eq!(timeout(json!(MAX_TIMEOUT_MS)), Ok(MAX_TIMEOUT_MS));
+        assert_eq!(timeout(Value::Null), Ok(DEFAULT_TIMEOUT_MS));
+        for bad in [
+            json!("abc"),
+            json!("500"),
+            json!(-1),
+            json!(0),
+            json!(2.5),
+            json!(1e20),
+            json!(MAX_TIMEOUT_MS + 1),
+            json!(true),
+            json!([500]),
+        ] {
+            let e = timeout(bad.clone()).unwrap_err();
+            assert!(e.contains("\"timeout\""), "{bad}: {e}");
+        }
+        assert!(timeout(json!(-1)).unwrap_err().ends_with("got -1"));
+        assert!(timeout(json!("abc")).unwrap_err().ends_with("got a string"));
+        let absent = parse(&json!({"mcp": {"s": {"command": ["prog"]}}})).unwrap();
+        assert_eq!(absent.servers[0].1.timeout_ms, DEFAULT_TIMEOUT_MS);
     }
 }
