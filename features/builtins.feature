@@ -276,3 +276,52 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
        {"name": "apply_patch", "description": {"$match": "string"}, "input_schema": {"$match": "object"}},
        {"name": "todowrite", "description": {"$match": "string"}, "input_schema": {"$match": "object"}}]
       """
+
+  @spec-4A @clause-4.builtins.precedence @partial-clause-4.builtins.per-tool-map
+  @partial-clause-0.builtins.global-toggle @partial-clause-0.builtins.per-tool
+  Scenario Outline: a non-boolean toggle inside the builtins object turns nothing off
+    §4 "`disabled:true` wins, else `enabled:false` disables, else on"; a tool "mapped to
+    `false` is dropped, `true` (or absent) stays on" on the all-on baseline: only the JSON
+    booleans are toggles, so `"yes"`, `0`, `"false"` or `null` leave the baseline on (NOTES #186).
+    When the builtins are selected with:
+      """
+      <config>
+      """
+    Then the selected builtin names are:
+      """
+      ["bash","read","write","edit","grep","glob","webfetch","question","apply_patch","todowrite"]
+      """
+
+    Examples:
+      | config                                  |
+      | {"disabled": "yes"}                     |
+      | {"disabled": 1}                         |
+      | {"enabled": 0}                          |
+      | {"enabled": "false"}                    |
+      | {"enabled": null}                       |
+      | {"tools": {"bash": 0}}                  |
+      | {"tools": {"bash": "false"}}            |
+      | {"tools": {"bash": null}}               |
+
+  @spec-4A @beyond-spec
+  Scenario Outline: a builtins value that is neither a boolean nor an object leaves the source on
+    Beyond the SPEC: §4 types the option `boolean | object`; the reference reads any other
+    value as no toggle (all ten on, "else on"); python 0.21 raises AttributeError and
+    rust-crate 0.23's typed `BuiltinsConfig` cannot hold it, so its driver refuses it
+    (NOTES #186).
+
+    When the builtins are selected with:
+      """
+      <config>
+      """
+    Then the selected builtin names are:
+      """
+      ["bash","read","write","edit","grep","glob","webfetch","question","apply_patch","todowrite"]
+      """
+
+    Examples:
+      | config     |
+      | "yes"      |
+      | "false"    |
+      | 0          |
+      | ["bash"]   |

@@ -915,3 +915,343 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then the output contains "Base directory for this skill: file://{{FIXTURES}}/skills/basic/alpha\n"
     And the output contains "<file>{{FIXTURES}}/skills/basic/alpha/scripts/run.sh</file>"
+
+  @spec-0.5 @clause-3.discovery.glob @partial-clause-0.skills.glob
+  Scenario: discovery finds a SKILL.md nested deep in ordinary directories
+    Given a file "root/top/SKILL.md" containing:
+      """
+      ---
+      name: top
+      description: At the first level.
+      ---
+      Top.
+      """
+    And a file "root/a/b/c/d/deep/SKILL.md" containing:
+      """
+      ---
+      name: deep
+      description: Six levels down.
+      ---
+      Deep.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["top", "deep"]
+      """
+
+  @spec-0.5 @lenient @partial-clause-3.discovery.glob @partial-clause-0.skills.glob
+  Scenario: a SKILL.md under node_modules or .git is neither required nor forbidden
+    §3 says "Recursively glob **/SKILL.md"; the reference and both published ports skip
+    node_modules and .git (NOTES #180), so a skill there may or may not be found, while
+    the ordinary ones around it must be.
+    Given a file "root/top/SKILL.md" containing:
+      """
+      ---
+      name: top
+      description: At the first level.
+      ---
+      Top.
+      """
+    And a file "root/pkg/lib/deep/SKILL.md" containing:
+      """
+      ---
+      name: deep
+      description: Under an ordinary directory.
+      ---
+      Deep.
+      """
+    And a file "root/node_modules/vendored/SKILL.md" containing:
+      """
+      ---
+      name: vendored
+      description: Inside node_modules.
+      ---
+      Vendored.
+      """
+    And a file "root/.git/hooked/SKILL.md" containing:
+      """
+      ---
+      name: hooked
+      description: Inside .git.
+      ---
+      Hooked.
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": {"$oneOf": [
+         {"$unordered": [{"$partial": true, "name": "top"}, {"$partial": true, "name": "deep"}]},
+         {"$unordered": [{"$partial": true, "name": "top"}, {"$partial": true, "name": "deep"},
+                         {"$partial": true, "name": "vendored"}]},
+         {"$unordered": [{"$partial": true, "name": "top"}, {"$partial": true, "name": "deep"},
+                         {"$partial": true, "name": "hooked"}]},
+         {"$unordered": [{"$partial": true, "name": "top"}, {"$partial": true, "name": "deep"},
+                         {"$partial": true, "name": "vendored"}, {"$partial": true, "name": "hooked"}]}]},
+       "skipped": []}
+      """
+
+  @spec-0.5 @beyond-spec
+  Scenario: discovery skips node_modules and .git directories at any depth
+    Beyond the SPEC: §3 says "Recursively glob **/SKILL.md" and names no exception; the
+    reference skips node_modules and .git at every level, as python and rust-crate do and
+    ignore conventions expect (NOTES #180).
+
+    Given a file "root/top/SKILL.md" containing:
+      """
+      ---
+      name: top
+      description: At the first level.
+      ---
+      Top.
+      """
+    And a file "root/node_modules/vendored/SKILL.md" containing:
+      """
+      ---
+      name: vendored
+      description: Inside node_modules.
+      ---
+      Vendored.
+      """
+    And a file "root/pkg/node_modules/nested/SKILL.md" containing:
+      """
+      ---
+      name: nested
+      description: Inside a nested node_modules.
+      ---
+      Nested.
+      """
+    And a file "root/.git/hooked/SKILL.md" containing:
+      """
+      ---
+      name: hooked
+      description: Inside .git.
+      ---
+      Hooked.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["top"]
+      """
+
+  @spec-3 @beyond-spec @partial-clause-3.frontmatter.malformed-graceful
+  Scenario: a UTF-8 byte-order mark before the frontmatter fence is not text
+    Beyond the SPEC: §3 fences the frontmatter with "---" and says nothing about a byte-order
+    mark; the reference reads past a leading BOM (an encoding signature, which YAML itself
+    allows at a stream's start), python 0.21 and rust-crate 0.23 see no fence and skip the
+    file as missing-name (NOTES #181).
+
+    Given a file "root/bom/SKILL.md" containing a UTF-8 byte-order mark and:
+      """
+      ---
+      name: bom
+      description: Saved with a byte-order mark.
+      ---
+      Body after a BOM.
+      """
+    And a file "root/plain/SKILL.md" containing:
+      """
+      ---
+      name: plain
+      description: No byte-order mark.
+      ---
+      Plain.
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": {"$unordered": [
+         {"$partial": true, "name": "bom", "description": "Saved with a byte-order mark."},
+         {"$partial": true, "name": "plain"}]},
+       "skipped": []}
+      """
+
+  @spec-3 @lenient @partial-clause-3.frontmatter.malformed-graceful @partial-clause-3.s3.skip-reasons
+  Scenario: a byte-order mark before the frontmatter never breaks discovery
+    §3 is silent on a BOM (NOTES #181): the file is either read past it or skipped as
+    missing-name, and the skill next to it loads either way.
+    Given a file "root/bom/SKILL.md" containing a UTF-8 byte-order mark and:
+      """
+      ---
+      name: bom
+      description: Saved with a byte-order mark.
+      ---
+      Body after a BOM.
+      """
+    And a file "root/plain/SKILL.md" containing:
+      """
+      ---
+      name: plain
+      description: No byte-order mark.
+      ---
+      Plain.
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"$oneOf": [
+        {"skills": {"$unordered": [{"$partial": true, "name": "bom"}, {"$partial": true, "name": "plain"}]},
+         "skipped": []},
+        {"skills": [{"$partial": true, "name": "plain"}],
+         "skipped": [{"$partial": true, "location": "{{TMP}}/root/bom/SKILL.md", "reason": "missing-name"}]}]}
+      """
+
+  @spec-3 @lenient @partial-clause-3.frontmatter.ecosystem-lib @partial-clause-3.frontmatter.trimmed
+  Scenario: YAML 1.1 and 1.2 scalars may coerce to different strings
+    §3 lets each port use its ecosystem's YAML library (PyYAML reads YAML 1.1, where `yes` is
+    a boolean and `1e3` a string; YAML 1.2 libraries read `yes` as a string and `1e3` as a
+    number) and says only "coerced to string" (NOTES #182).
+    Given a file "root/y/SKILL.md" containing:
+      """
+      ---
+      name: yes
+      description: 1e3
+      ---
+      Body.
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"skills": [{"$partial": true, "name": {"$oneOf": ["yes", "True", "true"]},
+                   "description": {"$oneOf": ["1e3", "1000", "1000.0", "1e+03"]}}],
+       "skipped": []}
+      """
+
+  @spec-3 @lenient @partial-clause-3.frontmatter.ecosystem-lib @partial-clause-3.frontmatter.malformed-graceful
+  Scenario: a duplicate frontmatter key is the last value or malformed YAML
+    §3's standard parsers differ: PyYAML and SnakeYAML keep the last value, yaml-rust2,
+    js yaml and yaml.v3 refuse the mapping, which §3 then reads as malformed (empty
+    frontmatter, the skill skipped). Never the first value (NOTES #183).
+    Given a file "root/dup/SKILL.md" containing:
+      """
+      ---
+      name: first
+      name: second
+      description: Two names.
+      ---
+      Body.
+      """
+    And a file "root/fine/SKILL.md" containing:
+      """
+      ---
+      name: fine
+      description: Still here.
+      ---
+      Body.
+      """
+    When the skills are listed with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill inventory matches:
+      """
+      {"$oneOf": [
+        {"skills": {"$unordered": [{"$partial": true, "name": "second", "description": "Two names."},
+                                   {"$partial": true, "name": "fine"}]},
+         "skipped": []},
+        {"skills": [{"$partial": true, "name": "fine"}],
+         "skipped": [{"$partial": true, "location": "{{TMP}}/root/dup/SKILL.md",
+                      "reason": {"$oneOf": ["malformed-frontmatter", "missing-name"]}}]}]}
+      """
+
+  @spec-3 @clause-3.frontmatter.malformed-graceful @partial-clause-3.frontmatter.standard-yaml
+  Scenario: a tab-indented frontmatter key is malformed YAML and the skill is skipped
+    YAML (1.1 and 1.2) forbids tabs in indentation, so every standard parser refuses the
+    block, and §3 reads a refused block as empty frontmatter (NOTES #184).
+    Given a file "root/tabbed/SKILL.md" containing "---\nname: tabbed\n\tdescription: Tab-indented.\n---\nBody.\n"
+    And a file "root/fine/SKILL.md" containing:
+      """
+      ---
+      name: fine
+      description: Still here.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skill catalog names are:
+      """
+      ["fine"]
+      """
+
+  @spec-0.6 @clause-3.frontmatter.name-required @partial-clause-0.skills-prompt.preamble-and-list
+  Scenario: a skill whose description is null is undescribed and left out of the prompt
+    Given a file "root/nulldesc/SKILL.md" containing:
+      """
+      ---
+      name: nulldesc
+      description:
+      ---
+      Body.
+      """
+    And a file "root/fine/SKILL.md" containing:
+      """
+      ---
+      name: fine
+      description: Still here.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skills prompt is:
+      """
+      Skills provide specialized instructions and workflows for specific tasks.
+      Use the skill tool to load a skill when a task matches its description.
+
+      ## Available Skills
+      - **fine**: Still here.
+      """
+
+  @spec-0.6 @lenient @partial-clause-0.skills-prompt.preamble-and-list @partial-clause-3.skills-prompt.list-heading
+  Scenario: a skill whose description is empty after trimming is listed with an empty line or left out
+    §0.6 lists "described only" and does not say whether "" describes a skill (NOTES #185).
+    Given a file "root/blank/SKILL.md" containing:
+      """
+      ---
+      name: blank
+      description: "   "
+      ---
+      Body.
+      """
+    And a file "root/fine/SKILL.md" containing:
+      """
+      ---
+      name: fine
+      description: Still here.
+      ---
+      Body.
+      """
+    And a toolkit built with:
+      """
+      {"skillsDir": "{{TMP}}/root"}
+      """
+    Then the skills prompt matches:
+      """
+      {"$oneOf": [
+        "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.\n\n## Available Skills\n- **blank**: \n- **fine**: Still here.",
+        "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.\n\n## Available Skills\n- **fine**: Still here."]}
+      """

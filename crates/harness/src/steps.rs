@@ -194,6 +194,23 @@ pub fn registry() -> &'static [StepDef] {
                     let path = st.path(&arg.at(1))?;
                     write_file(&path, b"---\nname: bad\xff\xfe\n---\nbody \xc3\x28\n")
                 }),
+            step!(Setup, r#"^a file "(?P<PATH>[^"]+)" containing a UTF-8 byte-order mark and:$"# + "text",
+                "writes the bytes EF BB BF, then the text (parents created)",
+                |StepCtx { st, step, arg, .. }| {
+                    // An invisible U+FEFF in a feature file would be unreviewable: the step adds it.
+                    let path = st.path(&arg.at(1))?;
+                    let body = st.expand(&st.raw_doc(step)?)?;
+                    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+                    bytes.extend_from_slice(body.as_bytes());
+                    write_file(&path, &bytes)
+                }),
+            step!(Setup, r#"^a file "(?P<PATH>[^"]+)" containing "(?P<TEXT>.*)"$"#,
+                "writes the file, `\\n`, `\\t` and `\\\"` unescaped (for a tab a doc string would hide)",
+                |StepCtx { st, arg, .. }| {
+                    let path = st.path(&arg.at(1))?;
+                    let body = st.expand(&unescape(&arg.at(2)))?;
+                    write_file(&path, body.as_bytes())
+                }),
             step!(Setup, r#"^(?P<N>\d+) files "(?P<PATH>[^"]+)" containing "(?P<TEXT>.*)"$"#,
                 "writes N files; `{n}` in PATH becomes 001, 002, …",
                 |StepCtx { st, arg, .. }| {
