@@ -154,6 +154,18 @@ impl ReferenceSession {
                 ..
             } => self.clients.store_save(&client, &id, messages).await,
             Request::Metrics { client, .. } => self.clients.metrics(&client),
+            Request::Translate {
+                client,
+                toolkit,
+                request,
+                ..
+            } => {
+                let tk = match &toolkit {
+                    Some(id) => Some(self.toolkit(id)?),
+                    None => None,
+                };
+                self.clients.translate(&client, tk, *request).await
+            }
         }
     }
 

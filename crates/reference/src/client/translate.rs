@@ -249,7 +249,8 @@ pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
                         .and_then(Value::as_str)
                         .unwrap_or_default();
                     let input = args_object(call.pointer("/function/arguments"));
-                    blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+                    blocks
+                        .push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
                 }
                 // An empty assistant turn is one the provider would reject.
                 if !blocks.is_empty() {
@@ -350,7 +351,9 @@ fn outbound(style: Style, raw: Value, model: &str) -> Result<TranslateResult, St
         .map(|(i, c)| {
             // An OpenAI answer's own argument text passes byte for byte.
             let sent = raw
-                .pointer(&format!("/choices/0/message/tool_calls/{i}/function/arguments"))
+                .pointer(&format!(
+                    "/choices/0/message/tool_calls/{i}/function/arguments"
+                ))
                 .and_then(Value::as_str)
                 .filter(|_| style == Style::OpenAi);
             TranslatedCall {
