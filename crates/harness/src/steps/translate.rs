@@ -54,6 +54,16 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             let parsed = parse_arguments(call.get("arguments")).map_err(|why| StepFailure::failed(format!("[pinned] tool call {k}'s arguments {why}")))?;
             expect_json(st, &expected, &parsed)
         }),
+        step!(Expectations, r#"^the translate result's raw, when present, at "(?P<PATH>[^"]+)" is (?P<JSON>[^:].*)$"#,
+        "`result.raw` is optional (SPEC §11 `raw?`); when the port answers it, the provider's decoded response has this JSON at PATH",
+        records "lenient (optional)",
+        |StepCtx { st, arg, .. }| {
+            let result = run_result(st)?;
+            let Some(raw) = result.get("raw").filter(|r| !r.is_null()) else { return Ok(()) };
+            let expected: Value = serde_json::from_str(arg.at(2).trim()).map_err(|e| StepFailure::failed(format!("{:?} is not JSON ({e})", arg.at(2))))?;
+            let actual = crate::json_path::get(raw, &arg.at(1)).map_err(StepFailure::failed)?.cloned().unwrap_or(Value::Null);
+            expect_json(st, &expected, &actual)
+        }),
         step!(Expectations, r#"^the HTTP server received no request$"#,
         "the local HTTP server (`an HTTP server answers:`) got nothing: an HTTP tool pointing at it never ran",
         records "pinned",
