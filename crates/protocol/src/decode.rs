@@ -727,8 +727,8 @@ mod tests {
         assert_eq!(seq, Some(7));
         let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
-            refused(json!({"cmd": "translate"})),
-            Some(("unsupported".into(), "unknown command \"translate\"".into()))
+            refused(json!({"cmd": "transmogrify"})),
+            Some(("unsupported".into(), "unknown command \"transmogrify\"".into()))
         );
         assert_eq!(
             refused(json!({"cmd": "build", "id": "t", "options": {"skilsDir": "/"}})),
