@@ -122,6 +122,8 @@ Feature: Single-turn translation — translate (SPEC §11)
       | openai    | t-length         | length         | length         |
       | anthropic | t-max-tokens     | max_tokens     | length         |
       | openai    | t-content-filter | content_filter | content_filter |
+      | openai    | t-refusal        | refusal        | content_filter |
+      | openai    | t-max-tokens     | max_tokens     | length         |
       | anthropic | t-refusal        | refusal        | content_filter |
       | anthropic | t-other          | stop_sequence  | stop           |
       | anthropic | t-text           | end_turn       | stop           |
