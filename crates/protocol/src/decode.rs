@@ -728,7 +728,10 @@ mod tests {
         let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
             refused(json!({"cmd": "transmogrify"})),
-            Some(("unsupported".into(), "unknown command \"transmogrify\"".into()))
+            Some((
+                "unsupported".into(),
+                "unknown command \"transmogrify\"".into()
+            ))
         );
         assert_eq!(
             refused(json!({"cmd": "build", "id": "t", "options": {"skilsDir": "/"}})),
