@@ -249,7 +249,10 @@ async fn reference_answers_outside_the_scenarios_match_the_schema() {
         ),
         (json!({"cmd": "execute", "toolkit": "tk1"}), "bad_request"),
         (json!({"toolkit": "tk1"}), "bad_request"),
-        (json!({"cmd": "translate", "toolkit": "tk1"}), "unsupported"),
+        (
+            json!({"cmd": "transmogrify", "toolkit": "tk1"}),
+            "unsupported",
+        ),
     ];
     let mut inner = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
     let built = inner

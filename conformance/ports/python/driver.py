@@ -505,6 +505,26 @@ def generate_fn(behaviour, rec):
     return generate
 
 
+# --- §11 translate (PROTOCOL.md §5.21) ----------------------------------------------------
+
+_client_class = getattr(toolnexus, "Client", None)
+HAS_TRANSLATE = HAS_CLIENT and callable(getattr(_client_class, "translate", None))
+# SPEC §11 request key → the port's translate keyword, with its JSON type (None: any JSON).
+TRANSLATE_KEYS = [("tools", "tools", list, "an array"), ("toolChoice", "tool_choice", None, ""),
+                  ("system", "system", str, "a string"), ("maxTokens", "max_tokens", int, "an integer")]
+
+
+def translate_result(r):
+    """SPEC §11 result in the protocol's spelling (python: tool_calls, finish_reason, …)."""
+    out = {"text": r.text,
+           "toolCalls": [{"id": c.id, "name": c.name, "arguments": plain(c.arguments)}
+                         for c in r.tool_calls or []],
+           "finishReason": r.finish_reason, "usage": usage_json(r.usage), "model": r.model}
+    if getattr(r, "raw", None) is not None:
+        out["raw"] = plain(r.raw)
+    return out
+
+
 class ClientEntry:
     """A created client and the recorder its host-supplied code writes into."""
 
@@ -644,7 +664,7 @@ class Session:
         cmd = req.get("cmd")
         if cmd == "hello":
             return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []),
+                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []) + (["11"] if HAS_TRANSLATE else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
@@ -749,6 +769,8 @@ class Session:
             return await self.store_command(cmd, req)
         if cmd == "metrics":
             return {"text": self.client_entry(req).client.metrics()}
+        if cmd == "translate":
+            return await self.translate_command(req)
         if cmd == "shutdown":
             self.clients.clear()
             for tid in list(self.kits):
@@ -859,6 +881,34 @@ class Session:
                 timer.cancel()
         if deltas is not None:
             out["textDeltas"] = deltas
+        return self.observed(entry, out, t0)
+
+    async def translate_command(self, req):
+        """PROTOCOL.md §5.21: SPEC §11 `client.translate(messages, tools=, toolkit=, …)`."""
+        entry = self.client_entry(req)
+        method = getattr(entry.client, "translate", None)
+        if not callable(method):
+            raise Failure("unsupported", "this toolnexus client has no translate (SPEC §11)")
+        request = field(req, "request", dict, "an object")
+        messages = field(request, "messages", list, "an array")
+        kwargs = {}
+        for key, kw, types, what in TRANSLATE_KEYS:
+            if request.get(key) is None:
+                continue
+            if types is not None and (not isinstance(request[key], types) or isinstance(request[key], bool)):
+                raise bad(f'"request.{key}" must be {what}')
+            if not _accepts(method, kw):
+                raise Failure("unsupported", f'this toolnexus client\'s translate takes no "{kw}"')
+            kwargs[kw] = request[key]
+        if req.get("toolkit") is not None:
+            kwargs["toolkit"] = self.kit(req)
+        entry.rec.reset()
+        out = {}
+        t0 = time.monotonic()
+        try:
+            out["result"] = translate_result(await method(messages, **kwargs))
+        except Exception as e:  # noqa: BLE001 — the port's own failure, answered as data
+            out["raised"] = str(e) or type(e).__name__
         return self.observed(entry, out, t0)
 
     async def conversation_command(self, req):

@@ -8,11 +8,13 @@ use futures::StreamExt;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use toolnexus_protocol::client::TranslateRequest as ProtoTranslateRequest;
 use toolnexus_protocol::client::{ClientOptions as ProtoClientOptions, ConversationStep};
 use toolnexus_protocol::error_kind;
 use toolnexus_reference::client::{
     AskOptions, ClientError, RunOptions, RunResult, StreamEvent, Usage,
 };
+use toolnexus_reference::client::{TranslateRequest, TranslateResult};
 use toolnexus_reference::toolkit::Toolkit;
 
 use crate::client_behaviours::{build_client, DriverClient};
@@ -204,6 +206,50 @@ impl Clients {
         body.insert("elapsedMs".into(), json!(ms));
         Ok(Value::Object(body))
     }
+}
+
+impl Clients {
+    /// §5.21: SPEC §11 `translate`, with what the seams recorded and `elapsedMs`.
+    pub async fn translate(
+        &self,
+        client: &str,
+        toolkit: Option<&Toolkit>,
+        request: ProtoTranslateRequest,
+    ) -> Reply {
+        let c = self.get(client)?;
+        c.recorder.reset();
+        let started = Instant::now();
+        let request = TranslateRequest {
+            messages: request.messages,
+            tools: request.tools.unwrap_or_default(),
+            toolkit,
+            tool_choice: request.tool_choice,
+            system: request.system,
+            max_tokens: request.max_tokens.unwrap_or(0),
+        };
+        let mut body = Map::new();
+        match c.client.translate(request).await {
+            Ok(r) => body.insert("result".into(), translate_json(&r)),
+            Err(e) => body.insert("raised".into(), json!(e.message)),
+        };
+        c.observed_into(&mut body);
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        body.insert("elapsedMs".into(), json!(ms));
+        Ok(Value::Object(body))
+    }
+}
+
+/// SPEC §11 `result` in the protocol's spelling.
+fn translate_json(r: &TranslateResult) -> Value {
+    let calls: Vec<Value> = r
+        .tool_calls
+        .iter()
+        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+        .collect();
+    json!({
+        "text": r.text, "toolCalls": calls, "finishReason": r.finish_reason,
+        "usage": usage_json(&r.usage), "model": r.model, "raw": r.raw,
+    })
 }
 
 /// The external cancel, fired by a timer the driver starts.

@@ -21,7 +21,7 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 10] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8"];
+pub const IMPLEMENTS: [&str; 11] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "11"];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
@@ -154,6 +154,18 @@ impl ReferenceSession {
                 ..
             } => self.clients.store_save(&client, &id, messages).await,
             Request::Metrics { client, .. } => self.clients.metrics(&client),
+            Request::Translate {
+                client,
+                toolkit,
+                request,
+                ..
+            } => {
+                let tk = match &toolkit {
+                    Some(id) => Some(self.toolkit(id)?),
+                    None => None,
+                };
+                self.clients.translate(&client, tk, *request).await
+            }
         }
     }
 

@@ -895,6 +895,7 @@ pub fn registry() -> &'static [StepDef] {
         ];
         all.extend(client::steps());
         all.extend(client::order::steps());
+        all.extend(client::translate::steps());
         all
     })
 }

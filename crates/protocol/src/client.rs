@@ -393,3 +393,78 @@ pub struct ConversationResponse {
     /// The whole answer, for JSON-path checks.
     pub raw: Value,
 }
+
+/// SPEC §11 `translate`'s request, as the `translate` command carries it (§5.21); the
+/// toolkit travels as the command's `toolkit` id.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranslateRequest {
+    /// OpenAI `messages`, verbatim.
+    pub messages: Vec<Value>,
+    /// OpenAI `tools`, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Value>>,
+    /// OpenAI `tool_choice`, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    /// Overrides the system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// 0/absent ⇒ the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+}
+
+/// One entry of SPEC §11 `result.toolCalls`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranslatedToolCall {
+    /// The provider's call id.
+    pub id: String,
+    /// The function name.
+    pub name: String,
+    /// A JSON string (the OpenAI wire form); any other JSON type is the port's divergence,
+    /// kept so a scenario can show it.
+    pub arguments: Value,
+}
+
+/// SPEC §11 `result` (open).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranslateResult {
+    /// The assistant text.
+    pub text: String,
+    /// Every tool call, in provider order.
+    pub tool_calls: Vec<TranslatedToolCall>,
+    /// `stop` | `tool_calls` | `length` | `content_filter`.
+    pub finish_reason: String,
+    /// This call's usage.
+    pub usage: Usage,
+    /// The model.
+    pub model: String,
+    /// The provider's decoded response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Value>,
+    /// Whatever else the port sends.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// §5.21 `translate`'s outcome: a result, or the message it raised.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TranslateOutcome {
+    /// `translate` returned.
+    Result(Box<TranslateResult>),
+    /// `translate` raised this message.
+    Raised(String),
+}
+
+/// §5.21 `translate` success body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranslateResponse {
+    /// The outcome.
+    pub outcome: TranslateOutcome,
+    /// The seams' records (§5.13).
+    pub observed: Observed,
+    /// The whole answer, for JSON-path checks.
+    pub raw: Value,
+}

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::client::{
     ConversationResponse, Observed, RunOutcome, RunResponse, StreamResponse, CLIENT_OPTION_KEYS,
 };
+use crate::client::{TranslateOutcome, TranslateResponse};
 use crate::error_kind;
 use crate::messages::*;
 use crate::options::OPTION_KEYS;
@@ -415,6 +416,7 @@ pub fn decode_response(
         }),
         Command::StoreSave => TypedResponse::StoreSave,
         Command::Metrics => TypedResponse::Metrics(field(map, "", "text")?),
+        Command::Translate => TypedResponse::Translate(Box::new(decode_translate(response, map)?)),
     })
 }
 
@@ -457,6 +459,30 @@ fn decode_run(response: &Value, map: &Map<String, Value>) -> Decoded<RunResponse
     Ok(RunResponse {
         outcome,
         text_deltas: optional(map, "", "textDeltas")?,
+        observed: observed(map)?,
+        raw: response.clone(),
+    })
+}
+
+fn decode_translate(response: &Value, map: &Map<String, Value>) -> Decoded<TranslateResponse> {
+    let outcome = match (map.get("result"), map.get("raised")) {
+        (Some(result), None) => TranslateOutcome::Result(Box::new(leaf(result, "result")?)),
+        (None, Some(raised)) => TranslateOutcome::Raised(leaf(raised, "raised")?),
+        (Some(_), Some(_)) => {
+            return Err(ProtocolViolation::new(
+                "",
+                "has both `result` and `raised`; exactly one is allowed",
+            ))
+        }
+        (None, None) => {
+            return Err(ProtocolViolation::new(
+                "result",
+                "missing (a translate answers `result` or `raised`)",
+            ))
+        }
+    };
+    Ok(TranslateResponse {
+        outcome,
         observed: observed(map)?,
         raw: response.clone(),
     })
@@ -701,8 +727,11 @@ mod tests {
         assert_eq!(seq, Some(7));
         let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
-            refused(json!({"cmd": "translate"})),
-            Some(("unsupported".into(), "unknown command \"translate\"".into()))
+            refused(json!({"cmd": "transmogrify"})),
+            Some((
+                "unsupported".into(),
+                "unknown command \"transmogrify\"".into()
+            ))
         );
         assert_eq!(
             refused(json!({"cmd": "build", "id": "t", "options": {"skilsDir": "/"}})),

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::client::{
     ClientOptions, ConversationResponse, ConversationStep, RunResponse, StreamResponse,
 };
+use crate::client::{TranslateRequest, TranslateResponse};
 use crate::options::{SkillSourceOptions, ToolkitOptions};
 
 /// Every command of protocol 1, by the name it has on the wire.
@@ -57,11 +58,13 @@ pub enum Command {
     StoreSave,
     /// §5.20 client.metrics().
     Metrics,
+    /// §5.21 client.translate (SPEC §11).
+    Translate,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 20] = [
+    pub const ALL: [Command; 21] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -82,6 +85,7 @@ impl Command {
         Command::StoreGet,
         Command::StoreSave,
         Command::Metrics,
+        Command::Translate,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -107,6 +111,7 @@ impl Command {
             Command::StoreGet => "store_get",
             Command::StoreSave => "store_save",
             Command::Metrics => "metrics",
+            Command::Translate => "translate",
         }
     }
 
@@ -360,6 +365,19 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.21.
+    Translate {
+        /// A client id.
+        client: String,
+        /// A toolkit id, declared and never executed; absent ⇒ none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The SPEC §11 request.
+        request: Box<TranslateRequest>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -386,6 +404,7 @@ impl Request {
             Request::StoreGet { .. } => Command::StoreGet,
             Request::StoreSave { .. } => Command::StoreSave,
             Request::Metrics { .. } => Command::Metrics,
+            Request::Translate { .. } => Command::Translate,
         }
     }
 
@@ -411,7 +430,8 @@ impl Request {
             | Request::Conversation { seq, .. }
             | Request::StoreGet { seq, .. }
             | Request::StoreSave { seq, .. }
-            | Request::Metrics { seq, .. } => *seq,
+            | Request::Metrics { seq, .. }
+            | Request::Translate { seq, .. } => *seq,
         }
     }
 }
@@ -747,4 +767,6 @@ pub enum TypedResponse {
     StoreSave,
     /// `metrics`: the Prometheus text.
     Metrics(String),
+    /// `translate`.
+    Translate(Box<TranslateResponse>),
 }

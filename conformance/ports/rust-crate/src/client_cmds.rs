@@ -653,6 +653,50 @@ fn outcome(out: &mut Map<String, Value>, r: Result<RunResult, ClientError>) {
     }
 }
 
+/// PROTOCOL.md §5.21: SPEC §11 `client.translate(TranslateRequest)`.
+async fn translate(req: &Map<String, Value>, e: &ClientEntry, tk: Option<&Toolkit>, out: &mut Map<String, Value>) -> Res<()> {
+    let r = as_obj(field(req, "request")?, "request")?;
+    let list = |key: &str| -> Res<Vec<Value>> {
+        match r.get(key) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => Ok(a.clone()),
+            Some(_) => Err(bad(format!("request.{key} must be an array"))),
+        }
+    };
+    let request = toolnexus::client::TranslateRequest {
+        messages: list("messages")?,
+        tools: list("tools")?,
+        toolkit: tk.cloned(),
+        tool_choice: r.get("toolChoice").filter(|v| !v.is_null()).cloned(),
+        system: r.get("system").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        max_tokens: match r.get("maxTokens") {
+            None | Some(Value::Null) => 0,
+            Some(v) => uint(v, "request.maxTokens")? as usize,
+        },
+    };
+    e.rec.reset();
+    let t0 = Instant::now();
+    let res = e.client.translate(request).await;
+    elapsed(out, t0);
+    match res {
+        Ok(t) => {
+            let calls: Vec<Value> =
+                t.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
+            let mut result = json!({"text": t.text, "toolCalls": calls, "finishReason": t.finish_reason,
+                                    "usage": usage_json(&t.usage), "model": t.model});
+            if let Some(raw) = t.raw {
+                result["raw"] = raw;
+            }
+            out.insert("result".into(), result);
+        }
+        Err(err) => {
+            out.insert("raised".into(), Value::String(err.to_string()));
+        }
+    }
+    e.rec.drain_into(out);
+    Ok(())
+}
+
 fn elapsed(out: &mut Map<String, Value>, t0: Instant) {
     out.insert("elapsedMs".into(), json!(t0.elapsed().as_millis() as u64));
 }
@@ -818,6 +862,7 @@ pub async fn handle(
         "metrics" => {
             out.insert("text".into(), Value::String(c.metrics()));
         }
+        "translate" => translate(req, e, tk, &mut out).await?,
         other => return Err(unsupported(format!("unknown command \"{other}\""))),
     }
     Ok(out)

@@ -570,7 +570,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "11"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -744,13 +744,15 @@ impl Session {
                 self.clients.insert(id.clone(), entry);
                 out.insert("client".into(), Value::String(id));
             }
-            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" => {
+            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" | "translate" => {
                 let id = str_field(req, "client")?;
                 if !self.clients.contains_key(id) {
                     return Err(bad(format!("no client \"{id}\"")));
                 }
                 let tk = match cmd {
                     "run" | "stream" | "ask" | "conversation" => Some(self.loop_kit(req).await?),
+                    // §11: a toolkit only when one is named (declared, never executed).
+                    "translate" if req.get("toolkit").is_some_and(|v| !v.is_null()) => Some(self.kit(req)?),
                     _ => None,
                 };
                 let entry = self.clients.get(id).ok_or_else(|| bad(format!("no client \"{id}\"")))?;

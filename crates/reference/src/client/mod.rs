@@ -14,6 +14,7 @@ pub mod result;
 mod run;
 mod sse;
 pub mod store;
+pub mod translate;
 pub mod wire;
 
 use std::sync::atomic::AtomicBool;
@@ -36,6 +37,7 @@ pub use options::{
 };
 pub use result::{RunResult, StreamEvent, ToolCallRecord};
 pub use store::{ConversationStore, InMemoryStore};
+pub use translate::{TranslateRequest, TranslateResult, TranslatedCall};
 pub use wire::Usage;
 
 /// Where answers come from.

@@ -259,7 +259,7 @@ impl Client {
     }
 
     /// One LLM call (with its retries), answering the raw (or reassembled) payload.
-    async fn call_model(
+    pub(super) async fn call_model(
         &self,
         body: Outgoing,
         turn: u32,
@@ -475,7 +475,7 @@ impl Client {
 
 /// One turn's request body: already bytes, or a `Value` (params, a transform, or the
 /// in-process backend need one).
-enum Outgoing {
+pub(super) enum Outgoing {
     Value(Value),
     Bytes(Vec<u8>),
 }
@@ -492,7 +492,7 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn tool_schema(style: Style, tk: &Toolkit) -> Vec<Value> {
+pub(super) fn tool_schema(style: Style, tk: &Toolkit) -> Vec<Value> {
     let format = match style {
         Style::OpenAi => Format::OpenAi,
         Style::Anthropic => Format::Anthropic,
