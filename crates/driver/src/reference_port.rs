@@ -159,7 +159,8 @@ impl ReferenceSession {
 
     async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
         let opts = options::toolkit_options(options).map_err(bad_request)?;
-        let tk = Toolkit::build(opts).await;
+        // The relay collision guard (SPEC §10 addendum) is the one construction failure.
+        let tk = Toolkit::try_build(opts).await.map_err(bad_request)?;
         let body = json!({
             "toolkit": id,
             "tools": describe_tools(&tk),
