@@ -159,10 +159,9 @@ impl RunReport {
     /// counts (it ran because the run asked for the preview, and the port claimed it).
     pub fn has_failures(&self) -> bool {
         // A run in which nothing passed proves nothing, even if nothing failed.
-        let nothing_passed = self.summary.passed
-            + self.summary.beyond_spec.passed
-            + self.summary.preview.passed
-            == 0;
+        let nothing_passed =
+            self.summary.passed + self.summary.beyond_spec.passed + self.summary.preview.passed
+                == 0;
         match &self.baseline {
             Some(b) => !b.holds() || nothing_passed,
             None => self.counted_failures() > 0 || nothing_passed,

@@ -52,7 +52,10 @@ pub fn relay_request(calls: Vec<Value>) -> Request {
 /// is an error result (an unanswered call must still fill its slot, never abort the run).
 pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
     if !answer.ok {
-        let reason = answer.reason.as_deref().unwrap_or("the host declined the call");
+        let reason = answer
+            .reason
+            .as_deref()
+            .unwrap_or("the host declined the call");
         return ToolResult::error(format!("relay declined: {reason}"));
     }
     let data = answer.data.as_ref();
@@ -80,7 +83,9 @@ pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
                 metadata: None,
             }
         }
-        None => ToolResult::error(format!("relay: the host supplied no result for call {id:?}")),
+        None => ToolResult::error(format!(
+            "relay: the host supplied no result for call {id:?}"
+        )),
     }
 }
 
