@@ -55,6 +55,10 @@ struct Filter {
     /// bounds, the `@pin-` version being the lower bound when there is no `@since-`.
     #[arg(long)]
     spec: Option<String>,
+    /// Also the `@preview` scenarios (the SPEC's §10 relay and durable-resume addenda, not
+    /// yet a porting obligation); left out by default.
+    #[arg(long)]
+    include_preview: bool,
 }
 
 #[derive(Subcommand)]
@@ -276,6 +280,7 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
         spec: filter.spec.clone(),
+        include_preview: filter.include_preview,
     };
     sel.check()?;
     Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())

@@ -2,7 +2,9 @@
 //! in-process reference port and against the reference's own driver over the subprocess
 //! protocol. Each step goes through the same vocabulary the CLI runner uses
 //! (`harness::steps::run_step`), so both paths are held to the same expectations.
-//! `@beyond-spec` scenarios run too (they document what the reference does); scenarios
+//! `@beyond-spec` scenarios run too (they document what the reference does), and so do
+//! `@preview` ones, which the CLI runs only with `--include-preview` (the reference
+//! implements the previews, so they must pass here); scenarios
 //! whose version tags exclude the reference's SPEC are left out, as the CLI skips them.
 
 use std::convert::Infallible;

@@ -214,6 +214,9 @@ def toolkit_kwargs(options):
         raise bad("options must be an object")
     kwargs = {}
     for key, value in options.items():
+        if key == "relayTools":
+            # SPEC §10 addendum (a preview, golang only): python 0.21.0 has no relay tools.
+            raise Failure("unsupported", "this toolnexus has no relay tools (SPEC §10 addendum, a preview)")
         if key not in KEYS:
             raise bad(f'unknown option "{key}"')
         if value is None:

@@ -48,9 +48,34 @@ pub fn extra_tool(spec: &ExtraTool) -> Result<Tool, String> {
         async move { action.run(args, ctx.answer) }
     });
     if let Some(source) = spec.source {
+        if source == ToolSource::Relay {
+            // A relay tool has no behaviour to run: it is declared through `relayTools`.
+            return Err(format!(
+                "extra tool \"{name}\": source \"relay\" is declared with relayTools"
+            ));
+        }
         tool.source = parse_source(source)?;
     }
     Ok(tool)
+}
+
+/// A `relayTools` entry (SPEC §10 addendum): the reference's `relay_tool`.
+pub fn relay_tool(decl: &proto::RelayToolDecl) -> Result<Tool, String> {
+    let schema = match &decl.input_schema {
+        None => default_schema(),
+        Some(s @ Value::Object(_)) => s.clone(),
+        Some(other) => {
+            return Err(format!(
+                "relay tool \"{}\": inputSchema must be a JSON-Schema object (§1), got {other}",
+                decl.name
+            ))
+        }
+    };
+    Ok(toolnexus_reference::relay::relay_tool(
+        decl.name.clone(),
+        decl.description.clone().unwrap_or_default(),
+        schema,
+    ))
 }
 
 /// An extra tool declared as an §7 HTTP tool: `{name, description?, inputSchema?, http:

@@ -27,6 +27,8 @@ pub fn toolkit_options(o: &proto::ToolkitOptions) -> Result<ToolkitOptions, Stri
             .iter()
             .flatten()
             .map(behaviours::extra_tool)
+            // Relay tools follow the extra tools: they are host tools the host executes.
+            .chain(o.relay_tools.iter().flatten().map(behaviours::relay_tool))
             .collect::<Result<_, _>>()?,
         disable_tools: o.disable_tools.clone().unwrap_or_default(),
         wait_for: o.wait_for.as_ref().map(behaviours::wait_for).transpose()?,

@@ -21,7 +21,9 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 11] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "11"];
+pub const IMPLEMENTS: [&str; 12] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10", "11",
+];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
@@ -171,7 +173,8 @@ impl ReferenceSession {
 
     async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
         let opts = options::toolkit_options(options).map_err(bad_request)?;
-        let tk = Toolkit::build(opts).await;
+        // The relay collision guard (SPEC §10 addendum) is the one construction failure.
+        let tk = Toolkit::try_build(opts).await.map_err(bad_request)?;
         let body = json!({
             "toolkit": id,
             "tools": describe_tools(&tk),

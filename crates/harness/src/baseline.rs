@@ -92,6 +92,7 @@ mod tests {
             expectations: Vec::new(),
             beyond_spec: false,
             beyond_spec_reason: None,
+            preview: false,
         }
     }
 

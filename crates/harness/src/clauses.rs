@@ -651,6 +651,7 @@ mod tests {
             expectations: vec![],
             beyond_spec: false,
             beyond_spec_reason: None,
+            preview: false,
         };
         let run = RunReport {
             port: crate::port::PortInfo {

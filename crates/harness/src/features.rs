@@ -42,6 +42,16 @@ pub struct ScenarioSpec {
 pub const BEYOND_SPEC_TAG: &str = "beyond-spec";
 /// How a `@beyond-spec` scenario's description states its reason.
 pub const BEYOND_SPEC_PREFIX: &str = "Beyond the SPEC:";
+/// The tag marking a scenario of a SPEC preview (the §10 relay and durable-resume addenda):
+/// not a porting obligation, so `run` leaves it out unless asked (`--include-preview`).
+pub const PREVIEW_TAG: &str = "preview";
+
+impl ScenarioSpec {
+    /// Whether the scenario checks a SPEC preview (tagged `@preview`, on it or its feature).
+    pub fn is_preview(&self) -> bool {
+        self.tags.iter().any(|t| t == PREVIEW_TAG)
+    }
+}
 
 /// A SPEC version (`X.Y.Z`), compared numerically per component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -869,6 +869,7 @@ mod tests {
             expectations: vec!["pinned".to_string()],
             beyond_spec: false,
             beyond_spec_reason: None,
+            preview: false,
         }
     }
 
@@ -1020,6 +1021,7 @@ mod tests {
         let beyond = |name: &str, status| ScenarioResult {
             beyond_spec: true,
             beyond_spec_reason: Some("Beyond the SPEC: grep's file order".into()),
+            preview: false,
             ..result(name, "4A", status, "order differs")
         };
         let loose = report(

@@ -16,7 +16,8 @@ pub fn progress_line(r: &ScenarioResult) -> String {
     } else {
         ""
     };
-    format!("{mark} [{}] {}{beyond}", r.section, r.name)
+    let preview = if r.preview { " (preview)" } else { "" };
+    format!("{mark} [{}] {}{beyond}{preview}", r.section, r.name)
 }
 
 /// A `beyond` cell: `@beyond-spec` passed/failed/skipped, or `-` when there are none.
@@ -136,7 +137,7 @@ pub fn text(report: &RunReport) -> String {
             let _ = writeln!(out, "  stale entry      {n}");
         }
     }
-    if s.passed + s.beyond_spec.passed == 0 {
+    if s.passed + s.beyond_spec.passed + s.preview.passed == 0 {
         let _ = writeln!(out, "\nno scenario passed: the run counts as a failure");
     }
     let b = s.beyond_spec;
@@ -145,6 +146,14 @@ pub fn text(report: &RunReport) -> String {
             out,
             "\nbeyond the SPEC: {} passed, {} failed, {} skipped",
             b.passed, b.failed, b.skipped
+        );
+    }
+    let p = s.preview;
+    if !p.is_empty() {
+        let _ = writeln!(
+            out,
+            "\npreview (@preview, SPEC §10 addenda; a port lacking them answers unsupported ⇒ skipped): {} passed, {} failed, {} skipped",
+            p.passed, p.failed, p.skipped
         );
     }
     let _ = writeln!(

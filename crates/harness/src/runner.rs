@@ -51,21 +51,32 @@ pub struct ScenarioResult {
         skip_serializing_if = "Option::is_none"
     )]
     pub beyond_spec_reason: Option<String>,
+    /// Tagged `@preview`: it checks a SPEC preview (the §10 relay / durable-resume addenda),
+    /// run only when asked and counted apart from the SPEC's own scenarios.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub preview: bool,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Outcomes of `@beyond-spec` scenarios, kept apart from the SPEC's own counts.
+/// Outcomes of a group kept apart from the SPEC's own counts (`@beyond-spec`, `@preview`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BeyondCounts {
-    /// Passed `@beyond-spec` scenarios.
+    /// Passed scenarios of the group.
     pub passed: usize,
-    /// Failed `@beyond-spec` scenarios (a run failure only with `--strict`).
+    /// Failed scenarios of the group (`@beyond-spec`: a run failure only with `--strict`).
     pub failed: usize,
-    /// Skipped `@beyond-spec` scenarios.
+    /// Skipped scenarios of the group.
     pub skipped: usize,
+}
+
+impl BeyondCounts {
+    /// Whether the group has no scenario at all (then the JSON report omits it).
+    pub fn is_empty(&self) -> bool {
+        self.passed + self.failed + self.skipped == 0
+    }
 }
 
 /// Passed/failed/skipped counts of the scenarios the SPEC backs, and apart from them the
@@ -81,12 +92,19 @@ pub struct Counts {
     /// The `@beyond-spec` scenarios' outcomes.
     #[serde(default, rename = "beyondSpec")]
     pub beyond_spec: BeyondCounts,
+    /// The `@preview` scenarios' outcomes (absent when none ran): a port lacking the preview
+    /// answers `unsupported`, so they are skipped there, never failed.
+    #[serde(default, skip_serializing_if = "BeyondCounts::is_empty")]
+    pub preview: BeyondCounts,
 }
 
 impl Counts {
     /// Counts one result in its column.
     pub fn add(&mut self, r: &ScenarioResult) {
-        let (passed, failed, skipped) = if r.beyond_spec {
+        let (passed, failed, skipped) = if r.preview {
+            let p = &mut self.preview;
+            (&mut p.passed, &mut p.failed, &mut p.skipped)
+        } else if r.beyond_spec {
             let b = &mut self.beyond_spec;
             (&mut b.passed, &mut b.failed, &mut b.skipped)
         } else {
@@ -137,19 +155,24 @@ pub struct RunReport {
 impl RunReport {
     /// Whether the run is a failure: any failed scenario, or, with an expected-failures
     /// baseline, a new failure or an unexpected pass; and always when nothing passed.
-    /// A failed `@beyond-spec` scenario counts only with `strict`.
+    /// A failed `@beyond-spec` scenario counts only with `strict`; a failed `@preview` one
+    /// counts (it ran because the run asked for the preview, and the port claimed it).
     pub fn has_failures(&self) -> bool {
         // A run in which nothing passed proves nothing, even if nothing failed.
-        let nothing_passed = self.summary.passed + self.summary.beyond_spec.passed == 0;
+        let nothing_passed =
+            self.summary.passed + self.summary.beyond_spec.passed + self.summary.preview.passed
+                == 0;
         match &self.baseline {
             Some(b) => !b.holds() || nothing_passed,
             None => self.counted_failures() > 0 || nothing_passed,
         }
     }
 
-    /// Failed scenarios that fail the run: the SPEC's, and with `strict` the beyond-SPEC ones.
+    /// Failed scenarios that fail the run: the SPEC's, the preview's, and with `strict` the
+    /// beyond-SPEC ones.
     pub fn counted_failures(&self) -> usize {
         self.summary.failed
+            + self.summary.preview.failed
             + if self.strict {
                 self.summary.beyond_spec.failed
             } else {
@@ -159,7 +182,7 @@ impl RunReport {
 
     /// Whether `r`'s failure fails the run (not a `@beyond-spec` one, unless `strict`).
     pub fn counts_as_failure(&self, r: &ScenarioResult) -> bool {
-        r.status == Status::Failed && (!r.beyond_spec || self.strict)
+        r.status == Status::Failed && (r.preview || !r.beyond_spec || self.strict)
     }
 }
 
@@ -173,6 +196,10 @@ pub struct Selection {
     /// Keep scenarios that hold for this SPEC version (`X.Y.Z`, within their since/until
     /// bounds, the pin being the lower bound without `since-`); `None` ⇒ all.
     pub spec: Option<String>,
+    /// Keep `@preview` scenarios too (`--include-preview`); without it they are left out
+    /// unless `tags` names `preview` itself: the SPEC marks the preview "not … a porting
+    /// obligation until they are promoted into §0".
+    pub include_preview: bool,
 }
 
 impl Selection {
@@ -198,7 +225,13 @@ impl Selection {
             .spec
             .as_ref()
             .is_none_or(|v| SpecVersion::parse(v).is_some_and(|v| s.bounds.holds_for(v)));
-        tag_ok && section_ok && spec_ok
+        let preview_ok = !s.is_preview()
+            || self.include_preview
+            || self
+                .tags
+                .iter()
+                .any(|t| t.trim_start_matches('@') == super::features::PREVIEW_TAG);
+        tag_ok && section_ok && spec_ok && preview_ok
     }
 }
 
@@ -306,6 +339,7 @@ fn blank(spec: &ScenarioSpec) -> ScenarioResult {
         expectations: Vec::new(),
         beyond_spec: spec.beyond_spec.is_some(),
         beyond_spec_reason: spec.beyond_spec.clone(),
+        preview: spec.is_preview(),
     }
 }
 
@@ -479,6 +513,88 @@ mod tests {
         assert!(sel("0.16").check().is_err());
         assert!(sel("0.16.0").check().is_ok());
         assert!(Selection::default().keeps(&later));
+    }
+
+    #[test]
+    fn preview_scenarios_are_left_out_unless_asked() {
+        let plain = spec("plain", &["pin-0.16.0", "spec-10"]);
+        let preview = spec("relay", &["pin-0.16.0", "preview", "spec-10"]);
+        let kept = |sel: &Selection| -> Vec<&str> {
+            [&plain, &preview]
+                .into_iter()
+                .filter(|s| sel.keeps(s))
+                .map(|s| s.id.as_str())
+                .collect()
+        };
+        assert_eq!(kept(&Selection::default()), vec!["plain"]);
+        let asked = Selection {
+            include_preview: true,
+            ..Selection::default()
+        };
+        assert_eq!(kept(&asked), vec!["plain", "relay"]);
+        // Naming the tag is asking for it.
+        let by_tag = Selection {
+            tags: vec!["@preview".into()],
+            ..Selection::default()
+        };
+        assert_eq!(kept(&by_tag), vec!["relay"]);
+        // Other filters still apply to an included preview scenario.
+        let other_section = Selection {
+            include_preview: true,
+            sections: vec!["8".into()],
+            ..Selection::default()
+        };
+        assert!(kept(&other_section).is_empty());
+    }
+
+    #[test]
+    fn preview_outcomes_are_their_own_group() {
+        let preview = |status| ScenarioResult {
+            status,
+            ..blank(&spec("relay", &["preview"]))
+        };
+        assert!(preview(Status::Passed).preview);
+        // A port lacking the preview skips it: the run has not failed, the group says so.
+        let lacking = report(
+            vec![result(Status::Passed, false), preview(Status::Skipped)],
+            false,
+        );
+        assert_eq!(
+            (lacking.summary.passed, lacking.summary.skipped),
+            (1, 0),
+            "{:?}",
+            lacking.summary
+        );
+        assert_eq!(lacking.summary.preview.skipped, 1);
+        assert!(!lacking.has_failures());
+        let v: Value = serde_json::from_str(&crate::report::json(&lacking)).unwrap();
+        assert_eq!(
+            v["summary"]["preview"],
+            json!({"passed": 0, "failed": 0, "skipped": 1})
+        );
+        assert_eq!(v["scenarios"][1]["preview"], true);
+        assert!(v["scenarios"][0].get("preview").is_none());
+        // Without preview scenarios the JSON shape is as before.
+        let none: Value = serde_json::from_str(&crate::report::json(&report(
+            vec![result(Status::Passed, false)],
+            false,
+        )))
+        .unwrap();
+        assert!(none["summary"].get("preview").is_none(), "{none}");
+        // A port that claims the preview and fails it fails the run (it was asked for).
+        let failing = report(
+            vec![result(Status::Passed, false), preview(Status::Failed)],
+            false,
+        );
+        assert_eq!(failing.summary.failed, 0);
+        assert_eq!(failing.summary.preview.failed, 1);
+        assert!(failing.has_failures());
+        assert!(failing.counts_as_failure(&failing.scenarios[1]));
+        // A preview pass alone is something that passed.
+        assert!(!report(vec![preview(Status::Passed)], false).has_failures());
+        let text = crate::report::text(&failing);
+        assert!(text.contains("preview (@preview"), "{text}");
+        assert!(crate::report::progress_line(&failing.scenarios[1]).ends_with("(preview)"));
     }
 
     #[test]

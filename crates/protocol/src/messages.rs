@@ -672,6 +672,8 @@ pub enum ToolSource {
     Agent,
     /// Anything else a host declares.
     Custom,
+    /// SPEC §10 addendum (a preview): a relay (declaration-only) tool.
+    Relay,
 }
 
 /// SPEC §3 skill info as the protocol shows it (open: a port may add keys).

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::messages::ToolSource;
 
 /// Every option key (§6); an unknown key is a `bad_request`.
-pub const OPTION_KEYS: [&str; 12] = [
+pub const OPTION_KEYS: [&str; 13] = [
     "builtins",
     "skillsDir",
     "skills",
@@ -23,6 +23,7 @@ pub const OPTION_KEYS: [&str; 12] = [
     "waitFor",
     "mcpConfig",
     "agents",
+    "relayTools",
 ];
 
 /// `createToolkit` options, the SPEC's JS spelling (§6).
@@ -50,6 +51,10 @@ pub struct ToolkitOptions {
     /// §4 extra tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_tools: Option<Vec<ExtraTool>>,
+    /// SPEC §10 addendum (a preview): relay tools, declared after the extra tools; a port
+    /// without relay tools answers `unsupported`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_tools: Option<Vec<RelayToolDecl>>,
     /// §4A toggle: a boolean or an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtins: Option<Value>,
@@ -155,6 +160,20 @@ pub struct ExtraTool {
     /// An HTTP tool's declaration, passed to the port's `httpTool` key for key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<Map<String, Value>>,
+}
+
+/// A relay tool's declaration (SPEC §10 addendum): `relayTool(name, description, schema)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RelayToolDecl {
+    /// The tool name.
+    pub name: String,
+    /// Defaults to `""`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Defaults to `{"type":"object","properties":{}}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
 }
 
 /// A tool behaviour: an object with exactly one key (§7).

@@ -53,6 +53,7 @@ pub mod filter;
 pub mod http_tool;
 pub mod mcp;
 pub mod native;
+pub mod relay;
 pub mod sanitize;
 pub mod skills;
 pub mod suspension;

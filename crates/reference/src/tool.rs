@@ -30,6 +30,8 @@ pub enum Source {
     A2a,
     /// Anything else a host registers.
     Custom,
+    /// §10 addendum (preview): a declaration-only tool the host executes.
+    Relay,
 }
 
 impl Source {
@@ -43,6 +45,7 @@ impl Source {
             Source::Http => "http",
             Source::A2a => "a2a",
             Source::Custom => "custom",
+            Source::Relay => "relay",
         }
     }
 }

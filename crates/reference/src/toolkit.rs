@@ -8,6 +8,7 @@ use super::a2a;
 use super::adapters::{self, Format};
 use super::builtins;
 use super::mcp::{self, config as mcp_config};
+use super::relay;
 use super::sanitize::sanitize;
 use super::skills::{self, SkillInfo, SkillSources};
 use super::suspension::WaitFor;
@@ -57,7 +58,16 @@ pub const BUILTIN_STATUS_KEY: &str = "builtin";
 pub const SKILL_PROVIDER_ERROR_KEY: &str = "<skill-provider>";
 
 impl Toolkit {
+    /// `createToolkit` with the §10 relay guard: a relay tool among `extra_tools` named like a
+    /// builtin fails construction, whether builtins are on or off (the only build failure;
+    /// every other failing source stays a status and an error entry).
+    pub async fn try_build(options: ToolkitOptions) -> Result<Toolkit, String> {
+        relay::check_collisions(&options.extra_tools)?;
+        Ok(Toolkit::build(options).await)
+    }
+
     /// Builds a toolkit; every failing source becomes a status and an error entry, never a panic.
+    /// It does not apply the relay guard: hosts declaring relay tools use `try_build`.
     pub async fn build(options: ToolkitOptions) -> Toolkit {
         let mut tk = Toolkit {
             wait_for: options.wait_for.clone(),

@@ -518,6 +518,8 @@ fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, Tool
             "waitFor" => o.wait_for = Some(wait_for(v)?),
             "disableTools" => o.disable_tools = string_list(v, "disableTools")?,
             "disableSkills" => o.disable_skills = string_list(v, "disableSkills")?,
+            // SPEC §10 addendum (a preview, golang only): the crate has no relay tools.
+            "relayTools" => return Err(unsupported("this toolnexus has no relay tools (SPEC §10 addendum, a preview)")),
             other => return Err(bad(format!("unknown option \"{other}\""))),
         }
     }
