@@ -424,6 +424,7 @@ fn observed(map: &Map<String, Value>) -> Decoded<Observed> {
         metric_events: optional(map, "", "metricEvents")?,
         on_error_calls: optional(map, "", "onErrorCalls")?,
         generate_calls: optional(map, "", "generateCalls")?,
+        wait_for_calls: optional(map, "", "waitForCalls")?,
         elapsed_ms: optional(map, "", "elapsedMs")?,
     })
 }
