@@ -174,6 +174,7 @@ macro_rules! step {
 
 // After the macro: the client steps use it too.
 mod client;
+mod suspension;
 
 /// The step vocabulary, in the order STEPS.md lists it.
 pub fn registry() -> &'static [StepDef] {
@@ -895,6 +896,7 @@ pub fn registry() -> &'static [StepDef] {
         ];
         all.extend(client::steps());
         all.extend(client::order::steps());
+        all.extend(suspension::steps());
         all
     })
 }
