@@ -21,7 +21,7 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 10] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8"];
+pub const IMPLEMENTS: [&str; 11] = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10"];
 
 /// One protocol session: the toolkits built so far, by id.
 #[derive(Default)]
