@@ -11,28 +11,35 @@ use crate::scenario::{fail, ScenarioState, StepFailure};
 pub(super) fn steps() -> Vec<StepDef> {
     vec![
         step!(Expectations, r#"^waitForCalls has (?P<N>\d+) entr(?:y|ies)$"#,
-            "the last loop command's `waitForCalls` (one Request per `waitFor` call) has N entries",
-            records "pinned",
-            |StepCtx { st, arg, .. }| {
-                let calls = wait_for_calls(st)?;
-                let want: usize = arg.at(1).parse().unwrap_or(usize::MAX);
-                count_is(&calls, want)
-            }),
-        step!(Expectations, r#"^waitForCalls at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+        "the last loop command's `waitForCalls` (one Request per `waitFor` call) has N entries",
+        records "pinned",
+        |StepCtx { st, arg, .. }| {
+            let calls = wait_for_calls(st)?;
+            let want: usize = arg.at(1).parse().unwrap_or(usize::MAX);
+            count_is(&calls, want)
+        }),
+        step!(
+            Expectations,
+            r#"^waitForCalls at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
             "the value at PATH of `waitForCalls` (`[0]`, `[1].prompt`; normalised)",
             |StepCtx { st, step, arg, .. }| {
                 let expected = st.expect_doc(step)?;
                 let actual = at(&Value::Array(wait_for_calls(st)?), &arg.at(1))?;
                 expect_json(st, &expected, &actual)
-            }),
-        step!(Expectations, r#"^waitForCalls at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
+            }
+        ),
+        step!(
+            Expectations,
+            r#"^waitForCalls at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
             "the same, the expected JSON inline",
             |StepCtx { st, arg, .. }| {
-                let expected: Value = serde_json::from_str(arg.at(2).trim())
-                    .map_err(|e| StepFailure::failed(format!("{:?} is not JSON ({e})", arg.at(2))))?;
+                let expected: Value = serde_json::from_str(arg.at(2).trim()).map_err(|e| {
+                    StepFailure::failed(format!("{:?} is not JSON ({e})", arg.at(2)))
+                })?;
                 let actual = at(&Value::Array(wait_for_calls(st)?), &arg.at(1))?;
                 expect_json(st, &expected, &actual)
-            }),
+            }
+        ),
     ]
 }
 

@@ -210,13 +210,7 @@ impl Client {
             }
             messages.extend(wire::tool_result_messages(style, &replies));
             if let Some(request) = halted {
-                return Ok(self.result(
-                    text,
-                    messages,
-                    records,
-                    progress,
-                    Ended::Pending(request),
-                ));
+                return Ok(self.result(text, messages, records, progress, Ended::Pending(request)));
             }
         }
         // maxTurns used up while the model still asked for tools: a §7D limit stop.
