@@ -323,9 +323,9 @@ def run_result(r):
 
 
 def request_json(request):
-    """A §10 Request on the wire: the port's dataclass keeps absent optionals as None; the
-    SPEC's wire form omits them (PROTOCOL.md §8 "Request")."""
-    return {k: v for k, v in plain(request).items() if v is not None or k in ("id", "kind", "prompt")}
+    """A §10 Request as the port holds it: every dataclass field, as for `execute`'s
+    `metadata.pending` (so a null optional key shows, see DIVERGENCES.md)."""
+    return plain(request)
 
 
 def client_wait_for(behaviour, rec):
