@@ -34,7 +34,7 @@ pub use options::{
     BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated, GeneratedCall,
     OnError, OnMetric, Style,
 };
-pub use result::{RunResult, StreamEvent, ToolCallRecord};
+pub use result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 pub use store::{ConversationStore, InMemoryStore};
 pub use wire::Usage;
 

@@ -632,3 +632,143 @@ fn envelope(model: &str, g: Generated, turn: u32) -> Value {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use serde_json::{json, Value};
+
+    use crate::client::{
+        Client, ClientOptions, Generate, Generated, GeneratedCall, RunOptions, RunStatus,
+    };
+    use crate::native::{define_tool, NativeReturn};
+    use crate::suspension::{Answer, Request, WaitFor};
+    use crate::tool::ToolResult;
+    use crate::toolkit::{Toolkit, ToolkitOptions};
+
+    /// Turn 1 calls `gate`; any later turn answers with the last tool message's content.
+    fn model() -> Generate {
+        Arc::new(|body: Value| {
+            let messages = body["messages"].as_array().cloned().unwrap_or_default();
+            let last = messages.last().cloned().unwrap_or(Value::Null);
+            Box::pin(async move {
+                if last["role"] == "tool" {
+                    return Ok(Generated {
+                        content: Some(format!("after: {}", last["content"].as_str().unwrap_or(""))),
+                        ..Generated::default()
+                    });
+                }
+                Ok(Generated {
+                    tool_calls: vec![GeneratedCall {
+                        id: Some("c1".into()),
+                        name: "gate".into(),
+                        arguments: json!({"item": "book"}),
+                    }],
+                    ..Generated::default()
+                })
+            })
+        })
+    }
+
+    /// A tool that suspends unless given an answer (`always`: even then), counting runs.
+    async fn toolkit(always: bool, runs: Arc<AtomicUsize>) -> Toolkit {
+        let gate = define_tool("gate", "", json!({"type": "object"}), move |args, ctx| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            let answered = ctx.answer.clone().filter(|_| !always);
+            async move {
+                if let Some(a) = answered {
+                    return Ok(NativeReturn::Text(format!(
+                        "{args} {}",
+                        a.data.unwrap_or(Value::Null)
+                    )));
+                }
+                let request = Request {
+                    id: "r1".into(),
+                    kind: "approval".into(),
+                    prompt: "Approve?".into(),
+                    url: None,
+                    data: None,
+                    expires_at: None,
+                };
+                let pending = serde_json::to_value(&request).unwrap_or(Value::Null);
+                Ok(NativeReturn::Result(
+                    ToolResult::error("Approve?").with_meta("pending", pending),
+                ))
+            }
+        });
+        Toolkit::build(ToolkitOptions {
+            builtins: Some(json!(false)),
+            extra_tools: vec![gate],
+            ..ToolkitOptions::default()
+        })
+        .await
+    }
+
+    fn answering(ok: bool, calls: Arc<AtomicUsize>) -> WaitFor {
+        Arc::new(move |r: Request| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                Answer {
+                    id: r.id,
+                    ok,
+                    data: Some(json!("yes")),
+                    reason: None,
+                }
+            })
+        })
+    }
+
+    async fn run(wait_for: Option<WaitFor>, tk: &Toolkit) -> crate::client::RunResult {
+        let options = ClientOptions {
+            model: "m".into(),
+            wait_for,
+            ..ClientOptions::default()
+        };
+        let client = Client::in_process(options, model());
+        let opts = RunOptions {
+            toolkit: Some(tk),
+            ..RunOptions::default()
+        };
+        client.run("go", opts).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn ok_answer_retries_once_with_the_answer_and_the_same_args() {
+        let (runs, waits) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tk = toolkit(false, runs.clone()).await;
+        let r = run(Some(answering(true, waits.clone())), &tk).await;
+        assert_eq!(r.text, "after: {\"item\":\"book\"} \"yes\"");
+        assert_eq!(r.status, RunStatus::Done);
+        assert_eq!(
+            (runs.load(Ordering::SeqCst), waits.load(Ordering::SeqCst)),
+            (2, 1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_second_suspension_is_unresolved_and_a_decline_continues() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let tk = toolkit(true, runs.clone()).await;
+        let r = run(Some(answering(true, Arc::new(AtomicUsize::new(0)))), &tk).await;
+        assert_eq!(r.text, "after: unresolved: Approve?");
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        let r = run(Some(answering(false, Arc::new(AtomicUsize::new(0)))), &tk).await;
+        assert_eq!(r.text, "after: declined/expired: Approve?");
+    }
+
+    #[tokio::test]
+    async fn without_wait_for_the_run_halts_pending_with_the_placeholder() {
+        let tk = toolkit(false, Arc::new(AtomicUsize::new(0))).await;
+        let r = run(None, &tk).await;
+        assert_eq!(r.status, RunStatus::Pending);
+        assert_eq!(r.pending.map(|p| p.id), Some("r1".to_string()));
+        assert_eq!(r.limit, None);
+        let last = r.messages.last().cloned().unwrap_or(Value::Null);
+        assert_eq!(
+            last,
+            json!({"role": "tool", "tool_call_id": "c1", "content": "Approve?"})
+        );
+    }
+}
