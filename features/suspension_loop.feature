@@ -22,7 +22,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     Then the run did not raise
     And the run text is "after: {\"title\":\"Dune\"}"
     And the run result at "status" is "done"
-    And waitForCalls has 1 entry
+    And waitForCalls has 1 entries
     And LLM request 2 body at "messages[-1]" is:
       """
       {"role": "tool", "tool_call_id": "call_g1", "content": "{\"title\":\"Dune\"}"}
@@ -58,7 +58,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key", "waitFor": {"answer": {"ok": true, "data": {"title": "Dune"}}}, "onMetric": {"collect": true}}
       """
     When the client runs "one"
-    Then waitForCalls has 1 entry
+    Then waitForCalls has 1 entries
     And metricEvents has 2 entries with "event" equal to "tool"
     And metricEvents has 1 entries with "pending" equal to true
     And the LLM received 2 requests
@@ -131,7 +131,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key", "waitFor": {"answer": {"ok": true}}, "onMetric": {"collect": true}}
       """
     When the client runs "one"
-    Then waitForCalls has 1 entry
+    Then waitForCalls has 1 entries
     And metricEvents has 2 entries with "event" equal to "tool"
     And metricEvents has 2 entries with "pending" equal to true
     And the LLM received 2 requests
@@ -170,7 +170,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     When the client runs "one"
     Then the run text is "after: declined/expired: Approve?"
     And metricEvents has 1 entries with "event" equal to "tool"
-    And waitForCalls has 1 entry
+    And waitForCalls has 1 entries
 
   @spec-10 @clause-10.loop.branches-on-ok @partial-clause-10.answer.reason-only-not-ok
   Scenario: the loop branches on ok only: ok:true with a reason still re-executes
@@ -451,7 +451,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       """
     When the client runs "one"
     Then the run did not raise
-    And waitForCalls has 1 entry
+    And waitForCalls has 1 entries
     And waitForCalls at "[0].id" is "req-guard"
     And the run text is "after: {\"item\":\"book\"}"
 

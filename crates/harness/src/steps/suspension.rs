@@ -10,7 +10,7 @@ use crate::scenario::{fail, ScenarioState, StepFailure};
 /// The `waitForCalls` steps.
 pub(super) fn steps() -> Vec<StepDef> {
     vec![
-        step!(Expectations, r#"^waitForCalls has (?P<N>\d+) entr(?:y|ies)$"#,
+        step!(Expectations, r#"^waitForCalls has (?P<N>\d+) entries$"#,
         "the last loop command's `waitForCalls` (one Request per `waitFor` call) has N entries",
         records "pinned",
         |StepCtx { st, arg, .. }| {
