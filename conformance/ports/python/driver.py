@@ -124,8 +124,8 @@ def extra_tool(spec):
             raise Exception(arg)  # the native helper's ordinary error path
     elif key == "suspend" and isinstance(arg, dict):
         async def run(ctx=None, **args):
-            if ctx is not None and ctx.answer is not None:
-                return compact(ctx.answer.data)
+            if ctx is not None and ctx.answer is not None and arg.get("always") is not True:
+                return compact(args) if arg.get("echoArgs") is True else compact(ctx.answer.data)
             req = Request(id=f"req-{uuid.uuid4().hex[:16]}-{next(_seq)}",
                           kind=arg.get("kind", "approval"), prompt=arg.get("prompt", ""),
                           url=arg.get("url"), data=arg.get("data"), expiresAt=arg.get("expiresAt"))
@@ -281,7 +281,7 @@ CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKe
                "retries": "retries", "retryBaseMs": "retry_base_ms", "timeoutMs": "timeout_ms",
                "requestParams": "request_params", "bodyTransform": "body_transform",
                "hooks": "hooks", "onError": "on_error", "onMetric": "on_metric",
-               "store": "store", "generate": "generate"}
+               "store": "store", "generate": "generate", "waitFor": "wait_for"}
 HOOK_KEYS = {"beforeLLM": "before_llm", "afterLLM": "after_llm", "beforeTool": "before_tool",
              "afterTool": "after_tool"}
 
@@ -321,8 +321,25 @@ def run_result(r):
     for key in ("status", "limit", "pending"):
         value = getattr(r, key, None)
         if value is not None:
-            out[key] = plain(value)
+            out[key] = request_json(value) if key == "pending" else plain(value)
     return out
+
+
+def request_json(request):
+    """A §10 Request as the port holds it: every dataclass field, as for `execute`'s
+    `metadata.pending` (so a null optional key shows, see DIVERGENCES.md)."""
+    return plain(request)
+
+
+def client_wait_for(behaviour, rec):
+    """The client's §10 `wait_for`: the toolkit catalogue's behaviour, each Request recorded
+    in `waitForCalls` first (PROTOCOL.md §5.13)."""
+    inner = wait_for(behaviour)
+
+    async def recorded(request):
+        rec.add("waitForCalls", request_json(request))
+        return await inner(request)
+    return recorded
 
 
 def stream_event(ev):
@@ -332,6 +349,8 @@ def stream_event(ev):
         return {"type": "done", "result": run_result(ev["result"])}
     if t == "usage":
         return {"type": "usage", "usage": usage_json(ev.get("usage"))}
+    if t == "pending":
+        return {"type": "pending", "request": request_json(ev.get("request"))}
     # Copy the usage dict a text/tool event might alias: later turns mutate it in place.
     return {camel(k): plain(v) for k, v in ev.items()}
 
@@ -340,8 +359,15 @@ def tool_result_of(value, what):
     """A protocol ToolResult object as the port's ToolResult."""
     if not isinstance(value, dict) or not isinstance(value.get("output"), str):
         raise bad(f'{what}: a ToolResult needs a string "output"')
+    metadata = value.get("metadata")
+    pending = metadata.get("pending") if isinstance(metadata, dict) else None
+    if isinstance(pending, dict):
+        # §10: the port's suspension carries its own Request type, not a JSON object.
+        metadata = dict(metadata, pending=Request(
+            id=pending.get("id", ""), kind=pending.get("kind", ""), prompt=pending.get("prompt", ""),
+            url=pending.get("url"), data=pending.get("data"), expiresAt=pending.get("expiresAt")))
     return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
-                      metadata=value.get("metadata"))
+                      metadata=metadata)
 
 
 class Recorder:
@@ -575,6 +601,8 @@ def make_client(options):
             value = body_transform_fn(value)
         elif key == "generate":
             value = generate_fn(value, rec)
+        elif key == "waitFor":
+            value = client_wait_for(value, rec)
         elif key in ("headers", "requestParams") and not isinstance(value, dict):
             raise bad(f"{key} must be an object")
         elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs") and (
@@ -584,7 +612,7 @@ def make_client(options):
             raise bad(f"{key} must be a string")
         kwargs[CLIENT_KEYS[key]] = value
     seams = (("hooks", "hookCalls"), ("on_metric", "metricEvents"), ("on_error", "onErrorCalls"),
-             ("generate", "generateCalls"))
+             ("generate", "generateCalls"), ("wait_for", "waitForCalls"))
     recorded = [key for kw, key in seams if kw in kwargs]
     generate = kwargs.pop("generate", None)
     if generate is not None:
@@ -667,7 +695,7 @@ class Session:
         cmd = req.get("cmd")
         if cmd == "hello":
             return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []) + (["11"] if HAS_TRANSLATE else []),
+                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")

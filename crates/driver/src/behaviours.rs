@@ -131,15 +131,19 @@ impl ToolAction {
             Self::Text(t) => Ok(NativeReturn::Text(t.clone())),
             Self::Fail(m) => Err(m.clone()),
             Self::Panic(m) => panic!("{m}"),
-            Self::Suspend(spec) => Ok(NativeReturn::Result(suspend(spec, answer))),
+            Self::Suspend(spec) => Ok(NativeReturn::Result(suspend(spec, &args, answer))),
         }
     }
 }
 
-/// `{"suspend":{kind,prompt,url?,data?}}`: pending on the first call; on the retry with an
-/// answer, `answer.data` as compact JSON (or `null`).
-fn suspend(spec: &SuspendSpec, answer: Option<Answer>) -> ToolResult {
-    if let Some(answer) = answer {
+/// `{"suspend":{kind,prompt,url?,data?,always?,echoArgs?}}`: pending on the first call; on
+/// the retry with an answer, `answer.data` as compact JSON (or `null`), the arguments with
+/// `echoArgs`, pending again with `always`.
+fn suspend(spec: &SuspendSpec, args: &Value, answer: Option<Answer>) -> ToolResult {
+    if let Some(answer) = answer.filter(|_| spec.always != Some(true)) {
+        if spec.echo_args == Some(true) {
+            return ToolResult::ok(args.to_string());
+        }
         return ToolResult::ok(answer.data.unwrap_or(Value::Null).to_string());
     }
     let request = Request {

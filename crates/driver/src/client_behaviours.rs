@@ -36,6 +36,7 @@ struct Lists {
     metric_events: Vec<Value>,
     on_error_calls: Vec<Value>,
     generate_calls: Vec<Value>,
+    wait_for_calls: Vec<Value>,
 }
 
 /// Which recorded list an entry goes to.
@@ -45,6 +46,7 @@ enum List {
     Metrics,
     OnError,
     Generate,
+    WaitFor,
 }
 
 impl Recorder {
@@ -55,6 +57,7 @@ impl Recorder {
             List::Metrics => &mut l.metric_events,
             List::OnError => &mut l.on_error_calls,
             List::Generate => &mut l.generate_calls,
+            List::WaitFor => &mut l.wait_for_calls,
         };
         if v.len() < RECORD_CAP {
             v.push(entry);
@@ -68,7 +71,7 @@ impl Recorder {
     }
 
     /// The lists as `(field, entries)`.
-    fn take(&self) -> [(&'static str, Vec<Value>); 4] {
+    fn take(&self) -> [(&'static str, Vec<Value>); 5] {
         let mut l = self.lists.lock().unwrap_or_else(|p| p.into_inner());
         let l = std::mem::take(&mut *l);
         [
@@ -76,6 +79,7 @@ impl Recorder {
             ("metricEvents", l.metric_events),
             ("onErrorCalls", l.on_error_calls),
             ("generateCalls", l.generate_calls),
+            ("waitForCalls", l.wait_for_calls),
         ]
     }
 }
@@ -87,7 +91,7 @@ pub struct DriverClient {
     /// Shared with the installed callbacks.
     pub recorder: Arc<Recorder>,
     /// Which lists this client answers (only those of installed seams).
-    answers: [bool; 4],
+    answers: [bool; 5],
 }
 
 impl DriverClient {
@@ -148,6 +152,9 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
             rec.push(List::Metrics, metric_json(ev));
         }));
     }
+    if let Some(b) = &o.wait_for {
+        options.wait_for = Some(recorded_wait_for(b, recorder.clone())?);
+    }
     if let Some(StoreBehaviour::Seeded(seed)) = &o.store {
         options.store = Some(Arc::new(SeededStore {
             threads: Mutex::new(seed.clone()),
@@ -158,6 +165,7 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
         o.on_metric.is_some(),
         o.on_error.is_some(),
         o.generate.is_some(),
+        o.wait_for.is_some(),
     ];
     let client = match &o.generate {
         Some(GenerateBehaviour::Script(steps)) => {
@@ -216,9 +224,15 @@ pub fn metric_json(ev: &MetricEvent) -> Value {
             tool,
             source,
             is_error,
+            pending,
             ms,
         } => {
-            json!({"event": "tool", "tool": tool, "source": source, "isError": is_error, "ms": ms})
+            let mut v = json!({"event": "tool", "tool": tool, "source": source,
+                               "isError": is_error, "ms": ms});
+            if *pending {
+                v["pending"] = json!(true);
+            }
+            v
         }
         MetricEvent::Run {
             model,
@@ -236,6 +250,24 @@ pub fn metric_json(ev: &MetricEvent) -> Value {
             v
         }
     }
+}
+
+/// The client's §10 `waitFor`: the toolkit catalogue's behaviour, each `Request` recorded
+/// (byte-identical keys) before it answers.
+fn recorded_wait_for(
+    b: &toolnexus_protocol::options::WaitForBehaviour,
+    rec: Arc<Recorder>,
+) -> Result<toolnexus_reference::suspension::WaitFor, String> {
+    let inner = crate::behaviours::wait_for(b)?;
+    Ok(Arc::new(
+        move |request: toolnexus_reference::suspension::Request| {
+            rec.push(
+                List::WaitFor,
+                serde_json::to_value(&request).unwrap_or(Value::Null),
+            );
+            inner(request)
+        },
+    ))
 }
 
 fn body_transform(b: BodyTransformBehaviour) -> toolnexus_reference::client::BodyTransform {

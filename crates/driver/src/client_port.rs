@@ -292,11 +292,18 @@ pub fn result_json(r: &RunResult) -> Value {
             v
         })
         .collect();
-    json!({
+    let mut v = json!({
         "text": r.text, "messages": r.messages, "toolCalls": calls,
         "toolCallCount": r.tool_call_count, "turns": r.turns, "usage": usage_json(&r.usage),
-        "model": r.model,
-    })
+        "model": r.model, "status": r.status.as_str(),
+    });
+    if let Some(limit) = &r.limit {
+        v["limit"] = json!(limit);
+    }
+    if let Some(pending) = &r.pending {
+        v["pending"] = serde_json::to_value(pending).unwrap_or(Value::Null);
+    }
+    v
 }
 
 fn event_json(ev: &StreamEvent) -> Value {
@@ -312,6 +319,8 @@ fn event_json(ev: &StreamEvent) -> Value {
             is_error,
         } => json!({"type": "tool_result", "id": id, "name": name, "output": output,
                     "isError": is_error}),
+        StreamEvent::Pending { request } => json!({"type": "pending",
+            "request": serde_json::to_value(request).unwrap_or(Value::Null)}),
         StreamEvent::Usage { usage } => json!({"type": "usage", "usage": usage_json(usage)}),
         StreamEvent::Done { result } => json!({"type": "done", "result": result_json(result)}),
     }

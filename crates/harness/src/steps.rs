@@ -175,6 +175,7 @@ macro_rules! step {
 // After the macro: the client steps use it too.
 mod client;
 mod relay;
+mod suspension;
 
 /// The step vocabulary, in the order STEPS.md lists it.
 pub fn registry() -> &'static [StepDef] {
@@ -898,6 +899,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::order::steps());
         all.extend(client::translate::steps());
         all.extend(relay::steps());
+        all.extend(suspension::steps());
         all
     })
 }

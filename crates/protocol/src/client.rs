@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::messages::ToolResult;
 
 /// Every client option key (§6A); an unknown key is a `bad_request`.
-pub const CLIENT_OPTION_KEYS: [&str; 17] = [
+pub const CLIENT_OPTION_KEYS: [&str; 18] = [
     "baseUrl",
     "style",
     "model",
@@ -30,6 +30,7 @@ pub const CLIENT_OPTION_KEYS: [&str; 17] = [
     "onMetric",
     "store",
     "generate",
+    "waitFor",
 ];
 
 /// `createClient` options, the SPEC's JS spelling (§6A).
@@ -87,6 +88,9 @@ pub struct ClientOptions {
     /// The in-process model (no wire).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generate: Option<GenerateBehaviour>,
+    /// §10 `waitFor`: the toolkit's catalogue behaviours; each call lands in `waitForCalls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for: Option<crate::options::WaitForBehaviour>,
 }
 
 /// `hooks`: one behaviour per installed hook.
@@ -277,6 +281,15 @@ pub struct RunResult {
     pub usage: Usage,
     /// The model.
     pub model: String,
+    /// §10: `done` | `pending` | `incomplete` (absent from a port without §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// §10: which limit stopped the run (`status` `incomplete` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// §10: the unresolved `Request` (`status` `pending` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Value>,
     /// Whatever else the port sends.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -315,6 +328,11 @@ pub enum StreamEvent {
         #[serde(rename = "isError")]
         is_error: bool,
     },
+    /// §10: a tool suspended (sent before `waitFor` runs).
+    Pending {
+        /// The suspension's `Request`.
+        request: Value,
+    },
     /// Token usage.
     Usage {
         /// The usage.
@@ -343,6 +361,9 @@ pub struct Observed {
     /// Every `generate` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generate_calls: Option<Vec<Value>>,
+    /// §10: every `Request` the client's `waitFor` received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_calls: Option<Vec<Value>>,
     /// Wall-clock milliseconds around the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<f64>,

@@ -426,6 +426,7 @@ fn observed(map: &Map<String, Value>) -> Decoded<Observed> {
         metric_events: optional(map, "", "metricEvents")?,
         on_error_calls: optional(map, "", "onErrorCalls")?,
         generate_calls: optional(map, "", "generateCalls")?,
+        wait_for_calls: optional(map, "", "waitForCalls")?,
         elapsed_ms: optional(map, "", "elapsedMs")?,
     })
 }
@@ -751,7 +752,7 @@ mod tests {
         let result = json!({"text": "hi", "messages": [], "toolCalls": [{"name": "t",
             "args": {}, "output": "o", "isError": false, "extraKey": 1}], "toolCallCount": 1,
             "turns": 2, "usage": {"promptTokens": 3, "completionTokens": 4, "totalTokens": 7},
-            "model": "m", "status": "done"});
+            "model": "m", "status": "done", "portExtra": 1});
         let ok = decode_response(
             "run",
             &json!({"ok": true, "result": result, "elapsedMs": 3}),
@@ -764,9 +765,10 @@ mod tests {
             panic!("{run:?}")
         };
         assert_eq!((r.turns, r.usage.total_tokens), (2, 7));
+        assert_eq!(r.status.as_deref(), Some("done"), "§10 status is typed");
         assert_eq!(
-            r.extra.get("status"),
-            Some(&json!("done")),
+            r.extra.get("portExtra"),
+            Some(&json!(1)),
             "RunResult is open"
         );
         let raised = decode_response("ask", &json!({"ok": true, "raised": "HTTP 401"}), None);

@@ -211,6 +211,13 @@ pub struct SuspendSpec {
     /// Present only when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// `true`: suspends on the retry with an answer too (the §10 `unresolved:` case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub always: Option<bool>,
+    /// `true`: the retry with an answer outputs the compact JSON of its arguments (as `echo`)
+    /// instead of `answer.data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_args: Option<bool>,
 }
 
 /// A skill provider behaviour (§7): exactly one key.

@@ -56,3 +56,9 @@ pub fn new_request_id(prefix: &str) -> String {
         .unwrap_or(0);
     format!("{prefix}-{nanos:x}-{n}")
 }
+
+/// §10: the `Request` of a suspension — `metadata.pending` present and a `Request`.
+pub fn pending_of(metadata: Option<&serde_json::Map<String, Value>>) -> Option<Request> {
+    let pending = metadata?.get("pending")?;
+    serde_json::from_value(pending.clone()).ok()
+}

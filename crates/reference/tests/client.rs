@@ -266,6 +266,7 @@ async fn openai_stream_reassembles_text_and_tool_calls() {
             StreamEvent::Text { .. } => "text",
             StreamEvent::ToolCall { .. } => "tool_call",
             StreamEvent::ToolResult { .. } => "tool_result",
+            StreamEvent::Pending { .. } => "pending",
             StreamEvent::Usage { .. } => "usage",
             StreamEvent::Done { .. } => "done",
         })

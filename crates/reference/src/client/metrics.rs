@@ -28,8 +28,10 @@ pub enum MetricEvent {
         tool: String,
         /// The tool's source (`native`, `mcp`, ...; `unknown` for a name the toolkit lacks).
         source: String,
-        /// Whether the result is an error.
+        /// Whether the result is an error (never for a suspension).
         is_error: bool,
+        /// §10: the call suspended (a distinct state, not a failure).
+        pending: bool,
         /// Wall-clock milliseconds.
         ms: u64,
     },
@@ -131,6 +133,7 @@ impl Registry {
                 tool,
                 source,
                 is_error,
+                pending: _,
                 ms,
             } => {
                 let is_error = if *is_error { "true" } else { "false" };
@@ -341,12 +344,14 @@ mod tests {
             tool: "lo\"ok\\up\n".into(),
             source: "native".into(),
             is_error: false,
+            pending: false,
             ms: 30,
         });
         r.record(&MetricEvent::Tool {
             tool: "alpha".into(),
             source: "mcp".into(),
             is_error: true,
+            pending: false,
             ms: 70000,
         });
         let run = |error: Option<&str>| MetricEvent::Run {

@@ -35,7 +35,7 @@ pub use options::{
     BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated, GeneratedCall,
     OnError, OnMetric, Style,
 };
-pub use result::{RunResult, StreamEvent, ToolCallRecord};
+pub use result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 pub use store::{ConversationStore, InMemoryStore};
 pub use translate::{TranslateRequest, TranslateResult, TranslatedCall};
 pub use wire::Usage;

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::hooks::Hooks;
 use super::metrics::MetricEvent;
 use super::store::ConversationStore;
+use crate::suspension::WaitFor;
 
 /// The wire a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +126,8 @@ pub struct ClientOptions {
     pub store: Option<Arc<dyn ConversationStore>>,
     /// Gap 2: the HTTP client for LLM requests; absent ⇒ a default one.
     pub http_client: Option<reqwest::Client>,
+    /// §10: resolves a suspension inline; absent ⇒ a suspension halts the run (`pending`).
+    pub wait_for: Option<WaitFor>,
 }
 
 impl Default for ClientOptions {
@@ -147,6 +150,7 @@ impl Default for ClientOptions {
             on_metric: None,
             store: None,
             http_client: None,
+            wait_for: None,
         }
     }
 }

@@ -3,6 +3,30 @@
 use serde_json::{Map, Value};
 
 use super::wire::Usage;
+use crate::suspension::Request;
+
+/// §10 `RunResult.status`: how the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunStatus {
+    /// The model answered.
+    #[default]
+    Done,
+    /// A tool suspended and no `waitFor` was set.
+    Pending,
+    /// A limit (`limit`) stopped the run.
+    Incomplete,
+}
+
+impl RunStatus {
+    /// The SPEC spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Done => "done",
+            RunStatus::Pending => "pending",
+            RunStatus::Incomplete => "incomplete",
+        }
+    }
+}
 
 /// One tool call of a run and its result.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +60,12 @@ pub struct RunResult {
     pub usage: Usage,
     /// The configured model.
     pub model: String,
+    /// §10: `done`, `pending` or `incomplete`.
+    pub status: RunStatus,
+    /// Which limit stopped the run; set only when `status` is `Incomplete`.
+    pub limit: Option<String>,
+    /// The unresolved suspension; present iff `status` is `Pending`.
+    pub pending: Option<Request>,
 }
 
 /// One event of `stream()`.
@@ -65,6 +95,11 @@ pub enum StreamEvent {
         output: String,
         /// Whether it failed.
         is_error: bool,
+    },
+    /// §10: a tool suspended; sent before `waitFor` runs.
+    Pending {
+        /// The suspension's request.
+        request: Request,
     },
     /// One LLM call's token usage.
     Usage {

@@ -12,10 +12,11 @@ use super::hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, ToolOverride};
 use super::http::{snippet, Answer, Secrets, Transport};
 use super::metrics::MetricEvent;
 use super::options::{Generated, Style};
-use super::result::{RunResult, StreamEvent, ToolCallRecord};
+use super::result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 use super::wire::{self, ToolReply, Usage};
 use super::{sse, Backend, Client, RunOptions};
 use crate::adapters::{self, Format};
+use crate::suspension::{pending_of, Answer as Resolution, Request};
 use crate::tool::{Context, ToolResult};
 use crate::toolkit::Toolkit;
 
@@ -190,19 +191,30 @@ impl Client {
             messages.push(answer.message);
             text = answer.text;
             if answer.calls.is_empty() {
-                return Ok(self.result(text, messages, records, progress));
+                return Ok(self.result(text, messages, records, progress, Ended::Done));
             }
             let mut replies = Vec::new();
+            let mut halted = None;
             for call in answer.calls {
-                let (record, reply) = self.tool_call(toolkit, call, turn, cancel, sinks).await;
+                let (record, reply, halt) =
+                    self.tool_call(toolkit, call, turn, cancel, sinks).await;
                 progress.tool_calls += 1;
                 records.push(record);
                 replies.push(reply);
+                if halt.is_some() {
+                    // §10 first-in-order: the later calls of the turn never run here and
+                    // leave no placeholder (they re-suspend on resume).
+                    halted = halt;
+                    break;
+                }
             }
             messages.extend(wire::tool_result_messages(style, &replies));
+            if let Some(request) = halted {
+                return Ok(self.result(text, messages, records, progress, Ended::Pending(request)));
+            }
         }
-        // maxTurns used up: the run returns what it has (the last assistant text).
-        Ok(self.result(text, messages, records, progress))
+        // maxTurns used up while the model still asked for tools: a §7D limit stop.
+        Ok(self.result(text, messages, records, progress, Ended::Limit("maxTurns")))
     }
 
     fn result(
@@ -211,8 +223,17 @@ impl Client {
         messages: Vec<Value>,
         tool_calls: Vec<ToolCallRecord>,
         progress: &Progress,
+        ended: Ended,
     ) -> RunResult {
+        let (status, limit, pending) = match ended {
+            Ended::Done => (RunStatus::Done, None, None),
+            Ended::Pending(r) => (RunStatus::Pending, None, Some(r)),
+            Ended::Limit(l) => (RunStatus::Incomplete, Some(l.to_string()), None),
+        };
         RunResult {
+            status,
+            limit,
+            pending,
             text,
             messages,
             tool_call_count: tool_calls.len(),
@@ -352,7 +373,8 @@ impl Client {
         }
     }
 
-    /// One tool call with its hooks, events and metric.
+    /// One tool call with its hooks, events and metric; a suspension is resolved through
+    /// `waitFor` (§10), or answered as the halting request when there is none.
     async fn tool_call(
         &self,
         toolkit: Option<&Toolkit>,
@@ -360,7 +382,7 @@ impl Client {
         turn: u32,
         cancel: &CancellationToken,
         sinks: Sinks<'_>,
-    ) -> (ToolCallRecord, ToolReply) {
+    ) -> (ToolCallRecord, ToolReply, Option<Request>) {
         let hooks = self.inner.options.hooks.as_ref();
         sinks.event(|| StreamEvent::ToolCall {
             id: call.id.clone(),
@@ -383,13 +405,35 @@ impl Client {
             }
         }
         let mut result = match short_circuit {
-            Some(r) => r,
+            Some(r) => {
+                // A guard-raised suspension is still a (pending) tool call for metrics.
+                if pending_of(r.metadata.as_ref()).is_some() {
+                    self.tool_metric(toolkit, &call.name, &r, Instant::now());
+                }
+                r
+            }
             None => {
-                self.run_tool(toolkit, &call.name, args.clone(), cancel)
+                self.run_tool(toolkit, &call.name, args.clone(), cancel, None)
                     .await
             }
         };
-        if let Some(h) = hooks {
+        let mut halted = None;
+        let suspended = pending_of(result.metadata.as_ref());
+        if let Some(request) = &suspended {
+            sinks.event(|| StreamEvent::Pending {
+                request: request.clone(),
+            });
+            match &self.inner.options.wait_for {
+                Some(wait_for) => {
+                    result = self
+                        .resolve(toolkit, &call.name, &args, request, wait_for, cancel)
+                        .await;
+                }
+                None => halted = Some(request.clone()),
+            }
+        }
+        // The afterTool failure path never runs on a suspension, only on a resolved result.
+        if let Some(h) = hooks.filter(|_| pending_of(result.metadata.as_ref()).is_none()) {
             let ctx = AfterTool {
                 name: call.name.clone(),
                 args: args.clone(),
@@ -419,7 +463,31 @@ impl Client {
             is_error: result.is_error,
             metadata: result.metadata,
         };
-        (record, reply)
+        (record, reply, halted)
+    }
+
+    /// §10 rule 1: `waitFor`, then (on `ok`) the same tool once more with the answer; a
+    /// second suspension is `unresolved`, never another round.
+    async fn resolve(
+        &self,
+        toolkit: Option<&Toolkit>,
+        name: &str,
+        args: &Value,
+        request: &Request,
+        wait_for: &crate::suspension::WaitFor,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let answer: Resolution = wait_for(request.clone()).await;
+        if !answer.ok {
+            return ToolResult::error(format!("declined/expired: {}", request.prompt));
+        }
+        let retried = self
+            .run_tool(toolkit, name, args.clone(), cancel, Some(answer))
+            .await;
+        if pending_of(retried.metadata.as_ref()).is_some() {
+            return ToolResult::error(format!("unresolved: {}", request.prompt));
+        }
+        retried
     }
 
     /// Executes through the toolkit (an absent toolkit knows no tool) and records the
@@ -430,29 +498,42 @@ impl Client {
         name: &str,
         args: Value,
         cancel: &CancellationToken,
+        answer: Option<Resolution>,
     ) -> ToolResult {
         let started = Instant::now();
         let ctx = Context {
             cancel: Some(cancel.child_token()),
+            answer,
             ..Context::default()
         };
-        let (result, source) = match toolkit {
-            Some(tk) => (
-                tk.execute(name, args, &ctx).await,
-                tk.get(name).map(|t| t.source.as_str()).unwrap_or("unknown"),
-            ),
-            None => (
-                ToolResult::error(format!("Unknown tool: {name}")),
-                "unknown",
-            ),
+        let result = match toolkit {
+            Some(tk) => tk.execute(name, args, &ctx).await,
+            None => ToolResult::error(format!("Unknown tool: {name}")),
         };
+        self.tool_metric(toolkit, name, &result, started);
+        result
+    }
+
+    /// The `tool` record: a suspension is `pending`, never an error (§10).
+    fn tool_metric(
+        &self,
+        toolkit: Option<&Toolkit>,
+        name: &str,
+        result: &ToolResult,
+        started: Instant,
+    ) {
+        let source = toolkit
+            .and_then(|tk| tk.get(name))
+            .map(|t| t.source.as_str())
+            .unwrap_or("unknown");
+        let pending = pending_of(result.metadata.as_ref()).is_some();
         self.metric(MetricEvent::Tool {
             tool: name.to_string(),
             source: source.to_string(),
-            is_error: result.is_error,
+            is_error: result.is_error && !pending,
+            pending,
             ms: millis(started.elapsed()),
         });
-        result
     }
 
     fn llm_metric(&self, status: &str, took: Duration, usage: Usage) {
@@ -478,6 +559,13 @@ impl Client {
 pub(super) enum Outgoing {
     Value(Value),
     Bytes(Vec<u8>),
+}
+
+/// How the loop ended (§10 `status`).
+enum Ended {
+    Done,
+    Pending(Request),
+    Limit(&'static str),
 }
 
 /// What a run got through, kept even when it raises (for the `run` metric).
@@ -543,4 +631,144 @@ fn envelope(model: &str, g: Generated, turn: u32) -> Value {
         out["usage"] = u;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use serde_json::{json, Value};
+
+    use crate::client::{
+        Client, ClientOptions, Generate, Generated, GeneratedCall, RunOptions, RunStatus,
+    };
+    use crate::native::{define_tool, NativeReturn};
+    use crate::suspension::{Answer, Request, WaitFor};
+    use crate::tool::ToolResult;
+    use crate::toolkit::{Toolkit, ToolkitOptions};
+
+    /// Turn 1 calls `gate`; any later turn answers with the last tool message's content.
+    fn model() -> Generate {
+        Arc::new(|body: Value| {
+            let messages = body["messages"].as_array().cloned().unwrap_or_default();
+            let last = messages.last().cloned().unwrap_or(Value::Null);
+            Box::pin(async move {
+                if last["role"] == "tool" {
+                    return Ok(Generated {
+                        content: Some(format!("after: {}", last["content"].as_str().unwrap_or(""))),
+                        ..Generated::default()
+                    });
+                }
+                Ok(Generated {
+                    tool_calls: vec![GeneratedCall {
+                        id: Some("c1".into()),
+                        name: "gate".into(),
+                        arguments: json!({"item": "book"}),
+                    }],
+                    ..Generated::default()
+                })
+            })
+        })
+    }
+
+    /// A tool that suspends unless given an answer (`always`: even then), counting runs.
+    async fn toolkit(always: bool, runs: Arc<AtomicUsize>) -> Toolkit {
+        let gate = define_tool("gate", "", json!({"type": "object"}), move |args, ctx| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            let answered = ctx.answer.clone().filter(|_| !always);
+            async move {
+                if let Some(a) = answered {
+                    return Ok(NativeReturn::Text(format!(
+                        "{args} {}",
+                        a.data.unwrap_or(Value::Null)
+                    )));
+                }
+                let request = Request {
+                    id: "r1".into(),
+                    kind: "approval".into(),
+                    prompt: "Approve?".into(),
+                    url: None,
+                    data: None,
+                    expires_at: None,
+                };
+                let pending = serde_json::to_value(&request).unwrap_or(Value::Null);
+                Ok(NativeReturn::Result(
+                    ToolResult::error("Approve?").with_meta("pending", pending),
+                ))
+            }
+        });
+        Toolkit::build(ToolkitOptions {
+            builtins: Some(json!(false)),
+            extra_tools: vec![gate],
+            ..ToolkitOptions::default()
+        })
+        .await
+    }
+
+    fn answering(ok: bool, calls: Arc<AtomicUsize>) -> WaitFor {
+        Arc::new(move |r: Request| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                Answer {
+                    id: r.id,
+                    ok,
+                    data: Some(json!("yes")),
+                    reason: None,
+                }
+            })
+        })
+    }
+
+    async fn run(wait_for: Option<WaitFor>, tk: &Toolkit) -> crate::client::RunResult {
+        let options = ClientOptions {
+            model: "m".into(),
+            wait_for,
+            ..ClientOptions::default()
+        };
+        let client = Client::in_process(options, model());
+        let opts = RunOptions {
+            toolkit: Some(tk),
+            ..RunOptions::default()
+        };
+        client.run("go", opts).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn ok_answer_retries_once_with_the_answer_and_the_same_args() {
+        let (runs, waits) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tk = toolkit(false, runs.clone()).await;
+        let r = run(Some(answering(true, waits.clone())), &tk).await;
+        assert_eq!(r.text, "after: {\"item\":\"book\"} \"yes\"");
+        assert_eq!(r.status, RunStatus::Done);
+        assert_eq!(
+            (runs.load(Ordering::SeqCst), waits.load(Ordering::SeqCst)),
+            (2, 1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_second_suspension_is_unresolved_and_a_decline_continues() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let tk = toolkit(true, runs.clone()).await;
+        let r = run(Some(answering(true, Arc::new(AtomicUsize::new(0)))), &tk).await;
+        assert_eq!(r.text, "after: unresolved: Approve?");
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        let r = run(Some(answering(false, Arc::new(AtomicUsize::new(0)))), &tk).await;
+        assert_eq!(r.text, "after: declined/expired: Approve?");
+    }
+
+    #[tokio::test]
+    async fn without_wait_for_the_run_halts_pending_with_the_placeholder() {
+        let tk = toolkit(false, Arc::new(AtomicUsize::new(0))).await;
+        let r = run(None, &tk).await;
+        assert_eq!(r.status, RunStatus::Pending);
+        assert_eq!(r.pending.map(|p| p.id), Some("r1".to_string()));
+        assert_eq!(r.limit, None);
+        let last = r.messages.last().cloned().unwrap_or(Value::Null);
+        assert_eq!(
+            last,
+            json!({"role": "tool", "tool_call_id": "c1", "content": "Approve?"})
+        );
+    }
 }
