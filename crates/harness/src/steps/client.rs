@@ -13,6 +13,8 @@ use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 pub(super) mod order;
 #[path = "translate.rs"]
 pub(super) mod translate;
+#[path = "resume.rs"]
+pub(super) mod resume;
 
 /// The observed lists a loop answer may carry (§5.13).
 const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls";
