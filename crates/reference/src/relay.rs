@@ -87,8 +87,13 @@ pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
         .and_then(|rs| {
             rs.iter()
                 .find(|r| r.get("id").and_then(Value::as_str) == Some(id))
-                // One result and one call: the id is the loop's, which a direct caller lacks.
-                .or(if rs.len() == 1 { rs.first() } else { None })
+                // A direct call has no provider id (only the loop stamps one): its single
+                // result is its own. A loop call never takes another call's result.
+                .or(if id.is_empty() && rs.len() == 1 {
+                    rs.first()
+                } else {
+                    None
+                })
         })
         .or(data.filter(|d| d.get("output").is_some()));
     match entry {
