@@ -961,6 +961,54 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_relay_halt_resumes_with_the_answer_replacing_the_placeholder() {
+        let relay = crate::relay::relay_tool("gate", "", json!({"type": "object"}));
+        let tk = Toolkit::build(ToolkitOptions {
+            builtins: Some(json!(false)),
+            extra_tools: vec![relay],
+            ..ToolkitOptions::default()
+        })
+        .await;
+        let halted = run(None, &tk).await;
+        let pending = halted.pending.clone().unwrap();
+        assert_eq!(pending.kind, "tool_call");
+        assert_eq!(
+            pending.data.clone().unwrap()["calls"],
+            json!([{"id": "c1", "name": "gate", "input": {"item": "book"}, "arguments": "{\"item\":\"book\"}"}])
+        );
+        let client = Client::in_process(
+            ClientOptions {
+                model: "m".into(),
+                ..ClientOptions::default()
+            },
+            model(),
+        );
+        let opts = || RunOptions {
+            toolkit: Some(&tk),
+            history: halted.messages.clone(),
+            ..RunOptions::default()
+        };
+        let answer = |id: &str| Answer {
+            id: id.into(),
+            ok: true,
+            data: Some(json!({"output": "42"})),
+            reason: None,
+        };
+        let err = client
+            .run_with_answer(opts(), pending.clone(), answer("stale"))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("stale"), "{}", err.message);
+        let r = client
+            .run_with_answer(opts(), pending.clone(), answer(&pending.id))
+            .await
+            .unwrap();
+        assert_eq!(r.text, "after: 42");
+        let roles: Vec<&str> = r.messages.iter().filter_map(|m| m["role"].as_str()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+    }
+
+    #[tokio::test]
     async fn without_wait_for_the_run_halts_pending_with_the_placeholder() {
         let tk = toolkit(false, Arc::new(AtomicUsize::new(0))).await;
         let r = run(None, &tk).await;
