@@ -11,10 +11,10 @@ use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 
 #[path = "client_order.rs"]
 pub(super) mod order;
-#[path = "translate.rs"]
-pub(super) mod translate;
 #[path = "resume.rs"]
 pub(super) mod resume;
+#[path = "translate.rs"]
+pub(super) mod translate;
 
 /// The observed lists a loop answer may carry (§5.13).
 const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls";

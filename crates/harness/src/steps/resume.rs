@@ -53,7 +53,10 @@ fn echo_id(mut answer: Value, pending: &Value) -> Result<Value, StepFailure> {
         return fail("the answer must be a JSON object");
     };
     if !map.contains_key("id") {
-        map.insert("id".into(), pending.get("id").cloned().unwrap_or(Value::Null));
+        map.insert(
+            "id".into(),
+            pending.get("id").cloned().unwrap_or(Value::Null),
+        );
     }
     Ok(answer)
 }

@@ -489,9 +489,8 @@ impl ReplyFile {
                                 "toolCalls[{i}]: args and argumentsRaw are exclusive"
                             ))
                         }
-                        (Some(raw), None) => serde_json::from_str(raw).map_err(|e| {
-                            format!("toolCalls[{i}].argumentsRaw: not JSON: {e}")
-                        })?,
+                        (Some(raw), None) => serde_json::from_str(raw)
+                            .map_err(|e| format!("toolCalls[{i}].argumentsRaw: not JSON: {e}"))?,
                         (None, args) => args.unwrap_or_else(|| Value::Object(Map::new())),
                     };
                     if !args.is_object() {

@@ -130,8 +130,13 @@ impl Client {
 
     /// `run(prompt, { toolkit, history, signal })`.
     pub async fn run(&self, prompt: &str, opts: RunOptions<'_>) -> Result<RunResult, ClientError> {
-        self.execute(run::Entry::Prompt(prompt), opts, None, run::Sinks::default())
-            .await
+        self.execute(
+            run::Entry::Prompt(prompt),
+            opts,
+            None,
+            run::Sinks::default(),
+        )
+        .await
     }
 
     /// `stream(prompt, { toolkit, id, history, signal })`: the same loop, incrementally.
@@ -158,7 +163,8 @@ impl Client {
                     "an in-process client cannot stream: generate returns a whole answer",
                 ))
             } else {
-                self.execute(run::Entry::Prompt(prompt), opts, id, sinks).await
+                self.execute(run::Entry::Prompt(prompt), opts, id, sinks)
+                    .await
             };
             let item = outcome.map(|result| StreamEvent::Done { result });
             let _ = tx.unbounded_send(item);
@@ -185,7 +191,8 @@ impl Client {
             history: Vec::new(),
             cancel: opts.cancel,
         };
-        self.execute(run::Entry::Prompt(prompt), run_opts, opts.id, sinks).await
+        self.execute(run::Entry::Prompt(prompt), run_opts, opts.id, sinks)
+            .await
     }
 
     /// `runWithAnswer(toolkit, history, pending, answer)` (SPEC §10 preview): resumes a

@@ -44,8 +44,10 @@ pub(super) fn outstanding(style: Style, messages: &[Value]) -> Result<Outstandin
             last,
         });
     }
-    Err("nothing to resume: the history does not end with an assistant turn that called tools"
-        .to_string())
+    Err(
+        "nothing to resume: the history does not end with an assistant turn that called tools"
+            .to_string(),
+    )
 }
 
 /// A transcript assistant message's calls, read as the provider's answer would be.

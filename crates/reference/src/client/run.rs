@@ -154,8 +154,15 @@ impl Client {
             }
             Entry::Resume(pending, answer) => {
                 let mut messages = wire::resumed_messages(style, system.as_deref(), history);
-                self.fill_slots(toolkit, &mut messages, &pending, *answer, cancel, &mut records)
-                    .await?;
+                self.fill_slots(
+                    toolkit,
+                    &mut messages,
+                    &pending,
+                    *answer,
+                    cancel,
+                    &mut records,
+                )
+                .await?;
                 progress.tool_calls = records.len();
                 messages
             }
@@ -535,7 +542,13 @@ impl Client {
                 (suspension, Some(request.clone()))
             }
         };
-        if let Some(h) = self.inner.options.hooks.as_ref().filter(|_| halted.is_none()) {
+        if let Some(h) = self
+            .inner
+            .options
+            .hooks
+            .as_ref()
+            .filter(|_| halted.is_none())
+        {
             let ctx = AfterTool {
                 name: call.name.clone(),
                 args: call.args.clone(),
@@ -609,8 +622,15 @@ impl Client {
             let result = if relayed.contains(&call.id) {
                 relay::relay_result(&answer, &call.id)
             } else if halted_call.as_deref() == Some(call.id.as_str()) {
-                self.retry_with(toolkit, &call.name, &call.args, pending, answer.clone(), cancel)
-                    .await
+                self.retry_with(
+                    toolkit,
+                    &call.name,
+                    &call.args,
+                    pending,
+                    answer.clone(),
+                    cancel,
+                )
+                .await
             } else {
                 ToolResult::error(format!(
                     "no result was supplied for tool call {:?} when the run resumed",
@@ -1004,7 +1024,11 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(r.text, "after: 42");
-        let roles: Vec<&str> = r.messages.iter().filter_map(|m| m["role"].as_str()).collect();
+        let roles: Vec<&str> = r
+            .messages
+            .iter()
+            .filter_map(|m| m["role"].as_str())
+            .collect();
         assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
     }
 
