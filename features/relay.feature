@@ -4,7 +4,7 @@ Feature: Relay (declaration-only) tools — a SPEC preview (§10 addendum)
   contract": these scenarios are `@preview`, left out of `run` unless `--include-preview`,
   and a port without relay tools answers `unsupported` for the `relayTools` build option, so
   they are skipped there, never failed. The relay suspension loop (`data.calls` stamped by
-  the loop, `data.results`, durable resume) needs the client loop and is not checked here.
+  the loop, `data.results`, durable resume) is checked in relay_loop.feature.
 
   @spec-10 @clause-10.relay.collision-guard
   Scenario Outline: a relay tool named like a builtin fails the build, builtins <state>

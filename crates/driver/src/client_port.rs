@@ -15,6 +15,7 @@ use toolnexus_reference::client::{
     AskOptions, ClientError, RunOptions, RunResult, StreamEvent, Usage,
 };
 use toolnexus_reference::client::{TranslateRequest, TranslateResult};
+use toolnexus_reference::suspension::{Answer, Request};
 use toolnexus_reference::toolkit::Toolkit;
 
 use crate::client_behaviours::{build_client, DriverClient};
@@ -63,6 +64,24 @@ pub enum LoopCommand {
     Conversation {
         /// Sends and resets.
         steps: Vec<ConversationStep>,
+    },
+    /// §5.22 `run_with_answer`.
+    RunWithAnswer {
+        /// The halted transcript.
+        history: Vec<Value>,
+        /// The halted run's Request.
+        pending: Value,
+        /// The host's Answer.
+        answer: Value,
+    },
+    /// §5.22 `ask_with_answer`.
+    AskWithAnswer {
+        /// The thread id.
+        id: String,
+        /// The halted run's Request.
+        pending: Value,
+        /// The host's Answer.
+        answer: Value,
     },
 }
 
@@ -200,12 +219,46 @@ impl Clients {
                 body.insert("messages".into(), json!(convo.messages()));
                 body
             }
+            LoopCommand::RunWithAnswer {
+                history,
+                pending,
+                answer,
+            } => {
+                let (pending, answer) = suspension_pair(pending, answer)?;
+                let opts = RunOptions {
+                    toolkit,
+                    history,
+                    cancel: None,
+                };
+                outcome(c.client.run_with_answer(opts, pending, answer).await)
+            }
+            LoopCommand::AskWithAnswer {
+                id,
+                pending,
+                answer,
+            } => {
+                let (pending, answer) = suspension_pair(pending, answer)?;
+                outcome(
+                    c.client
+                        .ask_with_answer(toolkit, &id, pending, answer)
+                        .await,
+                )
+            }
         };
         c.observed_into(&mut body);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         body.insert("elapsedMs".into(), json!(ms));
         Ok(Value::Object(body))
     }
+}
+
+/// The protocol's `pending` and `answer` as the SPEC §10 types; malformed ⇒ `bad_request`.
+fn suspension_pair(pending: Value, answer: Value) -> Result<(Request, Answer), (String, String)> {
+    let pending = serde_json::from_value(pending)
+        .map_err(|e| bad_request(format!("pending is not a SPEC §10 Request: {e}")))?;
+    let answer = serde_json::from_value(answer)
+        .map_err(|e| bad_request(format!("answer is not a SPEC §10 Answer: {e}")))?;
+    Ok((pending, answer))
 }
 
 impl Clients {

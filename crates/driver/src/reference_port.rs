@@ -168,6 +168,36 @@ impl ReferenceSession {
                 };
                 self.clients.translate(&client, tk, *request).await
             }
+            Request::RunWithAnswer {
+                client,
+                toolkit,
+                history,
+                pending,
+                answer,
+                ..
+            } => {
+                let command = LoopCommand::RunWithAnswer {
+                    history,
+                    pending,
+                    answer,
+                };
+                self.client_loop(&client, toolkit, command).await
+            }
+            Request::AskWithAnswer {
+                client,
+                toolkit,
+                id,
+                pending,
+                answer,
+                ..
+            } => {
+                let command = LoopCommand::AskWithAnswer {
+                    id,
+                    pending,
+                    answer,
+                };
+                self.client_loop(&client, toolkit, command).await
+            }
         }
     }
 

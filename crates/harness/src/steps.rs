@@ -898,6 +898,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::steps());
         all.extend(client::order::steps());
         all.extend(client::translate::steps());
+        all.extend(client::resume::steps());
         all.extend(relay::steps());
         all.extend(suspension::steps());
         all

@@ -405,7 +405,9 @@ pub fn decode_response(
         Command::Shutdown => TypedResponse::Shutdown,
         Command::ListMcpTools => TypedResponse::ListMcpTools(decode_list_mcp_tools(map)?),
         Command::Client => TypedResponse::Client,
-        Command::Run | Command::Ask => TypedResponse::Run(Box::new(decode_run(response, map)?)),
+        Command::Run | Command::Ask | Command::RunWithAnswer | Command::AskWithAnswer => {
+            TypedResponse::Run(Box::new(decode_run(response, map)?))
+        }
         Command::Stream => TypedResponse::Stream(Box::new(decode_stream(response, map)?)),
         Command::Conversation => {
             TypedResponse::Conversation(Box::new(decode_conversation(response, map)?))

@@ -60,11 +60,15 @@ pub enum Command {
     Metrics,
     /// §5.21 client.translate (SPEC §11).
     Translate,
+    /// §5.22 client.runWithAnswer (SPEC §10 durable resume, a preview).
+    RunWithAnswer,
+    /// §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview).
+    AskWithAnswer,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 21] = [
+    pub const ALL: [Command; 23] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -86,6 +90,8 @@ impl Command {
         Command::StoreSave,
         Command::Metrics,
         Command::Translate,
+        Command::RunWithAnswer,
+        Command::AskWithAnswer,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -112,6 +118,8 @@ impl Command {
             Command::StoreSave => "store_save",
             Command::Metrics => "metrics",
             Command::Translate => "translate",
+            Command::RunWithAnswer => "run_with_answer",
+            Command::AskWithAnswer => "ask_with_answer",
         }
     }
 
@@ -378,6 +386,41 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.22.
+    RunWithAnswer {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The halted run's transcript.
+        #[serde(default)]
+        history: Vec<Value>,
+        /// The halted run's `pending` Request (SPEC §10 keys).
+        pending: Value,
+        /// The host's Answer (SPEC §10 keys).
+        answer: Value,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.22.
+    AskWithAnswer {
+        /// A client id.
+        client: String,
+        /// A toolkit id; absent ⇒ no toolkit.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        toolkit: Option<String>,
+        /// The conversation id whose stored transcript is resumed.
+        id: String,
+        /// The halted run's `pending` Request (SPEC §10 keys).
+        pending: Value,
+        /// The host's Answer (SPEC §10 keys).
+        answer: Value,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -405,6 +448,8 @@ impl Request {
             Request::StoreSave { .. } => Command::StoreSave,
             Request::Metrics { .. } => Command::Metrics,
             Request::Translate { .. } => Command::Translate,
+            Request::RunWithAnswer { .. } => Command::RunWithAnswer,
+            Request::AskWithAnswer { .. } => Command::AskWithAnswer,
         }
     }
 
@@ -431,7 +476,9 @@ impl Request {
             | Request::StoreGet { seq, .. }
             | Request::StoreSave { seq, .. }
             | Request::Metrics { seq, .. }
-            | Request::Translate { seq, .. } => *seq,
+            | Request::Translate { seq, .. }
+            | Request::RunWithAnswer { seq, .. }
+            | Request::AskWithAnswer { seq, .. } => *seq,
         }
     }
 }
@@ -757,7 +804,7 @@ pub enum TypedResponse {
     ListMcpTools(ListMcpToolsResponse),
     /// `client` (the envelope only).
     Client,
-    /// `run` and `ask`.
+    /// `run`, `ask`, `run_with_answer` and `ask_with_answer`.
     Run(Box<RunResponse>),
     /// `stream`.
     Stream(Box<StreamResponse>),

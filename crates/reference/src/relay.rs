@@ -47,6 +47,28 @@ pub fn relay_request(calls: Vec<Value>) -> Request {
     }
 }
 
+/// A relayed call's suspension as a tool result: `metadata.pending` the turn's request.
+pub fn suspension_result(request: &Request) -> ToolResult {
+    let pending = serde_json::to_value(request).unwrap_or(Value::Null);
+    ToolResult::error(request.prompt.clone()).with_meta("pending", pending)
+}
+
+/// The provider call ids a relay Request carries (`data.calls[].id`); none for another kind.
+pub fn call_ids(request: &Request) -> Vec<String> {
+    if request.kind != RELAY_KIND {
+        return Vec::new();
+    }
+    request
+        .data
+        .as_ref()
+        .and_then(|d| d.get("calls"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("id").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}
+
 /// The result an Answer gives the relayed call `id`: its `data.results` entry, else the
 /// single-call shorthand `data.output`/`data.isError`; `ok:false` or no result for the call
 /// is an error result (an unanswered call must still fill its slot, never abort the run).
@@ -65,8 +87,13 @@ pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
         .and_then(|rs| {
             rs.iter()
                 .find(|r| r.get("id").and_then(Value::as_str) == Some(id))
-                // One result and one call: the id is the loop's, which a direct caller lacks.
-                .or(if rs.len() == 1 { rs.first() } else { None })
+                // A direct call has no provider id (only the loop stamps one): its single
+                // result is its own. A loop call never takes another call's result.
+                .or(if id.is_empty() && rs.len() == 1 {
+                    rs.first()
+                } else {
+                    None
+                })
         })
         .or(data.filter(|d| d.get("output").is_some()));
     match entry {
@@ -124,10 +151,7 @@ impl ToolExec for RelayExec {
 /// Request whose `data.calls` holds the call with an empty id (only the loop knows it).
 pub fn direct_suspension(name: &str, args: &Value) -> ToolResult {
     let raw = args.to_string();
-    let request = relay_request(vec![relay_call("", name, args, &raw)]);
-    let output = request.prompt.clone();
-    let pending = serde_json::to_value(&request).unwrap_or(Value::Null);
-    ToolResult::error(output).with_meta("pending", pending)
+    suspension_result(&relay_request(vec![relay_call("", name, args, &raw)]))
 }
 
 #[cfg(test)]

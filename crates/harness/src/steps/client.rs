@@ -11,6 +11,8 @@ use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 
 #[path = "client_order.rs"]
 pub(super) mod order;
+#[path = "resume.rs"]
+pub(super) mod resume;
 #[path = "translate.rs"]
 pub(super) mod translate;
 

@@ -90,6 +90,8 @@ pub struct ToolCall {
     pub name: String,
     /// Its arguments (a JSON object).
     pub args: Value,
+    /// The arguments text sent verbatim (`argumentsRaw`); `None` ⇒ the compact `args`.
+    pub raw: Option<String>,
     /// The call id; generated (`call_mock_N` / `toolu_mock_N`) when absent.
     pub id: Option<String>,
 }
@@ -260,6 +262,8 @@ struct ToolCallFile {
     name: String,
     #[serde(default)]
     args: Option<Value>,
+    #[serde(default, rename = "argumentsRaw")]
+    arguments_raw: Option<String>,
     #[serde(default)]
     id: Option<String>,
 }
@@ -479,7 +483,16 @@ impl ReplyFile {
                 .into_iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let args = c.args.unwrap_or_else(|| Value::Object(Map::new()));
+                    let args = match (&c.arguments_raw, c.args) {
+                        (Some(_), Some(_)) => {
+                            return Err(format!(
+                                "toolCalls[{i}]: args and argumentsRaw are exclusive"
+                            ))
+                        }
+                        (Some(raw), None) => serde_json::from_str(raw)
+                            .map_err(|e| format!("toolCalls[{i}].argumentsRaw: not JSON: {e}"))?,
+                        (None, args) => args.unwrap_or_else(|| Value::Object(Map::new())),
+                    };
                     if !args.is_object() {
                         return Err(format!("toolCalls[{i}].args: must be a JSON object"));
                     }
@@ -489,6 +502,7 @@ impl ReplyFile {
                     Ok(ToolCall {
                         name: c.name,
                         args,
+                        raw: c.arguments_raw,
                         id: c.id,
                     })
                 })
@@ -576,6 +590,14 @@ mod tests {
         assert!(
             err(r#"{"replies": [{"toolCalls": [{"name": "t", "args": 1}]}]}"#)
                 .contains("replies[0].toolCalls[0].args")
+        );
+        assert!(err(
+            r#"{"replies": [{"toolCalls": [{"name": "t", "args": {}, "argumentsRaw": "{}"}]}]}"#
+        )
+        .contains("exclusive"));
+        assert!(
+            err(r#"{"replies": [{"toolCalls": [{"name": "t", "argumentsRaw": "{x"}]}]}"#)
+                .contains("argumentsRaw")
         );
     }
 

@@ -311,7 +311,7 @@ impl Mock {
                     .unwrap_or_else(|| format!("{call_prefix}{n}_{i}")),
                 name: c.name.clone(),
                 args: c.args.clone(),
-                arguments: c.args.to_string(),
+                arguments: c.raw.clone().unwrap_or_else(|| c.args.to_string()),
             })
             .collect();
         let rendered = Rendered {

@@ -11,6 +11,7 @@ mod http;
 pub mod metrics;
 pub mod options;
 pub mod result;
+mod resume;
 mod run;
 mod sse;
 pub mod store;
@@ -25,6 +26,7 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::suspension::{Answer, Request};
 use crate::toolkit::Toolkit;
 
 pub use error::ClientError;
@@ -128,8 +130,13 @@ impl Client {
 
     /// `run(prompt, { toolkit, history, signal })`.
     pub async fn run(&self, prompt: &str, opts: RunOptions<'_>) -> Result<RunResult, ClientError> {
-        self.execute(prompt, opts, None, run::Sinks::default())
-            .await
+        self.execute(
+            run::Entry::Prompt(prompt),
+            opts,
+            None,
+            run::Sinks::default(),
+        )
+        .await
     }
 
     /// `stream(prompt, { toolkit, id, history, signal })`: the same loop, incrementally.
@@ -156,7 +163,8 @@ impl Client {
                     "an in-process client cannot stream: generate returns a whole answer",
                 ))
             } else {
-                self.execute(prompt, opts, id, sinks).await
+                self.execute(run::Entry::Prompt(prompt), opts, id, sinks)
+                    .await
             };
             let item = outcome.map(|result| StreamEvent::Done { result });
             let _ = tx.unbounded_send(item);
@@ -183,7 +191,39 @@ impl Client {
             history: Vec::new(),
             cancel: opts.cancel,
         };
-        self.execute(prompt, run_opts, opts.id, sinks).await
+        self.execute(run::Entry::Prompt(prompt), run_opts, opts.id, sinks)
+            .await
+    }
+
+    /// `runWithAnswer(toolkit, history, pending, answer)` (SPEC §10 preview): resumes a
+    /// durable halt. The answer must echo `pending.id`; the halted turn's tool results are
+    /// completed (placeholder replaced) and the loop continues with no new user turn.
+    pub async fn run_with_answer(
+        &self,
+        opts: RunOptions<'_>,
+        pending: Request,
+        answer: Answer,
+    ) -> Result<RunResult, ClientError> {
+        let entry = run::Entry::Resume(Box::new(pending), Box::new(answer));
+        self.execute(entry, opts, None, run::Sinks::default()).await
+    }
+
+    /// `askWithAnswer(toolkit, conversationId, pending, answer)` (SPEC §10 preview):
+    /// `run_with_answer` on the stored thread, saved back on success.
+    pub async fn ask_with_answer(
+        &self,
+        toolkit: Option<&Toolkit>,
+        id: &str,
+        pending: Request,
+        answer: Answer,
+    ) -> Result<RunResult, ClientError> {
+        let opts = RunOptions {
+            toolkit,
+            ..RunOptions::default()
+        };
+        let entry = run::Entry::Resume(Box::new(pending), Box::new(answer));
+        self.execute(entry, opts, Some(id.to_string()), run::Sinks::default())
+            .await
     }
 
     /// `conversation({ toolkit })`: a stateful transcript over `run`.

@@ -14,10 +14,11 @@ use super::metrics::MetricEvent;
 use super::options::{Generated, Style};
 use super::result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 use super::wire::{self, ToolReply, Usage};
-use super::{sse, Backend, Client, RunOptions};
+use super::{resume, sse, Backend, Client, RunOptions};
 use crate::adapters::{self, Format};
+use crate::relay;
 use crate::suspension::{pending_of, Answer as Resolution, Request};
-use crate::tool::{Context, ToolResult};
+use crate::tool::{Context, Source, ToolResult};
 use crate::toolkit::Toolkit;
 
 /// Where incremental output goes; both absent ⇒ the non-streaming wire.
@@ -52,12 +53,20 @@ impl Sinks<'_> {
     }
 }
 
+/// How a run enters the loop: a new user turn, or a durable resume (§10 preview).
+pub(super) enum Entry<'a> {
+    /// `run`/`ask`: the prompt becomes the user turn.
+    Prompt(&'a str),
+    /// `runWithAnswer`/`askWithAnswer`: the halted turn's slots are filled from the answer.
+    Resume(Box<Request>, Box<Resolution>),
+}
+
 impl Client {
     /// One whole run: the thread's history (when `id`), the guarded loop, the `run` metric,
     /// and the thread saved back on success.
     pub(super) async fn execute(
         &self,
-        prompt: &str,
+        entry: Entry<'_>,
         opts: RunOptions<'_>,
         id: Option<String>,
         sinks: Sinks<'_>,
@@ -73,7 +82,7 @@ impl Client {
         let mut progress = Progress::default();
         let outcome = self
             .guarded(
-                self.agent_loop(prompt, opts.toolkit, history, &cancel, sinks, &mut progress),
+                self.agent_loop(entry, opts.toolkit, history, &cancel, sinks, &mut progress),
                 &cancel,
             )
             .await;
@@ -123,7 +132,7 @@ impl Client {
 
     async fn agent_loop(
         &self,
-        prompt: &str,
+        entry: Entry<'_>,
         toolkit: Option<&Toolkit>,
         history: Vec<Value>,
         cancel: &CancellationToken,
@@ -138,8 +147,26 @@ impl Client {
         };
         let skills = toolkit.map(Toolkit::skills_prompt).unwrap_or_default();
         let system = wire::system_text(o.system_prompt.as_deref(), &skills);
-        let mut messages = wire::initial_messages(style, system.as_deref(), history, prompt);
         let mut records = Vec::new();
+        let mut messages = match entry {
+            Entry::Prompt(prompt) => {
+                wire::initial_messages(style, system.as_deref(), history, prompt)
+            }
+            Entry::Resume(pending, answer) => {
+                let mut messages = wire::resumed_messages(style, system.as_deref(), history);
+                self.fill_slots(
+                    toolkit,
+                    &mut messages,
+                    &pending,
+                    *answer,
+                    cancel,
+                    &mut records,
+                )
+                .await?;
+                progress.tool_calls = records.len();
+                messages
+            }
+        };
         let mut text = String::new();
 
         // The last body's size, so the next (one turn longer) is written without regrowing.
@@ -195,9 +222,17 @@ impl Client {
             }
             let mut replies = Vec::new();
             let mut halted = None;
+            // §10 addendum: all of the turn's relay calls ride one request, asked once.
+            let relayed = relay_request(toolkit, &answer.calls);
+            let mut relay_answer = None;
             for call in answer.calls {
-                let (record, reply, halt) =
-                    self.tool_call(toolkit, call, turn, cancel, sinks).await;
+                let (record, reply, halt) = match &relayed {
+                    Some(request) if is_relay(toolkit, &call.name) => {
+                        self.relay_call(toolkit, call, turn, request, &mut relay_answer, sinks)
+                            .await
+                    }
+                    _ => self.tool_call(toolkit, call, turn, cancel, sinks).await,
+                };
                 progress.tool_calls += 1;
                 records.push(record);
                 replies.push(reply);
@@ -466,6 +501,161 @@ impl Client {
         (record, reply, halted)
     }
 
+    /// One relayed call (§10 addendum): nothing runs here. The turn's request is asked of
+    /// `waitFor` once (at the first relay call) and each call takes its own result, or the
+    /// run halts on it; the `tool` event is pending, never an error.
+    async fn relay_call(
+        &self,
+        toolkit: Option<&Toolkit>,
+        call: wire::Call,
+        turn: u32,
+        request: &Request,
+        answered: &mut Option<Resolution>,
+        sinks: Sinks<'_>,
+    ) -> (ToolCallRecord, ToolReply, Option<Request>) {
+        sinks.event(|| StreamEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args: call.args.clone(),
+        });
+        let suspension = relay::suspension_result(request);
+        self.tool_metric(toolkit, &call.name, &suspension, Instant::now());
+        let (mut result, halted) = match &self.inner.options.wait_for {
+            Some(wait_for) => {
+                let answer = match answered {
+                    Some(a) => a.clone(),
+                    None => {
+                        sinks.event(|| StreamEvent::Pending {
+                            request: request.clone(),
+                        });
+                        let a = wait_for(request.clone()).await;
+                        *answered = Some(a.clone());
+                        a
+                    }
+                };
+                (relay::relay_result(&answer, &call.id), None)
+            }
+            None => {
+                sinks.event(|| StreamEvent::Pending {
+                    request: request.clone(),
+                });
+                (suspension, Some(request.clone()))
+            }
+        };
+        if let Some(h) = self
+            .inner
+            .options
+            .hooks
+            .as_ref()
+            .filter(|_| halted.is_none())
+        {
+            let ctx = AfterTool {
+                name: call.name.clone(),
+                args: call.args.clone(),
+                result: result.clone(),
+                id: call.id.clone(),
+                turn,
+            };
+            if let Some(r) = h.after_tool(ctx).await {
+                result = r;
+            }
+        }
+        sinks.event(|| StreamEvent::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            output: result.output.clone(),
+            is_error: result.is_error,
+        });
+        let reply = ToolReply {
+            id: call.id,
+            output: result.output.clone(),
+            is_error: result.is_error,
+        };
+        let record = ToolCallRecord {
+            name: call.name,
+            args: call.args,
+            output: result.output,
+            is_error: result.is_error,
+            metadata: result.metadata,
+        };
+        (record, reply, halted)
+    }
+
+    /// §10 durable resume: the answer must echo the pending id; then every call of the
+    /// halted turn gets exactly one result — kept ones verbatim, relayed calls from the
+    /// answer, the halted call re-executed with it, any other an explicit error — replacing
+    /// the placeholder, with no new user turn.
+    async fn fill_slots(
+        &self,
+        toolkit: Option<&Toolkit>,
+        messages: &mut Vec<Value>,
+        pending: &Request,
+        answer: Resolution,
+        cancel: &CancellationToken,
+        records: &mut Vec<ToolCallRecord>,
+    ) -> Result<(), ClientError> {
+        if answer.id != pending.id {
+            return Err(ClientError::new(format!(
+                "answer id {:?} does not match the pending request id {:?}",
+                answer.id, pending.id
+            )));
+        }
+        let style = self.inner.options.style;
+        let halted_turn = resume::outstanding(style, messages).map_err(ClientError::new)?;
+        let relayed = relay::call_ids(pending);
+        // The halt's placeholder: every relayed call's, else the last result appended.
+        let halted_call = if relayed.is_empty() {
+            halted_turn.last.clone()
+        } else {
+            None
+        };
+        let mut kept = halted_turn.kept;
+        for id in relayed.iter().chain(halted_call.iter()) {
+            kept.remove(id);
+        }
+        let mut items = Vec::new();
+        for call in halted_turn.calls {
+            if let Some(item) = kept.remove(&call.id) {
+                items.push(item);
+                continue;
+            }
+            let result = if relayed.contains(&call.id) {
+                relay::relay_result(&answer, &call.id)
+            } else if halted_call.as_deref() == Some(call.id.as_str()) {
+                self.retry_with(
+                    toolkit,
+                    &call.name,
+                    &call.args,
+                    pending,
+                    answer.clone(),
+                    cancel,
+                )
+                .await
+            } else {
+                ToolResult::error(format!(
+                    "no result was supplied for tool call {:?} when the run resumed",
+                    call.id
+                ))
+            };
+            let reply = ToolReply {
+                id: call.id,
+                output: result.output.clone(),
+                is_error: result.is_error,
+            };
+            items.push(resume::result_item(style, &reply));
+            records.push(ToolCallRecord {
+                name: call.name,
+                args: call.args,
+                output: result.output,
+                is_error: result.is_error,
+                metadata: result.metadata,
+            });
+        }
+        messages.truncate(halted_turn.at + 1);
+        messages.extend(resume::tail(style, items));
+        Ok(())
+    }
+
     /// §10 rule 1: `waitFor`, then (on `ok`) the same tool once more with the answer; a
     /// second suspension is `unresolved`, never another round.
     async fn resolve(
@@ -478,6 +668,20 @@ impl Client {
         cancel: &CancellationToken,
     ) -> ToolResult {
         let answer: Resolution = wait_for(request.clone()).await;
+        self.retry_with(toolkit, name, args, request, answer, cancel)
+            .await
+    }
+
+    /// The answer's branch of rule 1: declined, or the tool once more with `Context.answer`.
+    async fn retry_with(
+        &self,
+        toolkit: Option<&Toolkit>,
+        name: &str,
+        args: &Value,
+        request: &Request,
+        answer: Resolution,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
         if !answer.ok {
             return ToolResult::error(format!("declined/expired: {}", request.prompt));
         }
@@ -578,6 +782,24 @@ struct Progress {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Whether `name` is a relay (declaration-only) tool of the toolkit.
+fn is_relay(toolkit: Option<&Toolkit>, name: &str) -> bool {
+    toolkit
+        .and_then(|tk| tk.get(name))
+        .is_some_and(|t| t.source == Source::Relay)
+}
+
+/// The one request carrying every relay call of a turn, in tool-call order, each stamped
+/// with its provider call id and its raw arguments text; `None` when the turn relays nothing.
+fn relay_request(toolkit: Option<&Toolkit>, calls: &[wire::Call]) -> Option<Request> {
+    let entries: Vec<Value> = calls
+        .iter()
+        .filter(|c| is_relay(toolkit, &c.name))
+        .map(|c| relay::relay_call(&c.id, &c.name, &c.args, &c.arguments))
+        .collect();
+    (!entries.is_empty()).then(|| relay::relay_request(entries))
 }
 
 pub(super) fn tool_schema(style: Style, tk: &Toolkit) -> Vec<Value> {
@@ -756,6 +978,58 @@ mod tests {
         assert_eq!(runs.load(Ordering::SeqCst), 2);
         let r = run(Some(answering(false, Arc::new(AtomicUsize::new(0)))), &tk).await;
         assert_eq!(r.text, "after: declined/expired: Approve?");
+    }
+
+    #[tokio::test]
+    async fn a_relay_halt_resumes_with_the_answer_replacing_the_placeholder() {
+        let relay = crate::relay::relay_tool("gate", "", json!({"type": "object"}));
+        let tk = Toolkit::build(ToolkitOptions {
+            builtins: Some(json!(false)),
+            extra_tools: vec![relay],
+            ..ToolkitOptions::default()
+        })
+        .await;
+        let halted = run(None, &tk).await;
+        let pending = halted.pending.clone().unwrap();
+        assert_eq!(pending.kind, "tool_call");
+        assert_eq!(
+            pending.data.clone().unwrap()["calls"],
+            json!([{"id": "c1", "name": "gate", "input": {"item": "book"}, "arguments": "{\"item\":\"book\"}"}])
+        );
+        let client = Client::in_process(
+            ClientOptions {
+                model: "m".into(),
+                ..ClientOptions::default()
+            },
+            model(),
+        );
+        let opts = || RunOptions {
+            toolkit: Some(&tk),
+            history: halted.messages.clone(),
+            ..RunOptions::default()
+        };
+        let answer = |id: &str| Answer {
+            id: id.into(),
+            ok: true,
+            data: Some(json!({"output": "42"})),
+            reason: None,
+        };
+        let err = client
+            .run_with_answer(opts(), pending.clone(), answer("stale"))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("stale"), "{}", err.message);
+        let r = client
+            .run_with_answer(opts(), pending.clone(), answer(&pending.id))
+            .await
+            .unwrap();
+        assert_eq!(r.text, "after: 42");
+        let roles: Vec<&str> = r
+            .messages
+            .iter()
+            .filter_map(|m| m["role"].as_str())
+            .collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
     }
 
     #[tokio::test]

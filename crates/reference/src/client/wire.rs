@@ -26,6 +26,9 @@ pub struct Call {
     pub name: String,
     /// Parsed arguments (an unparseable string stays a string).
     pub args: Value,
+    /// The arguments text exactly as the provider sent it (Anthropic: the compact `input`),
+    /// which a relay call hands to the host untouched.
+    pub arguments: String,
 }
 
 /// Token usage, summed across turns.
@@ -127,6 +130,13 @@ pub fn initial_messages(
     }
     messages.extend(history);
     messages.push(json!({"role": "user", "content": prompt}));
+    messages
+}
+
+/// The transcript a durable resume continues: `initial_messages` without the user turn.
+pub fn resumed_messages(style: Style, system: Option<&str>, history: Vec<Value>) -> Vec<Value> {
+    let mut messages = initial_messages(style, system, history, "");
+    messages.pop();
     messages
 }
 
@@ -263,10 +273,10 @@ fn parse_openai(raw: &Value) -> Result<Turn, String> {
             .pointer("/function/name")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("LLM answer: tool_calls[{i}] has no function.name"))?;
-        let args = match c.pointer("/function/arguments") {
-            Some(Value::String(s)) => parse_args(s),
-            Some(v @ Value::Object(_)) => v.clone(),
-            _ => json!({}),
+        let (args, arguments) = match c.pointer("/function/arguments") {
+            Some(Value::String(s)) => (parse_args(s), s.clone()),
+            Some(v @ Value::Object(_)) => (v.clone(), v.to_string()),
+            _ => (json!({}), String::new()),
         };
         let id = c
             .get("id")
@@ -277,6 +287,7 @@ fn parse_openai(raw: &Value) -> Result<Turn, String> {
             id,
             name: name.to_string(),
             args,
+            arguments,
         });
     }
     // The transcript keeps the assistant message as the provider sent it.
@@ -315,6 +326,9 @@ fn parse_anthropic(raw: &Value) -> Result<Turn, String> {
                         .unwrap_or_else(|| format!("toolu_{i}")),
                     name: name.to_string(),
                     args: b.get("input").cloned().unwrap_or_else(|| json!({})),
+                    arguments: b
+                        .get("input")
+                        .map_or_else(|| "{}".to_string(), Value::to_string),
                 });
             }
             _ => {}
