@@ -36,7 +36,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Then LLM request 1 header "authorization" is "<redacted>"
     And LLM request 1 header "x-api-key" is absent
 
-  @spec-8 @clause-8.client.api-key-env @clause-8.openai.wire
+  @spec-8 @clause-8.client.api-key-env @clause-8.openai.wire @partial-clause-0.client.options
   Scenario: without apiKey the openai style reads its key from the environment
     The mock answers 401 unless `authorization` is `Bearer <secret>`; the harness put the
     secret in OPENAI_API_KEY (and ANTHROPIC_API_KEY) of every driver (PROTOCOL.md §10).
@@ -92,7 +92,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     And LLM request 1 body has nothing at "tools[2]"
 
-  @spec-8 @clause-8.loop.system-message @clause-8.client.system-prompt-prepended
+  @spec-8 @clause-8.loop.system-message @clause-8.client.system-prompt-prepended @partial-clause-0.client.options
   Scenario: the openai system message is systemPrompt, a blank line, then the skills prompt
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -185,6 +185,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     And LLM request 1 body at "messages[-1].content" contains "hi"
 
   @spec-8 @clause-8.loop.system-message @clause-8.client.system-prompt-prepended @clause-8.anthropic.wire
+  @partial-clause-0.client.options
   Scenario: the anthropic system prompt is systemPrompt, a blank line, then the skills prompt
     Given a mock LLM runs "basic-anthropic.json"
     And a toolkit built with:
@@ -212,6 +213,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
   # ---------------------------------------------------------------- tool results and the loop
 
   @spec-8 @clause-8.openai.wire @clause-8.loop.execute-and-append @clause-8.loop.final-text
+  @partial-clause-0.client.loop-max-turns @clause-5.usage.feed-back @partial-clause-4.adapter.loop-identical
   Scenario: an openai tool call runs and its result goes back as a tool message
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -234,6 +236,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     And LLM request 2 body at "messages[-2].tool_calls[0].function.name" is "get_weather"
 
   @spec-8 @clause-8.anthropic.tool-results @clause-8.loop.execute-and-append @clause-8.loop.final-text
+  @partial-clause-0.client.loop-max-turns @partial-clause-4.adapter.loop-identical
   Scenario: an anthropic tool call runs and its result goes back as a user tool_result block
     Given a mock LLM runs "basic-anthropic.json"
     And a toolkit built with:
@@ -254,6 +257,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     And LLM request 2 body at "messages[-2].role" is "assistant"
 
   @spec-8 @clause-8.loop.execute-and-append @clause-8.run-result.tool-call-count @clause-8.openai.wire
+  @partial-clause-0.client.loop-max-turns
   Scenario: several tool calls in one turn and several turns (openai)
     tool-loop.json asks for one lookup, then two, then answers with every result joined by " | ".
     Given a mock LLM runs "tool-loop.json"
@@ -354,7 +358,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Then the run text is "It is sunny."
     And the run result at "toolCalls[0].metadata.status" is 200
 
-  @spec-8 @clause-8.loop.max-turns @clause-8.client.default-max-turns
+  @spec-8 @clause-8.loop.max-turns @clause-8.client.default-max-turns @partial-clause-0.client.loop-max-turns
   Scenario: the loop stops after maxTurns
     SPEC silence (conformance/NOTES.md): whether a port returns or raises when maxTurns is
     used up is open; only the number of LLM round trips is checked.

@@ -7,6 +7,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
   calls by the prompt and answers `after: <tool results>` once a tool result is present.
 
   @spec-10 @clause-10.loop.retry-once @partial-clause-10.loop.branches-on-ok
+  @clause-0.suspension.wait-for-retry @clause-1.pending.client-calls-wait-for
   Scenario: an ok answer re-executes the tool with Context.answer and feeds that result back
     The `suspend` tool answers `answer.data` only when re-executed with `ctx.answer`.
     Given a mock LLM runs "suspension.json"
@@ -100,7 +101,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       {"id": {"$regex": "^.+$"}, "kind": "input", "prompt": "Which book?"}
       """
 
-  @spec-10 @clause-10.loop.unresolved
+  @spec-10 @clause-10.loop.unresolved @partial-clause-0.suspension.not-ok-error
   Scenario: a retry that suspends again feeds back unresolved: <prompt> as an error
     `always` suspends even when re-executed with an answer.
     Given a mock LLM runs "suspension.json"
@@ -136,7 +137,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And metricEvents has 2 entries with "pending" equal to true
     And the LLM received 2 requests
 
-  @spec-10 @clause-10.loop.declined-expired @clause-10.loop.branches-on-ok
+  @spec-10 @clause-10.loop.declined-expired @clause-10.loop.branches-on-ok @partial-clause-0.suspension.not-ok-error
   Scenario: ok:false feeds back declined/expired: <prompt> and the loop continues
     The model gets the error result and answers; the run ends done.
     Given a mock LLM runs "suspension.json"
@@ -188,6 +189,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     Then the run text is "after: {\"title\":\"Dune\"}"
 
   @spec-10 @clause-10.loop.no-wait-for-halts @clause-10.run-result.pending-iff @clause-10.run-result.status
+  @clause-0.suspension.no-wait-for-pending
   Scenario: without waitFor a suspension halts the run with status pending and the Request
     The run returns after one LLM call; the model never sees the suspension.
     Given a mock LLM runs "suspension.json"
@@ -208,7 +210,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       """
     And the LLM received 1 request
 
-  @spec-10 @clause-10.loop.no-wait-for-halts
+  @spec-10 @clause-10.loop.no-wait-for-halts @clause-0.suspension.no-wait-for-pending
   Scenario: without waitFor the run does not hang
     Bounded time: the halt is immediate; `timeoutMs` turns a hang into a raise.
     Given a mock LLM runs "suspension.json"
@@ -524,7 +526,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And hookCalls at "[0].result.output" is "{\"title\":\"Dune\"}"
     And the run text is "after: AFTER:{\"title\":\"Dune\"}"
 
-  @spec-10 @clause-10.stream.pending-event @clause-10.stream.before-wait-for
+  @spec-10 @clause-10.stream.pending-event @clause-10.stream.before-wait-for @clause-0.suspension.stream-event
   Scenario: stream emits a pending event with the Request before the resolved tool result
     The event precedes the tool_result of the re-executed call (waitFor runs between).
     Given a mock LLM runs "suspension.json"
@@ -551,7 +553,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       [{"type": "tool_result", "id": "call_g1", "name": "gate", "output": "{\"title\":\"Dune\"}", "isError": false}]
       """
 
-  @spec-10 @clause-10.stream.pending-event @clause-10.loop.no-wait-for-halts
+  @spec-10 @clause-10.stream.pending-event @clause-10.loop.no-wait-for-halts @clause-0.suspension.stream-event
   Scenario: without waitFor the stream emits pending, then done with status pending
     The request of the event is the run's `pending`.
     Given a mock LLM runs "suspension.json"
@@ -590,7 +592,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And waitForCalls at "[0].prompt" is "Color? (options: red, blue)\nSize?"
     And the run result at "text" matches "^after: \{\"answers\": ?\[\"red\"\]\}$"
 
-  @spec-10 @clause-10.question.forwards-verbatim @clause-10.loop.no-wait-for-halts
+  @spec-10 @clause-10.question.forwards-verbatim @clause-10.loop.no-wait-for-halts @clause-4A.question.no-wait-for-halts
   Scenario: the question builtin without waitFor halts the run with its question Request
     data.questions carries the questions as given.
     Given a mock LLM runs "suspension.json"

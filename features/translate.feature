@@ -9,6 +9,7 @@ Feature: Single-turn translation — translate (SPEC §11)
   # ---------------------------------------------------------------- outbound: the result
 
   @spec-11 @clause-11.outbound.finish-mapping @clause-11.result.finish-reason-values @clause-11.result.raw
+  @partial-clause-0.translate.result-shape
   Scenario: a text answer comes back as text, finishReason "stop", the call's usage and model
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -28,6 +29,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the LLM received 1 request
 
   @spec-11 @clause-11.translate.no-execution @clause-11.outbound.provider-order @clause-11.outbound.arguments-string @clause-11.outbound.finish-tool-calls
+  @partial-clause-0.translate.result-shape @partial-clause-0.translate.single-call
   Scenario: openai tool calls come back in provider order, none dropped, after exactly one call
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -84,7 +86,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the run text is "Calling three."
     And the LLM received 1 request
 
-  @spec-11 @clause-11.outbound.finish-tool-calls @clause-11.result.finish-reason-values
+  @spec-11 @clause-11.outbound.finish-tool-calls @clause-11.result.finish-reason-values @partial-clause-0.translate.finish-reason
   Scenario Outline: a turn with a tool call is "tool_calls" even when the <style> provider said "stop"
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -103,7 +105,7 @@ Feature: Single-turn translation — translate (SPEC §11)
       | openai    |
       | anthropic |
 
-  @spec-11 @clause-11.outbound.finish-mapping @clause-11.result.finish-reason-values
+  @spec-11 @clause-11.outbound.finish-mapping @clause-11.result.finish-reason-values @partial-clause-0.translate.finish-reason
   Scenario Outline: the <style> provider's "<said>" maps to finishReason "<reason>"
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -130,7 +132,7 @@ Feature: Single-turn translation — translate (SPEC §11)
 
   # ---------------------------------------------------------------- inbound: anthropic blocks
 
-  @spec-11 @clause-11.inbound.tool-use-blocks @clause-11.inbound.tool-result-block
+  @spec-11 @clause-11.inbound.tool-use-blocks @clause-11.inbound.tool-result-block @clause-0.translate.inbound-tool-calls
   Scenario: an assistant's tool_calls become tool_use blocks with parsed input, a tool result a tool_result block
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -196,6 +198,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the LLM received 1 request
 
   @spec-11 @clause-11.inbound.merge-one-user-turn @clause-11.inbound.tool-result-block
+  @partial-clause-0.translate.inbound-tool-results-merged
   Scenario: consecutive tool results merge into ONE user turn of tool_result blocks
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -218,7 +221,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And LLM request 1 body at "messages[2].content[1].tool_use_id" is "call_t"
     And LLM request 1 body has nothing at "messages[3]"
 
-  @spec-11 @clause-11.inbound.system-hoisted
+  @spec-11 @clause-11.inbound.system-hoisted @partial-clause-0.translate.inbound-tool-results-merged
   Scenario: system and developer messages are hoisted into the Anthropic system field
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -292,7 +295,7 @@ Feature: Single-turn translation — translate (SPEC §11)
 
   # ---------------------------------------------------------------- request: declarations, limits
 
-  @spec-11 @clause-11.translate.toolkit-first @clause-11.request.tools-verbatim
+  @spec-11 @clause-11.translate.toolkit-first @clause-11.request.tools-verbatim @partial-clause-0.translate.verbatim-request
   Scenario: toolkit declarations come first, then the caller's tools verbatim
     Given a toolkit built with:
       """
@@ -317,7 +320,7 @@ Feature: Single-turn translation — translate (SPEC §11)
       """
     And LLM request 1 body has nothing at "tools[2]"
 
-  @spec-11 @clause-11.request.tool-choice-verbatim
+  @spec-11 @clause-11.request.tool-choice-verbatim @partial-clause-0.translate.verbatim-request
   Scenario Outline: the openai toolChoice is sent verbatim (<choice>)
     Given a mock LLM runs "translate.json"
     And a client created with:
@@ -361,7 +364,7 @@ Feature: Single-turn translation — translate (SPEC §11)
 
   # ---------------------------------------------------------------- nothing executes; hooks
 
-  @spec-11 @clause-11.translate.no-execution
+  @spec-11 @clause-11.translate.no-execution @partial-clause-0.translate.verbatim-request @partial-clause-0.translate.single-call
   Scenario: a toolkit's tools are declared, never executed, even when the model calls them
     `ping_http` would GET the local HTTP server and `boom` would fail loudly, if either ran.
     Given an HTTP server answers:
@@ -392,7 +395,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And LLM request 1 body at "tools[1].function.name" is "boom"
     And metricEvents has 0 entries with "event" equal to "tool"
 
-  @spec-11 @clause-11.shared.hooks-once @clause-11.shared.no-tool-hooks
+  @spec-11 @clause-11.shared.hooks-once @clause-11.shared.no-tool-hooks @clause-0.translate.hooks-once
   Scenario: beforeLLM and afterLLM fire exactly once; tool hooks never fire
     Given a toolkit built with:
       """
