@@ -358,7 +358,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Then the run text is "It is sunny."
     And the run result at "toolCalls[0].metadata.status" is 200
 
-  @spec-8 @clause-8.loop.max-turns @clause-8.client.default-max-turns @partial-clause-0.client.loop-max-turns
+  @spec-8 @clause-8.loop.max-turns @partial-clause-0.client.loop-max-turns
   Scenario: the loop stops after maxTurns
     SPEC silence (conformance/NOTES.md): whether a port returns or raises when maxTurns is
     used up is open; only the number of LLM round trips is checked.
@@ -373,6 +373,23 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
       """
     When the client runs "go"
     Then the LLM received 2 requests
+
+  @spec-8 @clause-8.client.default-max-turns @partial-clause-0.client.loop-max-turns
+  Scenario: without maxTurns the loop stops after 10 LLM calls
+    SPEC §8 `createClient`: "maxTurns?, // default 10". The mock asks for a tool on every turn,
+    so only the default stops the loop; whether the port then returns or raises is open
+    (NOTES: maxTurns outcome), so only the number of LLM round trips is checked.
+    Given a mock LLM runs "bench-loop.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-loop", "apiKey": "test-key"}
+      """
+    When the client runs "go"
+    Then the LLM received 10 requests
 
   @spec-8 @clause-8.loop.max-turns
   Scenario: maxTurns 1 makes exactly one LLM call
