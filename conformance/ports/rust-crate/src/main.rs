@@ -407,6 +407,16 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
         Some(Value::Object(d)) => Some(d.clone()),
         Some(_) => return Err(bad(format!("{what}.data must be an object"))),
     };
+    let flag = |k: &str| -> Res<bool> {
+        match sm.get(k) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(bad(format!("{what}.{k} must be a boolean"))),
+        }
+    };
+    // `always`: suspend again on the re-execution with an answer (§10 `unresolved:`);
+    // `echoArgs`: the re-execution outputs its arguments, ignoring the answer's data.
+    let (always, echo_args) = (flag("always")?, flag("echoArgs")?);
     let template = Request { id: String::new(), kind, prompt, url, data, expires_at };
     Ok(Tool {
         name,
@@ -414,10 +424,12 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
         input_schema: schema,
         source: ToolSource::Native,
         hints: None,
-        execute: Arc::new(move |_args: Value, ctx: ToolContext| {
+        execute: Arc::new(move |args: Value, ctx: ToolContext| {
             let template = template.clone();
             Box::pin(async move {
                 match ctx.answer {
+                    Some(_) if always => pending(template),
+                    Some(_) if echo_args => ToolResult::ok(compact(&args)),
                     Some(ans) => ToolResult::ok(match ans.data {
                         Some(d) => compact(&Value::Object(d)),
                         None => "null".into(),
@@ -572,7 +584,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "11"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10", "11"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
