@@ -883,6 +883,32 @@ pub async fn handle(
             out.insert("text".into(), Value::String(c.metrics()));
         }
         "translate" => translate(req, e, tk, &mut out).await?,
+        "run_with_answer" | "ask_with_answer" => {
+            // PROTOCOL.md §5.22: SPEC §10 durable resume, the crate's `Client::run_with_answer`
+            // / `ask_with_answer`; an answer id that does not echo `pending.id` is the crate's raise.
+            let tk = kit()?;
+            e.rec.reset();
+            let pending: Request = serde_json::from_value(field(req, "pending")?.clone())
+                .map_err(|err| bad(format!("pending: {err}")))?;
+            let answer: Answer = serde_json::from_value(field(req, "answer")?.clone())
+                .map_err(|err| bad(format!("answer: {err}")))?;
+            let cancel = cancel_token(req)?;
+            let t0 = Instant::now();
+            let r = if cmd == "run_with_answer" {
+                let hist = match field(req, "history")? {
+                    Value::Array(a) => a.clone(),
+                    _ => return Err(bad("history must be an array")),
+                };
+                c.run_with_answer(cancel.clone(), tk, hist, &pending, &answer).await
+            } else {
+                let id = str_field(req, "id")?;
+                c.ask_with_answer(cancel.clone(), tk, id, &pending, &answer).await
+            };
+            elapsed(&mut out, t0);
+            cancel.cancel();
+            outcome(&mut out, r);
+            e.rec.drain_into(&mut out);
+        }
         other => return Err(unsupported(format!("unknown command \"{other}\""))),
     }
     Ok(out)
