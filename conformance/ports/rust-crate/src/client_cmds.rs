@@ -19,10 +19,10 @@ use toolnexus::client::{
     create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent, BeforeToolEvent, BoxFuture,
     Client, ClientError, ClientOptions, ErrorInfo, ErrorTier, GenerateFn, Hooks, InProcessOptions, InProcessRequest,
     InProcessResponse, InProcessToolCall, InProcessUsage, LlmOverride, MetricEvent, RunResult, StreamEvent, Style,
-    ToolOverride,
+    ToolOverride, WaitForFn,
 };
 use toolnexus::store::ConversationStore;
-use toolnexus::{ToolResult, Toolkit};
+use toolnexus::{Answer, Request, ToolResult, Toolkit};
 
 use crate::{as_obj, bad, behaviour_key, field, internal, result_json, str_field, unsupported, Res};
 
@@ -43,17 +43,20 @@ pub struct Recorder {
     metric: bool,
     on_error: bool,
     generate: bool,
+    wait_for: bool,
     hook_calls: Mutex<Vec<Value>>,
     metric_events: Mutex<Vec<Value>>,
     on_error_calls: Mutex<Vec<Value>>,
     generate_calls: Mutex<Vec<Value>>,
+    wait_for_calls: Mutex<Vec<Value>>,
     /// `beforeLLM` calls in the current command (`replaceMessages` acts on the first only).
     before_llm_calls: AtomicUsize,
 }
 
 impl Recorder {
     fn reset(&self) {
-        for l in [&self.hook_calls, &self.metric_events, &self.on_error_calls, &self.generate_calls] {
+        for l in [&self.hook_calls, &self.metric_events, &self.on_error_calls, &self.generate_calls, &self.wait_for_calls]
+        {
             l.lock().unwrap_or_else(|e| e.into_inner()).clear();
         }
         self.before_llm_calls.store(0, Ordering::SeqCst);
@@ -73,6 +76,9 @@ impl Recorder {
         }
         if self.generate {
             out.insert("generateCalls".into(), take(&self.generate_calls));
+        }
+        if self.wait_for {
+            out.insert("waitForCalls".into(), take(&self.wait_for_calls));
         }
     }
 }
@@ -470,6 +476,17 @@ fn generate(v: &Value, rec: &Arc<Recorder>) -> Res<GenerateFn> {
     }))
 }
 
+/// The client's §10 `wait_for`: the toolkit catalogue's `waitFor` behaviour, each Request
+/// recorded in `waitForCalls` (as the crate serialises it: absent optionals omitted) first.
+fn client_wait_for(v: &Value, rec: &Arc<Recorder>) -> Res<WaitForFn> {
+    let inner = crate::wait_for(v)?;
+    let rec = rec.clone();
+    Ok(Arc::new(move |req: Request| {
+        push_capped(&rec.wait_for_calls, serde_json::to_value(&req).unwrap_or(Value::Null));
+        inner(req)
+    }))
+}
+
 // ---------------------------------------------------------------------------
 // options (§6A) → ClientOptions / InProcessOptions
 // ---------------------------------------------------------------------------
@@ -480,7 +497,7 @@ fn uint(v: &Value, what: &str) -> Res<u64> {
 
 /// `client`: build the crate client from protocol options.
 pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
-    const KEYS: [&str; 17] = [
+    const KEYS: [&str; 18] = [
         "baseUrl",
         "style",
         "model",
@@ -498,6 +515,7 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
         "onMetric",
         "store",
         "generate",
+        "waitFor",
     ];
     let opts: Map<String, Value> =
         opts.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -510,6 +528,7 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
         metric: opts.contains_key("onMetric"),
         on_error: opts.contains_key("onError"),
         generate: in_process,
+        wait_for: opts.contains_key("waitFor"),
         ..Default::default()
     };
     let rec = Arc::new(rec);
@@ -569,6 +588,7 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
             }
             "store" => o.store = Some(store(v)?),
             "generate" => gen = Some(generate(v, &rec)?),
+            "waitFor" => o.wait_for = Some(client_wait_for(v, &rec)?),
             _ => {}
         }
     }
@@ -598,7 +618,7 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
                 timeout_ms: o.timeout_ms,
                 store: o.store,
                 on_metric: o.on_metric,
-                wait_for: None,
+                wait_for: o.wait_for,
                 wait_for_ctx: None,
                 request_params: o.request_params,
                 body_transform: o.body_transform,
@@ -863,6 +883,32 @@ pub async fn handle(
             out.insert("text".into(), Value::String(c.metrics()));
         }
         "translate" => translate(req, e, tk, &mut out).await?,
+        "run_with_answer" | "ask_with_answer" => {
+            // PROTOCOL.md §5.22: SPEC §10 durable resume, the crate's `Client::run_with_answer`
+            // / `ask_with_answer`; an answer id that does not echo `pending.id` is the crate's raise.
+            let tk = kit()?;
+            e.rec.reset();
+            let pending: Request = serde_json::from_value(field(req, "pending")?.clone())
+                .map_err(|err| bad(format!("pending: {err}")))?;
+            let answer: Answer = serde_json::from_value(field(req, "answer")?.clone())
+                .map_err(|err| bad(format!("answer: {err}")))?;
+            let cancel = cancel_token(req)?;
+            let t0 = Instant::now();
+            let r = if cmd == "run_with_answer" {
+                let hist = match field(req, "history")? {
+                    Value::Array(a) => a.clone(),
+                    _ => return Err(bad("history must be an array")),
+                };
+                c.run_with_answer(cancel.clone(), tk, hist, &pending, &answer).await
+            } else {
+                let id = str_field(req, "id")?;
+                c.ask_with_answer(cancel.clone(), tk, id, &pending, &answer).await
+            };
+            elapsed(&mut out, t0);
+            cancel.cancel();
+            outcome(&mut out, r);
+            e.rec.drain_into(&mut out);
+        }
         other => return Err(unsupported(format!("unknown command \"{other}\""))),
     }
     Ok(out)

@@ -407,6 +407,16 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
         Some(Value::Object(d)) => Some(d.clone()),
         Some(_) => return Err(bad(format!("{what}.data must be an object"))),
     };
+    let flag = |k: &str| -> Res<bool> {
+        match sm.get(k) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(bad(format!("{what}.{k} must be a boolean"))),
+        }
+    };
+    // `always`: suspend again on the re-execution with an answer (§10 `unresolved:`);
+    // `echoArgs`: the re-execution outputs its arguments, ignoring the answer's data.
+    let (always, echo_args) = (flag("always")?, flag("echoArgs")?);
     let template = Request { id: String::new(), kind, prompt, url, data, expires_at };
     Ok(Tool {
         name,
@@ -414,10 +424,12 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
         input_schema: schema,
         source: ToolSource::Native,
         hints: None,
-        execute: Arc::new(move |_args: Value, ctx: ToolContext| {
+        execute: Arc::new(move |args: Value, ctx: ToolContext| {
             let template = template.clone();
             Box::pin(async move {
                 match ctx.answer {
+                    Some(_) if always => pending(template),
+                    Some(_) if echo_args => ToolResult::ok(compact(&args)),
                     Some(ans) => ToolResult::ok(match ans.data {
                         Some(d) => compact(&Value::Object(d)),
                         None => "null".into(),
@@ -452,6 +464,29 @@ fn mcp_config(v: &Value) -> Res<Result<McpConfigInput, ToolkitError>> {
     }
 }
 
+/// `relayTools`: `{name, description?, inputSchema?}` entries → the crate's declaration-only
+/// `relay_tool(name, description, schema)` (absent schema ⇒ the crate's empty object schema).
+fn relay_tools(v: &Value) -> Res<Vec<Tool>> {
+    let arr = v.as_array().ok_or_else(|| bad("relayTools must be an array"))?;
+    let mut out = Vec::new();
+    for (i, t) in arr.iter().enumerate() {
+        let w = format!("relayTools[{i}]");
+        let m = as_obj(t, &w)?;
+        if let Some(k) = m.keys().find(|k| !["name", "description", "inputSchema"].contains(&k.as_str())) {
+            return Err(bad(format!("{w}: unknown key \"{k}\"")));
+        }
+        let name = opt_str(m, "name", &w)?.ok_or_else(|| bad(format!("{w}.name is required")))?;
+        let description = opt_str(m, "description", &w)?.unwrap_or_default();
+        let schema = match m.get("inputSchema") {
+            None | Some(Value::Null) => None,
+            Some(s @ Value::Object(_)) => Some(s.clone()),
+            Some(_) => return Err(bad(format!("{w}.inputSchema must be an object"))),
+        };
+        out.push(toolnexus::relay::relay_tool(name, description, schema));
+    }
+    Ok(out)
+}
+
 fn skills_dirs(v: &Value) -> Res<Vec<PathBuf>> {
     match v {
         Value::String(s) => Ok(vec![PathBuf::from(s)]),
@@ -473,6 +508,7 @@ fn bool_map(v: &Value, what: &str) -> Res<HashMap<String, bool>> {
 
 fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, ToolkitError>> {
     let mut o = ToolkitOptions::default();
+    let mut relays = Vec::new();
     for (key, v) in opts {
         if v.is_null() {
             continue;
@@ -518,11 +554,13 @@ fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, Tool
             "waitFor" => o.wait_for = Some(wait_for(v)?),
             "disableTools" => o.disable_tools = string_list(v, "disableTools")?,
             "disableSkills" => o.disable_skills = string_list(v, "disableSkills")?,
-            // SPEC §10 addendum (a preview, golang only): the crate has no relay tools.
-            "relayTools" => return Err(unsupported("this toolnexus has no relay tools (SPEC §10 addendum, a preview)")),
+            // SPEC §10 addendum (a preview): the crate's `relay::relay_tool`.
+            "relayTools" => relays = relay_tools(v)?,
             other => return Err(bad(format!("unknown option \"{other}\""))),
         }
     }
+    // Relay tools are listed after `extraTools`, whatever the options' key order.
+    o.extra_tools.extend(relays);
     Ok(Ok(o))
 }
 
@@ -572,7 +610,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "11"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10", "11"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -584,7 +622,12 @@ impl Session {
                     Ok(o) => toolnexus::create_toolkit(o).await,
                     Err(e) => Err(e),
                 };
-                let tk = built.map_err(|e| internal(format!("create_toolkit failed: {e}")))?;
+                let tk = built.map_err(|e| match e {
+                    // PROTOCOL.md §6: a relay tool named like a builtin fails the build with
+                    // the port's message, as `bad_request`.
+                    ToolkitError::Relay(m) => bad(m),
+                    e => internal(format!("create_toolkit failed: {e}")),
+                })?;
                 let tools: Vec<Value> = tk.tools().iter().map(describe).collect();
                 let mut names: Vec<String> = tk.tools().into_iter().map(|t| t.name).collect();
                 names.sort();
@@ -746,13 +789,16 @@ impl Session {
                 self.clients.insert(id.clone(), entry);
                 out.insert("client".into(), Value::String(id));
             }
-            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" | "translate" => {
+            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" | "translate"
+            | "run_with_answer" | "ask_with_answer" => {
                 let id = str_field(req, "client")?;
                 if !self.clients.contains_key(id) {
                     return Err(bad(format!("no client \"{id}\"")));
                 }
                 let tk = match cmd {
-                    "run" | "stream" | "ask" | "conversation" => Some(self.loop_kit(req).await?),
+                    "run" | "stream" | "ask" | "conversation" | "run_with_answer" | "ask_with_answer" => {
+                        Some(self.loop_kit(req).await?)
+                    }
                     // §11: a toolkit only when one is named (declared, never executed).
                     "translate" if req.get("toolkit").is_some_and(|v| !v.is_null()) => Some(self.kit(req)?),
                     _ => None,
