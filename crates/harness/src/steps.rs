@@ -175,7 +175,6 @@ macro_rules! step {
 // After the macro: the client steps use it too.
 mod client;
 mod relay;
-mod suspension;
 
 /// The step vocabulary, in the order STEPS.md lists it.
 pub fn registry() -> &'static [StepDef] {
@@ -900,7 +899,6 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::translate::steps());
         all.extend(client::resume::steps());
         all.extend(relay::steps());
-        all.extend(suspension::steps());
         all
     })
 }

@@ -17,7 +17,7 @@ pub(super) mod resume;
 pub(super) mod translate;
 
 /// The observed lists a loop answer may carry (§5.13).
-const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls";
+const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls";
 
 /// The client steps, in the order STEPS.md lists them within each group.
 pub(super) fn steps() -> Vec<StepDef> {
@@ -243,7 +243,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                 };
                 if n > 1 { Ok(()) } else { fail(format!("[pinned] {n} text delta(s)")) }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) has (?P<N>\d+) entries$"#,
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) has (?P<N>\d+) entries$"#,
             "the observed list (§5.13) of the last loop command has N entries",
             records "pinned",
             |StepCtx { st, arg, .. }| {
@@ -254,7 +254,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                         crate::port::truncate(&st.norm(&Value::Array(list)).to_string(), 400)))
                 }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
             "N entries of the list hold that JSON value at PATH",
             records "pinned",
             |StepCtx { st, arg, .. }| {
@@ -272,7 +272,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                     fail(format!("[pinned] {n} {} entries have {path} = {value}, not {want}", arg.at(1)))
                 }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
             "the value at PATH of the list (`[0].name`, `[-1].turn`; normalised)",
             |StepCtx { st, step, arg, .. }| {
                 let expected = st.expect_doc(step)?;
@@ -280,7 +280,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                 let actual = at_path(&list, &arg.at(2), &arg.at(1))?;
                 expect_json(st, &expected, &actual)
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
             "the same, the expected JSON inline",
             |StepCtx { st, arg, .. }| {
                 let expected = inline_json(&arg.at(3))?;
