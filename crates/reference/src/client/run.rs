@@ -468,87 +468,24 @@ impl Client {
             }
         }
         // The afterTool failure path never runs on a suspension, only on a resolved result.
-        if let Some(h) = hooks.filter(|_| pending_of(result.metadata.as_ref()).is_none()) {
-            let ctx = AfterTool {
-                name: call.name.clone(),
-                args: args.clone(),
-                result: result.clone(),
-                id: call.id.clone(),
-                turn,
-            };
-            if let Some(r) = h.after_tool(ctx).await {
-                result = r;
-            }
-        }
-        sinks.event(|| StreamEvent::ToolResult {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            output: result.output.clone(),
-            is_error: result.is_error,
-        });
-        let reply = ToolReply {
-            id: call.id,
-            output: result.output.clone(),
-            is_error: result.is_error,
-        };
-        let record = ToolCallRecord {
-            name: call.name,
-            args,
-            output: result.output,
-            is_error: result.is_error,
-            metadata: result.metadata,
-        };
+        let resolved = pending_of(result.metadata.as_ref()).is_none();
+        let call = wire::Call { args, ..call };
+        let (record, reply) = self.finish_call(call, result, turn, resolved, sinks).await;
         (record, reply, halted)
     }
 
-    /// One relayed call (§10 addendum): nothing runs here. The turn's request is asked of
-    /// `waitFor` once (at the first relay call) and each call takes its own result, or the
-    /// run halts on it; the `tool` event is pending, never an error.
-    async fn relay_call(
+    /// The end of every call, executed or relayed: `afterTool` (only when `after_tool`: a
+    /// call that halted the run never reaches its failure path), the `tool_result` event,
+    /// and what goes back to the model and into the `RunResult`.
+    async fn finish_call(
         &self,
-        toolkit: Option<&Toolkit>,
         call: wire::Call,
+        mut result: ToolResult,
         turn: u32,
-        request: &Request,
-        answered: &mut Option<Resolution>,
+        after_tool: bool,
         sinks: Sinks<'_>,
-    ) -> (ToolCallRecord, ToolReply, Option<Request>) {
-        sinks.event(|| StreamEvent::ToolCall {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            args: call.args.clone(),
-        });
-        let suspension = relay::suspension_result(request);
-        self.tool_metric(toolkit, &call.name, &suspension, Instant::now());
-        let (mut result, halted) = match &self.inner.options.wait_for {
-            Some(wait_for) => {
-                let answer = match answered {
-                    Some(a) => a.clone(),
-                    None => {
-                        sinks.event(|| StreamEvent::Pending {
-                            request: request.clone(),
-                        });
-                        let a = wait_for(request.clone()).await;
-                        *answered = Some(a.clone());
-                        a
-                    }
-                };
-                (relay::relay_result(&answer, &call.id), None)
-            }
-            None => {
-                sinks.event(|| StreamEvent::Pending {
-                    request: request.clone(),
-                });
-                (suspension, Some(request.clone()))
-            }
-        };
-        if let Some(h) = self
-            .inner
-            .options
-            .hooks
-            .as_ref()
-            .filter(|_| halted.is_none())
-        {
+    ) -> (ToolCallRecord, ToolReply) {
+        if let Some(h) = self.inner.options.hooks.as_ref().filter(|_| after_tool) {
             let ctx = AfterTool {
                 name: call.name.clone(),
                 args: call.args.clone(),
@@ -578,6 +515,52 @@ impl Client {
             is_error: result.is_error,
             metadata: result.metadata,
         };
+        (record, reply)
+    }
+
+    /// One relayed call (§10 addendum): nothing runs here. The turn's request is asked of
+    /// `waitFor` once (at the first relay call) and each call takes its own result, or the
+    /// run halts on it; the `tool` event is pending, never an error.
+    async fn relay_call(
+        &self,
+        toolkit: Option<&Toolkit>,
+        call: wire::Call,
+        turn: u32,
+        request: &Request,
+        answered: &mut Option<Resolution>,
+        sinks: Sinks<'_>,
+    ) -> (ToolCallRecord, ToolReply, Option<Request>) {
+        sinks.event(|| StreamEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            args: call.args.clone(),
+        });
+        let suspension = relay::suspension_result(request);
+        self.tool_metric(toolkit, &call.name, &suspension, Instant::now());
+        let (result, halted) = match &self.inner.options.wait_for {
+            Some(wait_for) => {
+                let answer = match answered {
+                    Some(a) => a.clone(),
+                    None => {
+                        sinks.event(|| StreamEvent::Pending {
+                            request: request.clone(),
+                        });
+                        let a = wait_for(request.clone()).await;
+                        *answered = Some(a.clone());
+                        a
+                    }
+                };
+                (relay::relay_result(&answer, &call.id), None)
+            }
+            None => {
+                sinks.event(|| StreamEvent::Pending {
+                    request: request.clone(),
+                });
+                (suspension, Some(request.clone()))
+            }
+        };
+        let resolved = halted.is_none();
+        let (record, reply) = self.finish_call(call, result, turn, resolved, sinks).await;
         (record, reply, halted)
     }
 

@@ -211,7 +211,7 @@ pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
     };
     for m in messages {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
-        let text = flatten(m.get("content"));
+        let text = wire::content_text(m.get("content"));
         match role {
             "system" | "developer" => {
                 flush(&mut out, &mut results);
@@ -266,18 +266,6 @@ pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
     flush(&mut out, &mut results);
     let system = (!system.is_empty()).then(|| system.join("\n\n"));
     (out, system)
-}
-
-/// A `content`: a string as it is, an array of parts as their texts joined.
-fn flatten(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => String::new(),
-    }
 }
 
 /// Tool-call arguments as an object: a JSON string parsed, an object as it is (some clients

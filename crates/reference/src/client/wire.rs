@@ -248,19 +248,25 @@ pub fn parse_answer(style: Style, raw: &Value) -> Result<Turn, String> {
     }
 }
 
-fn parse_openai(raw: &Value) -> Result<Turn, String> {
-    let message = raw
-        .pointer("/choices/0/message")
-        .filter(|m| m.is_object())
-        .ok_or("LLM answer has no choices[0].message")?;
-    let text = match message.get("content") {
+/// An OpenAI `content`: a string as it is, an array of parts as their texts joined (an
+/// answer's message, and a request's message in §11 translate).
+pub(super) fn content_text(content: Option<&Value>) -> String {
+    match content {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts
             .iter()
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect(),
         _ => String::new(),
-    };
+    }
+}
+
+fn parse_openai(raw: &Value) -> Result<Turn, String> {
+    let message = raw
+        .pointer("/choices/0/message")
+        .filter(|m| m.is_object())
+        .ok_or("LLM answer has no choices[0].message")?;
+    let text = content_text(message.get("content"));
     let mut calls = Vec::new();
     for (i, c) in message
         .get("tool_calls")
