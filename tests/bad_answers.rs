@@ -158,9 +158,10 @@ const MB: u64 = 1_000_000;
 /// not from the flood's size (a 6 GB flood reads the same 64 MiB; the test stays fast).
 const FLOOD: &str = "300000000";
 
-#[test]
-fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
-    let run = run_measured("flood-stdout.sh", "6", "json", &[("FLOOD_BYTES", FLOOD)]);
+/// Runs §6 (4 scenarios) through a flooding driver and checks the bounds every flood must
+/// keep: a failed run, a report under 1 MB, a harness under 200 MB; answers the failures.
+fn flooded(script: &str, what: &str) -> Vec<String> {
+    let run = run_measured(script, "6", "json", &[("FLOOD_BYTES", FLOOD)]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stdout.len() < MB as usize,
@@ -175,33 +176,24 @@ fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let failed = failures(&report);
     assert_eq!(failed.len(), 4, "{report}");
+    eprintln!("{what}: peak RSS {} bytes", run.peak_rss);
+    failed
+}
+
+#[test]
+fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
+    let failed = flooded("flood-stdout.sh", "stdout flood");
     assert_all_name(&failed, "answer line longer than 64 MiB");
-    eprintln!("stdout flood: peak RSS {} bytes", run.peak_rss);
 }
 
 #[test]
 fn a_stderr_flood_keeps_only_a_short_tail_in_memory_and_messages() {
-    let run = run_measured("flood-stderr.sh", "6", "json", &[("FLOOD_BYTES", FLOOD)]);
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stdout.len() < MB as usize,
-        "report is {} bytes",
-        run.stdout.len()
-    );
-    assert!(
-        run.peak_rss < 200 * MB,
-        "harness peak RSS {} bytes",
-        run.peak_rss
-    );
-    let report: Value = serde_json::from_str(&run.stdout).unwrap();
-    let failed = failures(&report);
-    assert_eq!(failed.len(), 4, "{report}");
+    let failed = flooded("flood-stderr.sh", "stderr flood");
     assert_all_name(&failed, "last words before the garbage");
     assert_all_name(&failed, "truncated");
     for m in &failed {
         assert!(m.len() < 4096, "message of {} bytes", m.len());
     }
-    eprintln!("stderr flood: peak RSS {} bytes", run.peak_rss);
 }
 
 #[test]
