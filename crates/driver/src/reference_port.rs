@@ -198,6 +198,12 @@ impl ReferenceSession {
                 };
                 self.client_loop(&client, toolkit, command).await
             }
+            Request::Serve { .. } | Request::ServeStop { .. } | Request::ServeRecords { .. } => {
+                Err((
+                    error_kind::UNSUPPORTED.to_string(),
+                    "serve is not implemented yet".to_string(),
+                ))
+            }
         }
     }
 

@@ -419,6 +419,14 @@ pub fn decode_response(
         Command::StoreSave => TypedResponse::StoreSave,
         Command::Metrics => TypedResponse::Metrics(field(map, "", "text")?),
         Command::Translate => TypedResponse::Translate(Box::new(decode_translate(response, map)?)),
+        Command::Serve => TypedResponse::Serve(field(map, "", "url")?),
+        Command::ServeStop => TypedResponse::ServeStop,
+        Command::ServeRecords => TypedResponse::ServeRecords(Box::new(ServeRecordsResponse {
+            on_task: optional(map, "", "onTask")?.unwrap_or_default(),
+            on_call: optional(map, "", "onCall")?.unwrap_or_default(),
+            store_calls: optional(map, "", "storeCalls")?.unwrap_or_default(),
+            tool_cancels: optional(map, "", "toolCancels")?.unwrap_or_default(),
+        })),
     })
 }
 

@@ -64,11 +64,17 @@ pub enum Command {
     RunWithAnswer,
     /// §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview).
     AskWithAnswer,
+    /// §5.23 toolkit.serve (SPEC §7B / §7C).
+    Serve,
+    /// §5.24 a served handle's stop().
+    ServeStop,
+    /// §5.25 what a served toolkit's host callbacks observed.
+    ServeRecords,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 23] = [
+    pub const ALL: [Command; 26] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -92,6 +98,9 @@ impl Command {
         Command::Translate,
         Command::RunWithAnswer,
         Command::AskWithAnswer,
+        Command::Serve,
+        Command::ServeStop,
+        Command::ServeRecords,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -120,6 +129,9 @@ impl Command {
             Command::Translate => "translate",
             Command::RunWithAnswer => "run_with_answer",
             Command::AskWithAnswer => "ask_with_answer",
+            Command::Serve => "serve",
+            Command::ServeStop => "serve_stop",
+            Command::ServeRecords => "serve_records",
         }
     }
 
@@ -421,6 +433,47 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.23.
+    Serve {
+        /// The handle id later commands pass as `serve`.
+        id: String,
+        /// The toolkit id to serve.
+        toolkit: String,
+        /// The client fulfilling A2A tasks; absent ⇒ none passed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+        /// SPEC §7B `A2AConfig`, passed as given; absent ⇒ no inline A2A profile.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        a2a: Option<Value>,
+        /// SPEC §7C `MCPServeConfig`, passed as given; absent ⇒ no inline MCP profile.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mcp: Option<Value>,
+        /// Pass an `onTask` callback that records every call.
+        #[serde(default, rename = "onTask", skip_serializing_if = "std::ops::Not::not")]
+        on_task: bool,
+        /// Pass an `onCall` callback that records every call.
+        #[serde(default, rename = "onCall", skip_serializing_if = "std::ops::Not::not")]
+        on_call: bool,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.24.
+    ServeStop {
+        /// A serve handle id.
+        serve: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// §5.25.
+    ServeRecords {
+        /// A serve handle id.
+        serve: String,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -450,6 +503,9 @@ impl Request {
             Request::Translate { .. } => Command::Translate,
             Request::RunWithAnswer { .. } => Command::RunWithAnswer,
             Request::AskWithAnswer { .. } => Command::AskWithAnswer,
+            Request::Serve { .. } => Command::Serve,
+            Request::ServeStop { .. } => Command::ServeStop,
+            Request::ServeRecords { .. } => Command::ServeRecords,
         }
     }
 
@@ -478,7 +534,10 @@ impl Request {
             | Request::Metrics { seq, .. }
             | Request::Translate { seq, .. }
             | Request::RunWithAnswer { seq, .. }
-            | Request::AskWithAnswer { seq, .. } => *seq,
+            | Request::AskWithAnswer { seq, .. }
+            | Request::Serve { seq, .. }
+            | Request::ServeStop { seq, .. }
+            | Request::ServeRecords { seq, .. } => *seq,
         }
     }
 }
@@ -818,4 +877,28 @@ pub enum TypedResponse {
     Metrics(String),
     /// `translate`.
     Translate(Box<TranslateResponse>),
+    /// `serve`: the handle's URL.
+    Serve(String),
+    /// `serve_stop` (the envelope only).
+    ServeStop,
+    /// `serve_records`.
+    ServeRecords(Box<ServeRecordsResponse>),
+}
+
+/// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because
+/// the SPEC leaves their inner shapes partly to the port.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ServeRecordsResponse {
+    /// Every `onTask` argument.
+    #[serde(default, rename = "onTask")]
+    pub on_task: Vec<Value>,
+    /// Every `onCall` argument.
+    #[serde(default, rename = "onCall")]
+    pub on_call: Vec<Value>,
+    /// Every call the recording TaskStore received.
+    #[serde(default, rename = "storeCalls")]
+    pub store_calls: Vec<Value>,
+    /// Every `awaitCancel` tool's outcome.
+    #[serde(default, rename = "toolCancels")]
+    pub tool_cancels: Vec<Value>,
 }
