@@ -122,6 +122,13 @@ def extra_tool(spec):
     elif key == "fail" and isinstance(arg, str):
         async def run(**args):
             raise Exception(arg)  # the native helper's ordinary error path
+    elif key == "awaitCancel" and isinstance(arg, dict):
+        ms = arg.get("ms", 10000)
+        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
+            raise bad(f'extra tool "{name}": awaitCancel.ms must be a non-negative integer')
+
+        async def run(ctx=None, **args):
+            return await await_cancel(name, ms, ctx)
     elif key == "suspend" and isinstance(arg, dict):
         async def run(ctx=None, **args):
             if ctx is not None and ctx.answer is not None and arg.get("always") is not True:
@@ -133,6 +140,51 @@ def extra_tool(spec):
     else:
         raise Failure("unsupported", f"unknown tool behaviour {compact(spec.get('behaviour'))}")
     return define_tool(run, name=name, description=desc, input_schema=schema, source=source)
+
+
+# PROTOCOL.md §5.25 `toolCancels`: every finished awaitCancel call of the session.
+TOOL_CANCELS = []
+
+
+def _signal_fired(signal):
+    """Whether the port's advisory `ctx.signal` (SPEC: an abort signal) has fired, in the
+    shapes the port's own a2a.py `_aborted` accepts: an Event-like `is_set()`, an
+    `aborted` flag, or a plain truthy value."""
+    if signal is None:
+        return False
+    is_set = getattr(signal, "is_set", None)
+    if callable(is_set):
+        return bool(is_set())
+    aborted = getattr(signal, "aborted", None)
+    if aborted is not None:
+        return bool(aborted)
+    return bool(signal)
+
+
+async def await_cancel(name, ms, ctx):
+    """PROTOCOL.md §7 `awaitCancel`: wait for the ctx signal (polled) or the asyncio task's
+    cancellation, or `ms`. A CancelledError is recorded and re-raised: swallowing it would
+    break asyncio's cancellation of whoever runs the tool."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ms / 1000.0
+    signal = getattr(ctx, "signal", None) if ctx is not None else None
+    cancelled = False
+    try:
+        while True:
+            if _signal_fired(signal):
+                cancelled = True
+                break
+            left = deadline - loop.time()
+            if left <= 0:
+                break
+            await asyncio.sleep(min(left, 0.01))
+    except asyncio.CancelledError:
+        if len(TOOL_CANCELS) < MAX_RECORDED:
+            TOOL_CANCELS.append({"name": name, "cancelled": True})
+        raise
+    if len(TOOL_CANCELS) < MAX_RECORDED:
+        TOOL_CANCELS.append({"name": name, "cancelled": cancelled})
+    return "cancelled" if cancelled else "not cancelled"
 
 
 def http_extra_tool(name, spec):
@@ -275,6 +327,8 @@ _create_in_process = getattr(toolnexus, "create_in_process_client", None)
 HAS_CLIENT = callable(_create_client)
 # PROTOCOL.md §5.13: recorded lists are bounded.
 MAX_RECORDED = 1000
+# SPEC §7B/§7C: the port serves a toolkit (`Toolkit.serve`, with the MCP profile's `mcp=`).
+HAS_SERVE = callable(getattr(toolnexus.Toolkit, "serve", None)) if hasattr(toolnexus, "Toolkit") else False
 # §6A key → the port's create_client keyword, for the options passed through unchanged.
 CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKey": "api_key",
                "headers": "headers", "systemPrompt": "system_prompt", "maxTurns": "max_turns",
@@ -679,11 +733,62 @@ class _Tee:
         return out
 
 
+def _state_of(task):
+    status = task.get("status") if isinstance(task, dict) else getattr(task, "status", None)
+    if isinstance(status, dict):
+        return status.get("state")
+    return getattr(status, "state", None)
+
+
+class RecordingStore:
+    """PROTOCOL.md §5.23 `a2a.store: {"recording": true}`: a host TaskStore object (the
+    port's duck-typed `get(id)` / `save(task)` coroutines) keeping tasks in a dict and
+    recording every call in `storeCalls`."""
+
+    def __init__(self, rec):
+        self.rec, self.tasks = rec, {}
+
+    async def get(self, id):  # noqa: A002 — the port's TaskStore signature
+        self.rec.add("storeCalls", {"op": "get", "id": id})
+        return self.tasks.get(id)
+
+    async def save(self, task):
+        tid = task.get("id") if isinstance(task, dict) else getattr(task, "id", None)
+        self.rec.add("storeCalls", {"op": "save", "id": tid, "state": _state_of(task)})
+        self.tasks[tid] = task
+
+
+def on_task_entry(ev):
+    """An `onTask` argument as JSON, with the port's keys; a RunResult as `run` answers it."""
+    out = {}
+    for k, v in (ev.items() if isinstance(ev, dict) else plain(ev).items()):
+        if k == "result" and v is not None and hasattr(v, "tool_calls"):
+            out[k] = run_result(v)
+        else:
+            out[k] = plain(v)
+    return out
+
+
+class Served:
+    """One `serve` handle: the port's ServeHandle, its toolkit id, what its host code saw."""
+
+    def __init__(self, toolkit):
+        self.toolkit, self.handle, self.rec, self.stopped = toolkit, None, Recorder(), False
+
+    async def stop(self):
+        if self.stopped or self.handle is None:
+            self.stopped = True
+            return
+        self.stopped = True
+        await self.handle.stop()
+
+
 class Session:
     def __init__(self):
         self.kits = {}
         self.clients = {}
         self.empty_kit = None
+        self.serves = {}
 
     def kit(self, req):
         tid = field(req, "toolkit", str, "a string")
@@ -695,7 +800,7 @@ class Session:
         cmd = req.get("cmd")
         if cmd == "hello":
             return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []),
+                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
@@ -802,7 +907,24 @@ class Session:
             return {"text": self.client_entry(req).client.metrics()}
         if cmd == "translate":
             return await self.translate_command(req)
+        if cmd == "serve":
+            return await self.serve_command(req)
+        if cmd == "serve_stop":
+            sid = field(req, "serve", str, "a string")
+            if sid not in self.serves:
+                raise bad(f'no serve handle "{sid}"')
+            await self.serves[sid].stop()
+            return {}
+        if cmd == "serve_records":
+            sid = field(req, "serve", str, "a string")
+            if sid not in self.serves:
+                raise bad(f'no serve handle "{sid}"')
+            lists = self.serves[sid].rec.lists
+            return {"onTask": list(lists.get("onTask", [])), "onCall": list(lists.get("onCall", [])),
+                    "storeCalls": list(lists.get("storeCalls", [])), "toolCancels": list(TOOL_CANCELS)}
         if cmd == "shutdown":
+            for entry in self.serves.values():
+                await entry.stop()
             self.clients.clear()
             for tid in list(self.kits):
                 await self.close(tid)
@@ -991,7 +1113,61 @@ class Session:
             await done
         return {}
 
+    async def serve_command(self, req):
+        """PROTOCOL.md §5.23: `toolkit.serve("127.0.0.1:0", client=, a2a=, on_task=, mcp=, on_call=)`."""
+        sid = field(req, "id", str, "a string")
+        tid = field(req, "toolkit", str, "a string")
+        tk = self.kit(req)
+        method = getattr(tk, "serve", None)
+        if not callable(method):
+            raise Failure("unsupported", "this toolnexus Toolkit has no serve (SPEC §7B/§7C)")
+        entry = Served(tid)
+        kwargs = {}
+        if req.get("client") is not None:
+            kwargs["client"] = self.client_entry(req).client
+        for key, kw in (("a2a", "a2a"), ("mcp", "mcp")):
+            value = req.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise bad(f'"{key}" must be an object')
+            if not _accepts(method, kw):
+                raise Failure("unsupported", f'this toolnexus Toolkit.serve takes no "{kw}"')
+            kwargs[kw] = dict(value)
+        store = kwargs.get("a2a", {}).get("store")
+        if isinstance(store, dict):
+            if store != {"recording": True}:
+                raise bad(f'a2a.store object must be {{"recording": true}}, got {compact(store)}')
+            kwargs["a2a"]["store"] = RecordingStore(entry.rec)
+        for key, kw, record in (("onTask", "on_task", on_task_entry),
+                                ("onCall", "on_call", lambda ev: {camel(k): plain(v) for k, v in ev.items()})):
+            value = req.get(key)
+            if value is None or value is False:
+                continue
+            if value is not True:
+                raise bad(f'"{key}" must be a boolean')
+            if not _accepts(method, kw):
+                raise Failure("unsupported", f'this toolnexus Toolkit.serve takes no "{kw}"')
+
+            def callback(ev, key=key, record=record):
+                if not entry.rec.full(key):
+                    entry.rec.add(key, record(ev))
+            kwargs[kw] = callback
+        if sid in self.serves:
+            await self.serves.pop(sid).stop()
+        try:
+            entry.handle = await method("127.0.0.1:0", **kwargs)
+        except Failure:
+            raise
+        except Exception as e:  # noqa: BLE001 — e.g. the port's unknown-store ValueError
+            raise bad(f"serve failed: {e}") from None
+        self.serves[sid] = entry
+        return {"url": entry.handle.url}
+
     async def close(self, tid):
+        for entry in self.serves.values():
+            if entry.toolkit == tid:
+                await entry.stop()
         tk = self.kits.pop(tid, None)
         if tk is not None:
             await tk.close()
