@@ -89,6 +89,13 @@ pub struct ClientEntry {
     rec: Arc<Recorder>,
 }
 
+impl ClientEntry {
+    /// The crate client, for `serve` (PROTOCOL.md §5.23): cheap to clone.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+}
+
 // ---------------------------------------------------------------------------
 // JSON shapes (§8 client data types)
 // ---------------------------------------------------------------------------
@@ -96,7 +103,7 @@ pub struct ClientEntry {
 /// RunResult as the crate serialises it (camelCase already: `toolCalls`, `toolCallCount`,
 /// `isError`, `promptTokens`, …; plus its own `status` / `limit` / `pending`, which the open
 /// type allows). An empty `metadata` object is dropped (protocol §8 ToolResult rule).
-fn run_result_json(r: &RunResult) -> Value {
+pub(crate) fn run_result_json(r: &RunResult) -> Value {
     let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
     if let Some(calls) = v.get_mut("toolCalls").and_then(Value::as_array_mut) {
         for c in calls {

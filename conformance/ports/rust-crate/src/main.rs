@@ -24,6 +24,7 @@ use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
 
 mod client_cmds;
+mod serve_cmds;
 
 use toolnexus::builtins::BuiltinsConfig;
 use toolnexus::client::WaitForFn;
@@ -336,6 +337,7 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
             })
         }
         ("suspend", s) => suspend_tool(name, description, schema, s, &w)?,
+        ("awaitCancel", a) => serve_cmds::await_cancel_tool(name, description, schema, a, &w)?,
         (k, _) => return Err(unsupported(format!("unknown or malformed extra-tool behaviour \"{k}\""))),
     };
     if let Some(src) = source {
@@ -575,6 +577,8 @@ struct Session {
     clients: HashMap<String, client_cmds::ClientEntry>,
     /// The toolkit of a loop command without `toolkit`: no tools, empty skills prompt.
     empty_kit: Option<Toolkit>,
+    /// `serve` handles by id (PROTOCOL.md §5.23).
+    serves: serve_cmds::Serves,
 }
 
 impl Session {
@@ -610,7 +614,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10", "11"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "8", "10", "11"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -772,16 +776,31 @@ impl Session {
             }
             "close" => {
                 let id = str_field(req, "toolkit")?;
+                self.serves.stop_toolkit(id);
                 if let Some(tk) = self.kits.remove(id) {
                     tk.close().await;
                 }
             }
             "shutdown" => {
+                self.serves.stop_all();
                 self.clients.clear();
                 for (_, tk) in self.kits.drain() {
                     tk.close().await;
                 }
             }
+            "serve" => {
+                let tk = self.kit(req)?;
+                let client = match req.get("client") {
+                    None | Some(Value::Null) => None,
+                    Some(_) => {
+                        let id = str_field(req, "client")?;
+                        Some(self.clients.get(id).ok_or_else(|| bad(format!("no client \"{id}\"")))?)
+                    }
+                };
+                return self.serves.serve(req, &tk, client).await;
+            }
+            "serve_stop" => return self.serves.stop(req),
+            "serve_records" => return self.serves.records(req),
             "client" => {
                 let id = str_field(req, "id")?.to_owned();
                 let opts = as_obj(field(req, "options")?, "options")?;
@@ -899,6 +918,7 @@ async fn run() {
             break;
         }
     }
+    session.serves.stop_all();
     for (_, tk) in session.kits.drain() {
         tk.close().await;
     }
