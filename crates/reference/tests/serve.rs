@@ -797,3 +797,71 @@ async fn stop_cancels_in_flight_calls() {
     let _ = tokio::time::timeout(Duration::from_secs(5), call).await;
     assert_eq!(*seen.lock().unwrap(), [true]);
 }
+
+/// The rmcp client dropping its `call_tool` future reaches the tool as cancellation.
+#[tokio::test]
+async fn a_dropped_rmcp_call_cancels_the_tool() {
+    let seen: Arc<Mutex<Vec<bool>>> = Arc::default();
+    let tk = toolkit(vec![waiting_tool(Arc::clone(&seen))], None).await;
+    let h = tk
+        .serve(
+            "127.0.0.1:0",
+            mcp_opts(McpServeConfig::default(), &Arc::default()),
+        )
+        .await
+        .unwrap();
+    let mcp = mcp_client(h.url()).await;
+    let call = mcp.call_tool(CallToolRequestParams::new("wait"));
+    assert!(tokio::time::timeout(Duration::from_millis(300), call)
+        .await
+        .is_err());
+    for _ in 0..100 {
+        if !seen.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(*seen.lock().unwrap(), [true]);
+}
+
+/// A host store that refuses everything.
+struct BrokenStore;
+
+#[async_trait::async_trait]
+impl toolnexus_reference::serve::TaskStore for BrokenStore {
+    async fn get(&self, _id: &str) -> Result<Option<Value>, String> {
+        Err("disk on fire".into())
+    }
+    async fn save(&self, _task: &Value) -> Result<(), String> {
+        Err("disk on fire".into())
+    }
+}
+
+#[tokio::test]
+async fn store_errors_are_json_rpc_errors() {
+    let tk = toolkit(vec![], None).await;
+    let cfg = A2AConfig {
+        store: StoreSpec::Custom(Arc::new(BrokenStore)),
+        ..A2AConfig::default()
+    };
+    let h = tk
+        .serve("127.0.0.1:0", a2a_only(Some(client(vec![text("ok")])), cfg))
+        .await
+        .unwrap();
+    let sent = send(h.url(), user("x")).await;
+    assert_eq!(sent["error"]["code"], -32603);
+    assert!(sent["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("disk on fire"));
+    let got = rpc(
+        h.url(),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "abc"}}),
+    )
+    .await;
+    assert_eq!(got["error"]["code"], -32603);
+    assert!(got["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("disk on fire"));
+}
