@@ -2,11 +2,12 @@
 //! Nothing here can take the server down: a raise, a panic or a store error ends as data.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::{uuid_v4, Shared, TaskEvent};
+use super::{uuid_v4, Shared, TaskEvent, MAX_OUTSTANDING_TASKS};
 use crate::client::{AskOptions, RunOptions, RunResult, RunStatus};
 use crate::tool::panic_message;
 
@@ -19,9 +20,34 @@ pub(crate) fn task(id: &str, context_id: Option<&str>, status: Value) -> Value {
     task
 }
 
-/// Starts fulfilling one task in the background.
-pub(crate) fn spawn(shared: Arc<Shared>, id: String, text: String, context_id: Option<String>) {
+/// Takes one outstanding-task place, or `None` when `MAX_OUTSTANDING_TASKS` are taken.
+pub(crate) fn reserve(shared: &Arc<Shared>) -> Option<Reservation> {
+    let counter = Arc::clone(&shared.outstanding);
+    let taken = counter.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+        (n < MAX_OUTSTANDING_TASKS).then_some(n + 1)
+    });
+    taken.is_ok().then_some(Reservation(counter))
+}
+
+/// An outstanding-task place, given back when dropped (the task ended, or never started).
+pub(crate) struct Reservation(Arc<AtomicUsize>);
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Starts fulfilling one task in the background; `place` is held until it ends.
+pub(crate) fn spawn(
+    shared: Arc<Shared>,
+    place: Reservation,
+    id: String,
+    text: String,
+    context_id: Option<String>,
+) {
     tokio::spawn(async move {
+        let _place = place;
         // Bounded concurrency: a flood of tasks queues here instead of running at once.
         let Ok(_slot) = Arc::clone(&shared.slots).acquire_owned().await else {
             return;
@@ -125,4 +151,32 @@ async fn run(
 
 fn agent_message(text: &str) -> Value {
     json!({"role": "agent", "parts": [{"kind": "text", "text": text}]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolkit::Toolkit;
+    use tokio::sync::Semaphore;
+    use tokio_util::sync::CancellationToken;
+
+    #[test]
+    fn outstanding_tasks_are_bounded_and_given_back() {
+        let shared = Arc::new(Shared {
+            toolkit: Arc::new(Toolkit::default()),
+            client: None,
+            a2a: None,
+            on_task: None,
+            base_url: String::new(),
+            shutdown: CancellationToken::new(),
+            slots: Arc::new(Semaphore::new(1)),
+            outstanding: Arc::new(AtomicUsize::new(0)),
+        });
+        let mut held: Vec<Reservation> = (0..MAX_OUTSTANDING_TASKS)
+            .map(|_| reserve(&shared).unwrap())
+            .collect();
+        assert!(reserve(&shared).is_none());
+        held.pop();
+        assert!(reserve(&shared).is_some());
+    }
 }

@@ -11,6 +11,7 @@ mod task_store;
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,6 +36,9 @@ pub use task_store::{resolve_store, FileTaskStore, InMemoryTaskStore, StoreSpec,
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// Fulfilments running at once; later tasks wait (still `submitted`) for a slot.
 pub const MAX_RUNNING_TASKS: usize = 32;
+/// Tasks running or waiting for a slot; beyond it `SendMessage` is refused, so a flood of
+/// messages cannot queue without bound.
+pub const MAX_OUTSTANDING_TASKS: usize = 1024;
 
 /// `onTask`'s argument, fired once per task on its final state.
 #[derive(Debug, Clone)]
@@ -146,6 +150,7 @@ pub(crate) struct Shared {
     pub(crate) base_url: String,
     pub(crate) shutdown: CancellationToken,
     pub(crate) slots: Arc<Semaphore>,
+    pub(crate) outstanding: Arc<AtomicUsize>,
 }
 
 /// The A2A profile once resolved.
@@ -199,6 +204,7 @@ impl Toolkit {
             base_url: base_url.clone(),
             shutdown: shutdown.clone(),
             slots: Arc::new(Semaphore::new(MAX_RUNNING_TASKS)),
+            outstanding: Arc::new(AtomicUsize::new(0)),
         });
 
         let mut router = Router::new();

@@ -100,6 +100,13 @@ async fn send_message(shared: &Arc<Shared>, id: Value, params: &Value) -> Value 
         .get("contextId")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let Some(place) = fulfil::reserve(shared) else {
+        return error(
+            id,
+            INTERNAL_ERROR,
+            "server busy: too many tasks in flight; retry later",
+        );
+    };
     let task_id = uuid_v4();
     let submitted = fulfil::task(
         &task_id,
@@ -109,7 +116,7 @@ async fn send_message(shared: &Arc<Shared>, id: Value, params: &Value) -> Value 
     if let Err(e) = a2a.store.save(&submitted).await {
         return error(id, INTERNAL_ERROR, &format!("task store failed: {e}"));
     }
-    fulfil::spawn(Arc::clone(shared), task_id, text, context_id);
+    fulfil::spawn(Arc::clone(shared), place, task_id, text, context_id);
     ok(id, submitted)
 }
 
