@@ -240,6 +240,8 @@ async fn card_defaults_and_skills_never_tools() {
             "url": format!("{}/", h.url()),
         })
     );
+    let get_root = get(&format!("{}/", h.url())).await;
+    assert_eq!(get_root.status(), 404);
     h.stop().await;
     h.stop().await; // idempotent
     assert!(

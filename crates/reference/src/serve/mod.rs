@@ -211,14 +211,15 @@ impl Toolkit {
         if has_a2a {
             let card_state = Arc::clone(&shared);
             let rpc_state = Arc::clone(&shared);
+            // Another method on an A2A path is a 404 too, as Python answers it.
             router = router
                 .route(
                     "/.well-known/agent-card.json",
-                    get(move || rpc::card(Arc::clone(&card_state))),
+                    get(move || rpc::card(Arc::clone(&card_state))).fallback(not_found),
                 )
                 .route(
                     "/",
-                    post(move |body| rpc::handle(Arc::clone(&rpc_state), body)),
+                    post(move |body| rpc::handle(Arc::clone(&rpc_state), body)).fallback(not_found),
                 );
         }
         if let Some(cfg) = mcp_cfg {
@@ -226,7 +227,7 @@ impl Toolkit {
             router = router.route_service("/mcp", service);
         }
         let router = router
-            .fallback(|| async { (StatusCode::NOT_FOUND, "not found") })
+            .fallback(not_found)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
 
         let stop = shutdown.clone();
@@ -241,6 +242,10 @@ impl Toolkit {
             server: Mutex::new(Some(server)),
         })
     }
+}
+
+async fn not_found() -> (StatusCode, &'static str) {
+    (StatusCode::NOT_FOUND, "not found")
 }
 
 fn profile<T>(
