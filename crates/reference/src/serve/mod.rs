@@ -211,7 +211,7 @@ impl Toolkit {
         if has_a2a {
             let card_state = Arc::clone(&shared);
             let rpc_state = Arc::clone(&shared);
-            // Another method on an A2A path is a 404 too, as Python answers it.
+            // Another method on an A2A path is a 404 as well (not 405), as Python answers.
             router = router
                 .route(
                     "/.well-known/agent-card.json",
