@@ -33,7 +33,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
     vec![
         // ---- Setup
         step!(Setup, r#"^the toolkit(?: "(?P<TK>[^"]+)")? is served as "(?P<ID>[^"]+)"(?: with:)?$"# + "JSON `serve` fields (`client`, `a2a`, `mcp`, `onTask`, `onCall`), optional",
-            "`serve` (the built toolkit unless named); `{{SERVE:ID}}` is the answered `url` minus one trailing `/`, and the handle is the one later steps use",
+            "`serve` (the built toolkit unless named; `client` defaults to the current client, if any); `{{SERVE:ID}}` is the answered `url` minus one trailing `/`, and the handle is the one later steps use",
             |StepCtx { port, st, step, arg, .. }| {
                 let mut request = match step.docstring {
                     Some(_) => st.json_doc(step)?,
@@ -47,6 +47,11 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     None => st.toolkit_id()?,
                 };
                 let id = arg.at(2);
+                if request.get("client").is_none() {
+                    if let Some(client) = &st.client {
+                        request["client"] = json!(client);
+                    }
+                }
                 request["cmd"] = json!("serve");
                 request["id"] = json!(id);
                 request["toolkit"] = json!(toolkit);
@@ -95,10 +100,10 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 Ok(())
             }),
         step!(Actions, r#"^the A2A peer asks for the task(?: "(?P<TASK>[^"]*)")?$"#,
-            "JSON-RPC `GetTask` for TASK, else the task the last `SendMessage` answered",
+            "JSON-RPC `GetTask` for TASK (placeholders expanded: `{{TASK:1}}`), else the task the last `SendMessage` answered",
             |StepCtx { st, arg, .. }| {
                 let id = match arg.opt(1) {
-                    Some(t) => t.to_string(),
+                    Some(t) => st.expand(t)?,
                     None => task_id(st)?,
                 };
                 rpc(st, None, "GetTask", json!({"id": id})).await
@@ -243,7 +248,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 port::request(port, json!({"cmd": "serve_stop", "serve": arg.at(1)})).await?;
                 Ok(())
             }),
-        step!(Actions, r#"^the serve records(?: of "(?P<ID>[^"]+)")? are read(?: once (?P<LIST>onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entr(?:y|ies))?$"#,
+        step!(Actions, r#"^the serve records(?: of "(?P<ID>[^"]+)")? are read(?: once (?P<LIST>onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries)?$"#,
             "`serve_records`; with `once LIST has N entries` it asks again every 50 ms until LIST has at least N (at most 15 s: callbacks may fire after the answer they follow)",
             |StepCtx { port, st, arg, .. }| {
                 let id = match arg.opt(1) {
@@ -431,6 +436,24 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                         truncate(&answer.to_string(), 400))),
                 }
             }),
+        step!(Expectations, r#"^the MCP answer does not mention "(?P<TEXT>.*)"$"#,
+            "the last MCP answer's compact JSON does not contain TEXT (e.g. a metadata key)",
+            records "pinned",
+            |StepCtx { st, arg, .. }| {
+                let answer = mcp_answer(st)?.to_string();
+                let needle = crate::steps::unescape(&arg.at(1));
+                if answer.contains(&needle) {
+                    fail(format!("[pinned] the MCP answer mentions {needle:?}: {}", truncate(&answer, 400)))
+                } else { Ok(()) }
+            }),
+        step!(Expectations, r#"^the MCP answer's first text is the output of the last execution$"#,
+            "`content[0].text` of the last MCP answer equals the `output` of the last `execute` (both normalised)",
+            |StepCtx { st, .. }| {
+                let output = st.output()?;
+                let answer = mcp_answer(st)?;
+                let actual = at_path(&answer, "content[0].text", "the MCP answer")?;
+                expect_json(st, &json!(output), &actual)
+            }),
         step!(Expectations, r#"^the MCP status is (?P<N>\d+)$"#,
             "the HTTP status of the last raw post to `/mcp`",
             |StepCtx { st, arg, .. }| {
@@ -480,18 +503,6 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     }
                 }
                 Ok(())
-            }),
-        step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" does not contain "(?P<TEXT>.*)"$"#,
-            "the value at PATH (its compact JSON, if not a string) does not contain TEXT",
-            records "pinned",
-            |StepCtx { st, arg, .. }| {
-                let request = super::llm_request(st, &arg.at(1)).await?;
-                let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
-                let text = match &actual { Value::String(s) => s.clone(), other => other.to_string() };
-                let needle = crate::steps::unescape(&arg.at(3));
-                if text.contains(&needle) {
-                    fail(format!("[pinned] {} contains {needle:?}", truncate(&text, 400)))
-                } else { Ok(()) }
             }),
     ]
 }
