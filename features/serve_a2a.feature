@@ -603,7 +603,8 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     Then there is no status for "a2a"
     And there are no errors
-    And the toolkit has 1 tools
+    And the toolkit has the tool "echo"
+    And the toolkit has no tool "a2a_name"
     When the A2A peer gets "/.well-known/agent-card.json"
     Then the A2A status is 200
     And the A2A answer at "name" is "From the file"
