@@ -454,6 +454,20 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let actual = at_path(&answer, "content[0].text", "the MCP answer")?;
                 expect_json(st, &json!(output), &actual)
             }),
+        step!(Expectations, r#"^the stored messages end with:$"# + "JSON array (matchers allowed)",
+            "the last `store_get`'s `messages` end with these (a port may store more before them, e.g. a system message)",
+            |StepCtx { st, step, .. }| {
+                let expected = st.expect_doc(step)?;
+                let want = expected.as_array().map_or(0, Vec::len);
+                let stored = st.stored.clone().ok_or_else(|| StepFailure::failed("the store has not been read"))?;
+                let messages = st.norm(&stored).as_array().cloned().unwrap_or_default();
+                if messages.len() < want {
+                    return fail(format!("[pinned] the store holds {} messages, fewer than {want}: {}",
+                        messages.len(), truncate(&Value::Array(messages).to_string(), 400)));
+                }
+                let tail = Value::Array(messages[messages.len() - want..].to_vec());
+                expect_json(st, &expected, &tail)
+            }),
         step!(Expectations, r#"^the MCP status is (?P<N>\d+)$"#,
             "the HTTP status of the last raw post to `/mcp`",
             |StepCtx { st, arg, .. }| {
