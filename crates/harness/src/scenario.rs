@@ -96,6 +96,35 @@ impl From<PortError> for StepFailure {
     }
 }
 
+/// What the serve steps (PROTOCOL.md §5.23–§5.25) accumulate: the handles, the last HTTP
+/// answers of the scenario's A2A peer and MCP client, and the last `serve_records`.
+#[derive(Default)]
+pub struct ServeState {
+    /// Each handle id with its base URL (one trailing `/` stripped).
+    pub(super) handles: Vec<(String, String)>,
+    /// The handle the last serve step named (the default for later steps).
+    pub(super) current: Option<String>,
+    /// The last A2A request body sent, its HTTP status and its answer (JSON, else a string).
+    pub(super) a2a: Option<(Value, u16, Value)>,
+    /// The task id of the last `SendMessage` answer.
+    pub(super) task: Option<String>,
+    /// How many `SendMessage` answers carried a task id (`{{TASK:n}}` numbers them).
+    pub(super) tasks: u32,
+    /// The JSON-RPC ids the A2A peer numbers its requests with.
+    pub(super) rpc_ids: u64,
+    /// The connected MCP client and the handle it is connected to.
+    pub(super) mcp: Option<(String, rmcp::service::RunningService<rmcp::RoleClient, ()>)>,
+    /// What `initialize` answered: `{protocolVersion, capabilities, serverInfo, …}`.
+    pub(super) mcp_init: Option<Value>,
+    /// The last MCP answer: a `tools/list` (`{"tools": […]}`), a `CallToolResult`, or
+    /// `{"error": {"code", "message"}}`.
+    pub(super) mcp_answer: Option<Value>,
+    /// The HTTP status of the last raw post to `/mcp`.
+    pub(super) mcp_status: Option<u16>,
+    /// The last `serve_records` answer.
+    pub(super) records: Option<Value>,
+}
+
 /// Everything one scenario accumulates.
 #[derive(Default)]
 pub struct ScenarioState {
@@ -129,6 +158,8 @@ pub struct ScenarioState {
     pub(super) stored: Option<Value>,
     /// The last `metrics` text, as the port answered it.
     pub(super) metrics_text: Option<String>,
+    /// The §7B/§7C serve handles and what the scenario's A2A and MCP peers saw.
+    pub(super) serve: ServeState,
     expectations: RefCell<BTreeSet<String>>,
 }
 

@@ -899,6 +899,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::translate::steps());
         all.extend(client::resume::steps());
         all.extend(relay::steps());
+        all.extend(client::serve::steps());
         all
     })
 }

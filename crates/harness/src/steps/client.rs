@@ -13,11 +13,14 @@ use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 pub(super) mod order;
 #[path = "resume.rs"]
 pub(super) mod resume;
+#[path = "serve.rs"]
+pub(super) mod serve;
 #[path = "translate.rs"]
 pub(super) mod translate;
 
-/// The observed lists a loop answer may carry (§5.13).
-const LISTS: &str = "hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls";
+/// The observed lists a loop answer may carry (§5.13), then the `serve_records` lists (§5.25).
+const LISTS: &str =
+    "hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels";
 
 /// The client steps, in the order STEPS.md lists them within each group.
 pub(super) fn steps() -> Vec<StepDef> {
@@ -243,8 +246,8 @@ pub(super) fn steps() -> Vec<StepDef> {
                 };
                 if n > 1 { Ok(()) } else { fail(format!("[pinned] {n} text delta(s)")) }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) has (?P<N>\d+) entries$"#,
-            "the observed list (§5.13) of the last loop command has N entries",
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries$"#,
+            "the observed list of the last loop command (§5.13), or of the last `serve_records` (§5.25: `onTask`, `onCall`, `storeCalls`, `toolCancels`), has N entries",
             records "pinned",
             |StepCtx { st, arg, .. }| {
                 let list = observed(st, &arg.at(1))?;
@@ -254,7 +257,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                         crate::port::truncate(&st.norm(&Value::Array(list)).to_string(), 400)))
                 }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
             "N entries of the list hold that JSON value at PATH",
             records "pinned",
             |StepCtx { st, arg, .. }| {
@@ -272,7 +275,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                     fail(format!("[pinned] {n} {} entries have {path} = {value}, not {want}", arg.at(1)))
                 }
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
             "the value at PATH of the list (`[0].name`, `[-1].turn`; normalised)",
             |StepCtx { st, step, arg, .. }| {
                 let expected = st.expect_doc(step)?;
@@ -280,7 +283,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                 let actual = at_path(&list, &arg.at(2), &arg.at(1))?;
                 expect_json(st, &expected, &actual)
             }),
-        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
+        step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
             "the same, the expected JSON inline",
             |StepCtx { st, arg, .. }| {
                 let expected = inline_json(&arg.at(3))?;
@@ -570,7 +573,14 @@ fn run_result(st: &ScenarioState) -> Result<Value, StepFailure> {
 
 fn observed(st: &ScenarioState, list: &str) -> Result<Vec<Value>, StepFailure> {
     debug_assert!(LISTS.split('|').any(|l| l == list));
-    let (cmd, answer) = last_loop(st)?;
+    let (cmd, answer) = if serve::SERVE_LISTS.contains(&list) {
+        let records = st.serve.records.clone().ok_or_else(|| {
+            StepFailure::failed("the serve records have not been read in this scenario")
+        })?;
+        ("serve_records".to_string(), records)
+    } else {
+        last_loop(st)?
+    };
     match answer.get(list).and_then(Value::as_array) {
         Some(items) => Ok(st
             .norm(&Value::Array(items.clone()))
