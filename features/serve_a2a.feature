@@ -29,7 +29,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "on" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer gets "<path>" from "off"
     Then the A2A status is 404
@@ -53,7 +53,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When the A2A peer sends the message "hello"
     Then the A2A status is 404
@@ -123,7 +123,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer gets "/.well-known/agent-card.json"
     Then the A2A answer at "skills" is:
@@ -171,7 +171,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "slow please"
     Then the A2A status is 200
@@ -195,7 +195,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "hello there"
     And the A2A peer polls the task until it leaves submitted/working
@@ -219,7 +219,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "use echo, please"
     And the A2A peer polls the task until it leaves submitted/working
@@ -241,7 +241,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "fail now"
     And the A2A peer polls the task until it leaves submitted/working
@@ -267,7 +267,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "anyone?"
     And the A2A peer polls the task until it leaves submitted/working
@@ -291,7 +291,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer asks for the task "no-such-task"
     Then the A2A answer is the JSON-RPC error -32001
@@ -312,7 +312,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer calls "tasks/frobnicate" with:
       """
@@ -335,7 +335,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer posts the raw body:
       """
@@ -361,7 +361,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "remember: blue" in context "ctx-1"
     And the A2A peer polls the task until it leaves submitted/working
@@ -385,7 +385,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "note this" in context "thread-7"
     And the A2A peer polls the task until it leaves submitted/working
@@ -408,7 +408,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "first words"
     And the A2A peer polls the task until it leaves submitted/working
@@ -438,7 +438,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "suspend for a book"
     And the A2A peer polls the task until it leaves submitted/working
@@ -460,7 +460,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}, "onTask": true}
+      {"a2a": {"name": "Served"}, "onTask": true}
       """
     When the A2A peer sends the message "use echo now"
     And the A2A peer polls the task until it leaves submitted/working
@@ -486,7 +486,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}, "onTask": true}
+      {"a2a": {"name": "Served"}, "onTask": true}
       """
     When the A2A peer sends the message "fail hard"
     And the A2A peer polls the task until it leaves submitted/working
@@ -627,7 +627,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer gets "/.well-known/agent-card.json"
     Then the A2A status is 200
@@ -646,7 +646,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the A2A peer sends the message "one"
     And the A2A peer polls the task until it leaves submitted/working

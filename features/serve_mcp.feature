@@ -69,7 +69,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client lists the tools
@@ -163,7 +163,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "echo" with:
@@ -181,7 +181,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "boom"
@@ -198,7 +198,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "crash"
@@ -222,7 +222,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "no_such_tool"
@@ -240,7 +240,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "gate"
@@ -261,7 +261,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}, "onCall": true}
+      {"mcp": {"name": "gateway"}, "onCall": true}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "echo"
@@ -279,7 +279,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "echo"
@@ -299,7 +299,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "short_wait"
@@ -317,7 +317,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When the A2A peer gets "<path>"
     Then the A2A status is 404
@@ -344,13 +344,14 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"a2a": {}}
+      {"a2a": {"name": "Served"}}
       """
     When the MCP client posts the raw body:
       """
       {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "harness", "version": "1"}}}
       """
-    Then the MCP status is 404
+    Then the MCP answer has nothing at "result.serverInfo"
+    And the MCP answer has nothing at "result.capabilities"
     When the A2A peer gets "/.well-known/agent-card.json"
     Then the A2A status is 200
 
@@ -362,7 +363,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When the MCP client posts the raw body:
       """
@@ -380,7 +381,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "echo" with:
@@ -506,7 +507,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
     And "web_list_colors" is executed
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "web_list_colors"
@@ -522,7 +523,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And the toolkit is served as "s1" with:
       """
-      {"mcp": {}}
+      {"mcp": {"name": "gateway"}}
       """
     When an MCP client connects to "s1"
     And the MCP client calls "echo"
