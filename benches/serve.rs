@@ -54,7 +54,10 @@ async fn call(http: &reqwest::Client, url: &str, tool: &str, want: &str) {
         .map(|l| l.strip_prefix("data:").unwrap_or(l).trim())
         .find_map(|l| serde_json::from_str::<Value>(l).ok())
         .unwrap_or_else(|| panic!("{url}: no JSON-RPC answer in {text:?}"));
-    assert_eq!(json["result"]["content"][0]["text"], want, "{url} {tool}: {json}");
+    assert_eq!(
+        json["result"]["content"][0]["text"], want,
+        "{url} {tool}: {json}"
+    );
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -151,11 +154,10 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     let mut group = c.benchmark_group("serve");
     group.bench_function("mock_echo", |b| {
-        b.to_async(&rt)
-            .iter(|| call(&http, &url, "mock_echo", "bench"))
+        b.iter(|| rt.block_on(call(&http, &url, "mock_echo", "bench")))
     });
     group.bench_function("native_upper", |b| {
-        b.to_async(&rt).iter(|| call(&http, &url, "upper", "BENCH"))
+        b.iter(|| rt.block_on(call(&http, &url, "upper", "BENCH")))
     });
     group.finish();
     c.final_summary();
@@ -166,12 +168,19 @@ fn main() {
         Err(e) => println!("python: skipped: {e}"),
     }
     if let Ok(other) = std::env::var("SERVE_BENCH_URL") {
-        targets.push((other.clone(), format!("{}/mcp", other.trim_end_matches('/')), None));
+        targets.push((
+            other.clone(),
+            format!("{}/mcp", other.trim_end_matches('/')),
+            None,
+        ));
     }
     println!("\ntools/call through the served gateway, {CALLS} sequential calls each:");
     for (name, url, _keep) in &targets {
         for (tool, want) in [("mock_echo", "bench"), ("upper", "BENCH")] {
-            println!("  {name:<10} {tool:<10} {}", measure(&rt, &http, url, tool, want));
+            println!(
+                "  {name:<10} {tool:<10} {}",
+                measure(&rt, &http, url, tool, want)
+            );
         }
     }
     drop(targets);

@@ -88,8 +88,14 @@ fn mcp_request(i: usize) -> (String, McpCase) {
             call(i, "upper", json!({"text": format!("up-{i}")})),
             McpCase::Ok(format!("UP-{i}")),
         ),
-        2 => (format!("{{\"jsonrpc\": \"2.0\", \"id\": {i}, \"method\": "), McpCase::Bad("truncated JSON")),
-        3 => (call(i, "no_such_tool", json!({})), McpCase::Bad("unknown tool")),
+        2 => (
+            format!("{{\"jsonrpc\": \"2.0\", \"id\": {i}, \"method\": "),
+            McpCase::Bad("truncated JSON"),
+        ),
+        3 => (
+            call(i, "no_such_tool", json!({})),
+            McpCase::Bad("unknown tool"),
+        ),
         _ => (
             call(i, "upper", json!({"text": 42})),
             McpCase::Bad("wrong argument type"),
@@ -146,13 +152,21 @@ async fn two_hundred_concurrent_tools_calls_mixed_with_malformed_ones() {
                 good += 1;
             }
             McpCase::Bad(what) => {
-                assert!(is_error_answer(status, &msg), "call {i} ({what}) was not an error: {status} {msg:?}");
+                assert!(
+                    is_error_answer(status, &msg),
+                    "call {i} ({what}) was not an error: {status} {msg:?}"
+                );
                 bad += 1;
             }
         }
     }
     assert_eq!((good, bad), (80, 120));
-    bounded("a call after the wave", WAVE_BOUND, echo_once(&http, &url, "still here")).await;
+    bounded(
+        "a call after the wave",
+        WAVE_BOUND,
+        echo_once(&http, &url, "still here"),
+    )
+    .await;
     handle.stop().await;
     drop(tk);
 }
@@ -165,11 +179,16 @@ fn a2a_request(i: usize) -> (String, Option<i64>) {
     };
     match i % 4 {
         0 | 1 => (
-            send(json!({"message": {"role": "user", "messageId": format!("m-{i}"),
-                                    "parts": [{"kind": "text", "text": format!("task-{i}")}]}})),
+            send(
+                json!({"message": {"role": "user", "messageId": format!("m-{i}"),
+                                    "parts": [{"kind": "text", "text": format!("task-{i}")}]}}),
+            ),
             None,
         ),
-        2 => ("{\"jsonrpc\": \"2.0\", \"method\": \"SendMessage\", \"params\": {".to_string(), Some(-32700)),
+        2 => (
+            "{\"jsonrpc\": \"2.0\", \"method\": \"SendMessage\", \"params\": {".to_string(),
+            Some(-32700),
+        ),
         _ => (
             json!({"jsonrpc": "2.0", "id": i, "method": "SendMesage", "params": {}}).to_string(),
             Some(-32601),
@@ -200,7 +219,9 @@ async fn two_hundred_concurrent_send_messages_mixed_with_malformed_ones() {
                 assert_eq!(answer["id"], i, "send {i}: {answer}");
                 let task = &answer["result"];
                 assert_eq!(task["status"]["state"], "submitted", "send {i}: {answer}");
-                let id = task["id"].as_str().unwrap_or_else(|| panic!("send {i}: no id: {answer}"));
+                let id = task["id"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("send {i}: no id: {answer}"));
                 tasks.push((i, id.to_string()));
             }
             Some(code) => {
@@ -261,7 +282,8 @@ async fn two_hundred_concurrent_send_messages_mixed_with_malformed_ones() {
     let unknown = post_a2a(
         &http,
         &url,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}})
+            .to_string(),
     )
     .await;
     assert_eq!(unknown["error"]["code"], -32001, "{unknown}");

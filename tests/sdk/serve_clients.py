@@ -52,7 +52,19 @@ async def a2a_case(base: str) -> dict:
     from google.protobuf.json_format import MessageToDict
 
     out: dict = {"sdk": {"a2a-sdk": version("a2a-sdk")}}
-    async with httpx.AsyncClient(timeout=10) as http:
+    last_answer: dict = {}
+
+    async def remember(response: httpx.Response) -> None:
+        # The raw JSON-RPC answer behind the SDK's parsed one.
+        if response.request.method == "POST":
+            await response.aread()
+            try:
+                last_answer.clear()
+                last_answer.update(response.json())
+            except ValueError:
+                pass
+
+    async with httpx.AsyncClient(timeout=10, event_hooks={"response": [remember]}) as http:
         card = await A2ACardResolver(http, base).get_agent_card()
         out["card"] = {
             "name": card.name,
@@ -68,7 +80,7 @@ async def a2a_case(base: str) -> dict:
 
         # The SDK's own client, negotiated from the card (0.3.0 => its compat transport).
         try:
-            client = await ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(card)
+            client = ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(card)
             events = []
             async for ev in client.send_message(SendMessageRequest(message=message("via factory"))):
                 events.append(str(ev)[:200])
@@ -83,6 +95,10 @@ async def a2a_case(base: str) -> dict:
             out["send"] = {"ok": MessageToDict(sent)}
         except Exception as e:  # noqa: BLE001
             out["send"] = {"error": err(e)}
+        # What the server made of the SDK's 1.0 message (its parts carry no `kind`): the
+        # task it answered, read back raw once terminal.
+        sent_id = (last_answer.get("result") or {}).get("id")
+        out["send_task"] = await raw_terminal(http, base, sent_id) if sent_id else None
 
         # Find the task id the way a 1.0 client cannot: from the raw 0.3 answer.
         raw = (await http.post(f"{base}/", json={
@@ -108,6 +124,18 @@ async def a2a_case(base: str) -> dict:
             "jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task_id}})).json()
         out["raw_task"] = raw_task.get("result")
     return out
+
+
+async def raw_terminal(http, base: str, task_id: str) -> dict:
+    """GetTask by hand (the 0.3 wire) until the task leaves submitted/working."""
+    task: dict = {}
+    for _ in range(200):
+        task = (await http.post(f"{base}/", json={
+            "jsonrpc": "2.0", "id": 3, "method": "GetTask", "params": {"id": task_id}})).json()
+        if task.get("result", {}).get("status", {}).get("state") not in ("submitted", "working"):
+            break
+        await asyncio.sleep(0.05)
+    return task.get("result") or task
 
 
 async def main() -> None:

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use toolnexus_reference::client::{Client, ClientOptions, Generated};
 use toolnexus_reference::native::{define_tool, NativeReturn};
 use toolnexus_reference::serve::{A2AConfig, McpServeConfig, ServeHandle, ServeOptions};
-use toolnexus_reference::{Toolkit, ToolkitOptions};
+use toolnexus_reference::{Tool, ToolResult, Toolkit, ToolkitOptions};
 
 /// The CLI binary, whose `mock mcp` subcommand is the aggregated MCP server.
 pub const BIN: &str = env!("CARGO_BIN_EXE_toolnexus-conformance");
@@ -24,6 +24,11 @@ pub fn repo() -> PathBuf {
 
 /// The gateway toolkit: `mock_*` from the mock MCP server plus the native `upper`.
 pub async fn gateway_toolkit() -> Toolkit {
+    gateway_toolkit_with(Vec::new()).await
+}
+
+/// The gateway toolkit plus `extra` host tools.
+pub async fn gateway_toolkit_with(extra: Vec<Tool>) -> Toolkit {
     let scenario = repo().join("mock-servers/scenarios/basic.json");
     let config = json!({"mcpServers": {"mock": {
         "command": BIN,
@@ -44,7 +49,7 @@ pub async fn gateway_toolkit() -> Toolkit {
         mcp_config: Some(config),
         builtins: Some(json!(false)),
         disable_tools: vec!["skill".into()],
-        extra_tools: vec![upper],
+        extra_tools: std::iter::once(upper).chain(extra).collect(),
         ..Default::default()
     })
     .await;
@@ -82,9 +87,62 @@ pub fn echo_client() -> Client {
     )
 }
 
+/// Native tools named and shaped as the official MCP conformance suite's server scenarios
+/// expect (`tools-call-simple-text`, `tools-call-error`, `json-schema-2020-12`; the texts and
+/// schema of mock-servers/scenarios/conformance.json). They are toolkit tools like any other,
+/// so the suite checks the gateway's own mapping (§7C: output ⇒ one text part, `isError`
+/// propagates, `inputSchema` verbatim); a gateway cannot re-expose MCP tools under their
+/// bare names, since the toolkit prefixes them with the server name.
+pub fn conformance_tools() -> Vec<Tool> {
+    let text = |name: &str, out: &'static str, is_error: bool| {
+        define_tool(
+            name,
+            "A conformance-suite tool",
+            json!({"type": "object", "properties": {}}),
+            move |_args: Value, _ctx| async move {
+                Ok(NativeReturn::Result(if is_error {
+                    ToolResult::error(out)
+                } else {
+                    ToolResult::ok(out)
+                }))
+            },
+        )
+    };
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"type": "object", "properties": {
+            "street": {"type": "string"}, "city": {"type": "string"}}}},
+        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "additionalProperties": false
+    });
+    vec![
+        text(
+            "test_simple_text",
+            "This is a simple text response for testing.",
+            false,
+        ),
+        text(
+            "test_error_handling",
+            "This tool intentionally returns an error for testing",
+            true,
+        ),
+        define_tool(
+            "json_schema_2020_12_tool",
+            "Echoes its arguments",
+            schema,
+            |args: Value, _ctx| async move { Ok(NativeReturn::Text(args.to_string())) },
+        ),
+    ]
+}
+
 /// The gateway toolkit served on 127.0.0.1 with the MCP profile and, if `a2a`, the A2A one.
 pub async fn serve_gateway(a2a: bool) -> (Toolkit, ServeHandle) {
-    let tk = gateway_toolkit().await;
+    serve_toolkit(gateway_toolkit().await, a2a).await
+}
+
+/// `tk` served on 127.0.0.1 with the MCP profile and, if `a2a`, the A2A one.
+pub async fn serve_toolkit(tk: Toolkit, a2a: bool) -> (Toolkit, ServeHandle) {
     let handle = tk
         .serve(
             "127.0.0.1:0",
