@@ -1,7 +1,7 @@
 //! Named behaviours: how code (extra tools, skill providers, wait-for resolvers) crosses the
 //! port boundary as data. Every driver implements this same small catalogue.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
@@ -14,16 +14,22 @@ use toolnexus_reference::http_tool::{http_tool, HttpToolSpec};
 use toolnexus_reference::native::{define_tool, NativeReturn};
 use toolnexus_reference::skills::{SkillDef, SkillProvider};
 use toolnexus_reference::suspension::{new_request_id, Answer, Request, WaitFor};
-use toolnexus_reference::tool::{Source, Tool, ToolResult};
+use toolnexus_reference::tool::{Context, Source, Tool, ToolResult};
 
 /// The input schema an extra tool gets when its fixture names none.
 pub fn default_schema() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
+/// The session-wide `toolCancels` list the `awaitCancel` behaviour appends to (§5.25).
+pub type ToolCancels = Arc<Mutex<Vec<Value>>>;
+
+/// `awaitCancel`'s bound when the fixture names none.
+pub const AWAIT_CANCEL_DEFAULT_MS: u64 = 10_000;
+
 /// Builds an extra tool from `{name, description?, inputSchema?, source?, behaviour}` or an
 /// HTTP tool's `{name, description?, inputSchema?, http}`.
-pub fn extra_tool(spec: &ExtraTool) -> Result<Tool, String> {
+pub fn extra_tool(spec: &ExtraTool, cancels: &ToolCancels) -> Result<Tool, String> {
     let name = spec.name.clone();
     let description = spec.description.clone().unwrap_or_default();
     let schema = match &spec.input_schema {
@@ -43,9 +49,18 @@ pub fn extra_tool(spec: &ExtraTool) -> Result<Tool, String> {
         .as_ref()
         .ok_or_else(|| format!("extra tool \"{name}\" needs a \"behaviour\" or \"http\""))?;
     let action = ToolAction::parse(behaviour)?;
+    let cancels = Arc::clone(cancels);
+    let tool_name = name.clone();
     let mut tool = define_tool(&name, &description, schema, move |args, ctx| {
         let action = action.clone();
-        async move { action.run(args, ctx.answer) }
+        let cancels = Arc::clone(&cancels);
+        let tool_name = tool_name.clone();
+        async move {
+            if let ToolAction::AwaitCancel(ms) = action {
+                return Ok(await_cancel(&tool_name, ms, &ctx, &cancels).await);
+            }
+            action.run(args, ctx.answer)
+        }
     });
     if let Some(source) = spec.source {
         if source == ToolSource::Relay {
@@ -109,6 +124,7 @@ enum ToolAction {
     Fail(String),
     Panic(String),
     Suspend(SuspendSpec),
+    AwaitCancel(u64),
 }
 
 impl ToolAction {
@@ -122,6 +138,9 @@ impl ToolAction {
             ToolBehaviour::Fail(m) => Self::Fail(m.clone()),
             ToolBehaviour::Panic(m) => Self::Panic(m.clone()),
             ToolBehaviour::Suspend(s) => Self::Suspend(s.clone()),
+            ToolBehaviour::AwaitCancel(s) => {
+                Self::AwaitCancel(s.ms.unwrap_or(AWAIT_CANCEL_DEFAULT_MS))
+            }
         })
     }
 
@@ -132,8 +151,31 @@ impl ToolAction {
             Self::Fail(m) => Err(m.clone()),
             Self::Panic(m) => panic!("{m}"),
             Self::Suspend(spec) => Ok(NativeReturn::Result(suspend(spec, &args, answer))),
+            // Async: handled before `run` is reached.
+            Self::AwaitCancel(_) => Ok(NativeReturn::Text("not cancelled".to_string())),
         }
     }
+}
+
+/// `{"awaitCancel":{"ms"}}`: waits for the context's cancellation or `ms`, then records
+/// `{name, cancelled}`. A call dropped before either (its future discarded) records nothing.
+async fn await_cancel(name: &str, ms: u64, ctx: &Context, cancels: &ToolCancels) -> NativeReturn {
+    let cancelled = tokio::select! {
+        () = ctx.cancelled() => true,
+        () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => false,
+    };
+    let mut list = cancels.lock().unwrap_or_else(|p| p.into_inner());
+    if list.len() < crate::client_behaviours::RECORD_CAP {
+        list.push(json!({"name": name, "cancelled": cancelled}));
+    }
+    NativeReturn::Text(
+        if cancelled {
+            "cancelled"
+        } else {
+            "not cancelled"
+        }
+        .to_string(),
+    )
 }
 
 /// `{"suspend":{kind,prompt,url?,data?,always?,echoArgs?}}`: pending on the first call; on

@@ -93,6 +93,14 @@ impl Clients {
         Ok(json!({ "client": id }))
     }
 
+    /// The reference client `id` (a shared clone), for `serve` to fulfil tasks with.
+    pub fn reference(
+        &self,
+        id: &str,
+    ) -> Result<toolnexus_reference::client::Client, (String, String)> {
+        self.get(id).map(|c| c.client.clone())
+    }
+
     fn get(&self, id: &str) -> Result<&DriverClient, (String, String)> {
         self.clients
             .get(id)

@@ -11,5 +11,6 @@ pub mod client_port;
 pub mod driver;
 pub mod options;
 pub mod reference_port;
+pub mod serve_port;
 
 pub use reference_port::ReferenceSession;

@@ -13,7 +13,11 @@ pub use toolnexus_protocol::options::OPTION_KEYS;
 
 /// Builds the reference's options from decoded protocol options; a behaviour the protocol
 /// types admit but the catalogue does not (say `{"echo": false}`) is a `bad_request` message.
-pub fn toolkit_options(o: &proto::ToolkitOptions) -> Result<ToolkitOptions, String> {
+/// `cancels` is the session's `toolCancels` list the `awaitCancel` behaviour records into.
+pub fn toolkit_options(
+    o: &proto::ToolkitOptions,
+    cancels: &behaviours::ToolCancels,
+) -> Result<ToolkitOptions, String> {
     Ok(ToolkitOptions {
         mcp_config: o.mcp_config.clone(),
         skills: skill_sources(&o.skill_sources())?,
@@ -26,7 +30,7 @@ pub fn toolkit_options(o: &proto::ToolkitOptions) -> Result<ToolkitOptions, Stri
             .extra_tools
             .iter()
             .flatten()
-            .map(behaviours::extra_tool)
+            .map(|t| behaviours::extra_tool(t, cancels))
             // Relay tools follow the extra tools: they are host tools the host executes.
             .chain(o.relay_tools.iter().flatten().map(behaviours::relay_tool))
             .collect::<Result<_, _>>()?,

@@ -4,8 +4,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::behaviours::ToolCancels;
 use crate::client_port::{Clients, LoopCommand};
 use crate::options;
+use crate::serve_port::{ServeRequest, Serves};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
@@ -21,8 +23,8 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 12] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "8", "10", "11",
+pub const IMPLEMENTS: [&str; 14] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "8", "10", "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.
@@ -30,6 +32,9 @@ pub const IMPLEMENTS: [&str; 12] = [
 pub struct ReferenceSession {
     toolkits: BTreeMap<String, Toolkit>,
     clients: Clients,
+    serves: Serves,
+    /// Every finished `awaitCancel` call of the session (§5.25 `toolCancels`).
+    tool_cancels: ToolCancels,
 }
 
 impl ReferenceSession {
@@ -90,7 +95,10 @@ impl ReferenceSession {
             Request::SelectBuiltins { config, .. } => Ok(select(&config)),
             Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
             Request::Close { toolkit, .. } => self.close(toolkit).await,
-            Request::Shutdown { .. } => Ok(json!({})),
+            Request::Shutdown { .. } => {
+                self.serves.stop_all().await;
+                Ok(json!({}))
+            }
             Request::Client { id, options, .. } => self.clients.create(id, &options),
             Request::Run {
                 client,
@@ -198,17 +206,46 @@ impl ReferenceSession {
                 };
                 self.client_loop(&client, toolkit, command).await
             }
-            Request::Serve { .. } | Request::ServeStop { .. } | Request::ServeRecords { .. } => {
-                Err((
-                    error_kind::UNSUPPORTED.to_string(),
-                    "serve is not implemented yet".to_string(),
-                ))
+            Request::Serve {
+                id,
+                toolkit,
+                client,
+                a2a,
+                mcp,
+                on_task,
+                on_call,
+                ..
+            } => {
+                self.toolkit(&toolkit)?;
+                let client = client.map(|c| self.clients.reference(&c)).transpose()?;
+                let request = ServeRequest {
+                    id,
+                    toolkit_id: toolkit.clone(),
+                    client,
+                    a2a,
+                    mcp,
+                    on_task,
+                    on_call,
+                };
+                match self.toolkits.get(&toolkit) {
+                    Some(tk) => self.serves.serve(tk, request).await,
+                    None => Err(unknown_toolkit(&toolkit)),
+                }
+            }
+            Request::ServeStop { serve, .. } => self.serves.stop(&serve).await,
+            Request::ServeRecords { serve, .. } => {
+                let cancels = self
+                    .tool_cancels
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone();
+                self.serves.records(&serve, cancels)
             }
         }
     }
 
     async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
-        let opts = options::toolkit_options(options).map_err(bad_request)?;
+        let opts = options::toolkit_options(options, &self.tool_cancels).map_err(bad_request)?;
         // The relay collision guard (SPEC §10 addendum) is the one construction failure.
         let tk = Toolkit::try_build(opts).await.map_err(bad_request)?;
         let body = json!({
@@ -242,10 +279,7 @@ impl ReferenceSession {
     }
 
     fn toolkit(&self, id: &str) -> Result<&Toolkit, (String, String)> {
-        self.toolkits.get(id).ok_or((
-            error_kind::UNKNOWN_TOOLKIT.to_string(),
-            format!("no toolkit \"{id}\""),
-        ))
+        self.toolkits.get(id).ok_or_else(|| unknown_toolkit(id))
     }
 
     async fn execute(
@@ -284,6 +318,7 @@ impl ReferenceSession {
 
     async fn close(&mut self, id: String) -> Reply {
         // Closing is idempotent: an id already closed (or never built) is not an error.
+        self.serves.stop_toolkit(&id).await;
         if let Some(mut tk) = self.toolkits.remove(&id) {
             tk.close().await;
         }
@@ -292,6 +327,7 @@ impl ReferenceSession {
 
     /// Closes every toolkit (end of session).
     pub async fn close_all(&mut self) {
+        self.serves.stop_all().await;
         for tk in self.toolkits.values_mut() {
             tk.close().await;
         }
@@ -299,6 +335,13 @@ impl ReferenceSession {
 }
 
 type Reply = Result<Value, (String, String)>;
+
+fn unknown_toolkit(id: &str) -> (String, String) {
+    (
+        error_kind::UNKNOWN_TOOLKIT.to_string(),
+        format!("no toolkit \"{id}\""),
+    )
+}
 
 fn bad_request(message: String) -> (String, String) {
     (error_kind::BAD_REQUEST.to_string(), message)

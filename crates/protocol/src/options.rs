@@ -190,6 +190,17 @@ pub enum ToolBehaviour {
     Panic(String),
     /// `{"suspend": {...}}`: SPEC §10 pending, then the answer's data.
     Suspend(SuspendSpec),
+    /// `{"awaitCancel": {"ms"?: N}}`: waits for the call's cancellation or `N` ms (§5.25).
+    AwaitCancel(AwaitCancelSpec),
+}
+
+/// The `awaitCancel` behaviour's bound.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AwaitCancelSpec {
+    /// How long to wait for the cancellation signal; defaults to 10000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
 }
 
 /// The `suspend` behaviour's Request template.

@@ -55,6 +55,7 @@ pub mod mcp;
 pub mod native;
 pub mod relay;
 pub mod sanitize;
+pub mod serve;
 pub mod skills;
 pub mod suspension;
 pub mod tool;

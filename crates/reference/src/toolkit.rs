@@ -49,7 +49,18 @@ pub struct Toolkit {
     errors: BTreeMap<String, String>,
     warnings: Vec<String>,
     wait_for: Option<WaitFor>,
+    /// The config file's reserved `a2a` and `mcpServer` blocks, kept for `serve` (§7B, §7C).
+    serve_blocks: ServeBlocks,
     closed: bool,
+}
+
+/// The config file's reserved serve profiles, as written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ServeBlocks {
+    /// The top-level `a2a` block (§7B).
+    pub(crate) a2a: Option<Value>,
+    /// The top-level `mcpServer` block (§7C).
+    pub(crate) mcp_server: Option<Value>,
 }
 
 /// The status key of the builtin source.
@@ -77,6 +88,12 @@ impl Toolkit {
         let mut builtins_cfg = options.builtins.clone();
         let parsed = tk.parse_config(options.mcp_config.as_ref(), &mut builtins_cfg);
         let agents_block = parsed.as_ref().and_then(|p| p.root.get("agents").cloned());
+        tk.serve_blocks = ServeBlocks {
+            a2a: parsed.as_ref().and_then(|p| p.root.get("a2a").cloned()),
+            mcp_server: parsed
+                .as_ref()
+                .and_then(|p| p.root.get("mcpServer").cloned()),
+        };
         // MCP servers and agents are independent sources: load them side by side.
         let (mcp_source, (agent_tools, agent_errors)) = futures::future::join(
             mcp::load_opt(parsed.as_ref(), tk.wait_for.clone()),
@@ -223,6 +240,27 @@ impl Toolkit {
     /// Whether `close` has run.
     pub fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// The config file's serve profiles (§7B `a2a`, §7C `mcpServer`).
+    pub(crate) fn serve_blocks(&self) -> &ServeBlocks {
+        &self.serve_blocks
+    }
+
+    /// A view sharing this toolkit's tools and catalog but owning no connections, so a
+    /// server can hold it for its lifetime; closing the original still ends its sessions.
+    pub(crate) fn shared_view(&self) -> Toolkit {
+        Toolkit {
+            mcp: mcp::McpSource::default(),
+            tools: self.tools.clone(),
+            catalog: self.catalog.clone(),
+            statuses: self.statuses.clone(),
+            errors: self.errors.clone(),
+            warnings: self.warnings.clone(),
+            wait_for: self.wait_for.clone(),
+            serve_blocks: self.serve_blocks.clone(),
+            closed: false,
+        }
     }
 }
 

@@ -1,0 +1,184 @@
+//! §7B TaskStore: where served A2A Tasks live (memory, one file per task, or the host's).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// Pluggable Task persistence; every served Task read and write goes through it.
+#[async_trait]
+pub trait TaskStore: Send + Sync {
+    /// The Task saved under `id`, if any; `Err` is a store failure, not "not found".
+    async fn get(&self, id: &str) -> Result<Option<Value>, String>;
+    /// Saves `task` under its `id` (replacing an earlier version).
+    async fn save(&self, task: &Value) -> Result<(), String>;
+}
+
+/// The `a2a.store` selector.
+#[derive(Clone, Default)]
+pub enum StoreSpec {
+    /// In-memory (the default).
+    #[default]
+    Memory,
+    /// One `<id>.json` per task under this directory.
+    File(PathBuf),
+    /// A host object used as it is.
+    Custom(Arc<dyn TaskStore>),
+}
+
+impl StoreSpec {
+    /// Reads the JSON spelling: absent or `"memory"`, or `"file:<dir>"`; anything else is an
+    /// error, as Python's `resolve_store` raises for an unknown string.
+    pub fn from_value(value: Option<&Value>) -> Result<StoreSpec, String> {
+        match value {
+            None | Some(Value::Null) => Ok(StoreSpec::Memory),
+            Some(Value::String(s)) if s == "memory" => Ok(StoreSpec::Memory),
+            Some(Value::String(s)) => match s.strip_prefix("file:") {
+                Some(dir) if !dir.is_empty() => Ok(StoreSpec::File(PathBuf::from(dir))),
+                _ => Err(format!(
+                    "unknown A2A store \"{s}\" (expected \"memory\" or \"file:<dir>\")"
+                )),
+            },
+            Some(other) => Err(format!(
+                "A2A store must be \"memory\" or \"file:<dir>\", got {other}"
+            )),
+        }
+    }
+}
+
+/// `resolveStore(store?)`: the concrete store a selector names.
+pub fn resolve_store(spec: &StoreSpec) -> Result<Arc<dyn TaskStore>, String> {
+    match spec {
+        StoreSpec::Memory => Ok(Arc::new(InMemoryTaskStore::default())),
+        StoreSpec::File(dir) => Ok(Arc::new(FileTaskStore::new(dir)?)),
+        StoreSpec::Custom(store) => Ok(Arc::clone(store)),
+    }
+}
+
+/// Tasks live as long as the server.
+#[derive(Default)]
+pub struct InMemoryTaskStore {
+    tasks: Mutex<HashMap<String, Value>>,
+}
+
+#[async_trait]
+impl TaskStore for InMemoryTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Value>, String> {
+        let tasks = self.tasks.lock().map_err(|_| "task store lock poisoned")?;
+        Ok(tasks.get(id).cloned())
+    }
+
+    async fn save(&self, task: &Value) -> Result<(), String> {
+        let id = task_id(task)?;
+        let mut tasks = self.tasks.lock().map_err(|_| "task store lock poisoned")?;
+        tasks.insert(id.to_string(), task.clone());
+        Ok(())
+    }
+}
+
+/// One `<id>.json` per task; ids that are not plain file names never touch the disk.
+pub struct FileTaskStore {
+    dir: PathBuf,
+}
+
+impl FileTaskStore {
+    /// Creates `dir` (and its parents) when missing.
+    pub fn new(dir: &Path) -> Result<FileTaskStore, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create task store dir {}: {e}", dir.display()))?;
+        Ok(FileTaskStore {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The file for `id`, or `None` when `id` could name anything outside `dir`.
+    fn file(&self, id: &str) -> Option<PathBuf> {
+        safe_name(id).then(|| self.dir.join(format!("{id}.json")))
+    }
+}
+
+/// Only `[A-Za-z0-9_-]`, 1–128 chars: no separators, dots or NULs can escape the dir.
+fn safe_name(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn task_id(task: &Value) -> Result<&str, String> {
+    task.get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "a task without a string id cannot be saved".to_string())
+}
+
+#[async_trait]
+impl TaskStore for FileTaskStore {
+    async fn get(&self, id: &str) -> Result<Option<Value>, String> {
+        let Some(path) = self.file(id) else {
+            return Ok(None);
+        };
+        match tokio::fs::read(&path).await {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("task file {} is not JSON: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("cannot read task file {}: {e}", path.display())),
+        }
+    }
+
+    async fn save(&self, task: &Value) -> Result<(), String> {
+        let id = task_id(task)?;
+        let path = self
+            .file(id)
+            .ok_or_else(|| format!("task id {id:?} is not a safe file name"))?;
+        // Write then rename, so a concurrent get never reads half a file.
+        let tmp = self.dir.join(format!("{id}.json.tmp"));
+        let body = serde_json::to_vec(task).map_err(|e| format!("cannot encode task: {e}"))?;
+        tokio::fs::write(&tmp, body)
+            .await
+            .map_err(|e| format!("cannot write task file {}: {e}", tmp.display()))?;
+        tokio::fs::rename(&tmp, &path)
+            .await
+            .map_err(|e| format!("cannot write task file {}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn file_store_round_trips_and_refuses_unsafe_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTaskStore::new(&dir.path().join("nested/tasks")).unwrap();
+        let task = json!({"id": "abc-1", "status": {"state": "submitted"}});
+        store.save(&task).await.unwrap();
+        assert_eq!(store.get("abc-1").await.unwrap(), Some(task));
+        assert!(dir.path().join("nested/tasks/abc-1.json").is_file());
+        for bad in ["../abc-1", "abc-1/..", "", ".", "a.b", "a\0b"] {
+            assert_eq!(store.get(bad).await.unwrap(), None, "{bad:?}");
+        }
+        assert!(store.save(&json!({"id": "../x"})).await.is_err());
+        assert!(store.save(&json!({"status": {}})).await.is_err());
+    }
+
+    #[test]
+    fn selectors_parse() {
+        assert!(matches!(StoreSpec::from_value(None), Ok(StoreSpec::Memory)));
+        assert!(matches!(
+            StoreSpec::from_value(Some(&json!("memory"))),
+            Ok(StoreSpec::Memory)
+        ));
+        assert!(matches!(
+            StoreSpec::from_value(Some(&json!("file:/tmp/x"))),
+            Ok(StoreSpec::File(_))
+        ));
+        for bad in [json!("redis"), json!("file:"), json!(3)] {
+            assert!(StoreSpec::from_value(Some(&bad)).is_err(), "{bad}");
+        }
+    }
+}
