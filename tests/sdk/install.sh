@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the pinned `openai` and `anthropic` Python SDKs (tests/sdk/requirements.txt, every
-# transitive version pinned) into a venv at DIR (default: <repo>/target/sdk-venv, git-ignored)
-# for tests/mock_llm_sdk.rs. Idempotent: does nothing when DIR already holds an install of
-# exactly these requirements. A half-done install never counts: the stamp file is written
-# last, and a DIR without the matching stamp is removed and made again. Bounded: pip gets
-# SDK_INSTALL_TIMEOUT seconds (default 600). Needs Python >= 3.9 with venv (PYTHON, default
-# python3) and a reachable PyPI.
+# Installs the pinned Python SDKs `openai`, `anthropic`, `mcp` and `a2a-sdk`
+# (tests/sdk/requirements.txt, every transitive version pinned) into a venv at DIR (default:
+# <repo>/target/sdk-venv, git-ignored) for tests/mock_llm_sdk.rs and tests/serve_peers.rs.
+# Idempotent: does nothing when DIR already holds an install of exactly these requirements.
+# A half-done install never counts: the stamp file is written last, and a DIR without the
+# matching stamp is removed and made again. Bounded: pip gets SDK_INSTALL_TIMEOUT seconds
+# (default 600). Needs Python >= 3.9 with venv (PYTHON, default python3) and a reachable PyPI.
 # Usage: install.sh [DIR]
 set -euo pipefail
 
@@ -32,10 +32,10 @@ fi
 
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
-echo "sdk venv: installing $(grep -E '^(openai|anthropic)==' "$req" | tr '\n' ' ')into $dir"
+echo "sdk venv: installing $(grep -E '^(openai|anthropic|mcp|a2a-sdk)==' "$req" | tr '\n' ' ')into $dir"
 "$python" -m venv "$dir"
 timeout "$limit" "$dir/bin/python" -m pip install --quiet --no-input \
   --disable-pip-version-check -r "$req"
-"$dir/bin/python" -c 'import openai, anthropic'
+"$dir/bin/python" -c 'import openai, anthropic, mcp, a2a'
 cp "$req" "$dir/.installed"
 echo "sdk venv: installed in $dir"

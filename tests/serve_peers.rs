@@ -1,0 +1,345 @@
+//! Real third-party clients against a served reference toolkit (SPEC §7B A2A inbound, §7C
+//! MCP server profile): the official `@modelcontextprotocol/conformance` suite in SERVER mode
+//! against `/mcp`, the pinned Python `mcp` SDK client over streamable HTTP, and the pinned
+//! Python `a2a-sdk` client against the A2A routes (tests/sdk/serve_clients.py).
+//!
+//! The peers come from the same install scripts `.ci/run` uses (npm: target/peers; PyPI:
+//! target/sdk-venv); nothing is downloaded while a test talks to a peer. Without Node.js/npm
+//! or Python the tests fail saying so; TOOLNEXUS_SKIP_SDK=1 skips the two Python ones on
+//! purpose, as in tests/mock_llm_sdk.rs.
+
+mod serve_support;
+
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use serve_support::{conformance_tools, gateway_toolkit_with, repo, serve_gateway, serve_toolkit};
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+use toolnexus_harness::process_group::{self, Signal};
+
+/// `npm ci` / `pip install` of pinned sets; this only stops a wedged install.
+const INSTALL_BOUND: Duration = Duration::from_secs(600);
+/// The whole conformance run (its slowest scenarios wait a few seconds each).
+const SUITE_BOUND: Duration = Duration::from_secs(180);
+/// One SDK script: a Python start plus a few loopback calls (each SDK call bounded at 10 s).
+const SCRIPT_BOUND: Duration = Duration::from_secs(90);
+const CONFORMANCE: &str = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
+/// The suite's scenario count in `--suite all` (0.1.11).
+const SCENARIOS: usize = 32;
+
+fn baseline_path() -> PathBuf {
+    repo().join("mock-servers/conformance/serve-baseline.yml")
+}
+
+/// Serialises installs between the tests of this binary (they run on parallel threads).
+static INSTALL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The npm peers, installed (or found up to date) by `install-peers.sh`.
+async fn peers() -> PathBuf {
+    let dir = repo().join("target/peers");
+    let _guard = INSTALL.lock().await;
+    let mut cmd = Command::new("bash");
+    cmd.arg(repo().join("mock-servers/conformance/install-peers.sh"))
+        .arg(&dir);
+    let out = run_bounded(cmd, INSTALL_BOUND, "installing the MCP peers with npm").await;
+    assert!(
+        out.status.success(),
+        "cannot install the MCP peers into {} (needs Node.js >= 20, npm and the npm registry): \
+         {}\n{}{}",
+        dir.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        dir.join(CONFORMANCE).is_file(),
+        "no {CONFORMANCE} in {}",
+        dir.display()
+    );
+    dir
+}
+
+/// The SDK venv's Python (tests/sdk/install.sh); `None` only under TOOLNEXUS_SKIP_SDK=1.
+fn sdk_python() -> Option<PathBuf> {
+    static VENV: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    let found = VENV.get_or_init(|| {
+        if std::env::var("TOOLNEXUS_SKIP_SDK").as_deref() == Ok("1") {
+            return Ok(None);
+        }
+        let dir = repo().join("target/sdk-venv");
+        let out = std::process::Command::new("bash")
+            .arg(repo().join("tests/sdk/install.sh"))
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run tests/sdk/install.sh: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "tests/sdk/install.sh failed ({}):\n{}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(Some(dir.join("bin/python")))
+    });
+    match found {
+        Ok(Some(python)) => Some(python.clone()),
+        Ok(None) => {
+            eprintln!("TOOLNEXUS_SKIP_SDK=1: skipping the real-SDK test");
+            None
+        }
+        Err(e) => panic!(
+            "the Python SDK venv could not be installed, so the mcp/a2a-sdk tests cannot run \
+             (set TOOLNEXUS_SKIP_SDK=1 to skip them on purpose):\n{e}"
+        ),
+    }
+}
+
+/// Runs a command in its own process group with captured output; past `bound` the whole
+/// group gets SIGTERM, then SIGKILL, and the test fails naming `what`.
+async fn run_bounded(mut cmd: Command, bound: Duration, what: &str) -> Output {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
+    let pgid = process_group::group_of(&child);
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        panic!("{what}: no pipes");
+    };
+    let stdout = tokio::spawn(read_all(stdout));
+    let stderr = tokio::spawn(read_all(stderr));
+    let status = match tokio::time::timeout(bound, child.wait()).await {
+        Ok(status) => status.unwrap_or_else(|e| panic!("{what}: {e}")),
+        Err(_) => {
+            if let Some(pgid) = pgid {
+                process_group::signal_group(pgid, Signal::SIGTERM);
+            }
+            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+            if let Some(pgid) = pgid {
+                process_group::kill_group(pgid);
+            }
+            panic!("{what}: not done within {bound:?}");
+        }
+    };
+    let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    };
+    Output {
+        status,
+        stdout: collect(stdout).await,
+        stderr: collect(stderr).await,
+    }
+}
+
+async fn read_all(mut pipe: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let _ = pipe.read_to_end(&mut bytes).await;
+    bytes
+}
+
+/// Runs one case of serve_clients.py against `url` and parses its JSON line.
+async fn sdk_case(python: &PathBuf, case: &str, url: &str) -> Value {
+    let mut cmd = Command::new(python);
+    cmd.arg(repo().join("tests/sdk/serve_clients.py"))
+        .args([case, url]);
+    let out = run_bounded(cmd, SCRIPT_BOUND, &format!("serve_clients.py {case}")).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "serve_clients.py {case} failed ({}):\n{stdout}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("serve_clients.py {case}: not JSON ({e}): {stdout:?}"))
+}
+
+/// The `server:` entries of the baseline (one `- name` per line).
+fn baseline_entries() -> Vec<String> {
+    let text = std::fs::read_to_string(baseline_path())
+        .unwrap_or_else(|e| panic!("{}: {e}", baseline_path().display()));
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|name| name.trim().to_string())
+        .collect()
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() {
+    let peers = peers().await;
+    let tk = gateway_toolkit_with(conformance_tools()).await;
+    let (tk, handle) = serve_toolkit(tk, false).await;
+    let url = format!("{}/mcp", handle.url().trim_end_matches('/'));
+    let mut suite = Command::new("node");
+    suite
+        .arg(peers.join(CONFORMANCE))
+        .args([
+            "server",
+            "--url",
+            &url,
+            "--suite",
+            "all",
+            "--expected-failures",
+        ])
+        .arg(baseline_path())
+        // Each scenario's checks, kept for a failure's post-mortem (git-ignored).
+        .arg("--output-dir")
+        .arg(repo().join("target/serve-conformance"));
+    let out = run_bounded(
+        suite,
+        SUITE_BOUND,
+        "the MCP conformance suite (server mode)",
+    )
+    .await;
+    handle.stop().await;
+    drop(tk);
+
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = format!(
+        "exit {}\n--- suite stdout (tail)\n{}\n--- suite stderr\n{}",
+        out.status,
+        tail(&stdout, 80),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("Running all suite ({SCENARIOS} scenarios)")),
+        "the suite did not run its {SCENARIOS} scenarios:\n{report}"
+    );
+    assert!(
+        out.status.success() && stdout.contains("Baseline check passed"),
+        "the served toolkit failed a scenario outside {}, or a baseline scenario now passes \
+         (then remove it from the baseline):\n{report}",
+        baseline_path().display()
+    );
+    let ran: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("✓ ").or_else(|| l.strip_prefix("✗ ")))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    assert_eq!(ran.len(), SCENARIOS, "summary lines: {ran:?}\n{report}");
+    // The suite ignores a baseline entry that names no scenario; a typo must not hide.
+    for entry in baseline_entries() {
+        assert!(
+            ran.contains(&entry.as_str()),
+            "the baseline names {entry:?}, which the suite lacks"
+        );
+    }
+    // The §7C surface itself: these must be green whatever the baseline says.
+    for must in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-error",
+        "json-schema-2020-12",
+        "dns-rebinding-protection",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("✓ {must}"))),
+            "{must} did not pass:\n{report}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_mcp_sdk_lists_and_calls_the_served_tools() {
+    let Some(python) = sdk_python() else { return };
+    let (tk, handle) = serve_gateway(false).await;
+    let v = sdk_case(&python, "mcp", handle.url()).await;
+    handle.stop().await;
+    drop(tk);
+
+    assert_eq!(v["sdk"], json!({"mcp": "1.30.0"}), "the pinned SDK");
+    assert_eq!(
+        v["server"],
+        json!({"name": "toolnexus", "version": "0.1.0"})
+    );
+    assert_eq!(v["tools_capability"], true);
+    let tools: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for name in ["mock_echo", "mock_divide", "mock_add", "upper"] {
+        assert!(tools.contains(&name), "{name} not listed: {tools:?}");
+    }
+    assert_eq!(v["echo_schema"]["properties"]["text"]["type"], "string");
+    assert_eq!(
+        v["echo"],
+        json!({"isError": false, "content": [{"type": "text", "text": "hello from the mcp sdk"}]})
+    );
+    assert_eq!(
+        v["divide"],
+        json!({"isError": true, "content": [{"type": "text", "text": "division by zero"}]})
+    );
+    // §7C: an unknown tool is the SDK's standard InvalidParams error.
+    assert_eq!(v["unknown"]["error_code"], -32602, "{}", v["unknown"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a2a_sdk_reads_the_card_and_the_task_but_cannot_send_on_the_0_3_wire() {
+    let Some(python) = sdk_python() else { return };
+    let (tk, handle) = serve_gateway(true).await;
+    let base = handle.url().trim_end_matches('/').to_string();
+    let v = sdk_case(&python, "a2a", &base).await;
+    handle.stop().await;
+    drop(tk);
+    let ctx = serde_json::to_string_pretty(&v).unwrap();
+
+    assert_eq!(v["sdk"], json!({"a2a-sdk": "1.3.0"}), "the pinned SDK");
+    // Works: the card resolver maps the 0.3 card's `url`/`protocolVersion` onto one JSON-RPC
+    // interface.
+    assert_eq!(v["card"]["name"], "served-gateway", "{ctx}");
+    assert_eq!(v["card"]["version"], "0.1.0", "{ctx}");
+    assert_eq!(v["card"]["skills"], json!([]), "{ctx}");
+    assert_eq!(
+        v["card"]["interfaces"],
+        json!([{"url": format!("{base}/"), "binding": "JSONRPC", "version": "0.3.0"}]),
+        "{ctx}"
+    );
+    // Fails (drift): the SDK negotiates its 0.3 compat transport from the card, which sends
+    // `message/send`; §7B only knows `SendMessage`, so the server answers -32601.
+    let factory = v["factory_send"]["error"].as_str().unwrap_or_default();
+    assert!(factory.starts_with("MethodNotFoundError: "), "{ctx}");
+    // Half works: the 1.0 transport sends `SendMessage`, the server accepts it, but the SDK
+    // reads a bare 0.3 Task as an empty SendMessageResponse (1.0 wraps it in `task`).
+    assert_eq!(v["send"], json!({"ok": {}}), "{ctx}");
+    // The server read the task from the SDK's 1.0 parts (no `kind`: §7B reads
+    // `parts[].text`) and fulfilled it.
+    assert_eq!(v["send_task"]["status"]["state"], "completed", "{ctx}");
+    assert_eq!(
+        v["send_task"]["artifacts"][0]["parts"][0]["text"], "done: via 1.0",
+        "{ctx}"
+    );
+    // Works: a raw §7B SendMessage returns a submitted Task ...
+    assert_eq!(v["raw_send"]["status"]["state"], "submitted", "{ctx}");
+    // ... which the 1.0 transport's GetTask reads: id and artifact text survive, the 0.3
+    // lowercase state does not (`completed` is no TaskState; the SDK drops it).
+    let task_id = v["raw_send"]["id"].as_str().unwrap();
+    assert_eq!(v["get_task"]["id"], task_id, "{ctx}");
+    assert_eq!(
+        v["get_task"]["artifacts"][0]["parts"][0]["text"], "done: hello from the a2a sdk",
+        "{ctx}"
+    );
+    assert!(v["get_task"]["status"].get("state").is_none(), "{ctx}");
+    assert_eq!(v["raw_task"]["status"]["state"], "completed", "{ctx}");
+}
