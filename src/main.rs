@@ -86,6 +86,10 @@ enum Command {
         /// failures: in the exit code, the expected-failures comparison and JUnit.
         #[arg(long)]
         strict: bool,
+        /// Fail (exit 1) when the share of the selected scenarios that ran (passed, failed or
+        /// known failure, not skipped) is below FRACTION (0..=1): a mostly-skipped port is no pass.
+        #[arg(long, value_name = "FRACTION", value_parser = fraction)]
+        min_executed: Option<f64>,
         /// Instead of the scenarios, compare `--port` with the reference on N random
         /// toolkit configurations and print shrunk counterexamples.
         #[arg(long, value_name = "N", requires = "port")]
@@ -343,6 +347,17 @@ struct Verdict {
     expected_failures: Option<PathBuf>,
     no_expected_failures: bool,
     strict: bool,
+    min_executed: Option<f64>,
+}
+
+/// A `--min-executed` value: a number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{text}: expected a fraction from 0 to 1 (e.g. 0.8)"
+        )),
+    }
 }
 
 async fn run_command(
@@ -357,6 +372,7 @@ async fn run_command(
         expected_failures,
         no_expected_failures,
         strict,
+        min_executed,
     } = verdict;
     let (scenarios, registry) = match selection_and_registry(root, filter) {
         Ok(both) => both,
@@ -388,10 +404,13 @@ async fn run_command(
     };
     let show_progress = matches!(format, Format::Text);
     let mut report: RunReport = runner::run(driver.as_mut(), &env, &scenarios, &fallback, |r| {
+        let known = expected
+            .as_ref()
+            .is_some_and(|e| baseline::is_known(r, e, strict));
         if show_progress {
-            println!("{}", report::progress_line(r));
+            println!("{}", report::progress_line_known(r, known));
         } else {
-            eprintln!("{}", report::progress_line(r));
+            eprintln!("{}", report::progress_line_known(r, known));
         }
     })
     .await;
@@ -402,12 +421,26 @@ async fn run_command(
             .unwrap_or(&file)
             .to_string_lossy()
             .to_string();
-        report.baseline = Some(baseline::compare(&report, &expected, &shown));
+        // Stale entries are judged against the whole suite, not the selection.
+        let suite = features::load(&root.join("features"))
+            .0
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        baseline::apply(&mut report, &expected, &shown, &suite);
     }
     match format {
         Format::Text => print!("{}", report::text(&report)),
         Format::Json => println!("{}", report::json(&report)),
         Format::Junit => print!("{}", junit::render(&report)),
+    }
+    let share = report.executed_share();
+    if let Some(min) = min_executed.filter(|min| share < *min) {
+        eprintln!(
+            "--min-executed {min}: only {:.1}% of the selected scenarios ran (the rest were skipped)",
+            share * 100.0
+        );
+        return ExitCode::FAILURE;
     }
     if report.has_failures() {
         ExitCode::FAILURE
@@ -1100,6 +1133,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             expected_failures,
             no_expected_failures,
             strict,
+            min_executed,
             filter,
             ..
         } => {
@@ -1112,6 +1146,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                     expected_failures,
                     no_expected_failures,
                     strict,
+                    min_executed,
                 },
                 &filter,
             ))

@@ -249,6 +249,65 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
     ]);
     assert_eq!(code, Some(0), "{report}");
     assert_eq!(report["baseline"]["knownFailures"], 2);
+    // Known failures are `xfail`: still `status: failed` (older readers), marked `known`,
+    // counted apart from the failures.
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    assert_eq!(report["summary"]["xfail"], 2, "{report}");
+    assert_eq!(report["sections"]["0"]["xfail"], 2, "{report}");
+    let known: Vec<&Value> = report["scenarios"]
+        .as_array()
+        .map(|a| a.iter().filter(|s| s["known"] == true).collect())
+        .unwrap_or_default();
+    assert_eq!(known.len(), 2, "{report}");
+    assert!(known.iter().all(|s| s["status"] == "failed"), "{report}");
+
+    // Stale entries are judged over the whole suite: a §4 scenario a `--section 0` run
+    // left out is not stale; a name no feature has is.
+    let (_, section4) = run_json(&["--section", "4"]);
+    let other = section4["scenarios"][0]["name"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no §4 scenario: {section4}"))
+        .to_string();
+    let mixed = dir.path().join("mixed.txt");
+    std::fs::write(
+        &mixed,
+        format!(
+            "{}\n{other}\nno feature: has this name\n",
+            failing.join("\n")
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .args([
+            "run",
+            "--port",
+            &flaky,
+            "--section",
+            "0",
+            "--expected-failures",
+        ])
+        .arg(&mixed)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("2 known, 0 new, 0 unexpected passes, 1 stale entries"),
+        "{text}"
+    );
+    assert!(
+        text.contains("stale entry      no feature: has this name"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&format!("stale entry      {other}")),
+        "{text}"
+    );
+    assert!(
+        text.lines().filter(|l| l.starts_with("xfail [0] ")).count() == 2,
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.starts_with("FAIL ")), "{text}");
 
     let some = dir.path().join("some.txt");
     std::fs::write(&some, &failing[1]).unwrap_or_else(|e| panic!("{e}"));
@@ -560,6 +619,36 @@ fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() 
     let (code, xml) = run_in(root.path(), &["--format", "junit", "--strict"]);
     assert_eq!(code, Some(1));
     assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
+}
+
+#[test]
+fn min_executed_fails_a_run_where_too_few_scenarios_ran() {
+    // The fixture: one passes, one fails beyond the SPEC, one is skipped ⇒ 2/3 executed.
+    let root = selection_root(None);
+    let run = |min: &str| {
+        bin()
+            .arg("--root")
+            .arg(root.path())
+            .args(["run", "--min-executed", min])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = run("0.6");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run("0.7");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--min-executed 0.7: only 66.7% of the selected scenarios ran"),
+        "{stderr}"
+    );
+    let out = run("1.5");
+    assert_eq!(out.status.code(), Some(2), "a fraction above 1 is refused");
 }
 
 #[test]

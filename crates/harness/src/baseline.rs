@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::{RunReport, Status};
+use super::runner::{RunReport, ScenarioResult, Status};
 
 /// A run compared with the port's expected failures.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -20,7 +20,8 @@ pub struct Baseline {
     pub unexpected_passes: Vec<String>,
     /// Failed as expected.
     pub known_failures: usize,
-    /// Listed in the file but not run at all (renamed or removed scenarios).
+    /// Listed in the file but naming no scenario of the whole suite (renamed or removed
+    /// scenarios); an entry naming a scenario the selection left out is not stale.
     pub stale: Vec<String>,
 }
 
@@ -47,19 +48,27 @@ pub fn parse(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Compares a run with the expected failures. `@beyond-spec` scenarios are outside the
-/// baseline (their failures never fail a run) unless the run is `--strict`.
-pub fn compare(report: &RunReport, expected: &BTreeSet<String>, file: &str) -> Baseline {
+/// Whether `s` is one the baseline judges: `@beyond-spec` scenarios are outside it (their
+/// failures never fail a run) unless the run is `--strict`.
+fn judged(report: &RunReport, s: &ScenarioResult) -> bool {
+    !s.beyond_spec || report.strict
+}
+
+/// Compares a run with the expected failures. `suite` holds the id of every scenario of the
+/// whole suite, selected or not: an entry is stale only when it names none of them (a
+/// `--section` run must not call the other sections' entries stale).
+pub fn compare(
+    report: &RunReport,
+    expected: &BTreeSet<String>,
+    file: &str,
+    suite: &BTreeSet<String>,
+) -> Baseline {
     let mut b = Baseline {
         file: file.to_string(),
         ..Baseline::default()
     };
     let ran: BTreeSet<&str> = report.scenarios.iter().map(|s| s.name.as_str()).collect();
-    for s in report
-        .scenarios
-        .iter()
-        .filter(|s| !s.beyond_spec || report.strict)
-    {
+    for s in report.scenarios.iter().filter(|s| judged(report, s)) {
         let listed = expected.contains(&s.name);
         match (s.status, listed) {
             (Status::Failed, true) => b.known_failures += 1,
@@ -70,17 +79,41 @@ pub fn compare(report: &RunReport, expected: &BTreeSet<String>, file: &str) -> B
     }
     b.stale = expected
         .iter()
-        .filter(|e| !ran.contains(e.as_str()))
+        .filter(|e| !ran.contains(e.as_str()) && !suite.contains(e.as_str()))
         .cloned()
         .collect();
     b
+}
+
+/// Compares the run with the expected failures ([`compare`]), records the comparison in the
+/// report and marks each known failure `known`, so the counts show it as `xfail`, not as
+/// failed.
+pub fn apply(
+    report: &mut RunReport,
+    expected: &BTreeSet<String>,
+    file: &str,
+    suite: &BTreeSet<String>,
+) {
+    let b = compare(report, expected, file, suite);
+    let strict = report.strict;
+    for s in &mut report.scenarios {
+        s.known = is_known(s, expected, strict);
+    }
+    report.baseline = Some(b);
+    report.recount();
+}
+
+/// Whether `r` is a known failure of `expected` in a run (`strict` or not): what the
+/// progress line shows as `xfail` before the whole run is compared.
+pub fn is_known(r: &ScenarioResult, expected: &BTreeSet<String>, strict: bool) -> bool {
+    r.status == Status::Failed && (!r.beyond_spec || strict) && expected.contains(&r.name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::port::PortInfo;
-    use crate::runner::{Counts, ScenarioResult};
+    use crate::runner::Counts;
 
     fn scenario(name: &str, status: Status) -> ScenarioResult {
         ScenarioResult {
@@ -93,6 +126,7 @@ mod tests {
             beyond_spec: false,
             beyond_spec_reason: None,
             preview: false,
+            known: false,
         }
     }
 
@@ -113,13 +147,55 @@ mod tests {
             baseline: None,
             strict: false,
         };
-        let expected = parse("# why a fails\na\nc\nd\ngone\n\n");
-        let b = compare(&report, &expected, "f");
+        let expected = parse("# why a fails\na\nc\nd\ngone\nelsewhere\n\n");
+        let suite = parse("a\nb\nc\nd\nelsewhere\n");
+        let b = compare(&report, &expected, "f", &suite);
         assert_eq!(b.known_failures, 1);
         assert_eq!(b.new_failures, vec!["b"]);
         assert_eq!(b.unexpected_passes, vec!["c"]);
+        // `elsewhere` is in the suite but was not selected: not stale.
         assert_eq!(b.stale, vec!["gone"]);
         assert!(!b.holds());
+    }
+
+    #[test]
+    fn known_failures_count_as_xfail_not_failed() {
+        let mut report = RunReport {
+            port: PortInfo::default(),
+            port_spec: None,
+            spec: "0.16.0".into(),
+            summary: Counts::default(),
+            sections: Default::default(),
+            scenarios: vec![
+                scenario("a", Status::Failed),
+                scenario("b", Status::Failed),
+                scenario("c", Status::Passed),
+            ],
+            baseline: None,
+            strict: false,
+        };
+        report.recount();
+        assert_eq!(report.summary.failed, 2);
+        let expected = parse("a\n");
+        apply(&mut report, &expected, "f", &parse("a\nb\nc\n"));
+        assert!(report.scenarios[0].known);
+        assert!(!report.scenarios[1].known);
+        assert_eq!((report.summary.failed, report.summary.xfail), (1, 1));
+        assert_eq!(report.sections["0"].xfail, 1);
+        assert_eq!(report.counted_failures(), 1);
+        assert!(!report.counts_as_failure(&report.scenarios[0]));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["scenarios"][0]["known"], true);
+        assert_eq!(json["scenarios"][0]["status"], "failed");
+        assert!(json["scenarios"][1].get("known").is_none());
+        assert_eq!(json["summary"]["xfail"], 1);
+        assert_eq!(json["summary"]["failed"], 1);
+        // Older readers: a report without `xfail`/`known` still reads.
+        let mut old = json.clone();
+        old["summary"].as_object_mut().unwrap().remove("xfail");
+        old["scenarios"][0].as_object_mut().unwrap().remove("known");
+        let back: RunReport = serde_json::from_value(old).unwrap();
+        assert!(!back.scenarios[0].known);
     }
 
     #[test]
@@ -143,14 +219,15 @@ mod tests {
             strict: false,
         };
         let expected = parse("listed\n");
-        let b = compare(&report, &expected, "f");
+        let suite = parse("a\norder\nlisted\n");
+        let b = compare(&report, &expected, "f", &suite);
         assert!(b.holds(), "{b:?}");
         assert!(
             b.stale.is_empty(),
             "a listed beyond-SPEC scenario ran: {b:?}"
         );
         report.strict = true;
-        let b = compare(&report, &expected, "f");
+        let b = compare(&report, &expected, "f", &suite);
         assert_eq!(b.new_failures, vec!["order"]);
         assert_eq!(b.unexpected_passes, vec!["listed"]);
     }

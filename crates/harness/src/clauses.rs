@@ -652,6 +652,7 @@ mod tests {
             beyond_spec: false,
             beyond_spec_reason: None,
             preview: false,
+            known: false,
         };
         let run = RunReport {
             port: crate::port::PortInfo {

@@ -870,6 +870,7 @@ mod tests {
             beyond_spec: false,
             beyond_spec_reason: None,
             preview: false,
+            known: false,
         }
     }
 

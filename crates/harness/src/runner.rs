@@ -55,10 +55,18 @@ pub struct ScenarioResult {
     /// run only when asked and counted apart from the SPEC's own scenarios.
     #[serde(default, skip_serializing_if = "is_false")]
     pub preview: bool,
+    /// A failure the expected-failures file lists (`xfail`): its `status` stays `failed`
+    /// for readers of older reports, but it counts in `xfail`, not `failed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub known: bool,
 }
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Outcomes of a group kept apart from the SPEC's own counts (`@beyond-spec`, `@preview`).
@@ -70,12 +78,15 @@ pub struct BeyondCounts {
     pub failed: usize,
     /// Skipped scenarios of the group.
     pub skipped: usize,
+    /// Known failures of the group (listed in the expected-failures file); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub xfail: usize,
 }
 
 impl BeyondCounts {
     /// Whether the group has no scenario at all (then the JSON report omits it).
     pub fn is_empty(&self) -> bool {
-        self.passed + self.failed + self.skipped == 0
+        self.passed + self.failed + self.skipped + self.xfail == 0
     }
 }
 
@@ -89,6 +100,10 @@ pub struct Counts {
     pub failed: usize,
     /// Skipped scenarios (not `@beyond-spec`).
     pub skipped: usize,
+    /// Known failures (not `@beyond-spec`): failed, and listed in the expected-failures
+    /// file, so not in `failed`; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub xfail: usize,
     /// The `@beyond-spec` scenarios' outcomes.
     #[serde(default, rename = "beyondSpec")]
     pub beyond_spec: BeyondCounts,
@@ -101,17 +116,23 @@ pub struct Counts {
 impl Counts {
     /// Counts one result in its column.
     pub fn add(&mut self, r: &ScenarioResult) {
-        let (passed, failed, skipped) = if r.preview {
+        let (passed, failed, skipped, xfail) = if r.preview {
             let p = &mut self.preview;
-            (&mut p.passed, &mut p.failed, &mut p.skipped)
+            (&mut p.passed, &mut p.failed, &mut p.skipped, &mut p.xfail)
         } else if r.beyond_spec {
             let b = &mut self.beyond_spec;
-            (&mut b.passed, &mut b.failed, &mut b.skipped)
+            (&mut b.passed, &mut b.failed, &mut b.skipped, &mut b.xfail)
         } else {
-            (&mut self.passed, &mut self.failed, &mut self.skipped)
+            (
+                &mut self.passed,
+                &mut self.failed,
+                &mut self.skipped,
+                &mut self.xfail,
+            )
         };
         match r.status {
             Status::Passed => *passed += 1,
+            Status::Failed if r.known => *xfail += 1,
             Status::Failed => *failed += 1,
             Status::Skipped => *skipped += 1,
         }
@@ -182,7 +203,45 @@ impl RunReport {
 
     /// Whether `r`'s failure fails the run (not a `@beyond-spec` one, unless `strict`).
     pub fn counts_as_failure(&self, r: &ScenarioResult) -> bool {
-        r.status == Status::Failed && (r.preview || !r.beyond_spec || self.strict)
+        r.status == Status::Failed && !r.known && (r.preview || !r.beyond_spec || self.strict)
+    }
+
+    /// The share of the selected scenarios that ran to a verdict (passed, failed or known
+    /// failure, in every group) rather than being skipped; 1 for an empty run.
+    pub fn executed_share(&self) -> f64 {
+        let s = &self.summary;
+        let groups = [
+            (s.passed, s.failed, s.xfail, s.skipped),
+            (
+                s.beyond_spec.passed,
+                s.beyond_spec.failed,
+                s.beyond_spec.xfail,
+                s.beyond_spec.skipped,
+            ),
+            (
+                s.preview.passed,
+                s.preview.failed,
+                s.preview.xfail,
+                s.preview.skipped,
+            ),
+        ];
+        let executed: usize = groups.iter().map(|g| g.0 + g.1 + g.2).sum();
+        let all: usize = executed + groups.iter().map(|g| g.3).sum::<usize>();
+        if all == 0 {
+            1.0
+        } else {
+            executed as f64 / all as f64
+        }
+    }
+
+    /// Recomputes the totals and per-section counts from the scenarios (after their `known`
+    /// marks change).
+    pub fn recount(&mut self) {
+        self.summary = Counts::of(&self.scenarios);
+        self.sections = BTreeMap::new();
+        for r in &self.scenarios {
+            self.sections.entry(r.section.clone()).or_default().add(r);
+        }
     }
 }
 
@@ -338,6 +397,7 @@ fn blank(spec: &ScenarioSpec) -> ScenarioResult {
         failure: None,
         expectations: Vec::new(),
         beyond_spec: spec.beyond_spec.is_some(),
+        known: false,
         beyond_spec_reason: spec.beyond_spec.clone(),
         preview: spec.is_preview(),
     }
