@@ -25,7 +25,7 @@ const MISMATCH_ROWS: usize = 20;
 
 const STYLE: &str = r#"
 :root { --pass:#1f7a3a; --pass-bg:#e3f4e8; --fail:#b3261e; --fail-bg:#fde7e5;
-  --skip:#7a5a00; --skip-bg:#fff4d6; --beyond-bg:#f6e7d0; --part-bg:#eef6e0; --absent:#8a8f98; --absent-bg:#f3f4f6;
+  --skip:#7a5a00; --skip-bg:#fff4d6; --xfail:#6a3fa0; --xfail-bg:#efe6fa; --mostly-skip-bg:#fbe9c0; --beyond-bg:#f6e7d0; --part-bg:#eef6e0; --absent:#8a8f98; --absent-bg:#f3f4f6;
   --line:#d5d9e0; --ink:#1c2330; --muted:#5b6472; }
 * { box-sizing: border-box; }
 body { margin: 0; padding: 24px 32px 48px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--ink); background: #fbfbfd; }
@@ -47,6 +47,11 @@ table.matrix td.cell { min-width: 180px; max-width: 60vw; }
 .counts { font-variant-numeric: tabular-nums; white-space: nowrap; font-weight: 600; }
 .counts .p { color: var(--pass); } .counts .f { color: var(--fail); } .counts .s { color: var(--skip); }
 .counts .z { color: #b8bdc6; font-weight: normal; }
+.counts .x { color: var(--xfail); }
+.executed { display: block; font-weight: normal; color: var(--muted); font-size: 12px; }
+td.xfail { background: var(--xfail-bg); } td.mostly-skip { background: var(--mostly-skip-bg); }
+.item.xfail .sname::before { content: "xfail "; color: var(--xfail); font-weight: 700; }
+table.scenarios td.st.xfail { color: var(--xfail); }
 td.pass { background: var(--pass-bg); } td.fail { background: var(--fail-bg); }
 td.skip { background: var(--skip-bg); } td.partial { background: var(--part-bg); }
 td.beyond-fail { background: var(--beyond-bg); }
@@ -275,10 +280,12 @@ const LEGEND: &str = "<div class=\"legend\">\
 <span><i style=\"background:var(--pass-bg)\"></i>all passed</span>\
 <span><i style=\"background:var(--part-bg)\"></i>passed, some skipped</span>\
 <span><i style=\"background:var(--fail-bg)\"></i>some failed</span>\
+<span><i style=\"background:var(--xfail-bg)\"></i>only known failures (xfail: listed in the port's expected-failures file)</span>\
+<span><i style=\"background:var(--mostly-skip-bg)\"></i>mostly skipped (under half of the scenarios ran)</span>\
 <span><i style=\"background:var(--skip-bg)\"></i>all skipped</span>\
 <span><i style=\"background:var(--absent-bg)\"></i>not run</span>\
 <span><i style=\"background:var(--beyond-bg)\"></i>failed beyond the SPEC (@beyond-spec, not counted without --strict)</span>\
-<span>counts: <b class=\"counts\"><span class=\"p\">passed</span> / <span class=\"f\">failed</span> / <span class=\"s\">skipped</span></b>; click a cell for failures and skips</span>\
+<span>counts: <b class=\"counts\"><span class=\"p\">passed</span> / <span class=\"f\">failed</span> / <span class=\"s\">skipped</span> + <span class=\"x\">xfail</span></b>; executed: the share that ran (not skipped); click a cell for failures and skips</span>\
 </div>\n";
 
 fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
@@ -294,7 +301,7 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             out,
             "<tr class=\"section-row\" data-section=\"{s}\"><th class=\"section\">{label}</th>",
             s = esc(section),
-            label = esc(&section_label(section))
+            label = esc(&section_heading(section))
         );
         for (i, r) in reports.iter().enumerate() {
             let results: Vec<&ScenarioResult> = sorted_by_name(
@@ -326,9 +333,10 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
         let c = count(r.scenarios.iter().filter(|s| !s.beyond_spec));
         let _ = write!(
             out,
-            "<td class=\"cell {state}\" data-port=\"{i}\">{counts}</td>",
+            "<td class=\"cell {state}\" data-port=\"{i}\">{counts}{executed}</td>",
             state = state(&c),
-            counts = counts_html(&c)
+            counts = counts_html(&c),
+            executed = executed_html(&c)
         );
     }
     out.push_str("</tr>\n</tbody>\n</table>\n");
@@ -434,11 +442,11 @@ fn cell(
         "<td class=\"cell {st}\" data-section=\"{s}\" data-port=\"{port}\">",
         s = esc(section)
     );
-    if c.passed + c.failed + c.skipped == 0 {
+    if c.passed + c.failed + c.skipped + c.xfail == 0 {
         out.push_str("<span class=\"counts z\">not run</span></td>");
         return;
     }
-    if c.failed + c.skipped == 0 {
+    if c.failed + c.skipped + c.xfail == 0 {
         let _ = write!(out, "{}</td>", counts_html(&c));
         return;
     }
@@ -451,7 +459,8 @@ fn cell(
             .unwrap_or_default();
         let _ = write!(
             out,
-            "<div class=\"item fail\"><div class=\"sname\">{}</div>{reason}{}</div>",
+            "<div class=\"item {}\"><div class=\"sname\">{}</div>{reason}{}</div>",
+            if r.known { "xfail" } else { "fail" },
             linked_name(&r.name, anchors),
             failure_html(r)
         );
@@ -528,6 +537,7 @@ fn scenario_table(out: &mut String, reports: &[RunReport]) {
                 Some(s) => {
                     let (class, text) = match s.status {
                         Status::Passed => ("pass", "✓ passed"),
+                        Status::Failed if s.known => ("xfail", "✗ xfail (known)"),
                         Status::Failed => ("fail", "✗ failed"),
                         Status::Skipped => ("skip", "– skipped"),
                     };
@@ -679,11 +689,30 @@ fn counts_html(c: &Counts) -> String {
             format!("<span class=\"{class}\">{n}</span>")
         }
     };
+    let xfail = if c.xfail > 0 {
+        format!(" + <span class=\"x\">{} xfail</span>", c.xfail)
+    } else {
+        String::new()
+    };
     format!(
-        "<span class=\"counts\" title=\"passed / failed / skipped\">{} / {} / {}</span>",
+        "<span class=\"counts\" title=\"passed / failed / skipped + known failures\">{} / {} / {}{xfail}</span>",
         part(c.passed, "p"),
         part(c.failed, "f"),
         part(c.skipped, "s")
+    )
+}
+
+/// The share of scenarios that ran (passed, failed or known failure) rather than skipped,
+/// so a mostly-skipped port does not read as a pass.
+fn executed_html(c: &Counts) -> String {
+    let executed = c.passed + c.failed + c.xfail;
+    let all = executed + c.skipped;
+    if all == 0 {
+        return String::new();
+    }
+    format!(
+        "<span class=\"executed\" title=\"scenarios that ran, not skipped\">executed {}% ({executed} of {all})</span>",
+        executed * 100 / all
     )
 }
 
@@ -720,6 +749,7 @@ fn count<'a>(results: impl Iterator<Item = &'a ScenarioResult>) -> Counts {
     for r in results {
         match r.status {
             Status::Passed => c.passed += 1,
+            Status::Failed if r.known => c.xfail += 1,
             Status::Failed => c.failed += 1,
             Status::Skipped => c.skipped += 1,
         }
@@ -727,13 +757,20 @@ fn count<'a>(results: impl Iterator<Item = &'a ScenarioResult>) -> Counts {
     c
 }
 
+/// A cell's colour class: any failure is `fail`; only known failures besides passes and
+/// skips is `xfail`; more skipped than run is `mostly-skip`, never the green of a pass.
 fn state(c: &Counts) -> &'static str {
+    let executed = c.passed + c.xfail;
     if c.failed > 0 {
         "fail"
-    } else if c.passed + c.skipped == 0 {
+    } else if executed + c.skipped == 0 {
         "absent"
-    } else if c.passed == 0 {
+    } else if executed == 0 {
         "skip"
+    } else if c.skipped > executed {
+        "mostly-skip"
+    } else if c.xfail > 0 {
+        "xfail"
     } else if c.skipped > 0 {
         "partial"
     } else {
@@ -811,6 +848,40 @@ fn section_label(section: &str) -> String {
         format!("§{section}")
     } else {
         section.to_string()
+    }
+}
+
+/// The SPEC's name for a section (its `## N. Title` heading, shortened), for the matrix.
+fn section_title(section: &str) -> Option<&'static str> {
+    Some(match section {
+        "0" => "Conformance contract",
+        "1" => "Core types",
+        "2" => "MCP source",
+        "3" => "Skill source",
+        "4" => "Toolkit",
+        "4A" => "Built-in tools",
+        "5" => "Reference usage",
+        "6" => "Native tools",
+        "7" => "HTTP tools",
+        "7A" => "A2A outbound",
+        "7B" => "A2A inbound",
+        "7C" => "MCP server inbound",
+        "7D" => "Sub-agents",
+        "7E" => "Agent home",
+        "7F" => "Context compaction",
+        "8" => "Unified LLM client",
+        "9" => "Go CLI",
+        "10" => "Suspension",
+        "11" => "Single-turn translation",
+        _ => return None,
+    })
+}
+
+/// A matrix row header: `§7B A2A inbound`, or the bare label for a section the SPEC lacks.
+fn section_heading(section: &str) -> String {
+    match section_title(section) {
+        Some(t) => format!("{} {t}", section_label(section)),
+        None => section_label(section),
     }
 }
 
@@ -1142,5 +1213,46 @@ mod tests {
         );
         assert!(html.find("<h2 id=\"history\">") < html.find("<h2>Scenarios × ports</h2>"));
         assert!(!render(&[old]).contains("id=\"history\""));
+    }
+
+    #[test]
+    fn known_failures_mostly_skipped_ports_and_section_titles_are_marked() {
+        let known = ScenarioResult {
+            known: true,
+            ..result("a2a: known", "7B", Status::Failed, "expected failure")
+        };
+        let port = report(
+            "p",
+            vec![
+                known,
+                result("a2a: ok", "7B", Status::Passed, ""),
+                result("core: ok", "0", Status::Passed, ""),
+                result("core: s1", "0", Status::Skipped, "unsupported"),
+                result("core: s2", "0", Status::Skipped, "unsupported"),
+                result("core: s3", "0", Status::Skipped, "unsupported"),
+            ],
+        );
+        let html = render(&[port]);
+        assert!(
+            html.contains("<th class=\"section\">§7B A2A inbound</th>"),
+            "{html}"
+        );
+        assert!(html.contains("<th class=\"section\">§0 Conformance contract</th>"));
+        let xfail = cell_of(&html, "7B", 0);
+        assert!(xfail.contains("class=\"cell xfail\""), "{xfail}");
+        assert!(
+            xfail.contains("<span class=\"x\">1 xfail</span>"),
+            "{xfail}"
+        );
+        assert!(xfail.contains("<div class=\"item xfail\">"), "{xfail}");
+        // One of four ran: not the green of a partial pass.
+        let skipped = cell_of(&html, "0", 0);
+        assert!(skipped.contains("class=\"cell mostly-skip\""), "{skipped}");
+        // Totals: 3 of 6 ran (2 passed + 1 xfail), shown as the executed share.
+        assert!(
+            html.contains("<span class=\"executed\" title=\"scenarios that ran, not skipped\">executed 50% (3 of 6)</span>"),
+            "{html}"
+        );
+        assert!(html.contains("<td class=\"st xfail\""), "{html}");
     }
 }
