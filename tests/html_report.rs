@@ -3,6 +3,8 @@
 //! headless Chromium loads the page (DOM dump and screenshot) to show it is a real,
 //! self-contained document with the matrix, both ports and the failures in their cells.
 
+mod optional;
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +19,6 @@ use toolnexus_harness::port::{Port, PortError};
 use toolnexus_harness::runner::{run, RunReport, Status};
 use toolnexus_harness::scenario::Env;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
 /// The section the broken port claims not to implement, so the page also shows skips.
 const DROPPED_SECTION: &str = "6";
@@ -99,14 +100,10 @@ async fn reports() -> (RunReport, RunReport) {
     (good, bad)
 }
 
-/// Runs Chromium with `args`, stdout to `stdout`, killing it after `CHROMIUM_TIMEOUT`.
-fn chromium(args: &[String], stdout: &Path, stderr: &Path) {
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing: run `apt-get install -y chromium` (CI installs it); \
-         this test needs headless Chromium and does not skip without it"
-    );
-    let mut child = Command::new(CHROMIUM)
+/// Runs the browser `chrome` with `args`, stdout to `stdout`, killing it after
+/// `CHROMIUM_TIMEOUT`.
+fn chromium(chrome: &Path, args: &[String], stdout: &Path, stderr: &Path) {
+    let mut child = Command::new(chrome)
         .args(args)
         .stdin(Stdio::null())
         .stdout(File::create(stdout).expect("stdout file"))
@@ -174,6 +171,14 @@ fn matrix_cell<'a>(dom: &'a str, section: &str, port: usize) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_page_renders_in_chromium_with_failures_drilled_down() {
+    let Some(chrome) = optional::browser() else {
+        optional::skip_or_fail(
+            optional::REQUIRE_BROWSER,
+            "no Chromium/Chrome found (chromium, chromium-browser, google-chrome on PATH, or $CHROME), so the HTML report browser check did not run",
+            "install one (`apt-get install -y chromium`) or set CHROME=/path/to/chrome to run it",
+        );
+        return;
+    };
     let (good, bad) = reports().await;
     assert_eq!(good.port.name, "reference");
     assert_eq!(bad.port.name, "broken");
@@ -198,6 +203,7 @@ async fn the_page_renders_in_chromium_with_failures_drilled_down() {
 
     let dom_file = out.join("dom.html");
     chromium(
+        &chrome,
         &chromium_args(profile.path(), &["--dump-dom".into(), url.clone()]),
         &dom_file,
         &out.join("dump-dom.stderr"),
@@ -258,6 +264,7 @@ async fn the_page_renders_in_chromium_with_failures_drilled_down() {
     let shot = out.join("page.png");
     let _ = std::fs::remove_file(&shot);
     chromium(
+        &chrome,
         &chromium_args(
             profile.path(),
             &[

@@ -7,6 +7,8 @@
 //! without Node.js >= 20 and npm they fail, saying so, rather than pass without checking.
 //! Nothing is downloaded while a test talks to a peer.
 
+mod optional;
+
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
@@ -176,6 +178,13 @@ fn alive_in_group(pid: u32) -> Vec<String> {
 
 #[tokio::test]
 async fn reference_calls_server_everything_echo_over_stdio_and_close_leaves_no_node() {
+    if !optional::have_tools(
+        optional::REQUIRE_PEERS,
+        &["node", "npm"],
+        "the real MCP peer test",
+    ) {
+        return;
+    }
     let peers = peers().await;
     let script = peers.join(EVERYTHING);
     let script_arg = script.to_string_lossy().into_owned();
@@ -241,6 +250,13 @@ async fn reference_calls_server_everything_echo_over_stdio_and_close_leaves_no_n
 
 #[tokio::test]
 async fn official_conformance_suite_passes_the_mock_except_its_baseline() {
+    if !optional::have_tools(
+        optional::REQUIRE_PEERS,
+        &["node", "npm"],
+        "the MCP conformance suite test",
+    ) {
+        return;
+    }
     let peers = peers().await;
     let scenario = repo().join("mock-servers/scenarios/conformance.json");
     let mut mock = Command::new(BIN)

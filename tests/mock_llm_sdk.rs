@@ -8,6 +8,8 @@
 //! Without the venv (no Python, no PyPI) every test fails and says why, unless
 //! TOOLNEXUS_SKIP_SDK=1 is set, which skips them explicitly.
 
+mod optional;
+
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -31,6 +33,9 @@ fn root() -> PathBuf {
 
 /// The venv's Python, installed once per test binary; `None` when skipped on purpose.
 fn sdk_python() -> Option<PathBuf> {
+    if !optional::have_python_venv(optional::REQUIRE_PEERS, "the real-SDK test") {
+        return None;
+    }
     static VENV: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
     let found = VENV.get_or_init(|| {
         if std::env::var("TOOLNEXUS_SKIP_SDK").as_deref() == Ok("1") {

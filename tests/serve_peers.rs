@@ -10,6 +10,8 @@
 
 mod serve_support;
 
+mod optional;
+
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::sync::OnceLock;
@@ -65,6 +67,9 @@ async fn peers() -> PathBuf {
 
 /// The SDK venv's Python (tests/sdk/install.sh); `None` only under TOOLNEXUS_SKIP_SDK=1.
 fn sdk_python() -> Option<PathBuf> {
+    if !optional::have_python_venv(optional::REQUIRE_PEERS, "the Python SDK test") {
+        return None;
+    }
     static VENV: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
     let found = VENV.get_or_init(|| {
         if std::env::var("TOOLNEXUS_SKIP_SDK").as_deref() == Ok("1") {
@@ -184,6 +189,13 @@ fn tail(text: &str, lines: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() {
+    if !optional::have_tools(
+        optional::REQUIRE_PEERS,
+        &["node", "npm"],
+        "the MCP conformance suite in server mode",
+    ) {
+        return;
+    }
     let peers = peers().await;
     let tk = gateway_toolkit_with(conformance_tools()).await;
     let (tk, handle) = serve_toolkit(tk, false).await;
