@@ -48,9 +48,15 @@ struct Filter {
     /// Only scenarios carrying one of these tags (comma-separated, `@` optional).
     #[arg(long, value_delimiter = ',')]
     tags: Vec<String>,
-    /// Only scenarios of these SPEC sections (comma-separated: 0,1,2,3,4,4A,6).
+    /// Only scenarios of these SPEC sections (comma-separated: 0,1,2,3,4,4A,6; any case).
     #[arg(long, value_delimiter = ',')]
     section: Vec<String>,
+    /// Only scenarios whose name contains one of these texts (like `cargo test NAME`).
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// Same as a NAME argument (repeatable).
+    #[arg(long = "filter", value_name = "TEXT")]
+    name_filter: Vec<String>,
     /// Only scenarios that hold for this SPEC version X.Y.Z: within their `@since-`/`@until-`
     /// bounds, the `@pin-` version being the lower bound when there is no `@since-`.
     #[arg(long)]
@@ -73,7 +79,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         /// Per-request timeout for a driver, in milliseconds.
-        #[arg(long, default_value_t = 5_000)]
+        #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         /// An expected-failures file (default: the registered port's own); the run then
         /// fails only on a new failure or an unexpected pass.
@@ -97,6 +103,9 @@ enum Command {
         /// Seed for `--differential` (runs are reproducible).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Stop after the first scenario that fails the run (the report covers what ran).
+        #[arg(long)]
+        fail_fast: bool,
         #[command(flatten)]
         filter: Filter,
     },
@@ -140,7 +149,7 @@ enum Command {
         #[arg(short, long, value_name = "FILE.html")]
         output: Option<PathBuf>,
         /// Per-request timeout for the `--port` driver, in milliseconds.
-        #[arg(long, default_value_t = 5_000)]
+        #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
         #[arg(long)]
@@ -189,7 +198,7 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         loop_runs: usize,
         /// Per-request timeout for drivers, in milliseconds.
-        #[arg(long, default_value_t = 120_000)]
+        #[arg(long, default_value_t = 120_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         /// Output format (text or json).
         #[arg(long, value_enum, default_value = "text")]
@@ -212,7 +221,7 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Per-request timeout for a driver, in milliseconds.
-        #[arg(long, default_value_t = 5_000)]
+        #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         #[command(flatten)]
         filter: Filter,
@@ -255,6 +264,15 @@ enum MockServer {
     },
 }
 
+/// A `--timeout-ms` value: a positive number of milliseconds (0 would time out every request).
+fn timeout_ms(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("0 would time out every request; give at least 1 (milliseconds)".into()),
+        Ok(ms) => Ok(ms),
+        Err(e) => Err(format!("not a number of milliseconds: {e}")),
+    }
+}
+
 fn root(cli_root: Option<PathBuf>) -> PathBuf {
     cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
@@ -273,21 +291,43 @@ fn selection_and_registry(
 }
 
 fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
-    let (scenarios, errors) = features::load(&root.join("features"));
+    let dir = root.join("features");
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: no features/ directory; --root (or TOOLNEXUS_CONFORMANCE_ROOT) must be a \
+             checkout holding features/, conformance/ and snapshots/",
+            root.display()
+        ));
+    }
+    let (scenarios, errors) = features::load(&dir);
     if !errors.is_empty() {
         return Err(format!(
             "feature files that do not parse:\n{}",
             errors.join("\n")
         ));
     }
-    let sel = Selection {
+    let mut sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
         spec: filter.spec.clone(),
         include_preview: filter.include_preview,
+        names: [filter.names.clone(), filter.name_filter.clone()].concat(),
     };
     sel.check()?;
+    sel.resolve_sections(&known_sections(&scenarios))?;
     Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())
+}
+
+/// The sections the scenarios have, in SPEC order (`2` before `10`, `4` before `4A`).
+fn known_sections(scenarios: &[ScenarioSpec]) -> Vec<String> {
+    let mut known: Vec<String> = scenarios.iter().map(|s| s.section.clone()).collect();
+    let key = |s: &String| {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        (digits.parse::<u32>().unwrap_or(u32::MAX), s.clone())
+    };
+    known.sort_by_key(key);
+    known.dedup();
+    known
 }
 
 fn this_binary() -> String {
@@ -342,12 +382,13 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// What decides a run's exit code besides its failures.
+/// What decides a run's exit code besides its failures, and whether a failure ends it.
 struct Verdict {
     expected_failures: Option<PathBuf>,
     no_expected_failures: bool,
     strict: bool,
     min_executed: Option<f64>,
+    fail_fast: bool,
 }
 
 /// A `--min-executed` value: a number from 0 to 1.
@@ -358,6 +399,26 @@ fn fraction(text: &str) -> Result<f64, String> {
             "{text}: expected a fraction from 0 to 1 (e.g. 0.8)"
         )),
     }
+}
+
+/// The one message for a port whose `hello` failed: the reason (with the driver's stderr
+/// tail, which the port error carries) and, when `--port` looks like a name rather than a
+/// command and is not registered, the names that are.
+fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
+    let mut message = format!("port {name:?}: the handshake (hello) failed: {reason}");
+    let looks_like_a_name = !name.contains(|c: char| c.is_whitespace() || c == '/');
+    if looks_like_a_name && registry.get(name).is_none() && registry::release_spec(name).is_none() {
+        message.push_str(&format!(
+            "\n{name:?} is not a registered port, so it was run as a driver command; \
+             registered ports (conformance/ports.json): {}; or a release: {}",
+            registry.names().join(", "),
+            registry::RELEASE_FAMILIES
+                .map(|f| format!("{f}@VERSION"))
+                .join(", ")
+        ));
+    }
+    message.push_str("\nno scenario was run");
+    message
 }
 
 async fn run_command(
@@ -373,6 +434,7 @@ async fn run_command(
         no_expected_failures,
         strict,
         min_executed,
+        fail_fast,
     } = verdict;
     let (scenarios, registry) = match selection_and_registry(root, filter) {
         Ok(both) => both,
@@ -403,7 +465,8 @@ async fn run_command(
         Err(e) => return fail(&e),
     };
     let show_progress = matches!(format, Format::Text);
-    let mut report: RunReport = runner::run(driver.as_mut(), &env, &scenarios, &fallback, |r| {
+    let mut stopped = false;
+    let outcome = runner::run_or_refuse(driver.as_mut(), &env, &scenarios, &fallback, |r| {
         let known = expected
             .as_ref()
             .is_some_and(|e| baseline::is_known(r, e, strict));
@@ -412,8 +475,23 @@ async fn run_command(
         } else {
             eprintln!("{}", report::progress_line_known(r, known));
         }
+        let fails_the_run =
+            r.status == runner::Status::Failed && (r.preview || !r.beyond_spec || strict) && !known;
+        stopped = fail_fast && fails_the_run;
+        !stopped
     })
     .await;
+    let mut report: RunReport = match outcome {
+        Ok(r) => r,
+        Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
+    };
+    if stopped {
+        eprintln!(
+            "--fail-fast: stopped at the first failure; {} of {} scenarios not run",
+            scenarios.len() - report.scenarios.len(),
+            scenarios.len()
+        );
+    }
     report.strict = strict;
     if let (Some(expected), Some(file)) = (expected, baseline_file) {
         let shown = file
@@ -959,9 +1037,38 @@ async fn supervised(work: impl std::future::Future<Output = ExitCode>) -> ExitCo
     code
 }
 
+/// The text of a panic payload (`panic!` with a literal or with formatting).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("")
+}
+
+/// A panic the reference's tool boundary catches (the `{"panic": M}` behaviour) is data, not
+/// a crash: one line instead of the default "thread … panicked at … RUST_BACKTRACE". Output
+/// cut by a closed pipe (`run | head -1`) ends the process quietly, as `cat` would, with the
+/// shell's SIGPIPE status. Every other panic keeps the default report.
+fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = panic_text(info.payload());
+        if toolnexus_driver::inside_tool_boundary() {
+            eprintln!("tool panicked (caught): {text}");
+        } else if text.starts_with("failed printing to stdout") && text.contains("Broken pipe") {
+            children::kill_descendants();
+            std::process::exit(141);
+        } else {
+            default(info);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
+    install_panic_hook();
     let cli = Cli::parse();
     // The mock LLM answers one request at a time, and the driver's client loop awaits one
     // model call at a time: on one thread their round trips skip the cross-thread
@@ -1134,6 +1241,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             no_expected_failures,
             strict,
             min_executed,
+            fail_fast,
             filter,
             ..
         } => {
@@ -1147,6 +1255,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                     no_expected_failures,
                     strict,
                     min_executed,
+                    fail_fast,
                 },
                 &filter,
             ))

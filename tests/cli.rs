@@ -105,25 +105,90 @@ fn a_driver_that_exits_after_hello_fails_every_scenario_clearly() {
     all_failed_with(&report, "driver exited");
 }
 
-#[test]
-fn a_driver_that_prints_garbage_fails_every_scenario_clearly() {
-    let (code, report) = run_json(&["--port", &driver_script("garbage.sh"), "--section", "6,1"]);
-    assert_eq!(code, Some(1));
-    all_failed_with(&report, "non-JSON");
+/// A run whose driver fails its `hello`: exit 2 before any scenario, nothing on stdout
+/// (no report of N identical failures, in any format), and one message on stderr naming
+/// `needle`. Returns the message and how long the run took.
+fn refused_at_hello(args: &[&str], needle: &str) -> (String, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let out = bin()
+        .arg("run")
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(
+        stdout.is_empty(),
+        "a refused run prints no report: {stdout}"
+    );
+    assert!(stderr.contains("the handshake (hello) failed"), "{stderr}");
+    assert!(stderr.contains(needle), "{stderr} lacks {needle:?}");
+    assert!(stderr.contains("no scenario was run"), "{stderr}");
+    // Progress lines go to stderr in JSON/JUnit runs: none may appear.
+    for progress in ["FAIL [", "ok   [", "hello failed"] {
+        assert!(!stderr.contains(progress), "a scenario ran: {stderr}");
+    }
+    assert_eq!(
+        stderr.matches("the handshake").count(),
+        1,
+        "one message, not one per scenario: {stderr}"
+    );
+    (stderr, took)
 }
 
 #[test]
-fn a_driver_that_hangs_is_timed_out_and_the_run_completes() {
-    let (code, report) = run_json(&[
-        "--port",
-        &driver_script("hang.sh"),
-        "--section",
-        "6",
-        "--timeout-ms",
-        "300",
-    ]);
-    assert_eq!(code, Some(1));
-    all_failed_with(&report, "did not answer");
+fn a_driver_that_prints_garbage_is_refused_at_hello() {
+    for format in ["text", "json", "junit"] {
+        refused_at_hello(
+            &["--port", &driver_script("garbage.sh"), "--format", format],
+            "non-JSON",
+        );
+    }
+}
+
+#[test]
+fn a_driver_that_hangs_is_timed_out_at_hello_and_refused() {
+    refused_at_hello(
+        &[
+            "--port",
+            &driver_script("hang.sh"),
+            "--section",
+            "6",
+            "--timeout-ms",
+            "300",
+        ],
+        "did not answer",
+    );
+}
+
+#[test]
+fn a_driver_that_exits_at_once_ends_the_run_at_once_with_its_stderr() {
+    let (message, took) =
+        refused_at_hello(&["--port", "sh -c 'echo it broke >&2; exit 1'"], "it broke");
+    // A second on an idle machine; the bound leaves room for a loaded one, and the whole
+    // suite (hundreds of scenarios) is not what ran: no scenario line above.
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    assert!(!message.contains("registered ports"), "{message}");
+    let (message, _) = refused_at_hello(&["--port", "sh -c 'exit 1'"], "exit status: 1");
+    assert!(message.contains("exit 1"), "{message}");
+}
+
+#[test]
+fn an_unknown_port_name_is_refused_naming_the_registered_ports() {
+    let (message, took) = refused_at_hello(&["--port", "nonexistent"], "not found");
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    assert!(
+        message.contains("\"nonexistent\" is not a registered port"),
+        "{message}"
+    );
+    assert!(message.contains("reference"), "{message}");
+    assert!(message.contains("python@VERSION"), "{message}");
 }
 
 #[test]
@@ -139,10 +204,12 @@ fn a_driver_that_crashes_mid_run_reports_its_stderr() {
 }
 
 #[test]
-fn a_missing_driver_program_is_a_failed_run_not_a_panic() {
-    let (code, report) = run_json(&["--port", "/nonexistent/driver --flag", "--section", "6"]);
-    assert_eq!(code, Some(1));
-    assert_eq!(report["summary"]["passed"], 0);
+fn a_missing_driver_program_is_a_refused_run_not_a_panic() {
+    let (message, _) = refused_at_hello(
+        &["--port", "/nonexistent/driver --flag", "--format", "json"],
+        "/nonexistent/driver",
+    );
+    assert!(!message.contains("panicked"), "{message}");
 }
 
 #[test]
@@ -175,16 +242,132 @@ fn text_output_has_a_section_table_and_a_closing_count_line() {
 
 #[test]
 fn a_driver_speaking_another_protocol_version_is_refused_clearly() {
-    let (code, report) = run_json(&[
-        "--port",
-        &driver_script("wrong-protocol.sh"),
-        "--section",
-        "6",
-    ]);
+    refused_at_hello(
+        &[
+            "--port",
+            &driver_script("wrong-protocol.sh"),
+            "--format",
+            "json",
+        ],
+        "protocol 99",
+    );
+}
+
+fn run_out(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = bin().args(args).output().unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn scenario_names(report: &Value) -> Vec<String> {
+    report["scenarios"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["name"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn names_and_filter_select_scenarios_by_substring() {
+    let (code, report) = run_json(&["--section", "6", "returning text", "--filter", "source"]);
+    assert_eq!(code, Some(0), "{report}");
+    let names = scenario_names(&report);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names
+        .iter()
+        .all(|n| n.contains("returning text") || n.contains("source")));
+    let (code, _, stderr) = run_out(&["run", "no scenario is called like this"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_failure_and_reports_what_ran() {
+    let crashing = driver_script("crash-on-build.sh");
+    let (code, all) = run_json(&["--port", &crashing, "--section", "6"]);
     assert_eq!(code, Some(1));
-    let first = report["scenarios"][0]["message"].as_str().unwrap_or("");
-    assert!(first.contains("protocol 99"), "{first}");
-    assert_eq!(report["summary"]["passed"], 0);
+    assert!(scenario_names(&all).len() > 1);
+    let (code, stopped) = run_json(&["--port", &crashing, "--section", "6", "--fail-fast"]);
+    assert_eq!(code, Some(1), "{stopped}");
+    assert_eq!(scenario_names(&stopped).len(), 1, "{stopped}");
+    assert_eq!(stopped["summary"]["failed"], 1);
+    // Without failures it runs everything.
+    let (code, green) = run_json(&["--section", "6", "--fail-fast"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(scenario_names(&green), scenario_names(&all));
+}
+
+#[test]
+fn sections_are_case_insensitive_and_an_unknown_one_is_an_error() {
+    let (code, lower, _) = run_out(&["list", "--section", "4a"]);
+    assert_eq!(code, Some(0));
+    let (_, upper, _) = run_out(&["list", "--section", "4A"]);
+    assert_eq!(lower, upper);
+    assert!(lower.contains("[4A] "), "{lower}");
+    let (code, stdout, stderr) = run_out(&["run", "--section", "4A,99"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("--section 99"), "{stderr}");
+    assert!(stderr.contains("known: 0, 1,"), "{stderr}");
+    assert!(stderr.contains("4A"), "{stderr}");
+}
+
+#[test]
+fn a_root_without_features_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().to_string_lossy().to_string();
+    for cmd in ["run", "list"] {
+        let (code, _, stderr) = run_out(&["--root", &root, cmd]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("no features/ directory"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_zero_timeout_is_refused() {
+    let (code, stdout, stderr) = run_out(&["run", "--timeout-ms", "0"]);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("--timeout-ms"), "{stderr}");
+    assert!(stderr.contains("at least 1"), "{stderr}");
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let script = format!(
+        "{} run --section 4A | head -1",
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+}
+
+#[test]
+fn a_caught_tool_panic_is_one_line_on_stderr_not_a_backtrace_note() {
+    let (code, stdout, stderr) = run_out(&["run", "--section", "6", "crashes unexpectedly"]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ok   [6]"),
+        "the scenario did not run: {stdout}"
+    );
+    assert!(
+        stderr.contains("tool panicked (caught): kaboom"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked at"), "{stderr}");
+    assert!(!stderr.contains("RUST_BACKTRACE"), "{stderr}");
 }
 
 #[test]

@@ -14,3 +14,5 @@ pub mod reference_port;
 pub mod serve_port;
 
 pub use reference_port::ReferenceSession;
+/// Whether a panic is one the reference's tool boundary catches (for the CLI's panic hook).
+pub use toolnexus_reference::tool::inside_tool_boundary;

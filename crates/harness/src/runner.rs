@@ -259,9 +259,31 @@ pub struct Selection {
     /// unless `tags` names `preview` itself: the SPEC marks the preview "not … a porting
     /// obligation until they are promoted into §0".
     pub include_preview: bool,
+    /// Keep scenarios whose id contains any of these texts (case-sensitive, like
+    /// `cargo test NAME`); empty ⇒ all.
+    pub names: Vec<String>,
 }
 
 impl Selection {
+    /// Spells each requested section as one of `known` does, ignoring ASCII case (`4a` is
+    /// `4A`); a section no scenario has is an error naming the known ones, not a silent
+    /// empty part of the selection.
+    pub fn resolve_sections(&mut self, known: &[String]) -> Result<(), String> {
+        for wanted in &mut self.sections {
+            let trimmed = wanted.trim();
+            match known.iter().find(|k| k.eq_ignore_ascii_case(trimmed)) {
+                Some(k) => *wanted = k.clone(),
+                None => {
+                    return Err(format!(
+                        "--section {trimmed}: no such section (known: {})",
+                        known.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses a selection that cannot mean anything (a `spec` that is not `X.Y.Z`).
     pub fn check(&self) -> Result<(), String> {
         match &self.spec {
@@ -290,7 +312,8 @@ impl Selection {
                 .tags
                 .iter()
                 .any(|t| t.trim_start_matches('@') == super::features::PREVIEW_TAG);
-        tag_ok && section_ok && spec_ok && preview_ok
+        let name_ok = self.names.is_empty() || self.names.iter().any(|n| s.id.contains(n.as_str()));
+        tag_ok && section_ok && spec_ok && preview_ok && name_ok
     }
 }
 
@@ -313,19 +336,22 @@ pub fn version_skip(spec: &ScenarioSpec, version: SpecVersion) -> Option<String>
     })
 }
 
-/// Runs `scenarios` against `port`, calling `progress` after each one.
-pub async fn run(
-    port: &mut dyn Port,
-    env: &Env,
-    scenarios: &[ScenarioSpec],
-    fallback_name: &str,
-    mut progress: impl FnMut(&ScenarioResult),
-) -> RunReport {
+/// What a port's `hello` established, or why it failed.
+struct Greeting {
+    info: PortInfo,
+    declared_spec: Option<String>,
+    implements: Option<Vec<String>>,
+    version: SpecVersion,
+    error: Option<String>,
+}
+
+/// Starts `port` and reads its `hello`.
+async fn greet(port: &mut dyn Port, fallback_name: &str) -> Greeting {
     let greeting = match port.ensure_ready().await {
         Ok(()) => hello(port).await,
         Err(e) => Err(e),
     };
-    let (info, declared_spec, implements, version, hello_error) = match greeting {
+    let (info, declared_spec, implements, version, error) = match greeting {
         Ok(h) => match port_spec(h.spec.as_deref()) {
             Ok(v) => (h.port, h.spec, Some(h.implements), v, None),
             Err(e) => (h.port, h.spec, None, SpecVersion::pinned(), Some(e)),
@@ -344,12 +370,70 @@ pub async fn run(
     };
     // The port's self-description is driver output too: a leaked canary stops here.
     let redact = super::secret::redact;
-    let info = PortInfo {
-        name: redact(&info.name),
-        language: redact(&info.language),
-        version: redact(&info.version),
-    };
-    let declared_spec = declared_spec.map(|s| redact(&s));
+    Greeting {
+        info: PortInfo {
+            name: redact(&info.name),
+            language: redact(&info.language),
+            version: redact(&info.version),
+        },
+        declared_spec: declared_spec.map(|s| redact(&s)),
+        implements,
+        version,
+        error: error.map(|e| redact(&e)),
+    }
+}
+
+/// Runs `scenarios` against `port`, calling `progress` after each one. A port whose `hello`
+/// fails gets every scenario failed with the reason (what a release column of `history`
+/// shows); `run` itself uses [`run_or_refuse`].
+pub async fn run(
+    port: &mut dyn Port,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    fallback_name: &str,
+    mut progress: impl FnMut(&ScenarioResult),
+) -> RunReport {
+    let greeting = greet(port, fallback_name).await;
+    execute(port, env, scenarios, greeting, |r| {
+        progress(r);
+        true
+    })
+    .await
+}
+
+/// Runs `scenarios` against `port` like [`run`], but a failed `hello` ends it before any
+/// scenario: `Err` carries the reason (with the driver's stderr tail when it has one), since
+/// one identical failure per scenario says nothing more. `progress` is called after each
+/// scenario and returns whether to go on (`--fail-fast` stops at a failure).
+pub async fn run_or_refuse(
+    port: &mut dyn Port,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    fallback_name: &str,
+    progress: impl FnMut(&ScenarioResult) -> bool,
+) -> Result<RunReport, String> {
+    let greeting = greet(port, fallback_name).await;
+    if let Some(e) = greeting.error {
+        port.shutdown().await;
+        return Err(e);
+    }
+    Ok(execute(port, env, scenarios, greeting, progress).await)
+}
+
+async fn execute(
+    port: &mut dyn Port,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    greeting: Greeting,
+    mut progress: impl FnMut(&ScenarioResult) -> bool,
+) -> RunReport {
+    let Greeting {
+        info,
+        declared_spec,
+        implements,
+        version,
+        error: hello_error,
+    } = greeting;
     let mut results = Vec::new();
     for spec in scenarios {
         let result = match &hello_error {
@@ -365,8 +449,11 @@ pub async fn run(
                 None => run_one(port, env, spec, implements.as_deref()).await,
             },
         };
-        progress(&result);
+        let go_on = progress(&result);
         results.push(result);
+        if !go_on {
+            break;
+        }
     }
     port.shutdown().await;
     let mut summary = Counts::default();
@@ -734,5 +821,74 @@ mod tests {
         assert!(status(&r, "always")
             .1
             .contains("\"latest\" is not a SPEC version"));
+    }
+
+    #[test]
+    fn sections_are_matched_ignoring_case_and_an_unknown_one_is_refused() {
+        let known: Vec<String> = ["0", "4", "4A", "6"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut sel = Selection {
+            sections: vec!["4a".into(), "6".into()],
+            ..Selection::default()
+        };
+        sel.resolve_sections(&known).unwrap();
+        assert_eq!(sel.sections, vec!["4A", "6"]);
+        let mut bad = Selection {
+            sections: vec!["4A".into(), "99".into()],
+            ..Selection::default()
+        };
+        let e = bad.resolve_sections(&known).unwrap_err();
+        assert!(e.contains("99") && e.contains("known: 0, 4, 4A, 6"), "{e}");
+    }
+
+    #[test]
+    fn names_select_by_substring_of_the_id() {
+        let a = spec("core: a native tool", &[]);
+        let b = spec("builtins: grep finds", &[]);
+        let sel = Selection {
+            names: vec!["native".into(), "grep".into()],
+            ..Selection::default()
+        };
+        assert!(sel.keeps(&a) && sel.keeps(&b));
+        let one = Selection {
+            names: vec!["native".into()],
+            ..Selection::default()
+        };
+        assert!(one.keeps(&a) && !one.keeps(&b));
+    }
+
+    #[test]
+    fn a_failed_hello_refuses_the_run_and_progress_can_stop_it() {
+        let scenarios = vec![spec("one", &["pin-0.16.0"]), spec("two", &["pin-0.16.0"])];
+        let env = Env::from_root(std::path::Path::new("."));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let mut calls = 0;
+        let refused = rt.block_on(run_or_refuse(
+            &mut Greeter(Some("latest")),
+            &env,
+            &scenarios,
+            "g",
+            |_| {
+                calls += 1;
+                true
+            },
+        ));
+        assert!(refused.unwrap_err().contains("not a SPEC version"));
+        assert_eq!(calls, 0);
+        let stopped = rt
+            .block_on(run_or_refuse(
+                &mut Greeter(None),
+                &env,
+                &scenarios,
+                "g",
+                |_| false,
+            ))
+            .unwrap();
+        assert_eq!(stopped.scenarios.len(), 1);
+        assert_eq!(stopped.summary.passed, 1);
     }
 }

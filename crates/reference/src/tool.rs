@@ -169,8 +169,14 @@ impl Tool {
     /// Executes the tool; a panic inside the tool becomes an `isError` result, so nothing
     /// but a `ToolResult` ever crosses this boundary.
     pub async fn execute(&self, args: Value, ctx: &Context) -> ToolResult {
-        let fut = self.exec.execute(args, ctx);
-        match AssertUnwindSafe(fut).catch_unwind().await {
+        let mut fut = self.exec.execute(args, ctx);
+        // Each poll of the tool runs marked, so a panic hook can tell a panic this catch
+        // turns into data from a crash (`inside_tool_boundary`).
+        let marked = futures::future::poll_fn(move |cx| {
+            let _inside = BoundaryMark::enter();
+            fut.as_mut().poll(cx)
+        });
+        match AssertUnwindSafe(marked).catch_unwind().await {
             Ok(result) => result,
             Err(panic) => {
                 let msg = panic_message(panic.as_ref());
@@ -187,6 +193,35 @@ impl Tool {
             "inputSchema": self.input_schema,
             "source": self.source.as_str(),
         })
+    }
+}
+
+thread_local! {
+    /// How many tool polls under `execute`'s panic catch this thread is inside.
+    static BOUNDARY_DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread is running a tool's code under `Tool::execute`'s panic catch: a
+/// panic hook uses it to report a panic that becomes an `isError` result in one line, not
+/// as a crash with a backtrace note.
+pub fn inside_tool_boundary() -> bool {
+    BOUNDARY_DEPTH.with(|d| d.get() > 0)
+}
+
+/// Marks this thread as inside the tool boundary until dropped (an unwind drops it too,
+/// after the panic hook has run).
+struct BoundaryMark;
+
+impl BoundaryMark {
+    fn enter() -> Self {
+        BOUNDARY_DEPTH.with(|d| d.set(d.get() + 1));
+        BoundaryMark
+    }
+}
+
+impl Drop for BoundaryMark {
+    fn drop(&mut self) {
+        BOUNDARY_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
     }
 }
 
