@@ -170,6 +170,10 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       {"path": "{{TMP}}/does-not-exist.txt"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)does-not-exist|no such|not found
+      """
 
   @spec-4A @spec-10
   @clause-4A.question.suspends @clause-4A.question.first-call-pending @clause-4A.question.rendered-order

@@ -108,6 +108,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/a.txt\n@@\n alpha\n-beta\n+BETA\n*** Add File: {{TMP}}/ws/new/d.txt\n+created\n*** Delete File: {{TMP}}/ws/c.txt\n*** Update File: {{TMP}}/ws/b.txt\n@@\n one\n-three\n+THREE\n*** End Patch"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)hunk|match
+      """
     And the files under "ws" are unchanged
     And the file "ws/new/d.txt" does not exist
 
@@ -126,6 +130,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/a.txt\n@@\n-first\n+FIRST\n@@\n second\n-fourth\n+FOURTH\n*** End Patch"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)hunk|match
+      """
     And the files under "ws" are unchanged
 
   @spec-4A @partial-clause-4A.apply-patch.atomic
@@ -150,6 +158,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/a.txt\n@@\n alpha\n-beta\n+BETA\n*** Delete File: {{TMP}}/ws/gone.txt\n*** Add File: {{TMP}}/ws/blocker/inner.txt\n+cannot be written\n*** End Patch"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)exists|not a directory|blocker|inner\.txt
+      """
     And the files under "ws" are unchanged
 
   @spec-4A @partial-clause-4A.apply-patch.grammar @partial-clause-4A.apply-patch.no-partial-write
@@ -165,6 +177,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "<patch>"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)begin|end|unexpected|hunk|match|marker|invalid|malformed
+      """
     And the files under "ws" are unchanged
 
     Examples:
@@ -187,6 +203,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "*** Begin Patch\n*** Add File: {{TMP}}/ws/first.txt\n+would be added\n<op>\n*** End Patch"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)not found|no such|exists|missing
+      """
     And the files under "ws" are unchanged
     And the file "ws/first.txt" does not exist
 
@@ -224,6 +244,10 @@ Feature: Built-in apply_patch — opencode's patch grammar, all files or none (S
       {"patchText": "*** Begin Patch\n*** Update File: {{TMP}}/ws/f.txt\n@@\n<hunk>\n*** End Patch"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)hunk|match
+      """
     And the files under "ws" are unchanged
 
     Examples:

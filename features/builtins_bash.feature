@@ -100,6 +100,10 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       {"command": "sleep 30", "timeout": 1000}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)time
+      """
     And the call took less than 10000 ms
 
   @spec-4A @since-0.20.0 @clause-4A.bash.timeout-kills
@@ -136,6 +140,10 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       {"command": "echo ran > {{TMP}}/ran.txt", "workdir": "{{TMP}}/no/such/dir"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)no such|not found|does not exist|workdir|directory
+      """
     And the file "ran.txt" does not exist
 
   @spec-4A @beyond-spec
@@ -148,6 +156,7 @@ Feature: Built-in bash — one shell command, combined output, exit codes, timeo
       {"command": ["echo", "hi"]}
       """
     Then the result is an error
+    And the output contains "command"
 
   @spec-4A @beyond-spec
   Scenario: bash gives the command an empty stdin, so a command reading it ends at once

@@ -96,6 +96,10 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       {"path": "{{TMP}}/ws/a.txt", "oldString": "four", "newString": "4"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)oldString|not found|no match
+      """
     And the files under "ws" are unchanged
 
   @spec-4A @partial-clause-4A.edit.absent-error
@@ -111,6 +115,10 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       {"path": "{{TMP}}/ws/dup.txt", "oldString": "same", "newString": "new"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)unique|occurrences|replaceAll
+      """
     And the files under "ws" are unchanged
     When "edit" is executed with:
       """
@@ -127,6 +135,10 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       {"path": "{{TMP}}/absent.txt", "oldString": "a", "newString": "b"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)no such|not found|does not exist|absent\.txt
+      """
     And the file "absent.txt" does not exist
 
   @spec-4A @partial-clause-4A.common.failure-is-result
@@ -142,4 +154,5 @@ Feature: Built-in edit — exact-string replacement (SPEC §4A)
       {"path": "{{TMP}}/ws/a.txt", "newString": "x"}
       """
     Then the result is an error
+    And the output contains "oldString"
     And the files under "ws" are unchanged

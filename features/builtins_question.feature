@@ -94,6 +94,7 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       """
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
+    And the output contains "questions"
 
   @spec-4A @spec-10 @beyond-spec
   Scenario: question with questions that are not an array is an error result, not a suspension
@@ -109,6 +110,7 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       """
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
+    And the output contains "questions"
 
   @spec-4A @spec-10 @beyond-spec
   Scenario: question with an item lacking its question text is an error result, not a suspension
@@ -124,3 +126,4 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       """
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
+    And the output contains "question"

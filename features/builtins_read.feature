@@ -138,6 +138,10 @@ Feature: Built-in read — UTF-8 text, whole or as a line window (SPEC §4A)
       {"path": "{{TMP}}/adir"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)directory|adir
+      """
 
   @spec-4A @beyond-spec
   Scenario Outline: read returns a CRLF file's carriage returns as they are, whole or windowed

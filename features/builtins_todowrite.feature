@@ -84,6 +84,7 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       {"todos": "buy milk"}
       """
     Then the result is an error
+    And the output contains "todos"
 
   @spec-4A @beyond-spec
   Scenario Outline: todowrite with a todo of the wrong shape is an error result
@@ -96,6 +97,7 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       {"todos": [{"id": "1", "text": "fine", "completed": false}, <todo>]}
       """
     Then the result is an error
+    And the output contains "todo"
 
     Examples:
       | todo                                            |

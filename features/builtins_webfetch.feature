@@ -178,6 +178,10 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       {"url": "{{HTTP}}/slow", "format": "html", "timeout": 1}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)time|deadline
+      """
     And the output does not contain "late"
 
   @spec-4A @partial-clause-4A.common.failure-is-result
@@ -188,6 +192,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       {"format": "html"}
       """
     Then the result is an error
+    And the output contains "url"
 
   @spec-4A @beyond-spec
   Scenario: webfetch with a format outside text, markdown and html is an isError
@@ -203,6 +208,7 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       {"url": "{{HTTP}}/page", "format": "pdf"}
       """
     Then the result is an error
+    And the output contains "format"
 
   @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: webfetch of a port nobody listens on is an isError, not a crash
@@ -212,4 +218,8 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       {"url": "http://127.0.0.1:9/", "timeout": 3}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)connect|refused|127\.0\.0\.1
+      """
     And the output does not contain "HTTP 200"

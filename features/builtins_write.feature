@@ -90,6 +90,10 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       {"path": "{{TMP}}/ws/blocker/child.txt", "content": "never written"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)exists|not a directory|blocker|child\.txt
+      """
     And the files under "ws" are unchanged
 
   @spec-4A @partial-clause-4A.common.failure-is-result
@@ -105,6 +109,10 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       {"path": "{{TMP}}/ws/dir", "content": "would clobber a directory"}
       """
     Then the result is an error
+    And the output matches:
+      """
+      (?i)directory|dir
+      """
     And the files under "ws" are unchanged
 
   @spec-4A @clause-4A.common.failure-is-result
@@ -128,4 +136,5 @@ Feature: Built-in write — create or overwrite a file, atomically (SPEC §4A)
       {"path": "{{TMP}}/no-content.txt"}
       """
     Then the result is an error
+    And the output contains "content"
     And the file "no-content.txt" does not exist

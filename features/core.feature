@@ -18,6 +18,8 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       | 1+1=2     | 1_1_2     |
       | ALL_CAPS  | ALL_CAPS  |
       | x@y#z!    | x_y_z_    |
+      | a😀b      | a_b       |
+      | 🎉é😀     | ___       |
 
   @spec-1 @spec-0.1
   @partial-clause-0.tool.shape @partial-clause-1.tool.input-schema-object @partial-clause-1.tool.source-values
