@@ -117,6 +117,7 @@ mod tests {
 
     fn scenario(name: &str, status: Status) -> ScenarioResult {
         ScenarioResult {
+            meta: Default::default(),
             name: name.into(),
             section: "0".into(),
             status,
@@ -133,6 +134,7 @@ mod tests {
     #[test]
     fn new_known_unexpected_and_stale() {
         let report = RunReport {
+            started: None,
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),
@@ -161,6 +163,7 @@ mod tests {
     #[test]
     fn known_failures_count_as_xfail_not_failed() {
         let mut report = RunReport {
+            started: None,
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),
@@ -205,6 +208,7 @@ mod tests {
             ..scenario(name, status)
         };
         let mut report = RunReport {
+            started: None,
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),

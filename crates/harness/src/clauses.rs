@@ -643,6 +643,7 @@ mod tests {
         let names: Vec<&str> = run_these.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(names, vec!["f: one", "f: two"]);
         let result = |name: &str, status| ScenarioResult {
+            meta: Default::default(),
             name: name.into(),
             section: "0".into(),
             status,
@@ -655,6 +656,7 @@ mod tests {
             known: false,
         };
         let run = RunReport {
+            started: None,
             port: crate::port::PortInfo {
                 name: "p".into(),
                 language: "x".into(),

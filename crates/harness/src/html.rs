@@ -932,6 +932,7 @@ mod tests {
 
     fn result(name: &str, section: &str, status: Status, message: &str) -> ScenarioResult {
         ScenarioResult {
+            meta: Default::default(),
             name: name.to_string(),
             section: section.to_string(),
             status,

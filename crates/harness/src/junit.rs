@@ -4,10 +4,36 @@
 //! A known failure (listed in the expected-failures file, `xfail`) is a `<skipped
 //! message="expected failure: …">` testcase with the failure text in `<system-out>`: it does
 //! not fail the run, as pytest's xfail does not, and CI tools count it apart from passes.
+//! A failure in which no expectation broke (kind `other`: the driver died, answered
+//! malformed JSON or timed out) is the driver's fault, not a wrong answer: an `<error>`.
+//! Each testcase and testsuite carries `time` (seconds), each testsuite the run's `timestamp`.
 
 use std::fmt::Write;
 
+use super::failure::ExpectationKind;
 use super::runner::{RunReport, ScenarioResult, Status};
+
+/// Milliseconds as JUnit's `time`: seconds with three decimals.
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+/// Whether a failure is the driver's fault (no expectation broke), reported as `<error>`.
+fn is_error(sc: &ScenarioResult) -> bool {
+    sc.failure
+        .as_ref()
+        .is_some_and(|f| f.kind == ExpectationKind::Other)
+}
+
+/// ` time="…"` summed over `cases`, and ` timestamp="…"` when the run's start is known.
+fn suite_attrs<'a>(report: &RunReport, cases: impl Iterator<Item = &'a ScenarioResult>) -> String {
+    let ms: u64 = cases.map(|c| c.meta.duration_ms).sum();
+    let stamp = report
+        .started
+        .as_deref()
+        .map_or(String::new(), |t| format!(" timestamp=\"{}\"", esc(t)));
+    format!(" time=\"{}\"{stamp}", seconds(ms))
+}
 
 /// Escapes text for XML attributes and content.
 fn esc(s: &str) -> String {
@@ -31,43 +57,59 @@ pub fn render(report: &RunReport) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let s = report.summary;
     let b = s.beyond_spec;
+    let errors = |cases: &mut dyn Iterator<Item = &ScenarioResult>| {
+        cases
+            .filter(|c| report.counts_as_failure(c) && is_error(c))
+            .count()
+    };
+    let all_errors = errors(&mut report.scenarios.iter());
     let _ = writeln!(
         out,
-        "<testsuites name=\"toolnexus-conformance {} (SPEC {})\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+        "<testsuites name=\"toolnexus-conformance {} (SPEC {})\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
         esc(&report.port.name),
         esc(&report.spec),
         s.passed + s.failed + s.skipped + s.xfail + b.passed + b.failed + b.skipped + b.xfail,
-        report.counted_failures(),
-        s.skipped + s.xfail + b.skipped + b.xfail
+        report.counted_failures() - all_errors,
+        all_errors,
+        s.skipped + s.xfail + b.skipped + b.xfail,
+        suite_attrs(report, report.scenarios.iter())
     );
     for (section, c) in &report.sections {
         if c.passed + c.failed + c.skipped + c.xfail == 0 {
             continue;
         }
+        let cases = || {
+            report
+                .scenarios
+                .iter()
+                .filter(|x| &x.section == section && !x.beyond_spec)
+        };
+        let suite_errors = errors(&mut cases());
         let _ = writeln!(
             out,
-            "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">",
+            "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
             esc(section),
             c.passed + c.failed + c.skipped + c.xfail,
-            c.failed,
-            c.skipped + c.xfail
+            c.failed.saturating_sub(suite_errors),
+            suite_errors,
+            c.skipped + c.xfail,
+            suite_attrs(report, cases())
         );
-        for sc in report
-            .scenarios
-            .iter()
-            .filter(|x| &x.section == section && !x.beyond_spec)
-        {
+        for sc in cases() {
             testcase(&mut out, report, sc);
         }
         let _ = writeln!(out, "  </testsuite>");
     }
     if b.passed + b.failed + b.skipped + b.xfail > 0 {
+        let beyond_errors = errors(&mut report.scenarios.iter().filter(|x| x.beyond_spec));
         let _ = writeln!(
             out,
-            "  <testsuite name=\"beyond the SPEC\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n    <properties><property name=\"beyondSpec\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
+            "  <testsuite name=\"beyond the SPEC\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n    <properties><property name=\"beyondSpec\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
             b.passed + b.failed + b.skipped + b.xfail,
-            if report.strict { b.failed } else { 0 },
+            if report.strict { b.failed.saturating_sub(beyond_errors) } else { 0 },
+            beyond_errors,
             b.skipped + b.xfail,
+            suite_attrs(report, report.scenarios.iter().filter(|x| x.beyond_spec)),
             report.strict
         );
         for sc in report.scenarios.iter().filter(|x| x.beyond_spec) {
@@ -83,10 +125,11 @@ pub fn render(report: &RunReport) -> String {
 /// written to `<system-out>` rather than as a `<failure>`.
 fn testcase(out: &mut String, report: &RunReport, sc: &ScenarioResult) {
     let head = format!(
-        "    <testcase classname=\"{}.spec-{}\" name=\"{}\"",
+        "    <testcase classname=\"{}.spec-{}\" name=\"{}\" time=\"{}\"",
         esc(&report.port.name),
         esc(&sc.section),
-        esc(&sc.name)
+        esc(&sc.name),
+        seconds(sc.meta.duration_ms)
     );
     let first_line = sc.message.lines().next().unwrap_or("");
     match sc.status {
@@ -104,9 +147,11 @@ fn testcase(out: &mut String, report: &RunReport, sc: &ScenarioResult) {
         }
         Status::Failed if report.counts_as_failure(sc) => {
             let (kind, body) = failure_body(sc);
+            // The driver's fault (dead, malformed, timed out) is an error, not a wrong answer.
+            let element = if is_error(sc) { "error" } else { "failure" };
             let _ = writeln!(
                 out,
-                "{head}>\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",
+                "{head}>\n      <{element} message=\"{}\" type=\"{kind}\">{}</{element}>\n    </testcase>",
                 esc(first_line),
                 esc(&body)
             );
@@ -169,6 +214,7 @@ mod tests {
     #[test]
     fn a_known_failure_is_a_skipped_testcase_saying_expected_failure() {
         let sc = |name: &str, known| ScenarioResult {
+            meta: Default::default(),
             name: name.into(),
             section: "0".into(),
             status: Status::Failed,
@@ -181,6 +227,7 @@ mod tests {
             known,
         };
         let mut report = RunReport {
+            started: None,
             port: crate::port::PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),
@@ -193,16 +240,75 @@ mod tests {
         report.recount();
         let xml = render(&report);
         assert!(
-            xml.contains("name=\"k\">\n      <skipped message=\"expected failure: k broke\"/>"),
+            xml.contains(
+                "name=\"k\" time=\"0.000\">\n      <skipped message=\"expected failure: k broke\"/>"
+            ),
             "{xml}"
         );
         assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
         assert!(
-            xml.contains("<testsuite name=\"SPEC §0\" tests=\"2\" failures=\"1\" skipped=\"1\">"),
+            xml.contains("<testsuite name=\"SPEC §0\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"0.000\">"),
             "{xml}"
         );
         assert!(
-            xml.contains("tests=\"2\" failures=\"1\" skipped=\"1\">"),
+            xml.contains("tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"0.000\">"),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn a_driver_fault_is_an_error_and_times_and_timestamp_are_reported() {
+        use crate::failure::Failure;
+        let sc = |name: &str, failure: Failure, ms| ScenarioResult {
+            name: name.into(),
+            section: "1".into(),
+            status: Status::Failed,
+            message: failure.message.clone(),
+            failure: Some(failure),
+            expectations: Vec::new(),
+            beyond_spec: false,
+            beyond_spec_reason: None,
+            preview: false,
+            known: false,
+            meta: crate::runner::ScenarioMeta {
+                duration_ms: ms,
+                ..Default::default()
+            },
+        };
+        let mut report = RunReport {
+            port: crate::port::PortInfo::default(),
+            port_spec: None,
+            spec: "0.16.0".into(),
+            summary: Default::default(),
+            sections: Default::default(),
+            scenarios: vec![
+                sc("dead", Failure::other("driver exited"), 1_250),
+                sc(
+                    "wrong",
+                    Failure::of_kind(ExpectationKind::Pinned, "$.a: expected 1, got 2"),
+                    30,
+                ),
+            ],
+            baseline: None,
+            strict: false,
+            started: Some("2026-11-30T16:58:11Z".into()),
+        };
+        report.recount();
+        let xml = render(&report);
+        assert!(
+            xml.contains("name=\"dead\" time=\"1.250\">\n      <error message=\"driver exited\" type=\"other\">"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("name=\"wrong\" time=\"0.030\">\n      <failure "),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testsuite name=\"SPEC §1\" tests=\"2\" failures=\"1\" errors=\"1\" skipped=\"0\" time=\"1.280\" timestamp=\"2026-11-30T16:58:11Z\">"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("failures=\"1\" errors=\"1\" skipped=\"0\" time=\"1.280\" timestamp"),
             "{xml}"
         );
     }

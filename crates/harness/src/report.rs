@@ -196,6 +196,7 @@ mod tests {
 
     fn scenario(name: &str, status: Status, known: bool) -> ScenarioResult {
         ScenarioResult {
+            meta: Default::default(),
             name: name.into(),
             section: "4A".into(),
             status,
@@ -222,6 +223,7 @@ mod tests {
             "xfail [4A] n"
         );
         let mut report = RunReport {
+            started: None,
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),

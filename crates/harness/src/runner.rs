@@ -59,6 +59,28 @@ pub struct ScenarioResult {
     /// for readers of older reports, but it counts in `xfail`, not `failed`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub known: bool,
+    /// Where the scenario comes from, its tags and how long it ran.
+    #[serde(flatten, default)]
+    pub meta: ScenarioMeta,
+}
+
+/// A scenario's origin and timing, flattened into its JSON result (`file`, `line`, `tags`,
+/// `durationMs`); empty in reports written before they were recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioMeta {
+    /// The feature file, relative to the features directory.
+    #[serde(default)]
+    pub file: String,
+    /// The scenario's line in that file (1-based; 0 when unknown).
+    #[serde(default)]
+    pub line: usize,
+    /// The scenario's tags (with the feature's), without `@`.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Wall time the scenario took, in milliseconds; varies from run to run, so comparisons of
+    /// reports leave it out.
+    #[serde(default, rename = "durationMs")]
+    pub duration_ms: u64,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -171,6 +193,10 @@ pub struct RunReport {
     /// Run with `--strict`: a failed `@beyond-spec` scenario counts as a failure.
     #[serde(default)]
     pub strict: bool,
+    /// When the run started (ISO 8601 UTC, seconds); absent in reports written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
 }
 
 impl RunReport {
@@ -434,9 +460,11 @@ async fn execute(
         version,
         error: hello_error,
     } = greeting;
+    let started = iso8601_utc(std::time::SystemTime::now());
     let mut results = Vec::new();
     for spec in scenarios {
-        let result = match &hello_error {
+        let clock = std::time::Instant::now();
+        let mut result = match &hello_error {
             // A port that cannot complete the handshake is not run at all: every scenario
             // fails with the reason, so the report says why in each row.
             Some(e) => failed(spec, Failure::other(format!("hello failed: {e}"))),
@@ -449,6 +477,7 @@ async fn execute(
                 None => run_one(port, env, spec, implements.as_deref()).await,
             },
         };
+        result.meta.duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
         let go_on = progress(&result);
         results.push(result);
         if !go_on {
@@ -463,6 +492,7 @@ async fn execute(
         sections.entry(r.section.clone()).or_default().add(r);
     }
     RunReport {
+        started: Some(started),
         port: info,
         port_spec: declared_spec,
         spec: pinned_versions(scenarios),
@@ -474,9 +504,39 @@ async fn execute(
     }
 }
 
+/// `t` as ISO 8601 UTC to the second (`2026-11-30T16:58:11Z`), without a date crate.
+pub fn iso8601_utc(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil-from-days, for days since 1970-01-01.
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
 /// A passed result with nothing to say yet: the scenario's identity and its beyond-SPEC mark.
 fn blank(spec: &ScenarioSpec) -> ScenarioResult {
     ScenarioResult {
+        meta: ScenarioMeta {
+            file: spec.file.clone(),
+            line: spec.line,
+            tags: spec.tags.clone(),
+            duration_ms: 0,
+        },
         name: spec.id.clone(),
         section: spec.section.clone(),
         status: Status::Passed,
@@ -590,6 +650,7 @@ mod tests {
 
     fn report(scenarios: Vec<ScenarioResult>, strict: bool) -> RunReport {
         RunReport {
+            started: None,
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),
@@ -599,6 +660,14 @@ mod tests {
             baseline: None,
             strict,
         }
+    }
+
+    #[test]
+    fn iso8601_utc_formats_known_instants() {
+        let at = |s| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s);
+        assert_eq!(iso8601_utc(at(0)), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601_utc(at(951_782_400)), "2000-02-29T00:00:00Z");
+        assert_eq!(iso8601_utc(at(1_796_057_891)), "2026-11-30T16:58:11Z");
     }
 
     #[test]
