@@ -381,17 +381,26 @@ fn junit_output_has_one_suite_per_section_and_a_case_per_scenario() {
     assert!(xml.starts_with("<?xml"), "{xml}");
     // §6 has four scenarios; the one tagged @beyond-spec has a suite of its own.
     assert!(
-        xml.contains("<testsuite name=\"SPEC §6\" tests=\"3\" failures=\"0\" skipped=\"0\">"),
+        xml.contains(
+            "<testsuite name=\"SPEC §6\" tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"0\" time=\""
+        ),
         "{xml}"
     );
     assert!(
         xml.contains(
-            "<testsuite name=\"beyond the SPEC\" tests=\"1\" failures=\"0\" skipped=\"0\">"
+            "<testsuite name=\"beyond the SPEC\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\" time=\""
         ),
         "{xml}"
     );
     // §1 has five scenarios, §6 three, plus the beyond-SPEC one.
     assert_eq!(xml.matches("<testcase ").count(), 9, "{xml}");
+    // Every case and suite is timed; the suites carry the run's start (ISO 8601 UTC).
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        xml.matches("\" time=\"").count() - 4,
+        "{xml}"
+    );
+    assert_eq!(xml.matches(" timestamp=\"20").count(), 4, "{xml}");
 }
 
 fn names_of(report: &Value, status: &str) -> Vec<String> {
