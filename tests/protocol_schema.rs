@@ -92,6 +92,8 @@ struct RecordingPort {
     violations: Vec<String>,
     commands: BTreeMap<String, usize>,
     errors: BTreeMap<String, usize>,
+    /// The next `seq`: the in-process port does not number requests, the subprocess port does.
+    seq: u64,
 }
 
 impl RecordingPort {
@@ -102,13 +104,19 @@ impl RecordingPort {
             violations: Vec::new(),
             commands: BTreeMap::new(),
             errors: BTreeMap::new(),
+            seq: 0,
         }
     }
 }
 
 #[async_trait]
 impl Port for RecordingPort {
-    async fn call(&mut self, request: Value) -> Result<Value, PortError> {
+    async fn call(&mut self, mut request: Value) -> Result<Value, PortError> {
+        // Numbered as the subprocess port numbers what it writes to a driver.
+        if let Some(obj) = request.as_object_mut() {
+            obj.entry("seq").or_insert_with(|| json!(self.seq));
+            self.seq += 1;
+        }
         let cmd = request
             .get("cmd")
             .and_then(Value::as_str)
@@ -353,8 +361,14 @@ fn the_examples_in_protocol_md_match_the_schema() {
             continue;
         }
         cmds.insert(d.request["cmd"].as_str().unwrap_or("?").to_string());
+        // The examples leave `seq` out for brevity (PROTOCOL.md §2 says so); the harness
+        // numbers every request it sends.
+        let mut request = d.request.clone();
+        if let Some(obj) = request.as_object_mut() {
+            obj.entry("seq").or_insert(json!(1));
+        }
         found.extend(
-            v.check(&d.request, &d.response)
+            v.check(&request, &d.response)
                 .into_iter()
                 .map(|e| format!("PROTOCOL.md line {at}: {e}")),
         );
@@ -379,7 +393,11 @@ fn the_schema_is_a_valid_2020_12_schema() {
     assert_eq!(s["$schema"], "https://json-schema.org/draft/2020-12/schema");
     // The top level accepts both directions.
     let top = jsonschema::draft202012::new(&s).unwrap_or_else(|e| panic!("{e}"));
-    assert!(top.is_valid(&json!({"cmd": "hello", "protocol": 1})));
+    assert!(top.is_valid(&json!({"cmd": "hello", "protocol": 1, "seq": 0})));
+    // Every request carries `seq` (PROTOCOL.md §2); a bad_request answer to an unparseable
+    // line may leave it out or null.
+    assert!(!top.is_valid(&json!({"cmd": "hello", "protocol": 1})));
+    assert!(top.is_valid(&json!({"ok": false, "seq": null, "error": {"kind": "bad_request", "message": "request is not JSON"}})));
     assert!(top.is_valid(&json!({"ok": true, "prompt": ""})));
 }
 
@@ -400,32 +418,37 @@ fn broken_messages_are_rejected() {
     rejected(
         &v.request,
         "a request without cmd",
-        json!({"toolkit": "tk1"}),
+        json!({"seq": 1, "toolkit": "tk1"}),
+    );
+    rejected(
+        &v.request,
+        "a request without seq",
+        json!({"cmd": "tools", "toolkit": "tk1"}),
     );
     rejected(
         &v.request,
         "execute without toolkit",
-        json!({"cmd": "execute", "name": "x", "args": {}}),
+        json!({"seq": 1, "cmd": "execute", "name": "x", "args": {}}),
     );
     rejected(
         &v.request,
         "build without options",
-        json!({"cmd": "build", "id": "tk1"}),
+        json!({"seq": 1, "cmd": "build", "id": "tk1"}),
     );
     rejected(
         &v.request,
         "hello of another protocol version",
-        json!({"cmd": "hello", "protocol": 2}),
+        json!({"seq": 1, "cmd": "hello", "protocol": 2}),
     );
     rejected(
         &v.request,
         "an unknown adapter format",
-        json!({"cmd": "adapter", "toolkit": "tk1", "format": "cohere"}),
+        json!({"seq": 1, "cmd": "adapter", "toolkit": "tk1", "format": "cohere"}),
     );
     rejected(
         &v.request,
         "an answer without an id",
-        json!({"cmd": "execute", "toolkit": "t", "name": "x", "args": {}, "context": {"answer": {"ok": true}}}),
+        json!({"seq": 1, "cmd": "execute", "toolkit": "t", "name": "x", "args": {}, "context": {"answer": {"ok": true}}}),
     );
     rejected(
         &options,
@@ -488,7 +511,7 @@ fn broken_messages_are_rejected() {
         &v.exchange,
         "execute answered with a ToolResult that has an extra key",
         exchange(
-            json!({"cmd": "execute", "toolkit": "tk1", "name": "x", "args": {}}),
+            json!({"seq": 1, "cmd": "execute", "toolkit": "tk1", "name": "x", "args": {}}),
             json!({"ok": true, "result": {"output": "x", "isError": false, "extra": 1}}),
         ),
     );
@@ -496,7 +519,7 @@ fn broken_messages_are_rejected() {
         &v.exchange,
         "build answered without statuses",
         exchange(
-            json!({"cmd": "build", "id": "tk1", "options": {}}),
+            json!({"seq": 1, "cmd": "build", "id": "tk1", "options": {}}),
             json!({"ok": true, "tools": [], "names": [], "errors": {}, "skills": []}),
         ),
     );
@@ -504,7 +527,7 @@ fn broken_messages_are_rejected() {
         &v.exchange,
         "hello answered without port",
         exchange(
-            json!({"cmd": "hello", "protocol": 1}),
+            json!({"seq": 1, "cmd": "hello", "protocol": 1}),
             json!({"ok": true, "protocol": 1, "implements": ["0"]}),
         ),
     );
@@ -512,7 +535,7 @@ fn broken_messages_are_rejected() {
         &v.exchange,
         "a gemini adapter with two wrappers",
         exchange(
-            json!({"cmd": "adapter", "toolkit": "tk1", "format": "gemini"}),
+            json!({"seq": 1, "cmd": "adapter", "toolkit": "tk1", "format": "gemini"}),
             json!({"ok": true, "output": [{"functionDeclarations": []}, {"functionDeclarations": []}]}),
         ),
     );
@@ -520,14 +543,14 @@ fn broken_messages_are_rejected() {
         &v.exchange,
         "a tool description with an unsanitised name",
         exchange(
-            json!({"cmd": "select_builtins", "config": null}),
+            json!({"seq": 1, "cmd": "select_builtins", "config": null}),
             json!({"ok": true, "tools": [{"name": "a b", "description": "", "inputSchema": {}, "source": "builtin"}]}),
         ),
     );
 
     // ...while a port may add fields to a response envelope.
     let extra = exchange(
-        json!({"cmd": "skills_prompt", "toolkit": "tk1"}),
+        json!({"seq": 1, "cmd": "skills_prompt", "toolkit": "tk1"}),
         json!({"ok": true, "prompt": "", "elapsedMs": 3}),
     );
     assert!(violations(&v.exchange, &extra).is_empty());
