@@ -211,6 +211,39 @@ mod tests {
     }
 
     #[test]
+    fn json_carries_each_scenarios_file_line_tags_and_duration() {
+        let mut sc = scenario("p", Status::Passed, false);
+        sc.meta = crate::runner::ScenarioMeta {
+            file: "core.feature".into(),
+            line: 12,
+            tags: vec!["spec-4A".into()],
+            duration_ms: 7,
+        };
+        let report = RunReport {
+            port: PortInfo::default(),
+            port_spec: None,
+            spec: "0.16.0".into(),
+            summary: Counts::default(),
+            sections: Default::default(),
+            scenarios: vec![sc],
+            baseline: None,
+            strict: false,
+            started: Some("2026-11-30T16:58:11Z".into()),
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&json(&report)).unwrap_or_else(|e| panic!("{e}"));
+        let s = &v["scenarios"][0];
+        assert_eq!(s["file"], "core.feature", "{v}");
+        assert_eq!(s["line"], 12, "{v}");
+        assert_eq!(s["tags"], serde_json::json!(["spec-4A"]), "{v}");
+        assert_eq!(s["durationMs"], 7, "{v}");
+        assert_eq!(v["started"], "2026-11-30T16:58:11Z", "{v}");
+        // Read back, the report is the same.
+        let back: RunReport = serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back, report);
+    }
+
+    #[test]
     fn known_failures_are_xfail_in_progress_and_table() {
         let known = scenario("k", Status::Failed, true);
         assert_eq!(progress_line(&known), "xfail [4A] k");
