@@ -132,7 +132,8 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
                 if asked.is_some() && msg.get("seq") != asked {
                     problem(format!(
                         "answer seq {} does not match the seq {} of its request (line {})",
-                        msg.get("seq").map_or("(none)".to_string(), Value::to_string),
+                        msg.get("seq")
+                            .map_or("(none)".to_string(), Value::to_string),
                         asked.map_or("(none)".to_string(), Value::to_string),
                         p.line
                     ));
