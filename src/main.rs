@@ -18,9 +18,12 @@ use toolnexus_harness::registry::{self, Registry, ResolvedPort};
 use toolnexus_harness::runner::{self, RunReport, Selection};
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_harness::trace::Tracer;
 use toolnexus_harness::{
     baseline, bench, children, differential, history, html, junit, report, secret, spec_diff,
 };
+
+mod validate_trace;
 
 #[derive(Parser)]
 #[command(
@@ -106,8 +109,18 @@ enum Command {
         /// Stop after the first scenario that fails the run (the report covers what ran).
         #[arg(long)]
         fail_fast: bool,
+        /// Write every request and answer exchanged with the port to FILE as JSON lines
+        /// (secrets redacted, capped at 256 MiB); check it with `validate-trace`.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
         #[command(flatten)]
         filter: Filter,
+    },
+    /// Check a `run --trace` file against conformance/protocol.schema.json and the
+    /// protocol's rules: exit 0 when valid, 1 with one line per problem, 2 when unreadable.
+    ValidateTrace {
+        /// The trace file (JSON lines).
+        file: PathBuf,
     },
     /// List the scenarios with their sections and tags.
     List {
@@ -426,6 +439,7 @@ async fn run_command(
     port: Option<String>,
     format: Format,
     timeout_ms: u64,
+    trace: Option<&Path>,
     verdict: Verdict,
     filter: &Filter,
 ) -> ExitCode {
@@ -450,6 +464,12 @@ async fn run_command(
     if let Some(name) = port.as_deref() {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
             return fail(&e);
+        }
+    }
+    if let Some(path) = trace {
+        match Tracer::create(path) {
+            Ok(t) => driver.set_tracer(t),
+            Err(e) => return fail(&e),
         }
     }
     let fallback = resolved
@@ -1065,6 +1085,29 @@ fn install_panic_hook() {
     }));
 }
 
+/// `validate-trace`: one line per problem on stdout; 2 when the trace or schema is unreadable.
+fn validate_trace_command(root: &Path, file: &Path) -> ExitCode {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
+    };
+    let schema = root.join("conformance").join("protocol.schema.json");
+    match validate_trace::problems(&schema, &text) {
+        Err(e) => fail(&e),
+        Ok(problems) if problems.is_empty() => {
+            println!("{}: valid", file.display());
+            ExitCode::SUCCESS
+        }
+        Ok(problems) => {
+            for p in &problems {
+                println!("{p}");
+            }
+            println!("{} problem(s)", problems.len());
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
@@ -1132,6 +1175,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             Err(e) => fail(&e),
         },
         Command::Setup { ports, list } => setup_command(&root, &ports, list),
+        Command::ValidateTrace { file } => validate_trace_command(&root, &file),
         Command::History {
             port,
             versions,
@@ -1242,6 +1286,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             strict,
             min_executed,
             fail_fast,
+            trace,
             filter,
             ..
         } => {
@@ -1250,6 +1295,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                 port,
                 format,
                 timeout_ms,
+                trace.as_deref(),
                 Verdict {
                     expected_failures,
                     no_expected_failures,

@@ -34,3 +34,4 @@ pub mod spec_diff;
 pub mod steps;
 pub mod subprocess;
 pub mod surroundings;
+pub mod trace;

@@ -63,6 +63,13 @@ pub trait Port: Send {
     /// Ends the port (closes the driver).
     async fn shutdown(&mut self) {}
 
+    /// Records every later exchange in `tracer` (`run --trace`); a port that cannot trace
+    /// ignores it.
+    fn set_tracer(&mut self, _tracer: super::trace::Tracer) {}
+
+    /// Called as each scenario starts, so a trace can name the scenario its lines belong to.
+    fn begin_scenario(&mut self, _name: &str) {}
+
     /// Called after each scenario's clean-up: a protocol violation seen since the last call
     /// (an out-of-step or unasked-for line, even one answering the ignored end-of-scenario
     /// `close`), which fails the scenario.

@@ -586,6 +586,7 @@ async fn run_one(
             return result;
         }
     }
+    port.begin_scenario(&spec.id);
     if let Err(e) = port.ensure_ready().await {
         // A violation seen while restarting is this scenario's, and is in `e` already.
         let _ = port.end_scenario().await;

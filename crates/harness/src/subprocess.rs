@@ -16,6 +16,7 @@ use super::children;
 use super::port::{truncate, Port, PortError};
 use super::process_group;
 use super::secret;
+use super::trace::Tracer;
 use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
 
 /// How many stderr lines of a driver are kept for failure messages.
@@ -212,6 +213,7 @@ pub struct SubprocessPort {
     greeting: Option<Value>,
     cwd: Option<PathBuf>,
     seq: u64,
+    tracer: Option<Tracer>,
 }
 
 impl SubprocessPort {
@@ -227,6 +229,7 @@ impl SubprocessPort {
             greeting: None,
             cwd: None,
             seq: 0,
+            tracer: None,
         }
     }
 
@@ -328,6 +331,9 @@ impl SubprocessPort {
         }
         let mut line = request.to_string();
         line.push('\n');
+        if let Some(t) = &self.tracer {
+            t.request(&request);
+        }
         let sent = tokio::time::timeout(self.timeout, async {
             running.stdin.write_all(line.as_bytes()).await?;
             running.stdin.flush().await
@@ -381,6 +387,9 @@ impl SubprocessPort {
                     Ok(text) => text,
                     Err(e) => {
                         let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                        if let Some(t) = &self.tracer {
+                            t.raw_answer(&lossy);
+                        }
                         return Err(self
                             .violate(format!(
                                 "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
@@ -389,7 +398,14 @@ impl SubprocessPort {
                             .await);
                     }
                 };
-                match serde_json::from_str::<Value>(&text) {
+                let parsed = serde_json::from_str::<Value>(&text);
+                if let Some(t) = &self.tracer {
+                    match &parsed {
+                        Ok(v @ Value::Object(_)) => t.answer(v),
+                        _ => t.raw_answer(&text),
+                    }
+                }
+                match parsed {
                     Ok(v @ Value::Object(_)) => match check_seq(&v, seq) {
                         Ok(()) => Ok(v),
                         Err(violation) => Err(self
@@ -444,6 +460,16 @@ impl Port for SubprocessPort {
             return Err(PortError::Transport(why));
         }
         self.exchange(&request).await
+    }
+
+    fn set_tracer(&mut self, tracer: Tracer) {
+        self.tracer = Some(tracer);
+    }
+
+    fn begin_scenario(&mut self, name: &str) {
+        if let Some(t) = &self.tracer {
+            t.scenario(name);
+        }
     }
 
     async fn ensure_ready(&mut self) -> Result<(), PortError> {

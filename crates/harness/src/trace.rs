@@ -1,0 +1,143 @@
+//! `run --trace`: every message exchanged with a port, as JSON lines, for a driver's author
+//! to read or check with `validate-trace` (PROTOCOL.md §11).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+/// The default cap on a trace file: a runaway driver must not fill the disk.
+pub const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The most characters of an unparseable answer line a trace keeps.
+pub const MAX_RAW_CHARS: usize = 64 * 1024;
+
+struct State {
+    file: File,
+    written: u64,
+    limit: u64,
+    truncated: bool,
+    scenario: Option<String>,
+}
+
+/// A shared trace sink; clones write to the same file, in call order.
+#[derive(Clone)]
+pub struct Tracer {
+    state: Arc<Mutex<State>>,
+}
+
+impl Tracer {
+    /// Creates (truncates) `path`, capped at [`MAX_TRACE_BYTES`].
+    pub fn create(path: &Path) -> Result<Self, String> {
+        Self::with_limit(path, MAX_TRACE_BYTES)
+    }
+
+    /// Creates (truncates) `path`, capped at `limit` bytes (plus the final truncation note).
+    pub fn with_limit(path: &Path, limit: u64) -> Result<Self, String> {
+        let file = File::create(path)
+            .map_err(|e| format!("cannot create trace file {}: {e}", path.display()))?;
+        Ok(Self {
+            state: Arc::new(Mutex::new(State {
+                file,
+                written: 0,
+                limit,
+                truncated: false,
+                scenario: None,
+            })),
+        })
+    }
+
+    /// Names the scenario the following lines belong to.
+    pub fn scenario(&self, name: &str) {
+        if let Ok(mut s) = self.state.lock() {
+            s.scenario = Some(name.to_string());
+        }
+    }
+
+    /// Records a request as sent.
+    pub fn request(&self, msg: &Value) {
+        self.write("request", "msg", msg.clone());
+    }
+
+    /// Records an answer as received.
+    pub fn answer(&self, msg: &Value) {
+        self.write("answer", "msg", msg.clone());
+    }
+
+    /// Records an answer line that is not a JSON object, shortened to [`MAX_RAW_CHARS`].
+    pub fn raw_answer(&self, text: &str) {
+        let count = text.chars().count();
+        let kept = if count > MAX_RAW_CHARS {
+            let cut: String = text.chars().take(MAX_RAW_CHARS).collect();
+            format!("{cut}… (truncated: {count} chars)")
+        } else {
+            text.to_string()
+        };
+        self.write("answer", "raw", Value::String(kept));
+    }
+
+    fn write(&self, dir: &str, key: &str, payload: Value) {
+        let Ok(mut s) = self.state.lock() else {
+            return;
+        };
+        if s.truncated {
+            return;
+        }
+        let mut entry = json!({ "dir": dir });
+        if let Some(name) = &s.scenario {
+            entry["scenario"] = Value::String(name.clone());
+        }
+        entry[key] = payload;
+        // The secret is plain ASCII, so it reads the same inside escaped JSON text.
+        let mut line = super::secret::redact(&entry.to_string());
+        line.push('\n');
+        if s.written + line.len() as u64 > s.limit {
+            s.truncated = true;
+            let note = json!({
+                "dir": "truncated",
+                "note": format!("trace truncated: the file reached its cap of {} bytes", s.limit)
+            });
+            let _ = writeln!(s.file, "{note}");
+            return;
+        }
+        // A trace is a diagnostic: a failed write must not fail the run.
+        if s.file.write_all(line.as_bytes()).is_ok() {
+            s.written += line.len() as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_ends_the_file_with_a_note() {
+        let dir = std::env::temp_dir().join(format!("tnx-trace-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("t.jsonl");
+        let t = Tracer::with_limit(&path, 100).unwrap();
+        for _ in 0..10 {
+            t.request(&json!({"cmd": "sanitize", "value": "aaaaaaaaaa"}));
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() < 10, "{text}");
+        assert!(lines.last().unwrap().contains("\"truncated\""), "{text}");
+        assert!(text.len() < 300);
+    }
+
+    #[test]
+    fn a_long_raw_answer_is_shortened_with_a_note() {
+        let dir = std::env::temp_dir().join(format!("tnx-trace-raw-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("t.jsonl");
+        let t = Tracer::create(&path).unwrap();
+        t.raw_answer(&"x".repeat(MAX_RAW_CHARS + 10));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() < MAX_RAW_CHARS + 200);
+        assert!(text.contains("truncated:"), "{}", &text[text.len() - 100..]);
+    }
+}
