@@ -8,15 +8,16 @@
 //! Nothing is downloaded while a test talks to a peer.
 
 mod optional;
+mod peers;
 
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use peers::{bounded, read_all, repo, run_bounded, tail, CONFORMANCE, EVERYTHING};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
-use toolnexus_harness::process_group::{self, Signal};
 use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
 /// `npm ci` of 116 packages takes seconds; this only stops a wedged install.
@@ -31,103 +32,9 @@ const URL_BOUND: Duration = Duration::from_secs(10);
 const SUITE_BOUND: Duration = Duration::from_secs(180);
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolnexus-conformance");
-const EVERYTHING: &str = "node_modules/@modelcontextprotocol/server-everything/dist/index.js";
-const CONFORMANCE: &str = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn conformance_dir() -> PathBuf {
     repo().join("mock-servers/conformance")
-}
-
-/// Serialises installs between the tests of this binary (they run on parallel threads).
-static INSTALL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// The peers directory, installed (or found up to date) by the same script `.ci/run` uses.
-async fn peers() -> PathBuf {
-    let dir = repo().join("target/peers");
-    let _guard = INSTALL.lock().await;
-    let mut cmd = Command::new("bash");
-    cmd.arg(conformance_dir().join("install-peers.sh"))
-        .arg(&dir);
-    let out = run_bounded(cmd, INSTALL_BOUND, "installing the MCP peers with npm").await;
-    if !out.status.success() {
-        panic!(
-            "cannot install the MCP peers into {} (needs Node.js >= 20 and npm on PATH, and \
-             the npm registry): install-peers.sh exited with {}\n--- stdout\n{}\n--- stderr\n{}",
-            dir.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    for file in [EVERYTHING, CONFORMANCE] {
-        assert!(
-            dir.join(file).is_file(),
-            "the peers install in {} lacks {file}",
-            dir.display()
-        );
-    }
-    dir
-}
-
-/// Runs a command in its own process group with captured output; past `bound` the whole group
-/// (npm and node leave children) gets SIGTERM, then SIGKILL after a grace period, and the test
-/// fails naming `what`.
-async fn run_bounded(mut cmd: Command, bound: Duration, what: &str) -> Output {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
-    let pgid = process_group::group_of(&child);
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        panic!("{what}: no pipes");
-    };
-    let stdout = tokio::spawn(read_all(stdout));
-    let stderr = tokio::spawn(read_all(stderr));
-    let status = match tokio::time::timeout(bound, child.wait()).await {
-        Ok(status) => status.unwrap_or_else(|e| panic!("{what}: {e}")),
-        Err(_) => {
-            // TERM first so the install script can remove its temporary directory.
-            if let Some(pgid) = pgid {
-                process_group::signal_group(pgid, Signal::SIGTERM);
-            }
-            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-            if let Some(pgid) = pgid {
-                process_group::kill_group(pgid);
-            }
-            panic!("{what}: not done within {bound:?}");
-        }
-    };
-    let collected = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
-        bounded(what, Duration::from_secs(5), task)
-            .await
-            .unwrap_or_default()
-    };
-    Output {
-        status,
-        stdout: collected(stdout).await,
-        stderr: collected(stderr).await,
-    }
-}
-
-async fn read_all(mut pipe: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let _ = pipe.read_to_end(&mut bytes).await;
-    bytes
-}
-
-async fn bounded<T>(what: &str, bound: Duration, fut: impl std::future::Future<Output = T>) -> T {
-    match tokio::time::timeout(bound, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("{what}: no answer within {bound:?}"),
-    }
 }
 
 /// A live process as `/proc` shows it.
@@ -185,7 +92,7 @@ async fn reference_calls_server_everything_echo_over_stdio_and_close_leaves_no_n
     ) {
         return;
     }
-    let peers = peers().await;
+    let peers = peers::peers(INSTALL_BOUND).await;
     let script = peers.join(EVERYTHING);
     let script_arg = script.to_string_lossy().into_owned();
     let config = json!({"mcpServers": {"everything": {
@@ -257,7 +164,7 @@ async fn official_conformance_suite_passes_the_mock_except_its_baseline() {
     ) {
         return;
     }
-    let peers = peers().await;
+    let peers = peers::peers(INSTALL_BOUND).await;
     let scenario = repo().join("mock-servers/scenarios/conformance.json");
     let mut mock = Command::new(BIN)
         .args(["mock", "mcp", "--transport", "http", "--scenario"])
@@ -334,25 +241,10 @@ async fn official_conformance_suite_passes_the_mock_except_its_baseline() {
         .filter_map(|l| l.split(':').next())
         .collect();
     assert_eq!(ran.len(), 32, "summary lines: {ran:?}\n{report}");
-    for entry in baseline_entries() {
+    for entry in peers::baseline_entries(&conformance_dir().join("baseline.yml")) {
         assert!(
             ran.contains(&entry.as_str()),
             "baseline.yml names {entry:?}, which the suite does not have"
         );
     }
-}
-
-/// The `server:` list of `baseline.yml` (one `- name` per line).
-fn baseline_entries() -> Vec<String> {
-    let path = conformance_dir().join("baseline.yml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter_map(|l| l.trim().strip_prefix("- "))
-        .map(|name| name.trim().to_string())
-        .collect()
-}
-
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
 }

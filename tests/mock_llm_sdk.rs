@@ -9,13 +9,13 @@
 //! TOOLNEXUS_SKIP_SDK=1 is set, which skips them explicitly.
 
 mod optional;
+mod peers;
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
+use peers::bounded;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -29,54 +29,6 @@ const API_KEY: &str = "test-api-key-1";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The venv's Python, installed once per test binary; `None` when skipped on purpose.
-fn sdk_python() -> Option<PathBuf> {
-    if !optional::have_python_venv(optional::REQUIRE_PEERS, "the real-SDK test") {
-        return None;
-    }
-    static VENV: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    let found = VENV.get_or_init(|| {
-        if std::env::var("TOOLNEXUS_SKIP_SDK").as_deref() == Ok("1") {
-            return Ok(None);
-        }
-        let dir = root().join("target/sdk-venv");
-        // install.sh is idempotent (a no-op on an up-to-date venv) and bounds pip itself.
-        let out = std::process::Command::new("bash")
-            .arg(root().join("tests/sdk/install.sh"))
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run tests/sdk/install.sh: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "tests/sdk/install.sh failed ({}):\n{}{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(Some(dir.join("bin/python")))
-    });
-    match found {
-        Ok(Some(python)) => Some(python.clone()),
-        Ok(None) => {
-            eprintln!("TOOLNEXUS_SKIP_SDK=1: skipping the real-SDK test");
-            None
-        }
-        Err(e) => panic!(
-            "the openai/anthropic SDK venv could not be installed, so the real-SDK tests cannot \
-             run (set TOOLNEXUS_SKIP_SDK=1 to skip them on purpose):\n{e}"
-        ),
-    }
-}
-
-async fn bounded<T>(what: &str, limit: Duration, fut: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("{what}: no answer within {limit:?}"),
-    }
 }
 
 /// A running mock (killed on drop) and its base URL.
@@ -173,7 +125,9 @@ impl Llm {
 
 #[tokio::test]
 async fn openai_sdk_parses_tool_calls_text_and_usage() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("openai/anthropic") else {
+        return;
+    };
     let llm = start("basic-openai.json").await;
     let v = llm.sdk(&python, "openai").await;
     let usage = json!({"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19});
@@ -210,7 +164,9 @@ async fn openai_sdk_parses_tool_calls_text_and_usage() {
 
 #[tokio::test]
 async fn openai_sdk_stream_assembles_text_tool_call_arguments_and_usage() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("openai/anthropic") else {
+        return;
+    };
     let llm = start("sdk-stream.json").await;
     let v = llm.sdk(&python, "openai-stream").await;
     let calls = json!([
@@ -261,7 +217,9 @@ async fn openai_sdk_stream_assembles_text_tool_call_arguments_and_usage() {
 
 #[tokio::test]
 async fn anthropic_sdk_parses_text_and_tool_use_blocks() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("openai/anthropic") else {
+        return;
+    };
     let llm = start("basic-anthropic.json").await;
     let v = llm.sdk(&python, "anthropic").await;
     let usage = json!({"input_tokens": 21, "output_tokens": 9});
@@ -292,7 +250,9 @@ async fn anthropic_sdk_parses_text_and_tool_use_blocks() {
 
 #[tokio::test]
 async fn anthropic_sdk_stream_helper_builds_the_final_message() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("openai/anthropic") else {
+        return;
+    };
     let llm = start("basic-anthropic.json").await;
     let v = llm.sdk(&python, "anthropic-stream").await;
     let usage = json!({"input_tokens": 21, "output_tokens": 9});

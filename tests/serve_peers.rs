@@ -11,17 +11,15 @@
 mod serve_support;
 
 mod optional;
+mod peers;
 
 use std::path::PathBuf;
-use std::process::{Output, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
+use peers::{run_bounded, tail, CONFORMANCE};
 use serde_json::{json, Value};
 use serve_support::{conformance_tools, gateway_toolkit_with, repo, serve_gateway, serve_toolkit};
-use tokio::io::AsyncReadExt;
 use tokio::process::Command;
-use toolnexus_harness::process_group::{self, Signal};
 
 /// `npm ci` / `pip install` of pinned sets; this only stops a wedged install.
 const INSTALL_BOUND: Duration = Duration::from_secs(600);
@@ -29,130 +27,11 @@ const INSTALL_BOUND: Duration = Duration::from_secs(600);
 const SUITE_BOUND: Duration = Duration::from_secs(180);
 /// One SDK script: a Python start plus a few loopback calls (each SDK call bounded at 10 s).
 const SCRIPT_BOUND: Duration = Duration::from_secs(90);
-const CONFORMANCE: &str = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
 /// The suite's scenario count in `--suite all` (0.1.11).
 const SCENARIOS: usize = 32;
 
 fn baseline_path() -> PathBuf {
     repo().join("mock-servers/conformance/serve-baseline.yml")
-}
-
-/// Serialises installs between the tests of this binary (they run on parallel threads).
-static INSTALL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// The npm peers, installed (or found up to date) by `install-peers.sh`.
-async fn peers() -> PathBuf {
-    let dir = repo().join("target/peers");
-    let _guard = INSTALL.lock().await;
-    let mut cmd = Command::new("bash");
-    cmd.arg(repo().join("mock-servers/conformance/install-peers.sh"))
-        .arg(&dir);
-    let out = run_bounded(cmd, INSTALL_BOUND, "installing the MCP peers with npm").await;
-    assert!(
-        out.status.success(),
-        "cannot install the MCP peers into {} (needs Node.js >= 20, npm and the npm registry): \
-         {}\n{}{}",
-        dir.display(),
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        dir.join(CONFORMANCE).is_file(),
-        "no {CONFORMANCE} in {}",
-        dir.display()
-    );
-    dir
-}
-
-/// The SDK venv's Python (tests/sdk/install.sh); `None` only under TOOLNEXUS_SKIP_SDK=1.
-fn sdk_python() -> Option<PathBuf> {
-    if !optional::have_python_venv(optional::REQUIRE_PEERS, "the Python SDK test") {
-        return None;
-    }
-    static VENV: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
-    let found = VENV.get_or_init(|| {
-        if std::env::var("TOOLNEXUS_SKIP_SDK").as_deref() == Ok("1") {
-            return Ok(None);
-        }
-        let dir = repo().join("target/sdk-venv");
-        let out = std::process::Command::new("bash")
-            .arg(repo().join("tests/sdk/install.sh"))
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run tests/sdk/install.sh: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "tests/sdk/install.sh failed ({}):\n{}{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(Some(dir.join("bin/python")))
-    });
-    match found {
-        Ok(Some(python)) => Some(python.clone()),
-        Ok(None) => {
-            eprintln!("TOOLNEXUS_SKIP_SDK=1: skipping the real-SDK test");
-            None
-        }
-        Err(e) => panic!(
-            "the Python SDK venv could not be installed, so the mcp/a2a-sdk tests cannot run \
-             (set TOOLNEXUS_SKIP_SDK=1 to skip them on purpose):\n{e}"
-        ),
-    }
-}
-
-/// Runs a command in its own process group with captured output; past `bound` the whole
-/// group gets SIGTERM, then SIGKILL, and the test fails naming `what`.
-async fn run_bounded(mut cmd: Command, bound: Duration, what: &str) -> Output {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
-    let pgid = process_group::group_of(&child);
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        panic!("{what}: no pipes");
-    };
-    let stdout = tokio::spawn(read_all(stdout));
-    let stderr = tokio::spawn(read_all(stderr));
-    let status = match tokio::time::timeout(bound, child.wait()).await {
-        Ok(status) => status.unwrap_or_else(|e| panic!("{what}: {e}")),
-        Err(_) => {
-            if let Some(pgid) = pgid {
-                process_group::signal_group(pgid, Signal::SIGTERM);
-            }
-            let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
-            if let Some(pgid) = pgid {
-                process_group::kill_group(pgid);
-            }
-            panic!("{what}: not done within {bound:?}");
-        }
-    };
-    let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
-        tokio::time::timeout(Duration::from_secs(5), task)
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or_default()
-    };
-    Output {
-        status,
-        stdout: collect(stdout).await,
-        stderr: collect(stderr).await,
-    }
-}
-
-async fn read_all(mut pipe: impl tokio::io::AsyncRead + Unpin) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let _ = pipe.read_to_end(&mut bytes).await;
-    bytes
 }
 
 /// Runs one case of serve_clients.py against `url` and parses its JSON line.
@@ -172,21 +51,6 @@ async fn sdk_case(python: &PathBuf, case: &str, url: &str) -> Value {
         .unwrap_or_else(|e| panic!("serve_clients.py {case}: not JSON ({e}): {stdout:?}"))
 }
 
-/// The `server:` entries of the baseline (one `- name` per line).
-fn baseline_entries() -> Vec<String> {
-    let text = std::fs::read_to_string(baseline_path())
-        .unwrap_or_else(|e| panic!("{}: {e}", baseline_path().display()));
-    text.lines()
-        .filter_map(|l| l.trim().strip_prefix("- "))
-        .map(|name| name.trim().to_string())
-        .collect()
-}
-
-fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..].join("\n")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() {
     if !optional::have_tools(
@@ -196,7 +60,7 @@ async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() 
     ) {
         return;
     }
-    let peers = peers().await;
+    let peers = peers::peers(INSTALL_BOUND).await;
     let tk = gateway_toolkit_with(conformance_tools()).await;
     let (tk, handle) = serve_toolkit(tk, false).await;
     let url = format!("{}/mcp", handle.url().trim_end_matches('/'));
@@ -248,7 +112,7 @@ async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() 
         .collect();
     assert_eq!(ran.len(), SCENARIOS, "summary lines: {ran:?}\n{report}");
     // The suite ignores a baseline entry that names no scenario; a typo must not hide.
-    for entry in baseline_entries() {
+    for entry in peers::baseline_entries(&baseline_path()) {
         assert!(
             ran.contains(&entry.as_str()),
             "the baseline names {entry:?}, which the suite lacks"
@@ -273,7 +137,9 @@ async fn official_conformance_suite_in_server_mode_passes_except_its_baseline() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_mcp_sdk_lists_and_calls_the_served_tools() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("mcp/a2a-sdk") else {
+        return;
+    };
     let (tk, handle) = serve_gateway(false).await;
     let v = sdk_case(&python, "mcp", handle.url()).await;
     handle.stop().await;
@@ -309,7 +175,9 @@ async fn python_mcp_sdk_lists_and_calls_the_served_tools() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a2a_sdk_reads_the_card_and_the_task_but_cannot_send_on_the_0_3_wire() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = peers::sdk_python("mcp/a2a-sdk") else {
+        return;
+    };
     let (tk, handle) = serve_gateway(true).await;
     let base = handle.url().trim_end_matches('/').to_string();
     let v = sdk_case(&python, "a2a", &base).await;
