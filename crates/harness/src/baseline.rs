@@ -112,8 +112,6 @@ pub fn is_known(r: &ScenarioResult, expected: &BTreeSet<String>, strict: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::port::PortInfo;
-    use crate::runner::Counts;
 
     fn scenario(name: &str, status: Status) -> ScenarioResult {
         ScenarioResult {
@@ -133,22 +131,12 @@ mod tests {
 
     #[test]
     fn new_known_unexpected_and_stale() {
-        let report = RunReport {
-            started: None,
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::default(),
-            sections: Default::default(),
-            scenarios: vec![
-                scenario("a", Status::Failed),
-                scenario("b", Status::Failed),
-                scenario("c", Status::Passed),
-                scenario("d", Status::Skipped),
-            ],
-            baseline: None,
-            strict: false,
-        };
+        let report = RunReport::of(vec![
+            scenario("a", Status::Failed),
+            scenario("b", Status::Failed),
+            scenario("c", Status::Passed),
+            scenario("d", Status::Skipped),
+        ]);
         let expected = parse("# why a fails\na\nc\nd\ngone\nelsewhere\n\n");
         let suite = parse("a\nb\nc\nd\nelsewhere\n");
         let b = compare(&report, &expected, "f", &suite);
@@ -162,21 +150,11 @@ mod tests {
 
     #[test]
     fn known_failures_count_as_xfail_not_failed() {
-        let mut report = RunReport {
-            started: None,
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::default(),
-            sections: Default::default(),
-            scenarios: vec![
-                scenario("a", Status::Failed),
-                scenario("b", Status::Failed),
-                scenario("c", Status::Passed),
-            ],
-            baseline: None,
-            strict: false,
-        };
+        let mut report = RunReport::of(vec![
+            scenario("a", Status::Failed),
+            scenario("b", Status::Failed),
+            scenario("c", Status::Passed),
+        ]);
         report.recount();
         assert_eq!(report.summary.failed, 2);
         let expected = parse("a\n");
@@ -207,21 +185,11 @@ mod tests {
             beyond_spec: true,
             ..scenario(name, status)
         };
-        let mut report = RunReport {
-            started: None,
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::default(),
-            sections: Default::default(),
-            scenarios: vec![
-                scenario("a", Status::Passed),
-                beyond("order", Status::Failed),
-                beyond("listed", Status::Passed),
-            ],
-            baseline: None,
-            strict: false,
-        };
+        let mut report = RunReport::of(vec![
+            scenario("a", Status::Passed),
+            beyond("order", Status::Failed),
+            beyond("listed", Status::Passed),
+        ]);
         let expected = parse("listed\n");
         let suite = parse("a\norder\nlisted\n");
         let b = compare(&report, &expected, "f", &suite);

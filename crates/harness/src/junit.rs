@@ -226,17 +226,7 @@ mod tests {
             preview: false,
             known,
         };
-        let mut report = RunReport {
-            started: None,
-            port: crate::port::PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Default::default(),
-            sections: Default::default(),
-            scenarios: vec![sc("k", true), sc("n", false)],
-            baseline: None,
-            strict: false,
-        };
+        let mut report = RunReport::of(vec![sc("k", true), sc("n", false)]);
         report.recount();
         let xml = render(&report);
         assert!(
@@ -276,22 +266,15 @@ mod tests {
             },
         };
         let mut report = RunReport {
-            port: crate::port::PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Default::default(),
-            sections: Default::default(),
-            scenarios: vec![
+            started: Some("2026-11-30T16:58:11Z".into()),
+            ..RunReport::of(vec![
                 sc("dead", Failure::other("driver exited"), 1_250),
                 sc(
                     "wrong",
                     Failure::of_kind(ExpectationKind::Pinned, "$.a: expected 1, got 2"),
                     30,
                 ),
-            ],
-            baseline: None,
-            strict: false,
-            started: Some("2026-11-30T16:58:11Z".into()),
+            ])
         };
         report.recount();
         let xml = render(&report);

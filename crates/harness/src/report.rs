@@ -192,7 +192,6 @@ pub fn json(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::port::PortInfo;
 
     fn scenario(name: &str, status: Status, known: bool) -> ScenarioResult {
         ScenarioResult {
@@ -220,15 +219,8 @@ mod tests {
             duration_ms: 7,
         };
         let report = RunReport {
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::default(),
-            sections: Default::default(),
-            scenarios: vec![sc],
-            baseline: None,
-            strict: false,
             started: Some("2026-11-30T16:58:11Z".into()),
+            ..RunReport::of(vec![sc])
         };
         let v: serde_json::Value =
             serde_json::from_str(&json(&report)).unwrap_or_else(|e| panic!("{e}"));
@@ -255,21 +247,11 @@ mod tests {
             progress_line_known(&scenario("n", Status::Failed, false), true),
             "xfail [4A] n"
         );
-        let mut report = RunReport {
-            started: None,
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::default(),
-            sections: Default::default(),
-            scenarios: vec![
-                known,
-                scenario("n", Status::Failed, false),
-                scenario("p", Status::Passed, false),
-            ],
-            baseline: None,
-            strict: false,
-        };
+        let mut report = RunReport::of(vec![
+            known,
+            scenario("n", Status::Failed, false),
+            scenario("p", Status::Passed, false),
+        ]);
         report.recount();
         let text = text(&report);
         assert!(

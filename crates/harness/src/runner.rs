@@ -199,6 +199,25 @@ pub struct RunReport {
     pub started: Option<String>,
 }
 
+#[cfg(test)]
+impl RunReport {
+    /// A report of `scenarios` against SPEC 0.16.0 with everything else empty: the unit
+    /// tests' fixture (their counts are the scenarios' own; sections are left to `recount`).
+    pub(crate) fn of(scenarios: Vec<ScenarioResult>) -> RunReport {
+        RunReport {
+            started: None,
+            port: PortInfo::default(),
+            port_spec: None,
+            spec: "0.16.0".into(),
+            summary: Counts::of(&scenarios),
+            sections: BTreeMap::new(),
+            scenarios,
+            baseline: None,
+            strict: false,
+        }
+    }
+}
+
 impl RunReport {
     /// Whether the run is a failure: any failed scenario, or, with an expected-failures
     /// baseline, a new failure or an unexpected pass; and always when nothing passed.
@@ -651,15 +670,8 @@ mod tests {
 
     fn report(scenarios: Vec<ScenarioResult>, strict: bool) -> RunReport {
         RunReport {
-            started: None,
-            port: PortInfo::default(),
-            port_spec: None,
-            spec: "0.16.0".into(),
-            summary: Counts::of(&scenarios),
-            sections: BTreeMap::new(),
-            scenarios,
-            baseline: None,
             strict,
+            ..RunReport::of(scenarios)
         }
     }
 
