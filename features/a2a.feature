@@ -199,7 +199,7 @@ Feature: A2A agents, outbound (SPEC §7A)
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "agents": [{"card": "{{A2A}}/.well-known/agent-card.json"}]}
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "agents": [{"card": "{{A2A}}/.well-known/agent-card.json"}]}
       """
     Then the toolkit has the tool "skill"
     And the toolkit has the tool "bash"

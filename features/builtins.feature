@@ -219,7 +219,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
   Scenario Outline: the toolkit's builtins option gates the builtin source
     Given a toolkit built with:
       """
-      {"builtins": <config>, "skillsDir": "{{FIXTURES}}/skills/basic"}
+      {"builtins": <config>, "skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}]}
       """
     Then the toolkit has <count> tools
 
@@ -237,7 +237,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
   Scenario: builtins reach the model only through the adapters, never the skills prompt
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic"}
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}]}
       """
     Then the toolkit has the tool "bash"
     And the skills prompt does not mention "bash"

@@ -10,7 +10,7 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
   Scenario Outline: a server that <misbehaves> is failed and isolated
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": {"mcpServers": {
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "mcpConfig": {"mcpServers": {
         "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/<file>"], "timeout": 1000},
         "good": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"]}}}}
       """

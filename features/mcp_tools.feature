@@ -123,7 +123,7 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
   Scenario: MCP tools come before the skill tool and the builtins, which stay on
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": {"mcpServers": {"pages": {
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "mcpConfig": {"mcpServers": {"pages": {
         "command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/paging.json"],
         "tools": {"t1": true}}}}}
       """

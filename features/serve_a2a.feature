@@ -108,7 +108,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     And the A2A answer at "protocolVersion" is "0.3.0"
     And the A2A answer at "url" is "{{SERVE:s1}}/"
 
-  @spec-7B @clause-7B.card.skills-from-skill-source
+  @spec-7B @clause-7B.card.skills-from-skill-source @partial-clause-4.create.skills-dir
   Scenario: the card's skills are the SkillSource's skills with their SKILL.md descriptions, never raw tools
     The toolkit has a native tool and the `skill` tool besides the three skills; only skills
     are advertised. The SPEC fixes no order (NOTES #263).
@@ -138,7 +138,9 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
   Scenario: a2a.skills filters the card's skills; a name that is no skill is ignored
     Given a toolkit built with:
       """
-      {"builtins": false, "skillsDir": "{{FIXTURES}}/skills/basic",
+      {"builtins": false, "skills": [{"name": "alpha", "description": "First fixture skill.", "content": "A."},
+         {"name": "beta", "description": "Second fixture skill.", "content": "B."},
+         {"name": "gamma", "description": "Third fixture skill.", "content": "C."}],
        "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
       """
     And a client created with:

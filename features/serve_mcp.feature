@@ -458,7 +458,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
     And a toolkit built with:
       """
-      {"builtins": false, "skillsDir": "{{FIXTURES}}/skills/basic",
+      {"builtins": false, "skills": [{"name": "beta", "description": "Second fixture skill.", "content": "Beta body."}],
        "mcpConfig": {"mcpServers": {"web": {"url": "{{MCP_URL}}"}}},
        "extraTools": [{"name": "local_echo", "behaviour": {"echo": true}},
                       {"name": "ping", "http": {"method": "GET", "url": "{{HTTP}}/ping"}}]}

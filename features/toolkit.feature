@@ -4,7 +4,29 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   @spec-4
   @clause-4.assembly.deterministic @clause-4.toolkit.custom-by-default @clause-4.create.extra-tools
   @clause-4.builtins.on-by-default @clause-0.builtins.on-by-default @partial-clause-4.assembly.source-order
-  @partial-clause-4.toolkit.tools @partial-clause-0.builtins.names @partial-clause-4.create.skills-dir
+  @partial-clause-4.toolkit.tools @partial-clause-0.builtins.names
+  Scenario: tools() lists the builtins in §4A order, then extra tools in their given order
+    Builds without any skill source, so a port without skill discovery still meets this check;
+    the skill tool is optional without one (NOTES #1), so it is dropped by name. `names` sorts
+    by code point: "Zulu" before every lower-case name.
+    Given a toolkit built with:
+      """
+      {"disableTools": ["skill"],
+       "extraTools": [{"name": "zzz", "behaviour": {"text": "z"}}, {"name": "aaa", "behaviour": {"text": "a"}},
+                      {"name": "Zulu", "behaviour": {"text": "Z"}}]}
+      """
+    Then the tool names are:
+      """
+      ["bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite", "zzz", "aaa", "Zulu"]
+      """
+    And the sorted tool names are:
+      """
+      ["Zulu", "aaa", "apply_patch", "bash", "edit", "glob", "grep", "question", "read", "todowrite", "webfetch", "write", "zzz"]
+      """
+
+  @spec-4
+  @clause-4.assembly.deterministic @partial-clause-4.assembly.source-order
+  @partial-clause-4.toolkit.tools @partial-clause-4.create.skills-dir
   Scenario: tools() assembles skill, then the builtins in §4A order, then extra tools
     Given a toolkit built with:
       """
@@ -26,12 +48,12 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an extra tool shadows the builtin of the same name and takes the extra tools' place
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic",
+      {"disableTools": ["skill"],
        "extraTools": [{"name": "bash", "description": "Sandboxed bash.", "behaviour": {"text": "sandboxed"}}]}
       """
     Then the tool names are:
       """
-      ["skill", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite", "bash"]
+      ["read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite", "bash"]
       """
     And the tool "bash" has source "native"
     When "bash" is executed with:
@@ -45,7 +67,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: the skill tool beats an extra tool named "skill" (SPEC §4 first-wins, not seed 001's later-wins)
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic",
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}],
        "extraTools": [{"name": "skill", "description": "Impostor.", "behaviour": {"text": "impostor"}}]}
       """
     Then the tool "skill" has source "skill"
@@ -69,7 +91,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: disableTools drops final names across every source; unknown names are ignored
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "disableTools": ["bash", "skill", "mine", "nosuch"],
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "disableTools": ["bash", "skill", "mine", "nosuch"],
        "extraTools": [{"name": "mine", "behaviour": {"text": "m"}}, {"name": "kept", "behaviour": {"text": "k"}}]}
       """
     Then the tool names are:
@@ -90,7 +112,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an empty disableTools list changes nothing
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "disableTools": []}
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "disableTools": []}
       """
     Then the toolkit has 11 tools
 
@@ -111,7 +133,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: three sources in one flat namespace (seed 001 example 1)
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "builtins": {"tools": {"bash": false}},
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "builtins": {"tools": {"bash": false}},
        "extraTools": [{"name": "mine", "source": "native", "behaviour": {"text": "ok"}}]}
       """
     Then the toolkit has the tool "skill"
@@ -124,6 +146,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   @clause-3.skills-prompt.preamble-line-1 @clause-3.skills-prompt.preamble-line-2
   @clause-3.skills-prompt.list-heading @clause-3.s2.before-skill-tool @clause-2.sugar.disable-skills
   @partial-clause-0.skills-prompt.preamble-and-list @partial-clause-3.s1.dedupe-first-wins
+  @partial-clause-4.create.skills-dir
   Scenario: shaping the catalog from a directory, data and a provider, minus a drop-list (seed 001 example 2)
     Given a toolkit built with:
       """
@@ -208,7 +231,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
     And a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": "{{TMP}}/mcp.json"}
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "mcpConfig": "{{TMP}}/mcp.json"}
       """
     Then the error for "<config>" mentions "config"
     And the toolkit has the tool "skill"
@@ -236,7 +259,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an MCP server that cannot start is failed and isolated; the other sources load
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "mcpConfig": {"mcpServers": {
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "mcpConfig": {"mcpServers": {
         "broken": {"command": ["{{TMP}}/no-such-mcp-server"], "timeout": 2000},
         "off": {"command": ["{{TMP}}/no-such-mcp-server"], "enabled": false}}}}
       """
@@ -263,7 +286,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: an unreachable agent contributes no tools and never breaks the build
     Given a toolkit built with:
       """
-      {"skillsDir": "{{FIXTURES}}/skills/basic", "agents": [{"card": "http://127.0.0.1:9/.well-known/agent-card.json", "timeout": 2000}]}
+      {"skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}], "agents": [{"card": "http://127.0.0.1:9/.well-known/agent-card.json", "timeout": 2000}]}
       """
     Then the toolkit has 11 tools
     And the toolkit has the tool "read"
@@ -278,10 +301,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
 
   @spec-4 @clause-4.toolkit.close @clause-5.usage.close
   Scenario: closing a toolkit twice is harmless
-    Given a toolkit built with:
-      """
-      {"skillsDir": "{{FIXTURES}}/skills/basic"}
-      """
+    Given a toolkit built with no options
     When the toolkit is closed
     And the toolkit is closed
     Then the toolkit is no longer known to the port
@@ -292,7 +312,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
   Scenario: the builtin source reports its status
     Given a toolkit built with:
       """
-      {"builtins": false, "skillsDir": "{{FIXTURES}}/skills/basic"}
+      {"builtins": false, "skills": [{"name": "alpha", "description": "First fixture skill.", "content": "Alpha body."}]}
       """
     Then the status of "builtin" is "disabled"
     And the toolkit has the tool "skill"
