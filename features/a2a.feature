@@ -134,7 +134,7 @@ Feature: A2A agents, outbound (SPEC §7A)
        "metadata": {"state": "canceled", "$partial": true}}
       """
 
-  @spec-7A @clause-7A.map.timeout @partial-clause-7A.poll.order @partial-clause-7A.map.metadata
+  @spec-7A @clause-7A.map.timeout @partial-clause-7A.poll.order @partial-clause-7A.map.metadata @serial
   Scenario: a task that never ends times out within its bound plus one poll interval
     Given a mock A2A agent runs "forever.json"
     And a toolkit built with:

@@ -198,7 +198,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     And the metrics text has the line "toolnexus_llm_requests_total{model="a\"b\\c\nd",status="ok"} 1"
     And the metrics text has the line "toolnexus_llm_request_duration_seconds_count{model="a\"b\\c\nd"} 1"
 
-  @spec-8 @clause-8.prometheus.buckets
+  @spec-8 @clause-8.prometheus.buckets @serial
   Scenario: a 300 ms reply lands in the 0.5 bucket, not in 0.1 or 0.25
     Given a mock LLM runs "metrics.json"
     And a client created with:

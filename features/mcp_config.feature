@@ -181,7 +181,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
       | a file path | "{{TMP}}/mcp.json"    |
       | an object   | {"mcpServers": {"mock": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"]}}} |
 
-  @spec-2 @beyond-spec
+  @spec-2 @beyond-spec @serial
   Scenario: a per-phase budget lets a server whose initialize and tools/list are each slow connect
     Beyond the SPEC: §2 gives this very example ("a slow-but-working server whose init *and* list
     are each slow still succeeds") but also lets "a port MAY bound tighter (≤ per-phase)", which

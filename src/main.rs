@@ -113,6 +113,11 @@ enum Command {
         /// (secrets redacted, capped at 256 MiB); check it with `validate-trace`.
         #[arg(long, value_name = "FILE")]
         trace: Option<PathBuf>,
+        /// Run N scenarios at a time, each worker with its own driver process (default: four
+        /// per core, at most 32). Output and reports are those of `--jobs 1`; `@serial`
+        /// scenarios run alone.
+        #[arg(long, value_name = "N", value_parser = jobs_count)]
+        jobs: Option<usize>,
         #[command(flatten)]
         filter: Filter,
     },
@@ -404,6 +409,25 @@ struct Verdict {
     fail_fast: bool,
 }
 
+/// `--jobs` when absent: four workers per core, at most 32. A scenario mostly waits (on
+/// timeouts, mock servers and driver processes): the reference suite takes 22 s of wall time
+/// for 5 s of CPU on one worker, so one worker per core would leave the machine mostly idle
+/// (README "Running in parallel" has the measurements).
+fn default_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    (4 * cores).min(32)
+}
+
+/// A `--jobs` value: a whole number of workers from 1.
+fn jobs_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "{text}: expected a whole number of workers, 1 or more"
+        )),
+    }
+}
+
 /// A `--min-executed` value: a number from 0 to 1.
 fn fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -434,15 +458,27 @@ fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
     message
 }
 
+/// How `run` drives the port: which one, its request timeout, the trace and the workers.
+struct Driving {
+    port: Option<String>,
+    timeout_ms: u64,
+    trace: Option<PathBuf>,
+    jobs: usize,
+}
+
 async fn run_command(
     root: &Path,
-    port: Option<String>,
+    driving: Driving,
     format: Format,
-    timeout_ms: u64,
-    trace: Option<&Path>,
     verdict: Verdict,
     filter: &Filter,
 ) -> ExitCode {
+    let Driving {
+        port,
+        timeout_ms,
+        trace,
+        jobs,
+    } = driving;
     let Verdict {
         expected_failures,
         no_expected_failures,
@@ -455,20 +491,25 @@ async fn run_command(
         Err(e) => return fail(&e),
     };
     let env = Env::from_root(root);
-    let (mut driver, resolved) = open_port(
-        root,
-        &registry,
-        port.as_deref(),
-        Duration::from_millis(timeout_ms),
-    );
+    let timeout = Duration::from_millis(timeout_ms);
+    let (driver, resolved) = open_port(root, &registry, port.as_deref(), timeout);
     if let Some(name) = port.as_deref() {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
             return fail(&e);
         }
     }
-    if let Some(path) = trace {
+    // One port per worker, never more workers than scenarios: each is a driver process.
+    let workers = jobs.clamp(1, scenarios.len().max(1));
+    let mut drivers = vec![driver];
+    drivers.extend((1..workers).map(|_| open_port(root, &registry, port.as_deref(), timeout).0));
+    if let Some(path) = trace.as_deref() {
         match Tracer::create(path) {
-            Ok(t) => driver.set_tracer(t),
+            Ok(t) if workers == 1 => drivers.iter_mut().for_each(|d| d.set_tracer(t.clone())),
+            Ok(t) => {
+                for (n, d) in drivers.iter_mut().enumerate() {
+                    d.set_tracer(t.for_worker(n));
+                }
+            }
             Err(e) => return fail(&e),
         }
     }
@@ -486,7 +527,11 @@ async fn run_command(
     };
     let show_progress = matches!(format, Format::Text);
     let mut stopped = false;
-    let outcome = runner::run_or_refuse(driver.as_mut(), &env, &scenarios, &fallback, |r| {
+    let ports = drivers
+        .iter_mut()
+        .map(|d| d.as_mut() as &mut dyn Port)
+        .collect();
+    let outcome = runner::run_pool_or_refuse(ports, &env, &scenarios, &fallback, |r| {
         let known = expected
             .as_ref()
             .is_some_and(|e| baseline::is_known(r, e, strict));
@@ -1287,15 +1332,20 @@ async fn async_main(cli: Cli) -> ExitCode {
             min_executed,
             fail_fast,
             trace,
+            jobs,
             filter,
             ..
         } => {
+            let jobs = jobs.unwrap_or_else(default_jobs);
             supervised(run_command(
                 &root,
-                port,
+                Driving {
+                    port,
+                    timeout_ms,
+                    trace,
+                    jobs,
+                },
                 format,
-                timeout_ms,
-                trace.as_deref(),
                 Verdict {
                     expected_failures,
                     no_expected_failures,

@@ -1,6 +1,7 @@
 //! `validate-trace FILE`: checks a `run --trace` file against conformance/protocol.schema.json
 //! and the protocol rules a trace shows (PROTOCOL.md §11).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use jsonschema::Validator;
@@ -46,6 +47,15 @@ struct Pending {
     msg: Value,
 }
 
+/// Where one driver's exchange stands: a `run --jobs N` trace interleaves N of them, told
+/// apart by each line's `worker`.
+#[derive(Default)]
+struct Driver {
+    pending: Option<Pending>,
+    last_seq: Option<u64>,
+    seen_request: bool,
+}
+
 /// The problems of a trace's text, each `line N: what`; an error when the schema is unusable.
 pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(schema_path)
@@ -58,9 +68,7 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
         exchange: validator(&schema, "exchange")?,
     };
     let mut out = Vec::new();
-    let mut pending: Option<Pending> = None;
-    let mut last_seq: Option<u64> = None;
-    let mut seen_request = false;
+    let mut drivers: BTreeMap<String, Driver> = BTreeMap::new();
     for (i, line) in trace.lines().enumerate() {
         let n = i + 1;
         let mut problem = |what: String| out.push(format!("line {n}: {what}"));
@@ -74,6 +82,12 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
                 continue;
             }
         };
+        let worker = entry.get("worker").map_or(String::new(), Value::to_string);
+        let Driver {
+            pending,
+            last_seq,
+            seen_request,
+        } = drivers.entry(worker).or_default();
         match entry.get("dir").and_then(Value::as_str) {
             Some("request") => {
                 let Some(msg) = entry.get("msg") else {
@@ -87,16 +101,16 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
                     problem(e);
                 }
                 let cmd = msg.get("cmd").and_then(Value::as_str);
-                if !seen_request && cmd != Some("hello") {
+                if !*seen_request && cmd != Some("hello") {
                     problem(format!(
                         "the first request is `{}`, not `hello`",
                         cmd.unwrap_or("?")
                     ));
                 }
-                seen_request = true;
+                *seen_request = true;
                 let seq = msg.get("seq").and_then(Value::as_u64);
                 // `seq` counts from 0 per driver process: a 0 is a (re)start, which says hello.
-                match (seq, last_seq) {
+                match (seq, *last_seq) {
                     (Some(0), _) if cmd != Some("hello") => {
                         problem("a request with seq 0 (a driver start) is not `hello`".into())
                     }
@@ -106,8 +120,8 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
                     )),
                     (Some(_), _) => {}
                 }
-                last_seq = seq.or(last_seq);
-                pending = Some(Pending {
+                *last_seq = seq.or(*last_seq);
+                *pending = Some(Pending {
                     line: n,
                     msg: msg.clone(),
                 });
@@ -152,8 +166,13 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
             other => problem(format!("unknown `dir` {other:?}")),
         }
     }
-    if let Some(p) = pending {
-        out.push(format!("line {}: the request got no answer", p.line));
+    let mut unanswered: Vec<usize> = drivers
+        .into_values()
+        .filter_map(|d| d.pending.map(|p| p.line))
+        .collect();
+    unanswered.sort_unstable();
+    for line in unanswered {
+        out.push(format!("line {line}: the request got no answer"));
     }
     Ok(out)
 }

@@ -302,6 +302,49 @@ fn fail_fast_stops_at_the_first_failure_and_reports_what_ran() {
     assert_eq!(scenario_names(&green), scenario_names(&all));
 }
 
+/// A JSON report without what differs between any two runs: its start time and durations.
+fn without_durations(mut report: Value) -> Value {
+    if let Some(m) = report.as_object_mut() {
+        m.remove("started");
+    }
+    for s in report["scenarios"].as_array_mut().into_iter().flatten() {
+        if let Some(m) = s.as_object_mut() {
+            m.remove("durationMs");
+        }
+    }
+    report
+}
+
+#[test]
+fn parallel_workers_give_the_report_and_exit_code_of_one() {
+    // Sections with mock servers, subprocesses, waits and `@serial` scenarios.
+    let sections = ["--section", "2,7A,8,10"];
+    let (code_one, one) = run_json(&[&sections[..], &["--jobs", "1"]].concat());
+    let (code_many, many) = run_json(&[&sections[..], &["--jobs", "4"]].concat());
+    assert_eq!(code_one, Some(0), "{one}");
+    assert_eq!(code_many, code_one);
+    assert!(scenario_names(&one).len() > 100);
+    assert_eq!(without_durations(many), without_durations(one));
+    // A failing port with --fail-fast: the same first failure, nothing after it.
+    let crashing = driver_script("crash-on-build.sh");
+    let base = ["--port", &crashing, "--section", "6", "--fail-fast"];
+    let (code_one, one) = run_json(&[&base[..], &["--jobs", "1"]].concat());
+    let (code_many, many) = run_json(&[&base[..], &["--jobs", "3"]].concat());
+    assert_eq!((code_one, code_many), (Some(1), Some(1)));
+    assert_eq!(scenario_names(&many), scenario_names(&one));
+    assert_eq!(scenario_names(&one).len(), 1, "{one}");
+    assert_eq!(without_durations(many), without_durations(one));
+}
+
+#[test]
+fn jobs_must_be_a_whole_number_from_one() {
+    for bad in ["0", "two", "1.5"] {
+        let (code, _, stderr) = run_out(&["run", "--jobs", bad]);
+        assert_eq!(code, Some(2), "--jobs {bad}");
+        assert!(stderr.contains("whole number of workers"), "{stderr}");
+    }
+}
+
 #[test]
 fn sections_are_case_insensitive_and_an_unknown_one_is_an_error() {
     let (code, lower, _) = run_out(&["list", "--section", "4a"]);

@@ -29,11 +29,17 @@ fn driver() -> String {
     )
 }
 
-/// Runs §6 with `--trace` (extra args select the port) and returns the trace's lines.
+/// Runs §6 with `--trace` on one worker (extra args select the port) and returns the
+/// trace's lines.
 fn traced_run(trace: &Path, args: &[&str]) -> Vec<Value> {
+    traced_run_on(trace, "1", args)
+}
+
+/// Runs §6 with `--trace` and `--jobs JOBS` and returns the trace's lines.
+fn traced_run_on(trace: &Path, jobs: &str, args: &[&str]) -> Vec<Value> {
     let out = bin()
         .env("TOOLNEXUS_CONFORMANCE_SECRET", CANARY)
-        .args(["run", "--section", "6", "--trace"])
+        .args(["run", "--section", "6", "--jobs", jobs, "--trace"])
         .arg(trace)
         .args(args)
         .output()
@@ -77,6 +83,36 @@ fn a_recorded_run_validates_in_process_and_through_the_driver() {
         let (code, stdout) = validate(&trace);
         assert_eq!(code, 0, "{label}: {stdout}");
     }
+}
+
+#[test]
+fn a_parallel_run_traces_each_driver_apart_and_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("jobs.jsonl");
+    let lines = traced_run_on(&trace, "3", &["--port", &driver()]);
+    let mut workers: Vec<u64> = lines.iter().filter_map(|l| l["worker"].as_u64()).collect();
+    assert_eq!(workers.len(), lines.len(), "a line without its worker");
+    workers.sort_unstable();
+    workers.dedup();
+    assert_eq!(workers, [0, 1, 2]);
+    for w in &workers {
+        let first = lines.iter().find(|l| l["worker"] == *w).unwrap();
+        assert_eq!(first["msg"]["cmd"], "hello", "worker {w}");
+    }
+    let (code, stdout) = validate(&trace);
+    assert_eq!(code, 0, "{stdout}");
+    // Each driver's sequence is checked on its own: a seq skipped in one worker is found.
+    let n = 1 + lines
+        .iter()
+        .rposition(|l| l["worker"] == 1 && l["dir"] == "request" && l["msg"]["seq"] != 0)
+        .unwrap();
+    let skipped = corrupt(&trace, n, |v| v["msg"]["seq"] = 4242.into(), "skip.jsonl");
+    let (code, stdout) = validate(&skipped);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains(&format!("line {n}: request seq 4242 does not follow")),
+        "{stdout}"
+    );
 }
 
 /// Rewrites line `n` (1-based) of `trace` with `edit` into a new file.

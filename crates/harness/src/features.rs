@@ -46,10 +46,19 @@ pub const BEYOND_SPEC_PREFIX: &str = "Beyond the SPEC:";
 /// not a porting obligation, so `run` leaves it out unless asked (`--include-preview`).
 pub const PREVIEW_TAG: &str = "preview";
 
+/// The tag marking a scenario that cannot share the machine (it measures wall time or load):
+/// `run --jobs N` runs it alone, as cucumber does.
+pub const SERIAL_TAG: &str = "serial";
+
 impl ScenarioSpec {
     /// Whether the scenario checks a SPEC preview (tagged `@preview`, on it or its feature).
     pub fn is_preview(&self) -> bool {
         self.tags.iter().any(|t| t == PREVIEW_TAG)
+    }
+
+    /// Whether the scenario must run alone (tagged `@serial`, on it or its feature).
+    pub fn is_serial(&self) -> bool {
+        self.tags.iter().any(|t| t == SERIAL_TAG)
     }
 }
 

@@ -218,10 +218,18 @@ fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
             message: e.message,
         }),
         Ok(typed) => Ok(typed),
-        Err(violation) => Err(malformed(format!(
-            "the `{cmd}` answer breaks the protocol: {violation}; answer was {}",
-            truncate(&response.to_string(), 200)
-        ))),
+        Err(violation) => {
+            // Quoted without its `seq` (checked already): that counter depends on how many
+            // requests the driver process answered before, so on `--jobs`, not on the port.
+            let mut quoted = response.clone();
+            if let Some(m) = quoted.as_object_mut() {
+                m.remove("seq");
+            }
+            Err(malformed(format!(
+                "the `{cmd}` answer breaks the protocol: {violation}; answer was {}",
+                truncate(&quoted.to_string(), 200)
+            )))
+        }
     }
 }
 

@@ -1,6 +1,9 @@
 //! Runs scenarios against one port and collects per-scenario results.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+
+use futures::future::join_all;
 
 use serde::{Deserialize, Serialize};
 
@@ -439,7 +442,7 @@ pub async fn run(
     mut progress: impl FnMut(&ScenarioResult),
 ) -> RunReport {
     let greeting = greet(port, fallback_name).await;
-    execute(port, env, scenarios, greeting, |r| {
+    execute(vec![port], env, scenarios, greeting, |r| {
         progress(r);
         true
     })
@@ -457,16 +460,129 @@ pub async fn run_or_refuse(
     fallback_name: &str,
     progress: impl FnMut(&ScenarioResult) -> bool,
 ) -> Result<RunReport, String> {
-    let greeting = greet(port, fallback_name).await;
-    if let Some(e) = greeting.error {
-        port.shutdown().await;
+    run_pool_or_refuse(vec![port], env, scenarios, fallback_name, progress).await
+}
+
+/// Runs `scenarios` over `ports`, one worker per port taking the next scenario as it gets
+/// free (`run --jobs N`), like [`run_or_refuse`]: every port must pass its `hello` first.
+/// `progress` sees the results in scenario order and the report lists them in that order,
+/// so the output is the one a single port gives. The `@serial` scenarios run first, each
+/// while no other runs. With `--fail-fast` the scenarios already started finish, and only
+/// the results up to the first failure (in scenario order) are reported.
+pub async fn run_pool_or_refuse(
+    mut ports: Vec<&mut dyn Port>,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    fallback_name: &str,
+    progress: impl FnMut(&ScenarioResult) -> bool,
+) -> Result<RunReport, String> {
+    let greetings = join_all(ports.iter_mut().map(|p| greet(&mut **p, fallback_name))).await;
+    if let Some(e) = greetings.iter().find_map(|g| g.error.clone()) {
+        join_all(ports.iter_mut().map(|p| p.shutdown())).await;
         return Err(e);
     }
-    Ok(execute(port, env, scenarios, greeting, progress).await)
+    let Some(greeting) = greetings.into_iter().next() else {
+        return Err("no port to run the scenarios on".to_string());
+    };
+    Ok(execute(ports, env, scenarios, greeting, progress).await)
+}
+
+/// The guard a worker holds while its scenario runs: shared, or alone for `@serial` ones.
+enum Turn<'a> {
+    Shared {
+        _held: tokio::sync::RwLockReadGuard<'a, ()>,
+    },
+    Alone {
+        _held: tokio::sync::RwLockWriteGuard<'a, ()>,
+    },
+}
+
+/// What the workers of one run share. They are futures of one task (a scenario's steps are
+/// not `Send`) that wait on ports and servers running elsewhere, so they still overlap.
+struct Pool<'a> {
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+    hello_error: Option<String>,
+    implements: Option<Vec<String>>,
+    version: SpecVersion,
+    /// The order the workers take the scenarios in (indices into `scenarios`): the `@serial`
+    /// ones first, while nothing else is running, then the rest as listed.
+    order: Vec<usize>,
+    /// The next entry of `order` no worker has taken.
+    next: Cell<usize>,
+    /// Set when `progress` asks to stop (`--fail-fast`).
+    stopped: Cell<bool>,
+    /// How many results, in scenario order, `progress` has seen.
+    reported: Cell<usize>,
+    slots: RefCell<Vec<Option<ScenarioResult>>>,
+    progress: RefCell<&'a mut dyn FnMut(&ScenarioResult) -> bool>,
+    /// Held shared by each running scenario, and exclusively by a `@serial` one.
+    gate: tokio::sync::RwLock<()>,
+}
+
+impl Pool<'_> {
+    /// One worker: takes the next scenario until none is left, then closes its port.
+    async fn work(&self, port: &mut dyn Port) {
+        while !self.stopped.get() {
+            let taken = self.next.get();
+            let Some(&i) = self.order.get(taken) else {
+                break;
+            };
+            let Some(spec) = self.scenarios.get(i) else {
+                break;
+            };
+            self.next.set(taken + 1);
+            let turn = if spec.is_serial() {
+                Turn::Alone {
+                    _held: self.gate.write().await,
+                }
+            } else {
+                Turn::Shared {
+                    _held: self.gate.read().await,
+                }
+            };
+            let clock = std::time::Instant::now();
+            let mut result = match &self.hello_error {
+                // A port that cannot complete the handshake is not run at all: every scenario
+                // fails with the reason, so the report says why in each row.
+                Some(e) => failed(spec, Failure::other(format!("hello failed: {e}"))),
+                _ => match version_skip(spec, self.version) {
+                    Some(why) => ScenarioResult {
+                        status: Status::Skipped,
+                        message: why,
+                        ..blank(spec)
+                    },
+                    None => run_one(port, self.env, spec, self.implements.as_deref()).await,
+                },
+            };
+            result.meta.duration_ms =
+                u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+            drop(turn);
+            if let Some(slot) = self.slots.borrow_mut().get_mut(i) {
+                *slot = Some(result);
+            }
+            self.report_in_order();
+        }
+        port.shutdown().await;
+    }
+
+    /// Hands the finished results to `progress` in scenario order, as far as they reach.
+    fn report_in_order(&self) {
+        while !self.stopped.get() {
+            let k = self.reported.get();
+            let slots = self.slots.borrow();
+            let Some(Some(r)) = slots.get(k) else {
+                break;
+            };
+            let go_on = (self.progress.borrow_mut())(r);
+            self.reported.set(k + 1);
+            self.stopped.set(!go_on);
+        }
+    }
 }
 
 async fn execute(
-    port: &mut dyn Port,
+    ports: Vec<&mut dyn Port>,
     env: &Env,
     scenarios: &[ScenarioSpec],
     greeting: Greeting,
@@ -480,30 +596,31 @@ async fn execute(
         error: hello_error,
     } = greeting;
     let started = iso8601_utc(std::time::SystemTime::now());
-    let mut results = Vec::new();
-    for spec in scenarios {
-        let clock = std::time::Instant::now();
-        let mut result = match &hello_error {
-            // A port that cannot complete the handshake is not run at all: every scenario
-            // fails with the reason, so the report says why in each row.
-            Some(e) => failed(spec, Failure::other(format!("hello failed: {e}"))),
-            _ => match version_skip(spec, version) {
-                Some(why) => ScenarioResult {
-                    status: Status::Skipped,
-                    message: why,
-                    ..blank(spec)
-                },
-                None => run_one(port, env, spec, implements.as_deref()).await,
-            },
-        };
-        result.meta.duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let go_on = progress(&result);
-        results.push(result);
-        if !go_on {
-            break;
-        }
-    }
-    port.shutdown().await;
+    let (serial, shared): (Vec<usize>, Vec<usize>) =
+        (0..scenarios.len()).partition(|&i| scenarios[i].is_serial());
+    let pool = Pool {
+        env,
+        scenarios,
+        order: serial.into_iter().chain(shared).collect(),
+        hello_error,
+        implements,
+        version,
+        next: Cell::new(0),
+        stopped: Cell::new(false),
+        reported: Cell::new(0),
+        slots: RefCell::new((0..scenarios.len()).map(|_| None).collect()),
+        progress: RefCell::new(&mut progress),
+        gate: tokio::sync::RwLock::new(()),
+    };
+    join_all(ports.into_iter().map(|port| pool.work(port))).await;
+    let reported = pool.reported.get();
+    let results: Vec<ScenarioResult> = pool
+        .slots
+        .into_inner()
+        .into_iter()
+        .take(reported)
+        .flatten()
+        .collect();
     let mut summary = Counts::default();
     let mut sections: BTreeMap<String, Counts> = BTreeMap::new();
     for r in &results {
@@ -972,5 +1089,88 @@ mod tests {
             .unwrap();
         assert_eq!(stopped.scenarios.len(), 1);
         assert_eq!(stopped.summary.passed, 1);
+    }
+
+    /// Records which scenarios run at once: its scenario lasts from `begin_scenario` to the
+    /// end of `end_scenario`, which waits a little so that scenarios overlap.
+    struct Overlap {
+        running: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+        seen: std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>,
+        current: String,
+    }
+
+    #[async_trait]
+    impl Port for Overlap {
+        async fn call(&mut self, request: Value) -> Result<Value, crate::port::PortError> {
+            Greeter(None).call(request).await
+        }
+
+        fn begin_scenario(&mut self, name: &str) {
+            self.current = name.to_string();
+            let mut running = self.running.lock().unwrap();
+            running.push(name.to_string());
+            self.seen.lock().unwrap().push(running.clone());
+        }
+
+        async fn end_scenario(&mut self) -> Option<String> {
+            tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+            self.running.lock().unwrap().retain(|n| *n != self.current);
+            None
+        }
+    }
+
+    #[test]
+    fn workers_overlap_report_in_order_and_leave_serial_scenarios_alone() {
+        let scenarios: Vec<ScenarioSpec> = (0..24)
+            .map(|i| match i % 6 {
+                3 => spec(&format!("alone-{i:02}"), &["pin-0.16.0", "serial"]),
+                _ => spec(&format!("shared-{i:02}"), &["pin-0.16.0"]),
+            })
+            .collect();
+        let env = Env::from_root(std::path::Path::new("."));
+        let running = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut ports: Vec<Overlap> = (0..4)
+            .map(|_| Overlap {
+                running: running.clone(),
+                seen: seen.clone(),
+                current: String::new(),
+            })
+            .collect();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let mut progressed = Vec::new();
+        let report = rt
+            .block_on(run_pool_or_refuse(
+                ports.iter_mut().map(|p| p as &mut dyn Port).collect(),
+                &env,
+                &scenarios,
+                "g",
+                |r| {
+                    progressed.push(r.name.clone());
+                    true
+                },
+            ))
+            .unwrap();
+        let order: Vec<String> = scenarios.iter().map(|s| s.id.clone()).collect();
+        assert_eq!(progressed, order);
+        let reported: Vec<String> = report.scenarios.iter().map(|r| r.name.clone()).collect();
+        assert_eq!(reported, order);
+        let seen = seen.lock().unwrap();
+        assert!(
+            seen.iter().any(|r| r.len() > 1),
+            "no two scenarios overlapped"
+        );
+        for at_once in seen.iter() {
+            if at_once.iter().any(|n| n.starts_with("alone")) {
+                assert_eq!(
+                    at_once.len(),
+                    1,
+                    "a @serial scenario shared the machine: {at_once:?}"
+                );
+            }
+        }
     }
 }

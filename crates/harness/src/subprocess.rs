@@ -64,6 +64,14 @@ impl StderrTail {
         }
     }
 
+    /// Forgets the finished lines: a failure message then shows what the driver wrote
+    /// during the scenario at hand, the same however many scenarios the process ran before
+    /// (`run --jobs N` spreads them over several drivers).
+    fn forget_finished_lines(&mut self) {
+        self.lines.clear();
+        self.earlier_lines = 0;
+    }
+
     fn end_line(&mut self) {
         let line = render_line(&self.current, self.current_dropped);
         self.current.clear();
@@ -296,7 +304,9 @@ impl SubprocessPort {
             running.stderr_reader.abort();
             let tail = running.stderr.lock().map(|t| t.text()).unwrap_or_default();
             if !tail.is_empty() {
-                message.push_str(&format!("; driver stderr (last lines): {tail}"));
+                message.push_str(&format!(
+                    "; driver stderr in this scenario (last lines): {tail}"
+                ));
             }
         }
         self.last_failure = Some(message.clone());
@@ -469,6 +479,11 @@ impl Port for SubprocessPort {
     fn begin_scenario(&mut self, name: &str) {
         if let Some(t) = &self.tracer {
             t.scenario(name);
+        }
+        if let Some(running) = &self.running {
+            if let Ok(mut tail) = running.stderr.lock() {
+                tail.forget_finished_lines();
+            }
         }
     }
 

@@ -19,13 +19,16 @@ struct State {
     written: u64,
     limit: u64,
     truncated: bool,
-    scenario: Option<String>,
 }
 
 /// A shared trace sink; clones write to the same file, in call order.
 #[derive(Clone)]
 pub struct Tracer {
     state: Arc<Mutex<State>>,
+    /// The worker (`run --jobs N`) whose port this tracer records, named in every line.
+    worker: Option<usize>,
+    /// The scenario the worker runs, shared by this tracer's clones.
+    scenario: Arc<Mutex<Option<String>>>,
 }
 
 impl Tracer {
@@ -44,15 +47,26 @@ impl Tracer {
                 written: 0,
                 limit,
                 truncated: false,
-                scenario: None,
             })),
+            worker: None,
+            scenario: Arc::new(Mutex::new(None)),
         })
+    }
+
+    /// A tracer writing to the same file for worker `n` of a parallel run: its lines carry
+    /// `"worker": n`, so each driver's sequence can be followed on its own.
+    pub fn for_worker(&self, n: usize) -> Tracer {
+        Tracer {
+            state: Arc::clone(&self.state),
+            worker: Some(n),
+            scenario: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// Names the scenario the following lines belong to.
     pub fn scenario(&self, name: &str) {
-        if let Ok(mut s) = self.state.lock() {
-            s.scenario = Some(name.to_string());
+        if let Ok(mut s) = self.scenario.lock() {
+            *s = Some(name.to_string());
         }
     }
 
@@ -79,6 +93,7 @@ impl Tracer {
     }
 
     fn write(&self, dir: &str, key: &str, payload: Value) {
+        let scenario = self.scenario.lock().ok().and_then(|s| s.clone());
         let Ok(mut s) = self.state.lock() else {
             return;
         };
@@ -86,8 +101,11 @@ impl Tracer {
             return;
         }
         let mut entry = json!({ "dir": dir });
-        if let Some(name) = &s.scenario {
-            entry["scenario"] = Value::String(name.clone());
+        if let Some(n) = self.worker {
+            entry["worker"] = json!(n);
+        }
+        if let Some(name) = scenario {
+            entry["scenario"] = Value::String(name);
         }
         entry[key] = payload;
         // The secret is plain ASCII, so it reads the same inside escaped JSON text.

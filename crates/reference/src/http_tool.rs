@@ -146,7 +146,7 @@ pub fn http_tool(spec: HttpToolSpec) -> Tool {
         Source::Http,
         Arc::new(HttpExec {
             spec,
-            client: Client::new(),
+            client: crate::http_client::client(),
         }),
     )
 }

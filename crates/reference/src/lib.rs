@@ -50,6 +50,7 @@ pub mod builtins;
 pub mod client;
 pub mod env_expand;
 pub mod filter;
+pub mod http_client;
 pub mod http_tool;
 pub mod mcp;
 pub mod native;

@@ -111,7 +111,7 @@ pub async fn resolve(spec: &AgentSpec) -> Result<Card, String> {
 
 async fn fetch(spec: &AgentSpec, prepared: &Prepared) -> Result<Card, String> {
     let bound = CARD_TIMEOUT.min(Duration::from_millis(spec.timeout_ms));
-    let (status, text) = send(&reqwest::Client::new(), "GET", prepared, bound)
+    let (status, text) = send(&crate::http_client::client(), "GET", prepared, bound)
         .await
         .map_err(|e| format!("cannot fetch the agent card: {e}"))?;
     if !(200..300).contains(&status) {

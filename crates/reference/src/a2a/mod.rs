@@ -22,7 +22,7 @@ pub fn error_key(card: &str) -> String {
 pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, String> {
     let card = card::resolve(spec).await?;
     let (headers, redactor) = spec.expanded_headers();
-    let client = reqwest::Client::new();
+    let client = crate::http_client::client();
     Ok(card
         .skills
         .iter()

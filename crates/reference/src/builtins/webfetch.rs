@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use regex::Regex;
-use reqwest::{redirect, Client, Url};
+use reqwest::{redirect, Url};
 use serde_json::{json, Value};
 
 use super::cap::cap_text;
@@ -100,7 +100,7 @@ fn too_large(cap: usize, url: &Url) -> String {
 
 /// GET `url`, following redirects; the body is read only for a 2xx and only up to `cap` bytes.
 async fn fetch(url: &Url, cap: usize) -> Result<Response, String> {
-    let client = Client::builder()
+    let client = crate::http_client::builder()
         .redirect(redirect::Policy::limited(MAX_REDIRECTS))
         .user_agent(USER_AGENT)
         // A client per call: nothing pooled outlives the call (or the runtime it ran on).

@@ -92,7 +92,10 @@ pub struct AskOptions<'a> {
 impl Client {
     /// `createClient(options)`.
     pub fn new(options: ClientOptions) -> Client {
-        let http = options.http_client.clone().unwrap_or_default();
+        let http = options
+            .http_client
+            .clone()
+            .unwrap_or_else(crate::http_client::client);
         Self::with_backend(options, Backend::Http(http))
     }
 

@@ -112,7 +112,7 @@ pub async fn open(
                 custom.insert(name, value);
             }
             let transport = StreamableHttpClientTransport::with_client(
-                reqwest::Client::new(),
+                crate::http_client::client(),
                 StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom),
             );
             let service = match tokio::time::timeout(timeout, bridge.serve(transport)).await {
