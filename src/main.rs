@@ -785,11 +785,16 @@ async fn coverage_command(root: &Path, args: CoverageArgs) -> ExitCode {
             Duration::from_millis(args.timeout_ms),
         );
         let fallback = resolved.map_or(name.clone(), |r| r.name);
-        let run = runner::run(driver.as_mut(), &env, &tagged, &fallback, |r| {
+        let run = runner::run_or_refuse(driver.as_mut(), &env, &tagged, &fallback, |r| {
             eprintln!("{}", report::progress_line(r));
+            true
         })
         .await;
-        clauses::apply_run(&mut report, &run);
+        match run {
+            Ok(run) => clauses::apply_run(&mut report, &run),
+            // One clear message, as `run` gives, not one failure per clause.
+            Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
+        }
     }
     match args.format {
         Format::Json => println!(

@@ -192,6 +192,20 @@ fn an_unknown_port_name_is_refused_naming_the_registered_ports() {
 }
 
 #[test]
+fn coverage_against_a_port_that_fails_hello_is_one_message() {
+    let out = bin()
+        .args(["coverage", "--port", "sh -c 'echo no such port >&2; exit 1'"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the handshake (hello) failed"), "{stderr}");
+    assert!(stderr.contains("no such port"), "{stderr}");
+    assert!(!stderr.contains("FAIL ["), "one line per scenario: {stderr}");
+    assert!(out.stdout.is_empty(), "no coverage report after a refused port");
+}
+
+#[test]
 fn a_driver_that_crashes_mid_run_reports_its_stderr() {
     let (code, report) = run_json(&[
         "--port",

@@ -165,9 +165,14 @@ pub fn text(report: &RunReport) -> String {
     }
     let p = s.preview;
     if !p.is_empty() {
+        let xfail = if p.xfail > 0 {
+            format!(", {} xfail", p.xfail)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "\npreview (@preview, SPEC §10 addenda; a port lacking them answers unsupported ⇒ skipped): {} passed, {} failed, {} skipped",
+            "\npreview (@preview, SPEC §10 addenda; a port lacking them answers unsupported ⇒ skipped): {} passed, {} failed{xfail}, {} skipped",
             p.passed, p.failed, p.skipped
         );
     }
@@ -269,6 +274,21 @@ mod tests {
         );
         assert!(
             text.contains("1 passed, 1 failed, 1 xfail, 0 skipped"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_preview_line_counts_its_known_failures() {
+        let mut known = scenario("k", Status::Failed, true);
+        known.preview = true;
+        let mut passed = scenario("p", Status::Passed, false);
+        passed.preview = true;
+        let mut report = RunReport::of(vec![known, passed, scenario("q", Status::Passed, false)]);
+        report.recount();
+        let text = text(&report);
+        assert!(
+            text.contains("⇒ skipped): 1 passed, 0 failed, 1 xfail, 0 skipped"),
             "{text}"
         );
     }
