@@ -194,15 +194,25 @@ fn an_unknown_port_name_is_refused_naming_the_registered_ports() {
 #[test]
 fn coverage_against_a_port_that_fails_hello_is_one_message() {
     let out = bin()
-        .args(["coverage", "--port", "sh -c 'echo no such port >&2; exit 1'"])
+        .args([
+            "coverage",
+            "--port",
+            "sh -c 'echo no such port >&2; exit 1'",
+        ])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("the handshake (hello) failed"), "{stderr}");
     assert!(stderr.contains("no such port"), "{stderr}");
-    assert!(!stderr.contains("FAIL ["), "one line per scenario: {stderr}");
-    assert!(out.stdout.is_empty(), "no coverage report after a refused port");
+    assert!(
+        !stderr.contains("FAIL ["),
+        "one line per scenario: {stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "no coverage report after a refused port"
+    );
 }
 
 #[test]
