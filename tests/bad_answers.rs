@@ -100,10 +100,13 @@ fn run_measured(script: &str, section: &str, format: &str, envs: &[(&str, &str)]
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
     let port = format!("sh {} {bin} driver", driver.display());
     let mut child = std::process::Command::new(bin)
+        // One worker: the bounds are per driver process (N workers may hold N line caps).
         .args([
             "run",
             "--format",
             format,
+            "--jobs",
+            "1",
             "--section",
             section,
             "--port",

@@ -45,6 +45,11 @@ struct StderrTail {
     current_dropped: u64,
     /// Lines that fell off the front of `lines`.
     earlier_lines: u64,
+    /// What the process wrote before its first scenario (its start-up and `hello`), kept for
+    /// every later message: the same for each process, so for any `--jobs`.
+    startup: Vec<String>,
+    /// Whether the process has begun a scenario (`startup` is then fixed).
+    began: bool,
 }
 
 impl StderrTail {
@@ -68,6 +73,14 @@ impl StderrTail {
     /// during the scenario at hand, the same however many scenarios the process ran before
     /// (`run --jobs N` spreads them over several drivers).
     fn forget_finished_lines(&mut self) {
+        if !self.began {
+            self.began = true;
+            self.startup = self.lines.drain(..).collect();
+            if self.earlier_lines > 0 {
+                let note = format!("({} earlier lines not kept)", self.earlier_lines);
+                self.startup.insert(0, note);
+            }
+        }
         self.lines.clear();
         self.earlier_lines = 0;
     }
@@ -92,6 +105,14 @@ impl StderrTail {
         let mut text = lines.join(" | ");
         if self.earlier_lines > 0 && !text.is_empty() {
             text = format!("({} earlier lines not kept) {text}", self.earlier_lines);
+        }
+        if !self.startup.is_empty() {
+            let startup = format!("at start: {}", self.startup.join(" | "));
+            text = if text.is_empty() {
+                startup
+            } else {
+                format!("{startup} | then: {text}")
+            };
         }
         keep_end(&text, STDERR_IN_MESSAGE)
     }
@@ -305,7 +326,7 @@ impl SubprocessPort {
             let tail = running.stderr.lock().map(|t| t.text()).unwrap_or_default();
             if !tail.is_empty() {
                 message.push_str(&format!(
-                    "; driver stderr in this scenario (last lines): {tail}"
+                    "; driver stderr (its start, then this scenario's last lines): {tail}"
                 ));
             }
         }
