@@ -411,7 +411,7 @@ struct Verdict {
 
 /// `--jobs` when absent: four workers per core, at most 32. A scenario mostly waits (on
 /// timeouts, mock servers and driver processes): the reference suite takes 22 s of wall time
-/// for 5 s of CPU on one worker, so one worker per core would leave the machine mostly idle
+/// for 6 s of CPU on one worker, so one worker per core would leave the machine mostly idle
 /// (README "Running in parallel" has the measurements).
 fn default_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
