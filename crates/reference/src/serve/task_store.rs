@@ -1,6 +1,6 @@
 //! §7B TaskStore: where served A2A Tasks live (memory, one file per task, or the host's).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -57,23 +57,72 @@ pub fn resolve_store(spec: &StoreSpec) -> Result<Arc<dyn TaskStore>, String> {
     }
 }
 
-/// Tasks live as long as the server.
-#[derive(Default)]
+/// How many tasks the in-memory store keeps: a peer sending messages for ever must not grow
+/// the server for ever (at most 1,024 are outstanding, so the evicted ones have ended).
+pub const MEMORY_STORE_CAPACITY: usize = 10_000;
+
+/// Tasks live as long as the server, the newest [`MEMORY_STORE_CAPACITY`] of them: beyond
+/// that the oldest ended task is dropped (the oldest task when none has ended), and a
+/// `GetTask` for it is "not found", as for any unknown id.
 pub struct InMemoryTaskStore {
-    tasks: Mutex<HashMap<String, Value>>,
+    capacity: usize,
+    tasks: Mutex<Tasks>,
+}
+
+/// The tasks by id, and their ids from the oldest saved.
+#[derive(Default)]
+struct Tasks {
+    by_id: HashMap<String, Value>,
+    order: VecDeque<String>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        Self::with_capacity(MEMORY_STORE_CAPACITY)
+    }
+}
+
+impl InMemoryTaskStore {
+    /// A store keeping at most `capacity` tasks (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(1),
+            tasks: Mutex::new(Tasks::default()),
+        }
+    }
+}
+
+/// Whether a task has reached a state it never leaves.
+fn ended(task: &Value) -> bool {
+    matches!(
+        task.pointer("/status/state").and_then(Value::as_str),
+        Some("completed" | "failed" | "canceled" | "rejected")
+    )
 }
 
 #[async_trait]
 impl TaskStore for InMemoryTaskStore {
     async fn get(&self, id: &str) -> Result<Option<Value>, String> {
         let tasks = self.tasks.lock().map_err(|_| "task store lock poisoned")?;
-        Ok(tasks.get(id).cloned())
+        Ok(tasks.by_id.get(id).cloned())
     }
 
     async fn save(&self, task: &Value) -> Result<(), String> {
         let id = task_id(task)?;
         let mut tasks = self.tasks.lock().map_err(|_| "task store lock poisoned")?;
-        tasks.insert(id.to_string(), task.clone());
+        if tasks.by_id.insert(id.to_string(), task.clone()).is_none() {
+            tasks.order.push_back(id.to_string());
+        }
+        while tasks.order.len() > self.capacity {
+            let Tasks { by_id, order } = &mut *tasks;
+            let at = order
+                .iter()
+                .position(|k| by_id.get(k).is_some_and(ended))
+                .unwrap_or(0);
+            if let Some(gone) = order.remove(at) {
+                by_id.remove(&gone);
+            }
+        }
         Ok(())
     }
 }
@@ -164,6 +213,32 @@ mod tests {
         }
         assert!(store.save(&json!({"id": "../x"})).await.is_err());
         assert!(store.save(&json!({"status": {}})).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_memory_store_keeps_the_newest_tasks_and_drops_ended_ones_first() {
+        let store = InMemoryTaskStore::with_capacity(3);
+        let task = |id: &str, state: &str| json!({"id": id, "status": {"state": state}});
+        store.save(&task("a", "working")).await.unwrap();
+        store.save(&task("b", "completed")).await.unwrap();
+        store.save(&task("c", "completed")).await.unwrap();
+        // A fourth task drops the oldest ended one (b), not the older running one (a).
+        store.save(&task("d", "submitted")).await.unwrap();
+        assert_eq!(store.get("b").await.unwrap(), None);
+        for kept in ["a", "c", "d"] {
+            assert!(store.get(kept).await.unwrap().is_some(), "{kept}");
+        }
+        // Saving a known task again updates it in place and drops nothing.
+        store.save(&task("a", "completed")).await.unwrap();
+        assert_eq!(store.get("a").await.unwrap(), Some(task("a", "completed")));
+        assert!(store.get("c").await.unwrap().is_some());
+        // With every task running, the oldest goes.
+        let running = InMemoryTaskStore::with_capacity(2);
+        for id in ["x", "y", "z"] {
+            running.save(&task(id, "working")).await.unwrap();
+        }
+        assert_eq!(running.get("x").await.unwrap(), None);
+        assert!(running.get("z").await.unwrap().is_some());
     }
 
     #[test]
