@@ -503,14 +503,17 @@ async fn run_command(
     let mut drivers = vec![driver];
     drivers.extend((1..workers).map(|_| open_port(root, &registry, port.as_deref(), timeout).0));
     if let Some(path) = trace.as_deref() {
-        match Tracer::create(path) {
-            Ok(t) if workers == 1 => drivers.iter_mut().for_each(|d| d.set_tracer(t.clone())),
-            Ok(t) => {
-                for (n, d) in drivers.iter_mut().enumerate() {
-                    d.set_tracer(t.for_worker(n));
-                }
-            }
+        let tracer = match Tracer::create(path) {
+            Ok(t) => t,
             Err(e) => return fail(&e),
+        };
+        // One worker's lines stay as they were; several name their worker.
+        for (n, d) in drivers.iter_mut().enumerate() {
+            d.set_tracer(if workers == 1 {
+                tracer.clone()
+            } else {
+                tracer.for_worker(n)
+            });
         }
     }
     let fallback = resolved

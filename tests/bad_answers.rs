@@ -2,30 +2,13 @@
 //! driver and corrupt one thing): each scenario reaching the broken answer must fail with a
 //! message that names the field at fault, never pass and never crash the run.
 
-use std::path::PathBuf;
-
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod wrapped;
 
 /// Runs section 6 (native tools: builds and executes) through `script` wrapping the driver.
 fn run_through(script: &str) -> (Option<i32>, Value) {
-    let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/drivers")
-        .join(script);
-    let port = format!(
-        "sh {} {} driver",
-        driver.display(),
-        env!("CARGO_BIN_EXE_toolnexus-conformance")
-    );
-    let out = Command::cargo_bin("toolnexus-conformance")
-        .unwrap_or_else(|e| panic!("binary not built: {e}"))
-        .args(["run", "--format", "json", "--section", "6", "--port", &port])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
-    (out.status.code(), report)
+    wrapped::run_wrapped(&format!("sh {}", wrapped::script(script)), "6")
 }
 
 /// The messages of the failed scenarios; every scenario must have failed or passed.
@@ -94,11 +77,8 @@ struct Run {
 /// for the last few milliseconds, where the harness only writes its report).
 fn run_measured(script: &str, section: &str, format: &str, envs: &[(&str, &str)]) -> Run {
     use std::io::Read;
-    let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/drivers")
-        .join(script);
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
-    let port = format!("sh {} {bin} driver", driver.display());
+    let port = format!("sh {} {bin} driver", wrapped::script(script));
     let mut child = std::process::Command::new(bin)
         // One worker: the bounds are per driver process (N workers may hold N line caps).
         .args([

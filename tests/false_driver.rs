@@ -5,10 +5,10 @@
 //! let such a port through.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod wrapped;
 
 /// The negative scenarios that passed against the false driver before they checked the cause.
 const FORMER_FALSE_GREENS: &[&str] = &[
@@ -106,30 +106,24 @@ const NAMES_SCENARIOS: &[&str] = &[
 
 /// Runs `sections` through the false port with `defects`; returns the exit code and the report.
 fn run_false_port(defects: &[&str], sections: &str) -> (Option<i32>, Value) {
-    let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/drivers/false-port.py");
-    let port = format!(
-        "python3 {} {} {} driver",
-        driver.display(),
-        defects.join(" "),
-        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    let wrapper = format!(
+        "python3 {} {}",
+        wrapped::script("false-port.py"),
+        defects.join(" ")
     );
-    let out = Command::cargo_bin("toolnexus-conformance")
-        .unwrap_or_else(|e| panic!("binary not built: {e}"))
-        .args([
-            "run",
-            "--format",
-            "json",
-            "--section",
-            sections,
-            "--port",
-            &port,
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
-    (out.status.code(), report)
+    wrapped::run_wrapped(&wrapper, sections)
+}
+
+/// Asserts that each of `names` failed, and for the reason `cause` names.
+fn assert_fail_naming(scenarios: &BTreeMap<String, Value>, names: &[&str], cause: &str) {
+    for name in names {
+        let s = &scenarios[*name];
+        assert_eq!(s["status"], "failed", "{name}: {s}");
+        assert!(
+            s["message"].as_str().is_some_and(|m| m.contains(cause)),
+            "{name} fails for another reason: {s}"
+        );
+    }
 }
 
 /// The report's scenarios by name.
@@ -215,16 +209,7 @@ fn a_port_without_skill_discovery_still_gets_its_adapters_and_names_checked() {
     let (code, report) = run_false_port(&["--no-skill-discovery", "--gemini-crash"], "0");
     assert_eq!(code, Some(1), "{report}");
     let scenarios = by_name(&report);
-    for name in GEMINI_SCENARIOS {
-        let s = &scenarios[*name];
-        assert_eq!(s["status"], "failed", "{name}: {s}");
-        assert!(
-            s["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("gemini adapter crashed")),
-            "{name} fails for another reason: {s}"
-        );
-    }
+    assert_fail_naming(&scenarios, GEMINI_SCENARIOS, "gemini adapter crashed");
     for name in [
         r#"adapters: OpenAI wraps each tool as a function with its schema as parameters"#,
         r#"adapters: each adapter's array for the builtins alone is the reviewed default snapshot without the skill tool [format=openai]"#,
@@ -239,14 +224,9 @@ fn a_port_without_skill_discovery_still_gets_its_adapters_and_names_checked() {
     let (code, report) = run_false_port(&["--no-skill-discovery", "--unsorted-names"], "0,4,4A");
     assert_eq!(code, Some(1), "{report}");
     let scenarios = by_name(&report);
-    for name in NAMES_SCENARIOS {
-        let s = &scenarios[*name];
-        assert_eq!(s["status"], "failed", "{name}: {s}");
-        assert!(
-            s["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("names: not sorted by code point")),
-            "{name} fails for another reason: {s}"
-        );
-    }
+    assert_fail_naming(
+        &scenarios,
+        NAMES_SCENARIOS,
+        "names: not sorted by code point",
+    );
 }

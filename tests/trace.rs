@@ -106,12 +106,12 @@ fn a_parallel_run_traces_each_driver_apart_and_validates() {
         .iter()
         .rposition(|l| l["worker"] == 1 && l["dir"] == "request" && l["msg"]["seq"] != 0)
         .unwrap();
-    let skipped = corrupt(&trace, n, |v| v["msg"]["seq"] = 4242.into(), "skip.jsonl");
-    let (code, stdout) = validate(&skipped);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(
-        stdout.contains(&format!("line {n}: request seq 4242 does not follow")),
-        "{stdout}"
+    assert_rejected(
+        &trace,
+        n,
+        |v| v["msg"]["seq"] = 4242.into(),
+        "skip.jsonl",
+        &format!("line {n}: request seq 4242 does not follow"),
     );
 }
 
@@ -127,6 +127,15 @@ fn corrupt(trace: &Path, n: usize, edit: impl Fn(&mut Value), name: &str) -> Pat
     out
 }
 
+/// Corrupts line `n` of `trace` with `edit` (as `corrupt`) and asserts that `validate-trace`
+/// rejects the copy with a problem containing `problem`.
+fn assert_rejected(trace: &Path, n: usize, edit: impl Fn(&mut Value), name: &str, problem: &str) {
+    let copy = corrupt(trace, n, edit, name);
+    let (code, stdout) = validate(&copy);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains(problem), "{stdout}");
+}
+
 #[test]
 fn a_corrupted_trace_fails_naming_the_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -140,43 +149,26 @@ fn a_corrupted_trace_fails_naming_the_line() {
     let answer_line = build + 2;
     assert_eq!(lines[build + 1]["dir"], "answer");
 
-    let wrong_seq = corrupt(
+    assert_rejected(
         &trace,
         answer_line,
         |v| v["msg"]["seq"] = 4242.into(),
         "seq.jsonl",
+        &format!("line {answer_line}: answer seq 4242"),
     );
-    let (code, stdout) = validate(&wrong_seq);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(
-        stdout.contains(&format!("line {answer_line}: answer seq 4242")),
-        "{stdout}"
-    );
-
-    let bad_shape = corrupt(
+    assert_rejected(
         &trace,
         answer_line,
         |v| v["msg"]["ok"] = "yes".into(),
         "schema.jsonl",
+        &format!("line {answer_line}: response"),
     );
-    let (code, stdout) = validate(&bad_shape);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(
-        stdout.contains(&format!("line {answer_line}: response")),
-        "{stdout}"
-    );
-
-    let not_hello = corrupt(
+    assert_rejected(
         &trace,
         1,
         |v| v["msg"]["cmd"] = "tools".into(),
         "hello.jsonl",
-    );
-    let (code, stdout) = validate(&not_hello);
-    assert_eq!(code, 1, "{stdout}");
-    assert!(
-        stdout.contains("line 1: the first request is `tools`"),
-        "{stdout}"
+        "line 1: the first request is `tools`",
     );
 
     let (code, _) = validate(&dir.path().join("missing.jsonl"));

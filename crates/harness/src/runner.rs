@@ -621,23 +621,19 @@ async fn execute(
         .take(reported)
         .flatten()
         .collect();
-    let mut summary = Counts::default();
-    let mut sections: BTreeMap<String, Counts> = BTreeMap::new();
-    for r in &results {
-        summary.add(r);
-        sections.entry(r.section.clone()).or_default().add(r);
-    }
-    RunReport {
+    let mut report = RunReport {
         started: Some(started),
         port: info,
         port_spec: declared_spec,
         spec: pinned_versions(scenarios),
-        summary,
-        sections,
+        summary: Counts::default(),
+        sections: BTreeMap::new(),
         scenarios: results,
         baseline: None,
         strict: false,
-    }
+    };
+    report.recount();
+    report
 }
 
 /// `t` as ISO 8601 UTC to the second (`2026-11-30T16:58:11Z`), without a date crate.
