@@ -2,7 +2,7 @@
 //! spoken to over plain HTTP with reqwest, on both providers' wires.
 
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,10 @@ async fn start(file: &str, env: &[(&str, &str)]) -> Llm {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("mock-servers/scenarios/llm")
         .join(file);
+    start_path(&path, env).await
+}
+
+async fn start_path(path: &Path, env: &[(&str, &str)]) -> Llm {
     let mut cmd = Command::new(BIN);
     cmd.args(["mock", "llm", "--scenario"])
         .arg(path)
@@ -636,4 +640,341 @@ async fn anthropic_streams_events_in_order() {
         json!({"city": "Paris"})
     );
     assert_eq!(stop, "tool_use");
+}
+
+// ---- The shared §7D/§7E fixtures' `mockLLM` blocks, converted (llm::from_fixture) ----
+
+/// The six fixtures whose `mockLLM` block the converter must read.
+const AGENT_FIXTURES: [&str; 6] = [
+    "subagent-fanout",
+    "subagent-escalation",
+    "subagent-budgets",
+    "subagent-lifecycle",
+    "subagent-durable-resume",
+    "persona-agent",
+];
+
+/// `../shared/spec/examples/NAME/fixture.json`; like the features', a missing checkout fails.
+fn shared_fixture(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/spec/examples")
+        .join(name)
+        .join("fixture.json");
+    assert!(path.is_file(), "missing shared fixture {}", path.display());
+    path
+}
+
+fn convert(name: &str) -> Value {
+    toolnexus_mock_servers::llm::from_fixture(&shared_fixture(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The converted fixture in a temp file, served; the directory lives as long as the mock.
+async fn start_fixture(name: &str) -> (Llm, tempfile::TempDir) {
+    start_json(&convert(name)).await
+}
+
+async fn start_json(scenario: &Value) -> (Llm, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("llm.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    (start_path(&path, &[]).await, dir)
+}
+
+fn with_system(mut body: Value, system: &str) -> Value {
+    let messages = body["messages"].as_array_mut().unwrap();
+    messages.insert(0, json!({"role": "system", "content": system}));
+    body
+}
+
+fn content(a: &Answer) -> String {
+    assert_eq!(a.status, 200, "{}", a.body);
+    a.json()["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn replies_of<'a>(scenario: &'a Value, model: &str) -> Vec<&'a Value> {
+    scenario["replies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["match"]["model"] == model)
+        .collect()
+}
+
+#[test]
+fn every_shared_agent_fixture_converts() {
+    for name in AGENT_FIXTURES {
+        let s = convert(name);
+        assert!(!s["replies"].as_array().unwrap().is_empty(), "{name}");
+    }
+    // The converter reproduces the hand conversion of subagent-fanout.
+    let hand: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("mock-servers/scenarios/llm/fanout.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(convert("subagent-fanout"), hand);
+    // durable-resume's `mockLLM` is a $ref to escalation's.
+    assert_eq!(
+        convert("subagent-durable-resume"),
+        convert("subagent-escalation")
+    );
+    // lifecycle's m-coordinator/m-explore are $refs into fanout; m-slow blocks.
+    let lifecycle = convert("subagent-lifecycle");
+    let fanout = convert("subagent-fanout");
+    for model in ["m-coordinator", "m-explore"] {
+        assert_eq!(replies_of(&lifecycle, model), replies_of(&fanout, model));
+    }
+    let slow = replies_of(&lifecycle, "m-slow");
+    assert_eq!(slow.len(), 1);
+    assert_eq!(slow[0]["delayMs"], 60000);
+    assert_eq!(slow[0]["text"], "slow-done");
+    // A prose conditional becomes ordered replies: the guarded branch first.
+    let persona = convert("persona-agent");
+    let heartbeat = replies_of(&persona, "m-heartbeat");
+    assert_eq!(heartbeat.len(), 2);
+    assert_eq!(heartbeat[0]["match"]["lastUserText"], "Heartbeat");
+    assert_eq!(heartbeat[1]["text"], "HEARTBEAT_OK");
+    assert!(heartbeat[1]["match"].get("systemText").is_none());
+}
+
+#[tokio::test]
+async fn escalation_asker_asks_then_echoes_the_secret() {
+    let (llm, _dir) = start_fixture("subagent-escalation").await;
+    let first = llm.openai(&chat("m-asker", "get the secret", &[])).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let calls = &first.json()["choices"][0]["message"]["tool_calls"];
+    assert_eq!(calls[0]["function"]["name"], "check_secret");
+    // A tool result without the secret: still asking (noToolResultContains).
+    let denied = llm
+        .openai(&chat("m-asker", "get the secret", &["denied"]))
+        .await;
+    assert_eq!(
+        denied.json()["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
+        "check_secret"
+    );
+    let answered = llm
+        .openai(&chat(
+            "m-asker",
+            "get the secret",
+            &["x", "ok: secret-token"],
+        ))
+        .await;
+    assert_eq!(content(&answered), "asker-done: secret-token");
+    // The parent quotes the last tool result.
+    let parent = llm
+        .openai(&chat(
+            "m-approver-parent",
+            "go",
+            &["first", "asker-done: secret-token"],
+        ))
+        .await;
+    assert_eq!(content(&parent), "parent-final: asker-done: secret-token");
+}
+
+#[tokio::test]
+async fn lifecycle_peer_counts_numbered_lines_of_the_last_user_text() {
+    let (llm, _dir) = start_fixture("subagent-lifecycle").await;
+    let inbox = "Inbox:\n1. [from coordinator] hi\n2. [external] <untrusted>x</untrusted>\n\
+                 3. tick (x3)\nnot 4. counted\n5.no space";
+    let a = llm.openai(&chat("m-peer", inbox, &[])).await;
+    assert_eq!(content(&a), "processed 3 items");
+    let a = llm.openai(&chat("m-peer", "nothing numbered", &[])).await;
+    assert_eq!(content(&a), "processed 0 items");
+}
+
+#[tokio::test]
+async fn persona_scripts_read_the_system_prompt() {
+    let (llm, _dir) = start_fixture("persona-agent").await;
+    let soul = "## SOUL.md\nYou are Ava.\n\n## USER.md\nThe user is Muthu.\n### not a section\n\
+                ##nor this\n## HEARTBEAT.md\nIf it is time, remind about the 3pm sync.\n## MEMORY.md\n- x";
+    let a = llm
+        .openai(&with_system(chat("m-echo-soul", "hi", &[]), soul))
+        .await;
+    assert_eq!(
+        content(&a),
+        "sections:[SOUL.md,USER.md,HEARTBEAT.md,MEMORY.md]"
+    );
+    let a = llm.openai(&chat("m-echo-soul", "hi", &[])).await;
+    assert_eq!(content(&a), "sections:[]");
+    let recall = |system: &str| with_system(chat("m-recall", "what do I like?", &[]), system);
+    let a = llm
+        .openai(&recall("## USER.md\n- Prefers dark roast"))
+        .await;
+    assert_eq!(content(&a), "I recall: dark roast");
+    let a = llm.openai(&recall("## USER.md\n- Muthu")).await;
+    assert_eq!(content(&a), "no memory");
+    let beat = |system: &str, user: &str| with_system(chat("m-heartbeat", user, &[]), system);
+    let due = "## HEARTBEAT.md\nIf it is time, remind about the 3pm sync.";
+    let a = llm.openai(&beat(due, "Heartbeat: read HEARTBEAT.md")).await;
+    assert_eq!(content(&a), "Reminder: 3pm sync \u{1f514}");
+    let a = llm.openai(&beat(due, "just chatting")).await;
+    assert_eq!(content(&a), "HEARTBEAT_OK");
+    let a = llm
+        .openai(&beat(
+            "## HEARTBEAT.md\nOtherwise reply HEARTBEAT_OK.",
+            "Heartbeat",
+        ))
+        .await;
+    assert_eq!(content(&a), "HEARTBEAT_OK");
+}
+
+#[tokio::test]
+async fn the_new_matchers_and_templates_read_both_wires() {
+    let scenario = json!({"replies": [
+        {"match": {"systemText": "(?m)^## B$", "toolResultContains": "needle"},
+         "text": "{{systemHeadings}}|{{toolResult.last}}|{{lastUserText.count:o}}"},
+        {"match": {"noToolResultContains": "needle"}, "text": "none: {{toolResult.last}}"},
+        {"text": "fallback"}
+    ]});
+    let (llm, _dir) = start_json(&scenario).await;
+    let results = ["hay", "a needle", "end"];
+    let a = llm
+        .openai(&with_system(chat("m", "foo boo", &results), "## A\n## B"))
+        .await;
+    assert_eq!(content(&a), "A,B|end|4");
+    // No system text: systemText fails, and a result holds the needle.
+    let a = llm.openai(&chat("m", "foo boo", &results)).await;
+    assert_eq!(content(&a), "fallback");
+    let a = llm
+        .openai(&with_system(chat("m", "foo", &["hay"]), "## B"))
+        .await;
+    assert_eq!(content(&a), "none: hay");
+    let a = llm.openai(&chat("m", "foo", &[])).await;
+    assert_eq!(content(&a), "none: ");
+    // Anthropic: top-level `system` as text blocks (one per line) or a string;
+    // tool results from `tool_result` blocks.
+    let mut body = messages("m", "foo boo", &results);
+    body["system"] = json!([{"type": "text", "text": "## A"}, {"type": "text", "text": "## B"}]);
+    let v = llm.anthropic(&body).await.json();
+    assert_eq!(v["content"][0]["text"], "A,B|end|4");
+    body["system"] = json!("intro\n## B");
+    let v = llm.anthropic(&body).await.json();
+    assert_eq!(v["content"][0]["text"], "B|end|4");
+    body["system"] = json!("## A");
+    let v = llm.anthropic(&body).await.json();
+    assert_eq!(v["content"][0]["text"], "fallback");
+}
+
+/// A fixture-shaped file in `dir` whose m-x script has `steps`.
+fn tiny_fixture(dir: &Path, steps: Value) -> PathBuf {
+    let path = dir.join("fixture.json");
+    let fixture = json!({"mockLLM": {"style": "openai", "scripts": {"m-x": steps}}});
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn unknown_prose_and_keys_are_refused_by_name() {
+    use toolnexus_mock_servers::llm::from_fixture;
+    let dir = tempfile::tempdir().unwrap();
+    let steps = json!([{"always": true, "text": "ok"},
+                       {"always": true, "text": "sum: <sum of tool msg numbers>"}]);
+    let path = tiny_fixture(dir.path(), steps);
+    let e = from_fixture(&path).unwrap_err();
+    assert!(
+        e.contains(&path.display().to_string())
+            && e.contains("m-x[1]")
+            && e.contains("<sum of tool msg numbers>"),
+        "{e}"
+    );
+    // A known placeholder beside unknown prose is still refused.
+    let steps = json!([{"always": true, "text": "<first tool msg content> <and more>"}]);
+    let e = from_fixture(&tiny_fixture(dir.path(), steps)).unwrap_err();
+    assert!(e.contains("m-x[0]") && e.contains("<and more>"), "{e}");
+    for (step, named) in [
+        (
+            json!({"always": true, "text": "x", "whenMoon": 1}),
+            "whenMoon",
+        ),
+        (
+            json!({"always": true, "text": "x", "blocksUntil": "noon"}),
+            "noon",
+        ),
+        (json!({"always": false, "text": "x"}), "always"),
+        (json!({"text": "x"}), "no condition"),
+        (json!({"always": true, "text": "{{model}}"}), "{{model}}"),
+        (json!({"whenToolMsgs": "~1", "text": "x"}), "whenToolMsgs"),
+        (
+            json!({"always": true, "toolCalls": [{"name": "t", "id": "c"}]}),
+            "\"id\"",
+        ),
+    ] {
+        let e = from_fixture(&tiny_fixture(dir.path(), json!([step]))).unwrap_err();
+        assert!(e.contains("m-x[0]") && e.contains(named), "{named}: {e}");
+    }
+    // $ref: a relative path plus a pointer, and a cycle refused.
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        json!({"s": [{"always": true, "text": "from other"}]}).to_string(),
+    )
+    .unwrap();
+    let path = tiny_fixture(dir.path(), json!({"$ref": "other.json#/s"}));
+    let s = from_fixture(&path).unwrap();
+    assert_eq!(s["replies"][0]["text"], "from other");
+    std::fs::write(&other, json!({"s": {"$ref": "#/s"}}).to_string()).unwrap();
+    let e = from_fixture(&path).unwrap_err();
+    assert!(e.contains("cycle"), "{e}");
+}
+
+async fn stats(llm: &Llm) -> Value {
+    let r = bounded(
+        "stats",
+        llm.http.get(format!("{}/_mock/stats", llm.url)).send(),
+    )
+    .await
+    .unwrap();
+    bounded("stats body", r.json::<Value>()).await.unwrap()
+}
+
+#[tokio::test]
+async fn stats_see_overlapping_requests() {
+    let scenario = json!({"replies": [{"delayMs": 400, "text": "late"}]});
+    let (llm, _dir) = start_json(&scenario).await;
+    assert_eq!(stats(&llm).await, json!({"peakInFlight": 0, "inFlight": 0}));
+    let (one, two) = (chat("m", "one", &[]), chat("m", "two", &[]));
+    let (a, b) = tokio::join!(llm.openai(&one), llm.openai(&two));
+    assert_eq!((content(&a), content(&b)), ("late".into(), "late".into()));
+    assert_eq!(stats(&llm).await, json!({"peakInFlight": 2, "inFlight": 0}));
+    // One at a time does not raise the peak.
+    llm.openai(&chat("m", "three", &[])).await;
+    assert_eq!(stats(&llm).await["peakInFlight"], 2);
+}
+
+#[tokio::test]
+async fn a_blocking_step_is_dropped_when_the_client_gives_up() {
+    let (llm, _dir) = start_fixture("subagent-lifecycle").await;
+    let body = chat("m-slow", "work", &[]);
+    let gave_up = llm
+        .http
+        .post(format!("{}/chat/completions", llm.url))
+        .timeout(Duration::from_millis(300))
+        .json(&body)
+        .send()
+        .await;
+    assert!(gave_up.is_err(), "m-slow answered at once");
+    // The handler is dropped with the connection: nothing stays in flight for the 60 s.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let s = stats(&llm).await;
+        assert_eq!(s["peakInFlight"], 1);
+        if s["inFlight"] == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the aborted request is still in flight: {s}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The server still answers others.
+    let a = llm.openai(&chat("m-peer", "1. a", &[])).await;
+    assert_eq!(content(&a), "processed 1 items");
 }

@@ -4,17 +4,21 @@
 //! every request at `GET /_mock/requests`.
 
 mod anthropic;
+mod fixture;
 mod openai;
 mod request;
 mod scenario;
 mod server;
 mod sse;
 
+pub use fixture::{from_fixture, BLOCKING_DELAY_MS};
 pub use scenario::{
     load_scenario, parse_count, parse_scenario, parse_template, Answer, Count, Failure, Match,
-    Piece, Reply, Scenario, Style, Template, ToolCall, Turn, Usage, DEFAULT_USAGE,
+    Pattern, Piece, Reply, Scenario, Style, Template, ToolCall, Turn, Usage, DEFAULT_USAGE,
 };
-pub use server::{MAX_RECORDED, MAX_RECORDED_BODY, REDACTED, REQUESTS_PATH, SECRET_ENV};
+pub use server::{
+    MAX_RECORDED, MAX_RECORDED_BODY, REDACTED, REQUESTS_PATH, SECRET_ENV, STATS_PATH,
+};
 
 use crate::loopback;
 

@@ -22,6 +22,9 @@ pub struct Facts {
     pub tool_results: Vec<String>,
     /// The text of the last user message that has text.
     pub last_user_text: String,
+    /// The system text: OpenAI `role: "system"` messages, Anthropic's top-level `system`
+    /// (a string or text blocks); several are joined by a newline.
+    pub system: String,
     /// `stream: true`.
     pub stream: bool,
     /// OpenAI `stream_options.include_usage: true`.
@@ -33,10 +36,27 @@ impl Facts {
     pub fn read(style: Style, body: &[u8]) -> Option<Self> {
         // Checked up front: skipped strings are not otherwise validated as UTF-8.
         let body = std::str::from_utf8(body).ok()?;
-        let [model, stream, stream_options, messages] =
-            pick(body, ["model", "stream", "stream_options", "messages"])?;
+        let [model, stream, stream_options, messages, system_field] = pick(
+            body,
+            ["model", "stream", "stream_options", "messages", "system"],
+        )?;
         let mut tool_results = Vec::new();
         let mut last_user_text = String::new();
+        let mut systems: Vec<String> = Vec::new();
+        if style == Style::Anthropic {
+            if let Some(field) = system_field {
+                match string(field) {
+                    Some(s) => systems.push(s.into_owned()),
+                    // Each text block on its own line, so a heading opening a block stays one.
+                    None => systems.extend(
+                        array(field)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter_map(text_block),
+                    ),
+                }
+            }
+        }
         for m in messages.and_then(array).unwrap_or_default() {
             let Some([role, content]) = pick(m.get(), ["role", "content"]) else {
                 continue;
@@ -44,6 +64,7 @@ impl Facts {
             let role = role.and_then(string);
             match (style, role.as_deref()) {
                 (Style::Openai, Some("tool")) => tool_results.push(text_of(content)),
+                (Style::Openai, Some("system")) => systems.push(text_of(content)),
                 (Style::Openai, Some("user")) => {
                     let t = text_of(content);
                     if !t.is_empty() {
@@ -91,6 +112,7 @@ impl Facts {
                 .unwrap_or_default(),
             tool_results,
             last_user_text,
+            system: systems.join("\n"),
             stream: stream.is_some_and(is_true),
             include_usage,
         })
@@ -107,6 +129,18 @@ impl Facts {
                 .last_user_text
                 .as_ref()
                 .is_none_or(|r| r.is_match(&self.last_user_text))
+            && when
+                .tool_result_contains
+                .as_ref()
+                .is_none_or(|s| self.tool_results.iter().any(|r| r.contains(s.as_str())))
+            && when
+                .no_tool_result_contains
+                .as_ref()
+                .is_none_or(|s| !self.tool_results.iter().any(|r| r.contains(s.as_str())))
+            && when
+                .system_text
+                .as_ref()
+                .is_none_or(|r| r.is_match(&self.system))
     }
 
     /// The template with this request's facts filled in.
@@ -122,10 +156,26 @@ impl Facts {
                 Piece::LastUserText => out.push_str(&self.last_user_text),
                 Piece::Model => out.push_str(&self.model),
                 Piece::ToolMsgs => out.push_str(&self.tool_results.len().to_string()),
+                Piece::LastToolResult => {
+                    out.push_str(self.tool_results.last().map_or("", String::as_str))
+                }
+                Piece::LastUserCount(p) => {
+                    out.push_str(&p.0.find_iter(&self.last_user_text).count().to_string())
+                }
+                Piece::SystemHeadings => out.push_str(&headings(&self.system).join(",")),
             }
         }
         out
     }
+}
+
+/// The `## X` markdown headings (exactly two hashes and a space), in order, trimmed.
+fn headings(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .collect()
 }
 
 /// A content value's text: a string, or the `text` of its text parts/blocks joined
@@ -148,6 +198,15 @@ fn text_of(content: Option<&RawValue>) -> String {
         }
     }
     out
+}
+
+/// A `{"type": "text", "text": …}` block's text; `None` for any other value.
+fn text_block(raw: &RawValue) -> Option<String> {
+    let [kind, text] = pick(raw.get(), ["type", "text"])?;
+    if kind.and_then(string).as_deref() != Some("text") {
+        return None;
+    }
+    text.and_then(string).map(Cow::into_owned)
 }
 
 /// A JSON string's text (borrowed unless it has escapes); `None` for any other value.

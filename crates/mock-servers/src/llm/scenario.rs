@@ -81,6 +81,12 @@ pub struct Match {
     pub last_user_text: Option<Regex>,
     /// The wire the request came on.
     pub style: Option<Style>,
+    /// A substring some tool result must contain.
+    pub tool_result_contains: Option<String>,
+    /// A substring no tool result may contain.
+    pub no_tool_result_contains: Option<String>,
+    /// A regex searched in the system text.
+    pub system_text: Option<Regex>,
 }
 
 /// One tool call a reply makes.
@@ -164,6 +170,22 @@ pub enum Piece {
     Model,
     /// The tool-result count.
     ToolMsgs,
+    /// The last tool result, empty when there is none.
+    LastToolResult,
+    /// How many times the regex matches in the last user text.
+    LastUserCount(Pattern),
+    /// The system text's `## X` headings, in order, joined by `,`.
+    SystemHeadings,
+}
+
+/// A template's regex, compared by its source so templates stay comparable.
+#[derive(Debug, Clone)]
+pub struct Pattern(pub Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
 }
 
 /// A parsed `text` template.
@@ -223,6 +245,12 @@ struct MatchFile {
     last_user_text: Option<String>,
     #[serde(default)]
     style: Option<Style>,
+    #[serde(default)]
+    tool_result_contains: Option<String>,
+    #[serde(default)]
+    no_tool_result_contains: Option<String>,
+    #[serde(default)]
+    system_text: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -338,11 +366,18 @@ impl MatchFile {
             .last_user_text
             .map(|r| Regex::new(&r).map_err(|e| format!("lastUserText: bad regex: {e}")))
             .transpose()?;
+        let system_text = self
+            .system_text
+            .map(|r| Regex::new(&r).map_err(|e| format!("systemText: bad regex: {e}")))
+            .transpose()?;
         Ok(Match {
             model: self.model,
             tool_msgs,
             last_user_text,
             style: self.style,
+            tool_result_contains: self.tool_result_contains,
+            no_tool_result_contains: self.no_tool_result_contains,
+            system_text,
         })
     }
 }
@@ -377,8 +412,9 @@ pub fn parse_count(value: &Value) -> Result<Count, String> {
         .map_err(|_| format!("{text:?} is not N, >=N, >N, <=N, <N or ==N"))
 }
 
-/// Parses `{{toolResults}}`, `{{toolResult.N}}`, `{{lastUserText}}`, `{{model}}`,
-/// `{{toolMsgs}}`; anything else between braces is an error.
+/// Parses `{{toolResults}}`, `{{toolResult.N}}`, `{{toolResult.last}}`, `{{lastUserText}}`,
+/// `{{lastUserText.count:REGEX}}`, `{{systemHeadings}}`, `{{model}}`, `{{toolMsgs}}`;
+/// anything else between braces is an error.
 pub fn parse_template(text: &str, separator: &str) -> Result<Template, String> {
     let mut pieces = Vec::new();
     let mut rest = text;
@@ -390,19 +426,31 @@ pub fn parse_template(text: &str, separator: &str) -> Result<Template, String> {
         let Some(end) = after.find("}}") else {
             return Err(format!("unclosed {{{{ in {text:?}"));
         };
-        let name = after[..end].trim();
+        let inner = &after[..end];
+        let name = inner.trim();
         let piece = match name {
             "toolResults" => Piece::ToolResults(separator.to_string()),
+            "toolResult.last" => Piece::LastToolResult,
             "lastUserText" => Piece::LastUserText,
+            "systemHeadings" => Piece::SystemHeadings,
             "model" => Piece::Model,
             "toolMsgs" => Piece::ToolMsgs,
-            other => match other
-                .strip_prefix("toolResult.")
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                Some(n) => Piece::ToolResult(n),
-                None => return Err(format!("unknown placeholder {{{{{other}}}}}")),
-            },
+            other => {
+                // The regex is taken untrimmed: a trailing space may be part of it.
+                if let Some(re) = inner.trim_start().strip_prefix("lastUserText.count:") {
+                    let regex = Regex::new(re)
+                        .map_err(|e| format!("{{{{lastUserText.count:{re}}}}}: bad regex: {e}"))?;
+                    Piece::LastUserCount(Pattern(regex))
+                } else {
+                    match other
+                        .strip_prefix("toolResult.")
+                        .and_then(|n| n.parse::<usize>().ok())
+                    {
+                        Some(n) => Piece::ToolResult(n),
+                        None => return Err(format!("unknown placeholder {{{{{other}}}}}")),
+                    }
+                }
+            }
         };
         pieces.push(piece);
         rest = &after[end + 2..];

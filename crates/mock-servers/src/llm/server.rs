@@ -24,6 +24,8 @@ use crate::loopback::{self, Guard};
 
 /// Where the recorded requests are read.
 pub const REQUESTS_PATH: &str = "/_mock/requests";
+/// Where the in-flight counts are read: `{"peakInFlight": N, "inFlight": M}`.
+pub const STATS_PATH: &str = "/_mock/stats";
 /// The canary secret: a header carrying it is recorded as `<redacted>`.
 pub const SECRET_ENV: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
 /// How many requests the recording keeps (the oldest go first).
@@ -43,6 +45,28 @@ struct Mock {
     recorded: Mutex<VecDeque<Recorded>>,
     secret: Option<String>,
     next_id: AtomicU64,
+    /// Model-route requests being handled now.
+    in_flight: AtomicU64,
+    /// The most ever handled at once.
+    peak_in_flight: AtomicU64,
+}
+
+/// Counts one model-route request as in flight until dropped, so a handler axum drops
+/// on a client disconnect (mid-`delayMs`) stops counting too.
+struct InFlight<'a>(&'a Mock);
+
+impl<'a> InFlight<'a> {
+    fn enter(mock: &'a Mock) -> Self {
+        let now = mock.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        mock.peak_in_flight.fetch_max(now, Ordering::SeqCst);
+        Self(mock)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// One request as received, kept raw: its JSON entry is built only when
@@ -109,6 +133,8 @@ fn router(scenario: Scenario, secret: Option<String>) -> Router {
         recorded: Mutex::new(VecDeque::new()),
         secret,
         next_id: AtomicU64::new(1),
+        in_flight: AtomicU64::new(0),
+        peak_in_flight: AtomicU64::new(0),
     });
     Router::new()
         .route("/chat/completions", post(openai_route))
@@ -116,6 +142,7 @@ fn router(scenario: Scenario, secret: Option<String>) -> Router {
         .route("/v1/messages", post(anthropic_route))
         .route("/messages", post(anthropic_route))
         .route(REQUESTS_PATH, get(requests))
+        .route(STATS_PATH, get(stats))
         .with_state(mock)
 }
 
@@ -147,6 +174,14 @@ async fn requests(State(mock): State<Arc<Mock>>) -> Response<Body> {
     json_response(StatusCode::OK, &Value::Array(all))
 }
 
+async fn stats(State(mock): State<Arc<Mock>>) -> Response<Body> {
+    let body = json!({
+        "peakInFlight": mock.peak_in_flight.load(Ordering::SeqCst),
+        "inFlight": mock.in_flight.load(Ordering::SeqCst),
+    });
+    json_response(StatusCode::OK, &body)
+}
+
 fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
     raw_response(status, "application/json", body.to_string())
 }
@@ -169,6 +204,7 @@ fn error_response(style: Style, status: StatusCode, message: &str) -> Response<B
 }
 
 async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
+    let _in_flight = InFlight::enter(mock);
     let (parts, body) = request.into_parts();
     let path = parts.uri.path().to_string();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
@@ -411,6 +447,8 @@ mod tests {
             recorded: Mutex::new(VecDeque::new()),
             secret: secret.map(String::from),
             next_id: AtomicU64::new(1),
+            in_flight: AtomicU64::new(0),
+            peak_in_flight: AtomicU64::new(0),
         }
     }
 
