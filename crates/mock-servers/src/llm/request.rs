@@ -356,6 +356,32 @@ mod tests {
     }
 
     #[test]
+    fn the_system_text_from_either_wire() {
+        let f = read(
+            Style::Openai,
+            json!({"messages": [{"role": "system", "content": "## A\nx"},
+                                {"role": "user", "content": "u"},
+                                {"role": "system", "content": [{"type": "text", "text": "## B"}]}]}),
+        );
+        assert_eq!(f.system, "## A\nx\n## B");
+        assert_eq!(headings(&f.system), vec!["A", "B"]);
+        let f = read(
+            Style::Anthropic,
+            json!({"system": [{"type": "text", "text": "## A"}, {"type": "image"},
+                              {"type": "text", "text": "## B "}],
+                   "messages": [{"role": "system", "content": "ignored"}]}),
+        );
+        assert_eq!(f.system, "## A\n## B ");
+        assert_eq!(headings(&f.system), vec!["A", "B"]);
+        let f = read(Style::Anthropic, json!({"system": "## S", "messages": []}));
+        assert_eq!(f.system, "## S");
+        // OpenAI has no top-level system.
+        let f = read(Style::Openai, json!({"system": "## S", "messages": []}));
+        assert_eq!(f.system, "");
+        assert_eq!(headings("### no\n##no\n## \n## yes\r\n"), vec!["yes"]);
+    }
+
+    #[test]
     fn anthropic_tool_result_blocks() {
         let f = read(
             Style::Anthropic,

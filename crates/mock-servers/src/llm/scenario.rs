@@ -650,6 +650,46 @@ mod tests {
     }
 
     #[test]
+    fn agent_fixture_keys_parse() {
+        let s = parse_scenario(
+            r#"{"replies": [
+                  {"match": {"toolResultContains": "tok", "noToolResultContains": "no",
+                             "systemText": "(?m)^## A$"},
+                   "text": "{{toolResult.last}}:{{ lastUserText.count:^[0-9]+\\. }}:{{systemHeadings}}"}
+                ]}"#,
+        )
+        .unwrap();
+        let when = &s.replies[0].when;
+        assert_eq!(when.tool_result_contains.as_deref(), Some("tok"));
+        assert_eq!(when.no_tool_result_contains.as_deref(), Some("no"));
+        assert_eq!(
+            when.system_text.as_ref().map(Regex::as_str),
+            Some("(?m)^## A$")
+        );
+        let Answer::Turn(t) = &s.replies[0].answer else {
+            panic!("not a turn")
+        };
+        let pieces = &t.text.as_ref().unwrap().0;
+        assert_eq!(pieces[0], Piece::LastToolResult);
+        // The count's regex keeps its trailing space.
+        let Piece::LastUserCount(p) = &pieces[2] else {
+            panic!("{pieces:?}")
+        };
+        assert_eq!(p.0.as_str(), "^[0-9]+\\. ");
+        assert_eq!(pieces[4], Piece::SystemHeadings);
+        assert!(
+            err(r#"{"replies": [{"match": {"systemText": "("}, "text": "a"}]}"#)
+                .contains("replies[0].match.systemText")
+        );
+        assert!(
+            err(r#"{"replies": [{"text": "{{lastUserText.count:(}}"}]}"#)
+                .contains("replies[0].text: {{lastUserText.count:(}}: bad regex")
+        );
+        assert!(err(r#"{"replies": [{"text": "{{toolResult.first}}"}]}"#)
+            .contains("unknown placeholder {{toolResult.first}}"));
+    }
+
+    #[test]
     fn counts_read_like_the_fixtures() {
         assert_eq!(parse_count(&serde_json::json!(0)), Ok(Count::Eq(0)));
         assert_eq!(parse_count(&serde_json::json!(">=1")), Ok(Count::Ge(1)));
