@@ -277,8 +277,12 @@ enum MockServer {
     /// A scripted LLM, OpenAI and Anthropic wires over HTTP (prints `http://127.0.0.1:<port>` first).
     Llm {
         /// The scenario JSON file.
+        #[arg(long, required_unless_present = "fixture", conflicts_with = "fixture")]
+        scenario: Option<PathBuf>,
+        /// A shared agent fixture (`examples/subagent-*/fixture.json`, ...): its `mockLLM`
+        /// block, `$ref`s resolved, converted to a scenario (mock-servers/README.md).
         #[arg(long)]
-        scenario: PathBuf,
+        fixture: Option<PathBuf>,
     },
 }
 
@@ -901,10 +905,19 @@ async fn mock_command(server: MockServer) -> ExitCode {
             Ok(s) => ("mock-a2a", a2a::run(s).await),
             Err(e) => ("mock-a2a", Err(e)),
         },
-        MockServer::Llm { scenario } => match llm::load_scenario(&scenario) {
-            Ok(s) => ("mock-llm", llm::run(s).await),
-            Err(e) => ("mock-llm", Err(e)),
-        },
+        MockServer::Llm { scenario, fixture } => {
+            let loaded = match (scenario, fixture) {
+                (Some(path), _) => llm::load_scenario(&path),
+                (None, Some(path)) => {
+                    llm::from_fixture(&path).and_then(|v| llm::parse_scenario(&v.to_string()))
+                }
+                (None, None) => Err("give --scenario or --fixture".to_string()),
+            };
+            match loaded {
+                Ok(s) => ("mock-llm", llm::run(s).await),
+                Err(e) => ("mock-llm", Err(e)),
+            }
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -125,6 +125,7 @@ enum ToolAction {
     Panic(String),
     Suspend(SuspendSpec),
     AwaitCancel(u64),
+    Template(String),
 }
 
 impl ToolAction {
@@ -141,6 +142,7 @@ impl ToolAction {
             ToolBehaviour::AwaitCancel(s) => {
                 Self::AwaitCancel(s.ms.unwrap_or(AWAIT_CANCEL_DEFAULT_MS))
             }
+            ToolBehaviour::Template(t) => Self::Template(t.clone()),
         })
     }
 
@@ -153,6 +155,7 @@ impl ToolAction {
             Self::Suspend(spec) => Ok(NativeReturn::Result(suspend(spec, &args, answer))),
             // Async: handled before `run` is reached.
             Self::AwaitCancel(_) => Ok(NativeReturn::Text("not cancelled".to_string())),
+            Self::Template(t) => Ok(NativeReturn::Text(fill_template(t, &args))),
         }
     }
 }
@@ -178,11 +181,38 @@ async fn await_cancel(name: &str, ms: u64, ctx: &Context, cancels: &ToolCancels)
     )
 }
 
+/// `{"template": T}`: each `{{name}}` of `T` becomes that argument (a string as itself, any
+/// other value as compact JSON, an absent one as nothing).
+fn fill_template(template: &str, args: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let name = after[..end].trim();
+        match args.get(name) {
+            Some(Value::String(s)) => out.push_str(s),
+            Some(v) => out.push_str(&v.to_string()),
+            None => {}
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `{"suspend":{kind,prompt,url?,data?,always?,echoArgs?}}`: pending on the first call; on
 /// the retry with an answer, `answer.data` as compact JSON (or `null`), the arguments with
 /// `echoArgs`, pending again with `always`.
 fn suspend(spec: &SuspendSpec, args: &Value, answer: Option<Answer>) -> ToolResult {
     if let Some(answer) = answer.filter(|_| spec.always != Some(true)) {
+        if let (Some(text), true) = (&spec.answer_text, answer.ok) {
+            return ToolResult::ok(text.clone());
+        }
         if spec.echo_args == Some(true) {
             return ToolResult::ok(args.to_string());
         }

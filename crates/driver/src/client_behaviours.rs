@@ -50,6 +50,11 @@ enum List {
 }
 
 impl Recorder {
+    /// Records one metric event (an agent runtime's `onMetric`).
+    pub(crate) fn push_metric(&self, entry: Value) {
+        self.push(List::Metrics, entry);
+    }
+
     fn push(&self, list: List, entry: Value) {
         let mut l = self.lists.lock().unwrap_or_else(|p| p.into_inner());
         let v = match list {
@@ -71,7 +76,7 @@ impl Recorder {
     }
 
     /// The lists as `(field, entries)`.
-    fn take(&self) -> [(&'static str, Vec<Value>); 5] {
+    pub(crate) fn take(&self) -> [(&'static str, Vec<Value>); 5] {
         let mut l = self.lists.lock().unwrap_or_else(|p| p.into_inner());
         let l = std::mem::take(&mut *l);
         [
@@ -346,7 +351,7 @@ impl ConversationStore for SeededStore {
 }
 
 /// The installed hooks, each recording its call before it acts.
-struct DriverHooks {
+pub(crate) struct DriverHooks {
     before_llm: Option<HookBehaviour>,
     after_llm: Option<HookBehaviour>,
     before_tool: Option<HookBehaviour>,
@@ -355,7 +360,7 @@ struct DriverHooks {
 }
 
 impl DriverHooks {
-    fn new(h: &proto::HookBehaviours, rec: Arc<Recorder>) -> Result<Self, String> {
+    pub(crate) fn new(h: &proto::HookBehaviours, rec: Arc<Recorder>) -> Result<Self, String> {
         use HookBehaviour as B;
         let check = |hook: &str, b: &Option<HookBehaviour>, ok: fn(&HookBehaviour) -> bool| match b
         {
@@ -367,7 +372,11 @@ impl DriverHooks {
             before_llm: check("beforeLLM", &h.before_llm, |b| {
                 matches!(
                     b,
-                    B::Observe(_) | B::ReplaceMessages(_) | B::KeepTools(_) | B::Abort(_)
+                    B::Observe(_)
+                        | B::ReplaceMessages(_)
+                        | B::KeepTools(_)
+                        | B::Abort(_)
+                        | B::AppendMessage(_)
                 )
             })?,
             after_llm: check("afterLLM", &h.after_llm, |b| matches!(b, B::Observe(_)))?,
@@ -430,6 +439,14 @@ impl Hooks for DriverHooks {
                 }))
             }
             HookBehaviour::Abort(m) => Err(m.clone()),
+            HookBehaviour::AppendMessage(m) => {
+                let mut messages = ctx.messages;
+                messages.push(m.clone());
+                Ok(Some(LlmOverride {
+                    messages: Some(messages),
+                    tools: None,
+                }))
+            }
             _ => Ok(None),
         }
     }

@@ -5,6 +5,7 @@
 
 #![warn(missing_docs)]
 
+pub mod agent_port;
 pub mod behaviours;
 pub mod client_behaviours;
 pub mod client_port;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use crate::agent_port::Agents;
 use crate::behaviours::ToolCancels;
 use crate::client_port::{Clients, LoopCommand};
 use crate::options;
@@ -23,8 +24,8 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 14] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "8", "10", "11",
+pub const IMPLEMENTS: [&str; 15] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "8", "10", "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.
@@ -33,6 +34,7 @@ pub struct ReferenceSession {
     toolkits: BTreeMap<String, Toolkit>,
     clients: Clients,
     serves: Serves,
+    agents: Agents,
     /// Every finished `awaitCancel` call of the session (§5.25 `toolCancels`).
     tool_cancels: ToolCancels,
 }
@@ -97,9 +99,28 @@ impl ReferenceSession {
             Request::Close { toolkit, .. } => self.close(toolkit).await,
             Request::Shutdown { .. } => {
                 self.serves.stop_all().await;
+                self.agents.close_all().await;
                 Ok(json!({}))
             }
             Request::Client { id, options, .. } => self.clients.create(id, &options),
+            r @ (Request::AgentRuntime { .. }
+            | Request::AgentSpawn { .. }
+            | Request::AgentPost { .. }
+            | Request::AgentWake { .. }
+            | Request::AgentWait { .. }
+            | Request::AgentInterrupt { .. }
+            | Request::AgentClose { .. }
+            | Request::AgentList { .. }
+            | Request::AgentInspect { .. }
+            | Request::AgentRun { .. }
+            | Request::AgentResume { .. }
+            | Request::AgentExecute { .. }
+            | Request::AgentClock { .. }
+            | Request::AgentHeartbeat { .. }
+            | Request::AgentStoreGet { .. }
+            | Request::AgentStoreSave { .. }
+            | Request::AgentTrace { .. }
+            | Request::AgentCloseRuntime { .. }) => self.agents.handle(r, &self.tool_cancels).await,
             Request::Run {
                 client,
                 toolkit,

@@ -40,19 +40,32 @@ pub struct RunningMock {
 
 /// Starts `BIN mock mcp --transport http --scenario FILE` and waits for its URL.
 pub async fn mcp_http(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
-    start(bin, &["mcp", "--transport", "http"], scenario, "MCP server").await
+    start(
+        bin,
+        &["mcp", "--transport", "http"],
+        "--scenario",
+        scenario,
+        "MCP server",
+    )
+    .await
 }
 
 /// Starts `BIN mock a2a --scenario FILE` (an A2A agent) and waits for its base URL.
 pub async fn a2a(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
-    start(bin, &["a2a"], scenario, "A2A agent").await
+    start(bin, &["a2a"], "--scenario", scenario, "A2A agent").await
 }
 
 /// Starts `BIN mock llm --scenario FILE` (a scripted model provider) and waits for its base
 /// URL. Its `requireHeadersFromEnv` can name `MOCK_LLM_API_KEY` (the secret) and
 /// `MOCK_LLM_BEARER` (`Bearer <secret>`): the keys a client reads from the environment.
 pub async fn llm(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
-    start(bin, &["llm"], scenario, "LLM").await
+    start(bin, &["llm"], "--scenario", scenario, "LLM").await
+}
+
+/// Starts `BIN mock llm --fixture FILE`: the mock plays a shared agent fixture's `mockLLM`
+/// scripts (converted by the mock; a fixture it cannot convert fails naming why).
+pub async fn llm_fixture(bin: &Path, fixture: &Path) -> Result<RunningMock, String> {
+    start(bin, &["llm"], "--fixture", fixture, "LLM").await
 }
 
 /// Starts `BIN mock ARGS… --scenario FILE` and reads the URL on its first stdout line.
@@ -62,6 +75,7 @@ pub async fn llm(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
 async fn start(
     bin: &Path,
     args: &[&str],
+    flag: &str,
     scenario: &Path,
     what: &str,
 ) -> Result<RunningMock, String> {
@@ -69,11 +83,11 @@ async fn start(
     cmd.arg("mock")
         .arg(UNTIL_STDIN_CLOSES)
         .args(args)
-        .arg("--scenario")
+        .arg(flag)
         .arg(scenario)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .kill_on_drop(true);
     if let Some(s) = secret::current() {
         cmd.env(EXPECTED_AUTH_VAR, format!("Bearer {s}"));
@@ -92,24 +106,51 @@ async fn start(
         .stdout
         .take()
         .ok_or_else(|| format!("the mock {what} has no stdout"))?;
+    let stderr = child.stderr.take();
     let mut first = String::new();
     let mut reader = BufReader::new(stdout);
     let read = tokio::time::timeout(START_TIMEOUT, reader.read_line(&mut first)).await;
     match read {
-        Ok(Ok(n)) if n > 0 && first.trim().starts_with("http://") => Ok(RunningMock {
-            url: first.trim().to_string(),
-            _child: child,
-            _stdin: stdin,
-            _lease: lease,
-        }),
+        Ok(Ok(n)) if n > 0 && first.trim().starts_with("http://") => {
+            if let Some(mut err) = stderr {
+                // Drained, so a chatty mock never blocks on a full pipe.
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
+                });
+            }
+            Ok(RunningMock {
+                url: first.trim().to_string(),
+                _child: child,
+                _stdin: stdin,
+                _lease: lease,
+            })
+        }
         Ok(Ok(_)) => Err(format!(
-            "the mock {what}'s first line is not a URL: {:?}",
-            first.trim()
+            "the mock {what}'s first line is not a URL: {:?}{}",
+            first.trim(),
+            why(stderr).await
         )),
         Ok(Err(e)) => Err(format!("cannot read the mock {what}'s URL: {e}")),
         Err(_) => Err(format!(
             "the mock {what} printed no URL within {} s",
             START_TIMEOUT.as_secs()
         )),
+    }
+}
+
+/// What a mock that failed to start said on stderr (bounded), as a message suffix.
+async fn why(stderr: Option<tokio::process::ChildStderr>) -> String {
+    use tokio::io::AsyncReadExt;
+    let Some(err) = stderr else {
+        return String::new();
+    };
+    let mut buf = Vec::new();
+    let mut bounded = err.take(4096);
+    let _ = tokio::time::timeout(Duration::from_secs(2), bounded.read_to_end(&mut buf)).await;
+    let text = String::from_utf8_lossy(&buf).trim().to_string();
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("; it said: {text}")
     }
 }

@@ -160,6 +160,8 @@ pub struct ScenarioState {
     pub(super) metrics_text: Option<String>,
     /// The §7B/§7C serve handles and what the scenario's A2A and MCP peers saw.
     pub(super) serve: ServeState,
+    /// The §7D agent runtime and what its steps observed.
+    pub(super) agents: super::steps::client::agents::AgentState,
     expectations: RefCell<BTreeSet<String>>,
 }
 

@@ -177,7 +177,7 @@ macro_rules! step {
 }
 
 // After the macro: the client steps use it too.
-mod client;
+pub(crate) mod client;
 mod relay;
 
 /// The step vocabulary, in the order STEPS.md lists it.
@@ -903,6 +903,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::order::steps());
         all.extend(client::translate::steps());
         all.extend(client::resume::steps());
+        all.extend(client::agents::steps());
         all.extend(relay::steps());
         all.extend(client::serve::steps());
         all
@@ -1068,6 +1069,7 @@ fn group_end(chars: &[char], open: usize) -> Option<usize> {
 
 /// Ends a scenario: closes its toolkits so nothing is left running in the port.
 pub async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
+    client::agents::finish(port, st).await;
     if let Some(id) = st.toolkit.take() {
         let _ = port.close(&id).await;
     }

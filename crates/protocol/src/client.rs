@@ -127,6 +127,8 @@ pub enum HookBehaviour {
     KeepTools(Vec<String>),
     /// `beforeLLM`: raise this message.
     Abort(String),
+    /// `beforeLLM`: return the transcript it received plus this message at the end.
+    AppendMessage(Value),
     /// `beforeTool` (short-circuit) / `afterTool` (transform): this result.
     Result(ToolResult),
     /// `beforeTool`: rewrite the arguments.

@@ -421,6 +421,29 @@ pub fn decode_response(
         Command::Translate => TypedResponse::Translate(Box::new(decode_translate(response, map)?)),
         Command::Serve => TypedResponse::Serve(field(map, "", "url")?),
         Command::ServeStop => TypedResponse::ServeStop,
+        Command::AgentRuntime
+        | Command::AgentSpawn
+        | Command::AgentPost
+        | Command::AgentWake
+        | Command::AgentWait
+        | Command::AgentInterrupt
+        | Command::AgentClose
+        | Command::AgentList
+        | Command::AgentInspect
+        | Command::AgentRun
+        | Command::AgentResume
+        | Command::AgentExecute
+        | Command::AgentClock
+        | Command::AgentHeartbeat
+        | Command::AgentStoreGet
+        | Command::AgentStoreSave
+        | Command::AgentTrace
+        | Command::AgentCloseRuntime => {
+            let mut body = map.clone();
+            body.remove("ok");
+            body.remove("seq");
+            TypedResponse::Agent(body)
+        }
         Command::ServeRecords => TypedResponse::ServeRecords(Box::new(ServeRecordsResponse {
             on_task: optional(map, "", "onTask")?.unwrap_or_default(),
             on_call: optional(map, "", "onCall")?.unwrap_or_default(),

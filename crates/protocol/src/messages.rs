@@ -70,11 +70,47 @@ pub enum Command {
     ServeStop,
     /// §5.25 what a served toolkit's host callbacks observed.
     ServeRecords,
+    /// §5.27 create an agent runtime (SPEC §7D).
+    AgentRuntime,
+    /// §5.27 spawn(parent, def, budget?).
+    AgentSpawn,
+    /// §5.27 post(h, item).
+    AgentPost,
+    /// §5.27 wake(h, prompt?).
+    AgentWake,
+    /// §5.27 wait(h, timeout?).
+    AgentWait,
+    /// §5.27 interrupt(h).
+    AgentInterrupt,
+    /// §5.27 close(h, {force?}).
+    AgentClose,
+    /// §5.27 list().
+    AgentList,
+    /// §5.27 inspect(h).
+    AgentInspect,
+    /// §5.27 Level-1 agent(name).run(prompt).
+    AgentRun,
+    /// §5.27 resume(answer) after a durable pending.
+    AgentResume,
+    /// §5.27 agent(name).asTool() and its execute.
+    AgentExecute,
+    /// §5.27 advance the runtime's virtual clock.
+    AgentClock,
+    /// §5.27 start a handle's heartbeat (SPEC §7E).
+    AgentHeartbeat,
+    /// §5.27 the runtime store's get.
+    AgentStoreGet,
+    /// §5.27 the runtime store's save.
+    AgentStoreSave,
+    /// §5.27 what the runtime let the host observe.
+    AgentTrace,
+    /// §5.27 stop-all: close(root) and drop the runtime.
+    AgentCloseRuntime,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 26] = [
+    pub const ALL: [Command; 44] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -101,6 +137,24 @@ impl Command {
         Command::Serve,
         Command::ServeStop,
         Command::ServeRecords,
+        Command::AgentRuntime,
+        Command::AgentSpawn,
+        Command::AgentPost,
+        Command::AgentWake,
+        Command::AgentWait,
+        Command::AgentInterrupt,
+        Command::AgentClose,
+        Command::AgentList,
+        Command::AgentInspect,
+        Command::AgentRun,
+        Command::AgentResume,
+        Command::AgentExecute,
+        Command::AgentClock,
+        Command::AgentHeartbeat,
+        Command::AgentStoreGet,
+        Command::AgentStoreSave,
+        Command::AgentTrace,
+        Command::AgentCloseRuntime,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -132,6 +186,24 @@ impl Command {
             Command::Serve => "serve",
             Command::ServeStop => "serve_stop",
             Command::ServeRecords => "serve_records",
+            Command::AgentRuntime => "agent_runtime",
+            Command::AgentSpawn => "agent_spawn",
+            Command::AgentPost => "agent_post",
+            Command::AgentWake => "agent_wake",
+            Command::AgentWait => "agent_wait",
+            Command::AgentInterrupt => "agent_interrupt",
+            Command::AgentClose => "agent_close",
+            Command::AgentList => "agent_list",
+            Command::AgentInspect => "agent_inspect",
+            Command::AgentRun => "agent_run",
+            Command::AgentResume => "agent_resume",
+            Command::AgentExecute => "agent_execute",
+            Command::AgentClock => "agent_clock",
+            Command::AgentHeartbeat => "agent_heartbeat",
+            Command::AgentStoreGet => "agent_store_get",
+            Command::AgentStoreSave => "agent_store_save",
+            Command::AgentTrace => "agent_trace",
+            Command::AgentCloseRuntime => "agent_close_runtime",
         }
     }
 
@@ -474,6 +546,204 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// create an agent runtime (SPEC §7D).
+    AgentRuntime {
+        /// The handle later agent commands pass as `runtime`.
+        id: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// spawn(parent, def, budget?).
+    AgentSpawn {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// post(h, item).
+    AgentPost {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// wake(h, prompt?).
+    AgentWake {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// wait(h, timeout?).
+    AgentWait {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// interrupt(h).
+    AgentInterrupt {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// close(h, {force?}).
+    AgentClose {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// list().
+    AgentList {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// inspect(h).
+    AgentInspect {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// Level-1 agent(name).run(prompt).
+    AgentRun {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// resume(answer) after a durable pending.
+    AgentResume {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// agent(name).asTool() and its execute.
+    AgentExecute {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// advance the runtime's virtual clock.
+    AgentClock {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// start a handle's heartbeat (SPEC §7E).
+    AgentHeartbeat {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// the runtime store's get.
+    AgentStoreGet {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// the runtime store's save.
+    AgentStoreSave {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// what the runtime let the host observe.
+    AgentTrace {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// stop-all: close(root) and drop the runtime.
+    AgentCloseRuntime {
+        /// An agent runtime id.
+        runtime: String,
+        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
+        #[serde(flatten)]
+        body: serde_json::Map<String, Value>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -506,6 +776,24 @@ impl Request {
             Request::Serve { .. } => Command::Serve,
             Request::ServeStop { .. } => Command::ServeStop,
             Request::ServeRecords { .. } => Command::ServeRecords,
+            Request::AgentRuntime { .. } => Command::AgentRuntime,
+            Request::AgentSpawn { .. } => Command::AgentSpawn,
+            Request::AgentPost { .. } => Command::AgentPost,
+            Request::AgentWake { .. } => Command::AgentWake,
+            Request::AgentWait { .. } => Command::AgentWait,
+            Request::AgentInterrupt { .. } => Command::AgentInterrupt,
+            Request::AgentClose { .. } => Command::AgentClose,
+            Request::AgentList { .. } => Command::AgentList,
+            Request::AgentInspect { .. } => Command::AgentInspect,
+            Request::AgentRun { .. } => Command::AgentRun,
+            Request::AgentResume { .. } => Command::AgentResume,
+            Request::AgentExecute { .. } => Command::AgentExecute,
+            Request::AgentClock { .. } => Command::AgentClock,
+            Request::AgentHeartbeat { .. } => Command::AgentHeartbeat,
+            Request::AgentStoreGet { .. } => Command::AgentStoreGet,
+            Request::AgentStoreSave { .. } => Command::AgentStoreSave,
+            Request::AgentTrace { .. } => Command::AgentTrace,
+            Request::AgentCloseRuntime { .. } => Command::AgentCloseRuntime,
         }
     }
 
@@ -537,7 +825,25 @@ impl Request {
             | Request::AskWithAnswer { seq, .. }
             | Request::Serve { seq, .. }
             | Request::ServeStop { seq, .. }
-            | Request::ServeRecords { seq, .. } => *seq,
+            | Request::ServeRecords { seq, .. }
+            | Request::AgentRuntime { seq, .. }
+            | Request::AgentSpawn { seq, .. }
+            | Request::AgentPost { seq, .. }
+            | Request::AgentWake { seq, .. }
+            | Request::AgentWait { seq, .. }
+            | Request::AgentInterrupt { seq, .. }
+            | Request::AgentClose { seq, .. }
+            | Request::AgentList { seq, .. }
+            | Request::AgentInspect { seq, .. }
+            | Request::AgentRun { seq, .. }
+            | Request::AgentResume { seq, .. }
+            | Request::AgentExecute { seq, .. }
+            | Request::AgentClock { seq, .. }
+            | Request::AgentHeartbeat { seq, .. }
+            | Request::AgentStoreGet { seq, .. }
+            | Request::AgentStoreSave { seq, .. }
+            | Request::AgentTrace { seq, .. }
+            | Request::AgentCloseRuntime { seq, .. } => *seq,
         }
     }
 }
@@ -883,6 +1189,8 @@ pub enum TypedResponse {
     ServeStop,
     /// `serve_records`.
     ServeRecords(Box<ServeRecordsResponse>),
+    /// Every `agent_*` command: its success body, open JSON (§5.27).
+    Agent(serde_json::Map<String, Value>),
 }
 
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because

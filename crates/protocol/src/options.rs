@@ -192,6 +192,9 @@ pub enum ToolBehaviour {
     Suspend(SuspendSpec),
     /// `{"awaitCancel": {"ms"?: N}}`: waits for the call's cancellation or `N` ms (§5.25).
     AwaitCancel(AwaitCancelSpec),
+    /// `{"template": "data({{q}})"}`: success with each `{{arg}}` replaced by that string
+    /// argument (other JSON values as compact JSON, absent ones as empty).
+    Template(String),
 }
 
 /// The `awaitCancel` behaviour's bound.
@@ -229,6 +232,10 @@ pub struct SuspendSpec {
     /// instead of `answer.data`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_args: Option<bool>,
+    /// The retry with an `ok` answer outputs exactly this text (the shared agent fixtures'
+    /// `check_secret`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_text: Option<String>,
 }
 
 /// A skill provider behaviour (§7): exactly one key.

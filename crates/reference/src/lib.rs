@@ -46,6 +46,7 @@
 
 pub mod a2a;
 pub mod adapters;
+pub mod agent;
 pub mod builtins;
 pub mod client;
 pub mod env_expand;

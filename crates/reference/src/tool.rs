@@ -32,6 +32,8 @@ pub enum Source {
     Custom,
     /// §10 addendum (preview): a declaration-only tool the host executes.
     Relay,
+    /// §7D: an agent invoked as a tool (`asTool()`).
+    Agent,
 }
 
 impl Source {
@@ -46,6 +48,7 @@ impl Source {
             Source::A2a => "a2a",
             Source::Custom => "custom",
             Source::Relay => "relay",
+            Source::Agent => "agent",
         }
     }
 }

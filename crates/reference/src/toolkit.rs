@@ -69,6 +69,15 @@ pub const BUILTIN_STATUS_KEY: &str = "builtin";
 pub const SKILL_PROVIDER_ERROR_KEY: &str = "<skill-provider>";
 
 impl Toolkit {
+    /// A toolkit of exactly these tools (no builtins, skills or MCP): the filtered view a
+    /// §7D agent handle runs with.
+    pub fn from_tools(tools: Vec<Tool>) -> Toolkit {
+        Toolkit {
+            tools,
+            ..Toolkit::default()
+        }
+    }
+
     /// `createToolkit` with the §10 relay guard: a relay tool among `extra_tools` named like a
     /// builtin fails construction, whether builtins are on or off (the only build failure;
     /// every other failing source stays a status and an error entry).

@@ -9,6 +9,8 @@ use crate::port::{self, Port};
 use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
 use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 
+#[path = "agents.rs"]
+pub(crate) mod agents;
 #[path = "client_order.rs"]
 pub(super) mod order;
 #[path = "resume.rs"]

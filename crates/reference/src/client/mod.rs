@@ -34,8 +34,8 @@ pub use hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, Hooks, LlmOverride, 
 pub use http::parse_retry_after;
 pub use metrics::MetricEvent;
 pub use options::{
-    BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated, GeneratedCall,
-    OnError, OnMetric, Style,
+    AgentSeams, BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated,
+    GeneratedCall, OnError, OnMetric, Style, TurnGate, TurnGuard, TurnPermit, TurnProgress,
 };
 pub use result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 pub use store::{ConversationStore, InMemoryStore};

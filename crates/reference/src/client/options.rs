@@ -128,6 +128,89 @@ pub struct ClientOptions {
     pub http_client: Option<reqwest::Client>,
     /// §10: resolves a suspension inline; absent ⇒ a suspension halts the run (`pending`).
     pub wait_for: Option<WaitFor>,
+    /// §7D: what an agent runtime adds to the loop of a handle's turn; `None` ⇒ the plain
+    /// §8 client, byte for byte.
+    pub agent: Option<AgentSeams>,
+}
+
+/// The §7D seams an agent runtime hands the loop (never set by a host).
+#[derive(Clone, Default)]
+pub struct AgentSeams {
+    /// The global turn gate: held across each LLM call (retries included) and nothing else.
+    pub turn_gate: Option<Arc<TurnGate>>,
+    /// The live budget walk before each turn: `Some(limit)` stops the run `incomplete`.
+    pub guard: Option<TurnGuard>,
+    /// Runs a turn's tool calls concurrently (results still in call order), so parallel
+    /// `task` calls overlap (§7D "Parallel task calls in one turn run concurrently").
+    pub concurrent_tools: bool,
+}
+
+/// §7D's before-turn budget check; it sees what the run has used so far.
+pub type TurnGuard = Arc<dyn Fn(&TurnProgress) -> Option<String> + Send + Sync>;
+
+/// What a run has used when the guard is asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TurnProgress {
+    /// LLM round trips so far.
+    pub turns: u32,
+    /// Tool calls so far.
+    pub tool_calls: usize,
+    /// Tokens so far.
+    pub usage: super::wire::Usage,
+}
+
+/// §7D gate 3: at most `max` LLM calls in flight runtime-wide. A permit is an owned value,
+/// so a dropped (aborted) call frees its slot: the gate releases on acquirer death.
+pub struct TurnGate {
+    slots: Option<Arc<tokio::sync::Semaphore>>,
+    in_flight: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
+}
+
+/// One held slot of the turn gate.
+pub struct TurnPermit {
+    _slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    gate: Arc<TurnGate>,
+}
+
+impl TurnGate {
+    /// A gate of `max` slots; `None` ⇒ unbounded (it still counts the peak).
+    pub fn new(max: Option<usize>) -> Arc<Self> {
+        Arc::new(Self {
+            slots: max.map(|m| Arc::new(tokio::sync::Semaphore::new(m.max(1)))),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            peak: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    /// Waits for a slot.
+    pub async fn enter(self: &Arc<Self>) -> TurnPermit {
+        use std::sync::atomic::Ordering;
+        let slot = match &self.slots {
+            // The semaphore is never closed, so acquiring only fails if it were.
+            Some(s) => s.clone().acquire_owned().await.ok(),
+            None => None,
+        };
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        TurnPermit {
+            _slot: slot,
+            gate: self.clone(),
+        }
+    }
+
+    /// The most LLM calls ever in flight at once.
+    pub fn peak(&self) -> usize {
+        self.peak.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for TurnPermit {
+    fn drop(&mut self) {
+        self.gate
+            .in_flight
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Default for ClientOptions {
@@ -151,6 +234,7 @@ impl Default for ClientOptions {
             store: None,
             http_client: None,
             wait_for: None,
+            agent: None,
         }
     }
 }

@@ -171,7 +171,20 @@ impl Client {
 
         // The last body's size, so the next (one turn longer) is written without regrowing.
         let mut body_capacity = 0;
+        let seams = o.agent.as_ref();
         for turn in 1..=o.max_turns {
+            // §7D: the live budget walk comes before each turn.
+            if let Some(guard) = seams.and_then(|a| a.guard.as_ref()) {
+                let seen = super::options::TurnProgress {
+                    turns: progress.turns,
+                    tool_calls: progress.tool_calls,
+                    usage: progress.usage,
+                };
+                if let Some(limit) = guard(&seen) {
+                    let ended = Ended::Limit(limit);
+                    return Ok(self.result(text, messages, records, progress, ended));
+                }
+            }
             // Only a `beforeLlm` override replaces this turn's tools; otherwise they are sent
             // borrowed.
             let mut replaced_tools = None;
@@ -200,7 +213,14 @@ impl Client {
             if let Outgoing::Bytes(b) = &body {
                 body_capacity = b.len() + b.len() / 4;
             }
-            let raw = self.call_model(body, turn, sinks).await?;
+            let raw = match seams.and_then(|a| a.turn_gate.as_ref()) {
+                // The gate wraps the LLM call only, never the tools (§7D gate 3).
+                Some(gate) => {
+                    let _slot = gate.enter().await;
+                    self.call_model(body, turn, sinks).await?
+                }
+                None => self.call_model(body, turn, sinks).await?,
+            };
             progress.turns = turn;
             if let Some(h) = &o.hooks {
                 let ctx = AfterLlm {
@@ -225,6 +245,29 @@ impl Client {
             // §10 addendum: all of the turn's relay calls ride one request, asked once.
             let relayed = relay_request(toolkit, &answer.calls);
             let mut relay_answer = None;
+            let concurrent = relayed.is_none() && seams.is_some_and(|a| a.concurrent_tools);
+            if concurrent {
+                let runs = answer
+                    .calls
+                    .into_iter()
+                    .map(|call| self.tool_call(toolkit, call, turn, cancel, sinks));
+                for (record, reply, halt) in futures::future::join_all(runs).await {
+                    if halted.is_some() {
+                        // §10 first-in-order: later calls leave no trace in the transcript.
+                        break;
+                    }
+                    progress.tool_calls += 1;
+                    records.push(record);
+                    replies.push(reply);
+                    halted = halt;
+                }
+                messages.extend(wire::tool_result_messages(style, &replies));
+                if let Some(request) = halted {
+                    let ended = Ended::Pending(request);
+                    return Ok(self.result(text, messages, records, progress, ended));
+                }
+                continue;
+            }
             for call in answer.calls {
                 let (record, reply, halt) = match &relayed {
                     Some(request) if is_relay(toolkit, &call.name) => {
@@ -249,7 +292,13 @@ impl Client {
             }
         }
         // maxTurns used up while the model still asked for tools: a §7D limit stop.
-        Ok(self.result(text, messages, records, progress, Ended::Limit("maxTurns")))
+        Ok(self.result(
+            text,
+            messages,
+            records,
+            progress,
+            Ended::Limit("maxTurns".to_string()),
+        ))
     }
 
     fn result(
@@ -263,7 +312,7 @@ impl Client {
         let (status, limit, pending) = match ended {
             Ended::Done => (RunStatus::Done, None, None),
             Ended::Pending(r) => (RunStatus::Pending, None, Some(r)),
-            Ended::Limit(l) => (RunStatus::Incomplete, Some(l.to_string()), None),
+            Ended::Limit(l) => (RunStatus::Incomplete, Some(l), None),
         };
         RunResult {
             status,
@@ -752,7 +801,7 @@ pub(super) enum Outgoing {
 enum Ended {
     Done,
     Pending(Request),
-    Limit(&'static str),
+    Limit(String),
 }
 
 /// What a run got through, kept even when it raises (for the `run` metric).

@@ -1,0 +1,1211 @@
+//! SPEC §7D–§7F agent steps (PROTOCOL.md §5.27): an agent runtime on the mock LLM, the
+//! host verbs as `agent_*` commands, and the shared `examples/subagent-*` fixtures run as
+//! scenarios: the fixture's registry and tools become an `agent_runtime`, its `mockLLM`
+//! block drives the mock (`mock llm --fixture`), and each of its `expect` keys is checked by
+//! a fixed checker (an unknown key fails the step, so a new fixture key is never ignored).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::{at_path, contains, inline_json};
+use crate::mock_launch;
+use crate::port::{self, Port};
+use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use crate::steps::{boxed, compile, expect_json, Group, StepCtx, StepDef};
+
+/// What a scenario's agent steps accumulate.
+#[derive(Default)]
+pub(crate) struct AgentState {
+    /// The runtime later commands address (`rt1`, …).
+    pub(crate) runtime: Option<String>,
+    counter: u32,
+    /// The loaded fixture: its path and its JSON (`$ref`s resolved).
+    fixture: Option<(PathBuf, Value)>,
+    /// A fixture's short handle paths (`peer`, `coordinator/peer`) → the ids spawned for them.
+    ids: BTreeMap<String, String>,
+    /// The last `agent_*` answer.
+    answer: Option<Value>,
+    /// The last run / resume result and the entry handle.
+    result: Option<Value>,
+    entry: Option<String>,
+    /// Values a fixture scenario's steps observed (`waiterStatus`, `finalState`, …).
+    seen: Map<String, Value>,
+}
+
+/// The agent steps.
+pub(in crate::steps) fn steps() -> Vec<StepDef> {
+    vec![
+        // ---- Setup
+        step!(Setup, r#"^the shared agent fixture "(?P<PATH>[^"]+)"$"#,
+            "loads the fixture (`$ref`s resolved) and starts `{{BIN}} mock llm --fixture PATH` on its `mockLLM` block; `{{LLM}}` is the mock's base URL",
+            |StepCtx { env, st, arg, .. }| {
+                let path = PathBuf::from(st.expand(&arg.at(1))?);
+                let fixture = load_fixture(&path)?;
+                let mock = mock_launch::llm_fixture(&env.mock_bin, &path)
+                    .await
+                    .map_err(StepFailure::failed)?;
+                st.placeholders.add_text("{{LLM}}", &mock.url);
+                st.llms.push((None, mock.url.clone()));
+                st.mocks.push(mock);
+                st.agents.fixture = Some((path, fixture));
+                Ok(())
+            }),
+        step!(Setup, r#"^an agent runtime with:$"# + "JSON `agent_runtime` body (`baseUrl` defaults to `{{LLM}}`, `style` to `openai`)",
+            "`agent_runtime` (ids `rt1`, `rt2`, …; the newest is the one later steps use)",
+            |StepCtx { port, st, step, .. }| {
+                let mut body = st.json_doc(step)?;
+                let Some(map) = body.as_object_mut() else {
+                    return fail("the runtime doc must be a JSON object");
+                };
+                if !map.contains_key("baseUrl") {
+                    let url = st.llms.first().map(|(_, u)| u.clone())
+                        .ok_or_else(|| StepFailure::failed("no mock LLM runs in this scenario"))?;
+                    map.insert("baseUrl".into(), json!(url));
+                }
+                map.entry("style").or_insert(json!("openai"));
+                map.entry("apiKey").or_insert(json!("test-key"));
+                create_runtime(port, st, body).await
+            }),
+        // ---- Actions
+        step!(Actions, r#"^its run is driven$"#,
+            "creates the fixture's runtime, then `agent_run` with the fixture's `run.entry` and `run.prompt`",
+            |StepCtx { port, st, .. }| {
+                let fixture = fixture(st)?;
+                fixture_runtime(port, st, &fixture, None).await?;
+                drive_run(port, st, &fixture["run"]).await
+            }),
+        step!(Actions, r#"^its steps are driven$"#,
+            "creates the fixture's runtime and drives its `steps` in order (`spawn`, `wakeWait`), checking each step's own `expect` as it goes",
+            |StepCtx { port, st, .. }| {
+                let fixture = fixture(st)?;
+                fixture_runtime(port, st, &fixture, None).await?;
+                let steps = fixture.get("steps").and_then(Value::as_array).cloned()
+                    .ok_or_else(|| StepFailure::failed("the fixture has no `steps` array"))?;
+                drive_steps(port, st, &steps).await
+            }),
+        step!(Actions, r#"^its scenario "(?P<NAME>[^"]+)" is driven$"#,
+            "creates the fixture's runtime with the scenario's `runtime` options and `registryOverride`, spawns its `tree`, then drives its `steps` (or its `run`)",
+            |StepCtx { port, st, arg, .. }| {
+                let fixture = fixture(st)?;
+                let name = arg.at(1);
+                let sc = fixture.pointer(&format!("/scenarios/{name}")).cloned()
+                    .ok_or_else(|| StepFailure::failed(format!("the fixture has no scenario {name:?}")))?;
+                fixture_runtime(port, st, &fixture, Some(&sc)).await?;
+                known_keys(&sc, &["runtime", "registryOverride", "tree", "steps", "run", "expect"], &format!("scenario {name}"))?;
+                if let Some(tree) = sc.get("tree").and_then(Value::as_array) {
+                    for path in tree {
+                        let path = path.as_str().ok_or_else(|| StepFailure::failed("a `tree` entry must be a string"))?;
+                        resolve(port, st, path).await?;
+                    }
+                }
+                if let Some(steps) = sc.get("steps").and_then(Value::as_array) {
+                    drive_steps(port, st, steps).await?;
+                }
+                if let Some(run) = sc.get("run") {
+                    drive_run(port, st, run).await?;
+                }
+                Ok(())
+            }),
+        step!(Actions, r#"^it is resumed with its answer$"#,
+            "`agent_resume` with the fixture's `resume.answer`, its `id` the pending Request's",
+            |StepCtx { port, st, .. }| {
+                let fixture = fixture(st)?;
+                let mut answer = fixture.pointer("/resume/answer").cloned()
+                    .ok_or_else(|| StepFailure::failed("the fixture has no `resume.answer`"))?;
+                let id = st.agents.result.as_ref().and_then(|r| r.pointer("/pending/id")).cloned()
+                    .ok_or_else(|| StepFailure::failed("the last result has no `pending.id` to answer"))?;
+                answer["id"] = id;
+                let entry = st.agents.entry.clone().unwrap_or_default();
+                let leaf = leaf_of(port, st, &entry).await?;
+                let before = inspect(port, st, &leaf).await?;
+                st.agents.seen.insert("leafUsageBefore".into(), before["usage"]["total_tokens"].clone());
+                let a = agent(port, st, "agent_resume", json!({"answer": answer})).await?;
+                match a.get("result") {
+                    Some(r) => st.agents.result = Some(r.clone()),
+                    None => return fail(format!("agent_resume answered no result: {a}")),
+                }
+                Ok(())
+            }),
+        step!(Actions, r#"^the agent command "(?P<CMD>agent_[a-z_]+)" is sent(?: with:)?$"# + "JSON body (optional; `runtime` is added)",
+            "the command with the newest runtime; the answer is kept for the `agent answer` checks",
+            |StepCtx { port, st, step, arg, .. }| {
+                let body = match step.docstring {
+                    Some(_) => st.json_doc(step)?,
+                    None => json!({}),
+                };
+                agent(port, st, &arg.at(1), body).await.map(|_| ())
+            }),
+        // ---- Expectations
+        step!(Expectations, r#"^its "(?P<BLOCK>[^"]+)" block holds$"#,
+            "every key of the fixture's block at BLOCK (`expect`, `phase1_expect`, `scenarios.NAME.expect`, …) holds, each by its fixed checker; `note` and `comment` are prose",
+            |StepCtx { port, st, arg, .. }| {
+                let fixture = fixture(st)?;
+                let pointer = format!("/{}", arg.at(1).replace('.', "/"));
+                let block = fixture.pointer(&pointer).cloned()
+                    .ok_or_else(|| StepFailure::failed(format!("the fixture has no block {:?}", arg.at(1))))?;
+                check_block(port, st, &block).await
+            }),
+        step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+            "the value at PATH of the last `agent_*` answer (normalised)",
+            |StepCtx { st, step, arg, .. }| {
+                let expected = st.expect_doc(step)?;
+                let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
+                expect_json(st, &expected, &actual)
+            }),
+        step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
+            "the same, the expected JSON inline",
+            |StepCtx { st, arg, .. }| {
+                let expected = inline_json(&arg.at(2))?;
+                let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
+                expect_json(st, &expected, &actual)
+            }),
+        step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
+            "the string at PATH contains TEXT (another value: its compact JSON does)",
+            records "lenient (contains)",
+            |StepCtx { st, arg, .. }| {
+                let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
+                contains(&actual, &crate::steps::unescape(&arg.at(2)))
+            }),
+        step!(Expectations, r#"^the transitions of "(?P<H>[^"]+)" are:$"# + "JSON array of `from→to` (`→closed` matches any source state)",
+            "`agent_trace`'s `transitions` of handle H, whole and in order",
+            records "pinned",
+            |StepCtx { port, st, step, arg, .. }| {
+                let expected = st.expect_doc(step)?;
+                let trace = agent(port, st, "agent_trace", json!({})).await?;
+                transitions_hold(&trace, &json!({arg.at(1): expected}))
+            }),
+        step!(Expectations, r#"^the agent trace at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+            "`agent_trace` now, the value at PATH",
+            |StepCtx { port, st, step, arg, .. }| {
+                let expected = st.expect_doc(step)?;
+                let trace = agent(port, st, "agent_trace", json!({})).await?;
+                let actual = at_path(&st.norm(&trace), &arg.at(1), "the agent trace")?;
+                expect_json(st, &expected, &actual)
+            }),
+    ]
+}
+
+/// Sends `cmd` to the newest runtime; the answer (without `ok`/`seq`) is kept.
+async fn agent(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    cmd: &str,
+    body: Value,
+) -> Result<Value, StepFailure> {
+    let runtime = st
+        .agents
+        .runtime
+        .clone()
+        .ok_or_else(|| StepFailure::failed("no agent runtime exists in this scenario"))?;
+    let mut request = match body {
+        Value::Object(m) => m,
+        _ => return fail("an agent command body must be a JSON object"),
+    };
+    request.insert("cmd".into(), json!(cmd));
+    request.insert("runtime".into(), json!(runtime));
+    let mut a = port::request(port, Value::Object(request)).await?;
+    if let Some(m) = a.as_object_mut() {
+        m.remove("ok");
+        m.remove("seq");
+    }
+    st.agents.answer = Some(a.clone());
+    Ok(a)
+}
+
+fn answer(st: &ScenarioState) -> Result<Value, StepFailure> {
+    st.agents
+        .answer
+        .as_ref()
+        .map(|a| st.norm(a))
+        .ok_or_else(|| StepFailure::failed("no agent command has been sent"))
+}
+
+fn fixture(st: &ScenarioState) -> Result<Value, StepFailure> {
+    st.agents
+        .fixture
+        .as_ref()
+        .map(|(_, f)| f.clone())
+        .ok_or_else(|| StepFailure::failed("no shared agent fixture is loaded"))
+}
+
+async fn create_runtime(port: &mut dyn Port, st: &mut ScenarioState, body: Value) -> StepResult {
+    if let Some(old) = st.agents.runtime.take() {
+        let _ = port::request(port, json!({"cmd": "agent_close_runtime", "runtime": old})).await;
+    }
+    st.agents.counter += 1;
+    let id = format!("rt{}", st.agents.counter);
+    let mut request = match body {
+        Value::Object(m) => m,
+        _ => return fail("an agent runtime body must be a JSON object"),
+    };
+    request.insert("cmd".into(), json!("agent_runtime"));
+    request.insert("id".into(), json!(id));
+    port::request(port, Value::Object(request)).await?;
+    st.agents.runtime = Some(id);
+    st.agents.ids.clear();
+    Ok(())
+}
+
+/// Ends a scenario's agent runtime (stop-all), so nothing outlives it in the port.
+pub(crate) async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
+    if let Some(rt) = st.agents.runtime.take() {
+        let _ = port::request(port, json!({"cmd": "agent_close_runtime", "runtime": rt})).await;
+    }
+}
+
+/// Reads a fixture and resolves every `{"$ref": "file#/pointer"}` in it (relative to the file
+/// holding it; at most 16 levels, so a cycle fails).
+fn load_fixture(path: &Path) -> Result<Value, StepFailure> {
+    let v = read_json(path)?;
+    resolve_refs(v, path, 0)
+}
+
+fn read_json(path: &Path) -> Result<Value, StepFailure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        StepFailure::failed(format!("cannot read the fixture {}: {e}", path.display()))
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        StepFailure::failed(format!("the fixture {} is not JSON: {e}", path.display()))
+    })
+}
+
+fn resolve_refs(v: Value, base: &Path, depth: u32) -> Result<Value, StepFailure> {
+    if depth > 16 {
+        return fail(format!("$ref chain deeper than 16 from {}", base.display()));
+    }
+    match v {
+        Value::Object(m) => {
+            if let (1, Some(Value::String(r))) = (m.len(), m.get("$ref")) {
+                let (file, pointer) = r.split_once('#').unwrap_or((r.as_str(), ""));
+                let target = base.parent().unwrap_or(Path::new(".")).join(file);
+                let doc = read_json(&target)?;
+                let found = doc.pointer(pointer).cloned().ok_or_else(|| {
+                    StepFailure::failed(format!(
+                        "$ref {r:?} points at nothing in {}",
+                        target.display()
+                    ))
+                })?;
+                return resolve_refs(found, &target, depth + 1);
+            }
+            let mut out = Map::new();
+            for (k, v) in m {
+                out.insert(k, resolve_refs(v, base, depth)?);
+            }
+            Ok(Value::Object(out))
+        }
+        Value::Array(a) => a
+            .into_iter()
+            .map(|v| resolve_refs(v, base, depth))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+        other => Ok(other),
+    }
+}
+
+fn known_keys(v: &Value, known: &[&str], what: &str) -> StepResult {
+    if let Some(m) = v.as_object() {
+        if let Some(k) = m
+            .keys()
+            .find(|k| !known.contains(&k.as_str()) && *k != "note" && *k != "comment")
+        {
+            return fail(format!(
+                "{what}: the harness has no reading for key {k:?} (known: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The fixtures' tool behaviours, prose → the protocol catalogue (§7). Only these exact
+/// texts are read; any other fails the step naming it, never a guess.
+fn tool_behaviour(prose: &str) -> Option<Value> {
+    Some(match prose {
+        "returns \"data(<q>)\"" => json!({"template": "data({{q}})"}),
+        "without ctx.answer → pending({ kind: \"approval\", prompt: \"approve secret access?\" }); with ctx.answer.ok → returns \"secret-token\"" => {
+            json!({"suspend": {"kind": "approval", "prompt": "approve secret access?", "answerText": "secret-token"}})
+        }
+        _ => return None,
+    })
+}
+
+/// The fixtures' `waitFor` prose → the catalogue's `waitFor` behaviour.
+fn wait_for_behaviour(prose: &str) -> Option<Value> {
+    Some(match prose {
+        "auto-approve: returns { id: request.id, ok: true }" => json!({"answer": {"ok": true}}),
+        _ => return None,
+    })
+}
+
+/// The fixture's registry and tools as an `agent_runtime` body; a scenario adds its
+/// `runtime` options and `registryOverride` (merged into the defs, `budget` field by field).
+async fn fixture_runtime(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    fixture: &Value,
+    scenario: Option<&Value>,
+) -> StepResult {
+    let url = st
+        .llms
+        .first()
+        .map(|(_, u)| u.clone())
+        .ok_or_else(|| StepFailure::failed("no mock LLM runs for the fixture"))?;
+    let style = fixture
+        .pointer("/mockLLM/style")
+        .and_then(Value::as_str)
+        .unwrap_or("openai");
+    let mut tools = Vec::new();
+    if let Some(m) = fixture.get("tools").and_then(Value::as_object) {
+        for (name, t) in m {
+            known_keys(t, &["inputSchema", "behavior"], &format!("tool {name}"))?;
+            let prose = t
+                .get("behavior")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let behaviour = tool_behaviour(prose).ok_or_else(|| {
+                StepFailure::failed(format!(
+                    "tool {name}: the harness has no catalogue behaviour for the prose {prose:?}"
+                ))
+            })?;
+            let mut spec = json!({"name": name, "behaviour": behaviour});
+            if let Some(s) = t.get("inputSchema") {
+                spec["inputSchema"] = s.clone();
+            }
+            tools.push(spec);
+        }
+    }
+    let mut registry = Map::new();
+    let defs = fixture
+        .get("registry")
+        .and_then(Value::as_object)
+        .cloned()
+        .ok_or_else(|| StepFailure::failed("the fixture has no `registry`"))?;
+    let overrides = scenario
+        .and_then(|s| s.get("registryOverride"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for (name, d) in defs {
+        known_keys(
+            &d,
+            &["does", "model", "team", "tools", "budget", "waitFor"],
+            &format!("registry entry {name}"),
+        )?;
+        let mut def = d.as_object().cloned().unwrap_or_default();
+        if let Some(w) = def.remove("waitFor") {
+            let prose = w
+                .get("behavior")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let b = wait_for_behaviour(prose).ok_or_else(|| StepFailure::failed(format!(
+                "registry entry {name}: the harness has no waitFor behaviour for the prose {prose:?}"
+            )))?;
+            def.insert("waitFor".into(), b);
+        }
+        if let Some(Value::Object(o)) = overrides.get(&name) {
+            for (k, v) in o {
+                match (k.as_str(), def.get_mut(k)) {
+                    ("budget", Some(Value::Object(b))) => {
+                        if let Value::Object(add) = v {
+                            b.extend(add.clone());
+                        }
+                    }
+                    _ => {
+                        def.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        registry.insert(name, Value::Object(def));
+    }
+    let options = scenario
+        .and_then(|s| s.get("runtime"))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    known_keys(
+        &options,
+        &["inboxCap", "maxConcurrentTurns", "shutdownMs"],
+        "the scenario's runtime options",
+    )?;
+    let body = json!({"baseUrl": url, "style": style, "apiKey": "test-key", "registry": registry, "tools": tools, "options": options});
+    create_runtime(port, st, body).await
+}
+
+/// `agent_run {entry, prompt}`; the result and the entry handle are kept.
+async fn drive_run(port: &mut dyn Port, st: &mut ScenarioState, run: &Value) -> StepResult {
+    known_keys(run, &["entry", "prompt"], "run")?;
+    let entry = run.get("entry").and_then(Value::as_str).unwrap_or_default();
+    let prompt = run
+        .get("prompt")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let a = agent(
+        port,
+        st,
+        "agent_run",
+        json!({"entry": entry, "prompt": prompt}),
+    )
+    .await?;
+    match (a.get("handle"), a.get("result")) {
+        (Some(h), Some(r)) => {
+            st.agents.entry = h.as_str().map(str::to_string);
+            st.agents.result = Some(r.clone());
+            Ok(())
+        }
+        _ => fail(format!("agent_run answered no handle and result: {a}")),
+    }
+}
+
+/// A fixture handle reference: a full id (`root/…`), or a short def path under root
+/// (`peer`, `coordinator/peer`) whose missing levels are spawned in order.
+async fn resolve(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    path: &str,
+) -> Result<String, StepFailure> {
+    if path.starts_with("root/") || path == "root" {
+        return Ok(path.to_string());
+    }
+    let mut parent = "root".to_string();
+    let mut short = String::new();
+    for seg in path.split('/') {
+        short = if short.is_empty() {
+            seg.to_string()
+        } else {
+            format!("{short}/{seg}")
+        };
+        if let Some(id) = st.agents.ids.get(&short) {
+            parent = id.clone();
+            continue;
+        }
+        let a = agent(
+            port,
+            st,
+            "agent_spawn",
+            json!({"parent": parent, "def": seg}),
+        )
+        .await?;
+        let id = a
+            .get("handle")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                StepFailure::failed(format!("spawning {seg:?} under {parent} failed: {a}"))
+            })?;
+        st.agents.ids.insert(short.clone(), id.clone());
+        parent = id;
+    }
+    Ok(parent)
+}
+
+async fn inspect(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    id: &str,
+) -> Result<Value, StepFailure> {
+    agent(port, st, "agent_inspect", json!({"handle": id})).await
+}
+
+async fn list(port: &mut dyn Port, st: &mut ScenarioState) -> Result<Vec<Value>, StepFailure> {
+    let a = agent(port, st, "agent_list", json!({})).await?;
+    Ok(a.get("handles")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default())
+}
+
+/// The deepest handle under `entry` (the escalation leaf).
+async fn leaf_of(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    entry: &str,
+) -> Result<String, StepFailure> {
+    let handles = list(port, st).await?;
+    handles
+        .iter()
+        .filter_map(|h| h.get("id").and_then(Value::as_str))
+        .filter(|id| id.starts_with(&format!("{entry}/")))
+        .max_by_key(|id| id.matches('/').count())
+        .map(str::to_string)
+        .ok_or_else(|| StepFailure::failed(format!("no handle below {entry}")))
+}
+
+/// The fixture `steps` of `subagent-budgets` and `subagent-lifecycle`, in order.
+async fn drive_steps(port: &mut dyn Port, st: &mut ScenarioState, steps: &[Value]) -> StepResult {
+    for (i, step) in steps.iter().enumerate() {
+        let ctx = format!("fixture step {} ({step})", i + 1);
+        drive_step(port, st, step)
+            .await
+            .map_err(|e| within(e, &ctx))?;
+    }
+    Ok(())
+}
+
+async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -> StepResult {
+    known_keys(
+        step,
+        &[
+            "spawn",
+            "wakeWait",
+            "wake",
+            "post",
+            "awaitState",
+            "interrupt",
+            "closeRoot",
+            "expect",
+        ],
+        "step",
+    )?;
+    let expect = step.get("expect").cloned().unwrap_or_else(|| json!({}));
+    let mut seen = Map::new();
+    if let Some(s) = step.get("spawn") {
+        known_keys(s, &["parent", "def", "budget"], "spawn")?;
+        let parent = resolve(
+            port,
+            st,
+            s.get("parent").and_then(Value::as_str).unwrap_or("root"),
+        )
+        .await?;
+        let def = s.get("def").and_then(Value::as_str).unwrap_or_default();
+        let mut body = json!({"parent": parent, "def": def});
+        if let Some(b) = s.get("budget") {
+            body["budget"] = b.clone();
+        }
+        let a = agent(port, st, "agent_spawn", body).await?;
+        if let Some(id) = a.get("handle").and_then(Value::as_str) {
+            let short = match s.get("parent").and_then(Value::as_str) {
+                Some(p) if p != "root" && !p.starts_with("root/") => format!("{p}/{def}"),
+                _ => def.to_string(),
+            };
+            st.agents.ids.entry(short).or_insert_with(|| id.to_string());
+        }
+        seen.insert("spawn".into(), a);
+    }
+    if let Some(w) = step.get("wakeWait").or_else(|| step.get("wake")) {
+        known_keys(w, &["handle", "prompt"], "wake")?;
+        let h = resolve(
+            port,
+            st,
+            w.get("handle").and_then(Value::as_str).unwrap_or_default(),
+        )
+        .await?;
+        let mut body = json!({"handle": h});
+        if let Some(p) = w.get("prompt") {
+            body["prompt"] = p.clone();
+        }
+        let a = agent(port, st, "agent_wake", body).await?;
+        if let Some(e) = a.get("error") {
+            return fail(format!("agent_wake {h} refused: {e}"));
+        }
+        if step.get("wakeWait").is_some() {
+            let a = agent(port, st, "agent_wait", json!({"handle": h})).await?;
+            let r = a.get("result").cloned().unwrap_or(Value::Null);
+            st.agents.result = Some(r.clone());
+            seen.insert("result".into(), r);
+            seen.insert("handle".into(), json!(h));
+        }
+    }
+    if let Some(p) = step.get("post") {
+        known_keys(p, &["handle", "from", "channel", "text"], "post")?;
+        let h = resolve(
+            port,
+            st,
+            p.get("handle").and_then(Value::as_str).unwrap_or_default(),
+        )
+        .await?;
+        let mut body = json!({"handle": h, "text": p.get("text").cloned().unwrap_or(json!(""))});
+        for k in ["from", "channel"] {
+            if let Some(v) = p.get(k) {
+                body[k] = v.clone();
+            }
+        }
+        let a = agent(port, st, "agent_post", body).await?;
+        if expect.get("rejected").is_none() && a.get("accepted") != Some(&json!(true)) {
+            return fail(format!("the post to {h} was refused: {a}"));
+        }
+        seen.insert("post".into(), a);
+    }
+    if let Some(s) = step.get("awaitState") {
+        let h = resolve(
+            port,
+            st,
+            s.get("handle").and_then(Value::as_str).unwrap_or_default(),
+        )
+        .await?;
+        let want = s
+            .get("state")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let mut state = String::new();
+        for _ in 0..200 {
+            state = inspect(port, st, &h)
+                .await?
+                .get("state")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if state == want {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        if state != want {
+            return fail(format!("{h} never reached state {want:?} (last {state:?})"));
+        }
+        st.agents.seen.insert("awaited".into(), json!(h));
+    }
+    if let Some(i) = step.get("interrupt") {
+        let h = resolve(
+            port,
+            st,
+            i.get("handle").and_then(Value::as_str).unwrap_or_default(),
+        )
+        .await?;
+        agent(port, st, "agent_interrupt", json!({"handle": h})).await?;
+        let waited = agent(port, st, "agent_wait", json!({"handle": h})).await?;
+        let shown = inspect(port, st, &h).await?;
+        st.agents.seen.insert(
+            "waiterStatus".into(),
+            waited
+                .pointer("/result/status")
+                .cloned()
+                .unwrap_or(Value::Null),
+        );
+        st.agents.seen.insert(
+            "finalState".into(),
+            shown.get("state").cloned().unwrap_or(Value::Null),
+        );
+        st.agents.seen.insert(
+            "inboxLen".into(),
+            shown.get("inboxLen").cloned().unwrap_or(Value::Null),
+        );
+    }
+    if step.get("closeRoot").is_some() {
+        let roots: Vec<String> = list(port, st)
+            .await?
+            .iter()
+            .filter_map(|h| h.get("id").and_then(Value::as_str))
+            .filter(|id| id.matches('/').count() == 1)
+            .map(str::to_string)
+            .collect();
+        for r in roots {
+            agent(port, st, "agent_close", json!({"handle": r})).await?;
+        }
+    }
+    check_step_expect(port, st, &expect, &seen).await
+}
+
+/// A fixture step's own `expect` (budgets, the lifecycle gates).
+async fn check_step_expect(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    expect: &Value,
+    seen: &Map<String, Value>,
+) -> StepResult {
+    let Some(m) = expect.as_object() else {
+        return Ok(());
+    };
+    for (k, want) in m {
+        match k.as_str() {
+            "note" | "comment" => {}
+            "effectiveTokens" => {
+                let got = seen
+                    .get("spawn")
+                    .and_then(|a| a.pointer("/budget/effective/maxTokens"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                same("effectiveTokens (the carved maxTokens)", want, &got)?;
+            }
+            "isError" => {
+                let out = seen
+                    .get("spawn")
+                    .and_then(|a| a.pointer("/error/output"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| {
+                        StepFailure::failed(format!(
+                            "[pinned] the spawn was not refused: {:?}",
+                            seen.get("spawn")
+                        ))
+                    })?;
+                let needle = want.as_str().unwrap_or_default();
+                if !out.contains(needle) {
+                    return fail(format!(
+                        "[pinned] the refused spawn's error does not name {needle:?}: {out:?}"
+                    ));
+                }
+            }
+            "status" => {
+                let got = seen
+                    .get("result")
+                    .and_then(|r| r.get("status"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                same("status", want, &got)?;
+            }
+            "errorContains" => {
+                let needle = want.as_str().unwrap_or_default();
+                let text = seen
+                    .get("result")
+                    .and_then(|r| r.get("error"))
+                    .or_else(|| seen.get("post").and_then(|p| p.get("error")))
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .unwrap_or_default();
+                if !text.contains(needle) {
+                    return fail(format!(
+                        "[pinned] the error {text:?} does not contain {needle:?}"
+                    ));
+                }
+            }
+            "parentPoolAfter" => {
+                let h = seen
+                    .get("handle")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let parent = h
+                    .rsplit_once('/')
+                    .map(|(p, _)| p.to_string())
+                    .unwrap_or_default();
+                let shown = inspect(port, st, &parent).await?;
+                same(
+                    "the parent's remaining maxTokens",
+                    want,
+                    &shown
+                        .pointer("/budget/remaining/maxTokens")
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                )?;
+            }
+            "rejected" => {
+                let accepted = seen
+                    .get("post")
+                    .and_then(|p| p.get("accepted"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                same(
+                    "the post's rejection",
+                    want,
+                    &json!(accepted == json!(false)),
+                )?;
+            }
+            other => {
+                return fail(format!(
+                    "the harness has no checker for the step expect key {other:?}"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `e` with `ctx` in front of its message, its `[kind]` label kept first; a skip stays a skip.
+fn within(e: StepFailure, ctx: &str) -> StepFailure {
+    match e {
+        StepFailure::Skipped(m) => StepFailure::Skipped(m),
+        StepFailure::Failed(f) => {
+            let text = f.to_string();
+            let text = match text.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+                Some((label, rest)) => format!("[{label}] {ctx}: {rest}"),
+                None => format!("{ctx}: {text}"),
+            };
+            match fail::<()>(text) {
+                Err(e) => e,
+                Ok(()) => StepFailure::failed(ctx.to_string()),
+            }
+        }
+    }
+}
+
+fn same(what: &str, want: &Value, got: &Value) -> StepResult {
+    if want == got {
+        Ok(())
+    } else {
+        fail(format!("[pinned] {what}: expected {want}, got {got}"))
+    }
+}
+
+/// Each expected transition list holds for its handle: exactly, in order; an expected
+/// `→closed` matches any `X→closed`.
+fn transitions_hold(trace: &Value, expected: &Value) -> StepResult {
+    let Some(m) = expected.as_object() else {
+        return fail("`transitions` must be an object {handle: [...]}");
+    };
+    for (h, want) in m {
+        let got = trace
+            .pointer(&format!(
+                "/transitions/{}",
+                h.replace('~', "~0").replace('/', "~1")
+            ))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let want = want.as_array().cloned().unwrap_or_default();
+        let ok = got.len() == want.len()
+            && got
+                .iter()
+                .zip(&want)
+                .all(|(g, w)| match (g.as_str(), w.as_str()) {
+                    (Some(g), Some(w)) if w.starts_with('→') => g.ends_with(w),
+                    (g, w) => g == w,
+                });
+        if !ok {
+            return fail(format!(
+                "[pinned] the transitions of {h}: expected {}, got {}",
+                Value::Array(want),
+                Value::Array(got)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every text of the trace's events and transitions.
+fn trace_texts(trace: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["events", "transitions"] {
+        if let Some(m) = trace.get(key).and_then(Value::as_object) {
+            for list in m.values() {
+                for e in list.as_array().into_iter().flatten() {
+                    if let Some(s) = e.as_str() {
+                        out.push(s.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A fixture's `expect` / `phase1_expect` / `phase2_expect` / scenario `expect`.
+async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value) -> StepResult {
+    let Some(m) = block.as_object() else {
+        return fail("an expect block must be an object");
+    };
+    let trace = agent(port, st, "agent_trace", json!({})).await?;
+    let handles = list(port, st).await?;
+    let result = st.agents.result.clone().unwrap_or(Value::Null);
+    let entry = st.agents.entry.clone().unwrap_or_default();
+    let text = result
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let children: Vec<String> = handles
+        .iter()
+        .filter_map(|h| h.get("id").and_then(Value::as_str))
+        .filter(|id| {
+            id.strip_prefix(&format!("{entry}/"))
+                .is_some_and(|rest| !rest.contains('/'))
+        })
+        .map(str::to_string)
+        .collect();
+    for (k, want) in m {
+        let at = |e: StepFailure| within(e, &format!("expect {k}"));
+        let check = async {
+            match k.as_str() {
+                "note" | "comment" => Ok(()),
+                "status" => same("status", want, result.get("status").unwrap_or(&Value::Null)),
+                "text" => same("text", want, &json!(text)),
+                "textContains" => {
+                    for needle in want
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                    {
+                        if !text.contains(needle) {
+                            return fail(format!(
+                                "[pinned] the text {text:?} does not contain {needle:?}"
+                            ));
+                        }
+                    }
+                    Ok(())
+                }
+                "textOccurrences" => {
+                    for (needle, n) in want.as_object().into_iter().flatten() {
+                        same(
+                            &format!("occurrences of {needle:?} in {text:?}"),
+                            n,
+                            &json!(text.matches(needle.as_str()).count()),
+                        )?;
+                    }
+                    Ok(())
+                }
+                "parentTurns" | "turns" => same(
+                    "the entry's turns",
+                    want,
+                    result.get("turns").unwrap_or(&Value::Null),
+                ),
+                "parentUsageTotal" => same(
+                    "the entry's total tokens (children rolled up)",
+                    want,
+                    result
+                        .pointer("/usage/total_tokens")
+                        .unwrap_or(&Value::Null),
+                ),
+                "childIds" => {
+                    let mut w: Vec<String> =
+                        serde_json::from_value(want.clone()).unwrap_or_default();
+                    w.sort();
+                    let mut g = children.clone();
+                    g.sort();
+                    same("the entry's child ids", &json!(w), &json!(g))
+                }
+                "childrenClosedAfterTask" => {
+                    let open: Vec<&Value> = handles
+                        .iter()
+                        .filter(|h| {
+                            h.get("id")
+                                .and_then(Value::as_str)
+                                .is_some_and(|id| children.iter().any(|c| c == id))
+                        })
+                        .filter(|h| h.get("state") != Some(&json!("closed")))
+                        .collect();
+                    if (want == &json!(true)) == (open.is_empty() && !children.is_empty()) {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] children closed after their task: expected {want}; open: {open:?}"))
+                    }
+                }
+                "concurrentTurnsObservedAtLeast" => {
+                    let got = trace
+                        .get("peakRunningSiblings")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    let min = want.as_u64().unwrap_or(u64::MAX);
+                    if got >= min {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] at most {got} sibling runs overlapped; expected at least {min}"))
+                    }
+                }
+                "maxObservedConcurrentTurns" => {
+                    let got = trace
+                        .get("peakConcurrentTurns")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    let max = want.as_u64().unwrap_or(0);
+                    if (1..=max).contains(&got) {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] {got} LLM calls were in flight at once; the gate allows {max}"))
+                    }
+                }
+                "transitions" => transitions_hold(&trace, want),
+                "traceContains" => {
+                    let texts = trace_texts(&trace);
+                    for needle in want
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                    {
+                        if !texts.iter().any(|t| t.contains(needle)) {
+                            return fail(format!(
+                                "[pinned] no trace event contains {needle:?}: {texts:?}"
+                            ));
+                        }
+                    }
+                    Ok(())
+                }
+                "escalation" => {
+                    let answered = want
+                        .get("answeredBy")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let calls = trace
+                        .get("waitForCalls")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    if !calls
+                        .iter()
+                        .any(|c| c.get("handle").and_then(Value::as_str) == Some(answered))
+                    {
+                        return fail(format!(
+                            "[pinned] no escalation was answered by {answered}: {calls:?}"
+                        ));
+                    }
+                    let leaf = children.first().cloned().unwrap_or_default();
+                    let got = trace
+                        .pointer(&format!("/transitions/{}", leaf.replace('/', "~1")))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let got: Vec<String> = serde_json::from_value(got).unwrap_or_default();
+                    let sub: Vec<String> = serde_json::from_value(
+                        want.get("childTrace").cloned().unwrap_or(Value::Null),
+                    )
+                    .unwrap_or_default();
+                    if got.windows(sub.len().max(1)).any(|w| w == sub.as_slice()) {
+                        Ok(())
+                    } else {
+                        fail(format!(
+                            "[pinned] the child's trace {got:?} does not contain {sub:?}"
+                        ))
+                    }
+                }
+                "waiterStatus" | "finalState" | "inboxLen" => same(
+                    k,
+                    want,
+                    st.agents.seen.get(k.as_str()).unwrap_or(&Value::Null),
+                ),
+                "onCloseOrder" => {
+                    if want.as_str() != Some("grandchild, child, parent (leaf-first)") {
+                        return fail(format!(
+                            "the harness has no reading for onCloseOrder {want}"
+                        ));
+                    }
+                    let order: Vec<String> = trace
+                        .get("onClose")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|c| c.get("handle").and_then(Value::as_str).map(str::to_string))
+                        .collect();
+                    let depths: Vec<usize> = order.iter().map(|h| h.matches('/').count()).collect();
+                    if order.len() >= 3 && depths.windows(2).all(|w| w[0] > w[1]) {
+                        Ok(())
+                    } else {
+                        fail(format!(
+                            "[pinned] onClose ran in the order {order:?}, not leaf-first"
+                        ))
+                    }
+                }
+                "allStates" | "allHandles" => {
+                    let wrong: Vec<&Value> = handles
+                        .iter()
+                        .filter(|h| h.get("state") != Some(want))
+                        .collect();
+                    if wrong.is_empty() && !handles.is_empty() {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] handles not {want}: {wrong:?}"))
+                    }
+                }
+                "pendingKind" => same(
+                    "pending.kind",
+                    want,
+                    result.pointer("/pending/kind").unwrap_or(&Value::Null),
+                ),
+                "pendingDataPathEndsWithin" => {
+                    let within = want.as_str().unwrap_or_default();
+                    let path: Vec<String> = serde_json::from_value(
+                        result
+                            .pointer("/pending/data/path")
+                            .cloned()
+                            .unwrap_or(Value::Null),
+                    )
+                    .unwrap_or_default();
+                    match path.last() {
+                        Some(last) if last == within || last.starts_with(&format!("{within}/")) => {
+                            Ok(())
+                        }
+                        _ => fail(format!(
+                            "[pinned] pending.data.path {path:?} does not end within {within:?}"
+                        )),
+                    }
+                }
+                "finalParentState" => {
+                    let got = handles
+                        .iter()
+                        .find(|h| h.get("id").and_then(Value::as_str) == Some(entry.as_str()))
+                        .and_then(|h| h.get("state"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    same("the entry's final state", want, &got)
+                }
+                "noDuplicateChildIds" => {
+                    let defs: Vec<String> = children
+                        .iter()
+                        .filter_map(|c| c.rsplit('/').next())
+                        .map(|s| s.split('.').next().unwrap_or("").to_string())
+                        .collect();
+                    let mut unique = defs.clone();
+                    unique.sort();
+                    unique.dedup();
+                    if (want == &json!(true)) == (unique.len() == defs.len()) {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] the entry's children {children:?}"))
+                    }
+                }
+                "parentCascadeReattached" => {
+                    let events = trace
+                        .pointer(&format!("/events/{}", entry.replace('/', "~1")))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let hit = events
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .any(|e| e.contains("REATTACH"));
+                    if (want == &json!(true)) == hit {
+                        Ok(())
+                    } else {
+                        fail(format!(
+                            "[pinned] the entry's events {events} (REATTACH expected: {want})"
+                        ))
+                    }
+                }
+                "leafUsageGrewNotReset" => {
+                    let leaf = children.first().cloned().unwrap_or_default();
+                    let now = inspect(port, st, &leaf).await?;
+                    let after = now
+                        .pointer("/usage/total_tokens")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    let before = st
+                        .agents
+                        .seen
+                        .get("leafUsageBefore")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(u64::MAX);
+                    if (want == &json!(true)) == (after > before && before > 0) {
+                        Ok(())
+                    } else {
+                        fail(format!(
+                            "[pinned] the leaf's tokens went from {before} to {after}"
+                        ))
+                    }
+                }
+                "leafResumedAtCheckpoint" => {
+                    let leaf = children.first().cloned().unwrap_or_default();
+                    let stored = agent(port, st, "agent_store_get", json!({"id": leaf})).await?;
+                    let messages = stored
+                        .get("messages")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let users = messages
+                        .iter()
+                        .filter(|m| m.get("role") == Some(&json!("user")))
+                        .count();
+                    let answered = messages.iter().any(|m| {
+                        m.get("role") == Some(&json!("tool"))
+                            && m.get("content")
+                                .and_then(Value::as_str)
+                                .is_some_and(|c| c.contains("secret-token"))
+                    });
+                    if (want == &json!(true)) == (users == 1 && answered) {
+                        Ok(())
+                    } else {
+                        fail(format!("[pinned] the leaf's stored transcript has {users} user turns (1 expected) and the answered tool result: {answered}"))
+                    }
+                }
+                other => fail(format!(
+                    "the harness has no checker for the expect key {other:?}"
+                )),
+            }
+        };
+        check.await.map_err(at)?;
+    }
+    st.record("pinned");
+    Ok(())
+}

@@ -1,0 +1,1074 @@
+//! The handle table and the six host verbs (+ `list`/`inspect`). Every state change
+//! happens under one lock, so admission is atomic with its verb and each handle's trace
+//! is written in the order its transitions happened.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::budget::{self, Budget, Ledger};
+use super::clock::VirtualClock;
+use super::inbox::{self, Item};
+use super::trace::Observations;
+use super::{AgentDef, AgentResult, RuntimeOptions, State, Status};
+use crate::client::{ConversationStore, InMemoryStore, TurnGate, Usage};
+use crate::suspension::{Answer, Request};
+use crate::tool::Tool;
+
+/// The §7D agent runtime; cheap to clone (clones share everything).
+#[derive(Clone)]
+pub struct Runtime {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    pub(super) registry: BTreeMap<String, AgentDef>,
+    pub(super) tools: BTreeMap<String, Tool>,
+    pub(super) options: RuntimeOptions,
+    pub(super) store: Arc<dyn ConversationStore>,
+    pub(super) http: reqwest::Client,
+    pub(super) gate: Arc<TurnGate>,
+    pub(super) clock: VirtualClock,
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+pub(super) struct Table {
+    pub(super) handles: BTreeMap<String, Handle>,
+    /// Per def name, the last number used directly under root.
+    root_counters: BTreeMap<String, u32>,
+    pub(super) obs: Observations,
+    /// Heartbeats: handle → (every, next due).
+    heartbeats: BTreeMap<String, (u64, u64)>,
+    closed_runtime: bool,
+}
+
+/// A run in flight (or parked inline on an escalation).
+pub(super) struct RunCtl {
+    pub(super) generation: u64,
+    pub(super) cancel: CancellationToken,
+    /// The inbox items this turn drained, restored if it does not complete.
+    pub(super) drained: Vec<Item>,
+    /// The handle's ledger when the run started (the result's usage is the difference).
+    pub(super) ledger_at_start: Ledger,
+    pub(super) task: Option<tokio::task::AbortHandle>,
+}
+
+/// A durable halt: what resume needs.
+#[derive(Clone)]
+pub(super) struct Checkpoint {
+    /// The Request as the handle's own loop raised it (unstamped).
+    pub(super) request: Request,
+    /// The halted transcript (placeholder included), for the leaf's resume.
+    pub(super) halted: Vec<Value>,
+    /// The turn's user text, for a parent's replay.
+    pub(super) input: String,
+}
+
+pub(super) struct Handle {
+    pub(super) id: String,
+    pub(super) def: String,
+    pub(super) parent: Option<String>,
+    pub(super) depth: u64,
+    pub(super) state: State,
+    pub(super) closing: bool,
+    pub(super) inbox: Vec<Item>,
+    pub(super) budget: Budget,
+    pub(super) ledger: Ledger,
+    pub(super) children: Vec<String>,
+    counters: BTreeMap<String, u32>,
+    /// Queued wakes of this handle's children (FIFO; the concurrency gate).
+    queue: VecDeque<(String, Option<String>)>,
+    pub(super) queued: bool,
+    pub(super) run: Option<RunCtl>,
+    generation: u64,
+    pub(super) last: Option<AgentResult>,
+    waiters: Vec<oneshot::Sender<AgentResult>>,
+    pub(super) checkpoint: Option<Checkpoint>,
+    /// `task` key (agent, prompt) → the child it spawned, until that child is closed.
+    pub(super) task_keys: BTreeMap<(String, String), String>,
+    /// Why the live walk stopped the current run.
+    pub(super) stop_reason: Option<String>,
+    /// Limits `onBudget` extended, by how much.
+    extended: Budget,
+}
+
+/// `spawn`'s answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spawned {
+    /// The new handle's id.
+    pub id: String,
+    /// Its effective (carved) budget.
+    pub budget: Budget,
+}
+
+/// `wake`'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WakeOutcome {
+    /// The state after the verb.
+    pub state: State,
+    /// Whether the wake waits in the parent's FIFO (the concurrency gate).
+    pub queued: bool,
+}
+
+/// What starts a run.
+pub(super) enum TurnInput {
+    /// A fresh turn with this user text.
+    Prompt(String),
+    /// The leaf's durable resume: fill the halted turn from the Answer.
+    Resume(Box<Checkpoint>, Box<Answer>),
+}
+
+impl Runtime {
+    /// `AgentRuntime({registry, tools, ...})`. Every team member must be in the registry
+    /// and every tool a def names among `tools`.
+    pub fn new(
+        options: RuntimeOptions,
+        registry: Vec<AgentDef>,
+        tools: Vec<Tool>,
+    ) -> Result<Runtime, String> {
+        let tools: BTreeMap<String, Tool> =
+            tools.into_iter().map(|t| (t.name.clone(), t)).collect();
+        let registry: BTreeMap<String, AgentDef> =
+            registry.into_iter().map(|d| (d.name.clone(), d)).collect();
+        for def in registry.values() {
+            if let Some(t) = def.tools.iter().find(|t| !tools.contains_key(*t)) {
+                return Err(format!(
+                    "agent {:?} uses tool {t:?}, which the runtime does not have",
+                    def.name
+                ));
+            }
+            if let Some(m) = def.team.iter().find(|m| !registry.contains_key(*m)) {
+                return Err(format!(
+                    "agent {:?} has {m:?} on its team, which is not in the registry",
+                    def.name
+                ));
+            }
+        }
+        let store = options
+            .store
+            .clone()
+            .unwrap_or_else(|| Arc::new(InMemoryStore::new()));
+        let gate = TurnGate::new(options.max_concurrent_turns);
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                registry,
+                tools,
+                options,
+                store,
+                http: crate::http_client::client(),
+                gate,
+                clock: VirtualClock::new(),
+                table: Mutex::new(Table::default()),
+            }),
+        })
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, Table> {
+        // A poisoned lock still holds a consistent table: no verb panics half-way.
+        self.inner.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The runtime's store, the injected one when one was supplied (read handle).
+    pub fn store(&self) -> Arc<dyn ConversationStore> {
+        self.inner.store.clone()
+    }
+
+    /// The registry entry of `name`.
+    pub fn def(&self, name: &str) -> Option<&AgentDef> {
+        self.inner.registry.get(name)
+    }
+
+    /// The virtual clock's time.
+    pub fn now(&self) -> u64 {
+        self.inner.clock.now()
+    }
+
+    /// A copy of everything observed.
+    pub fn observations(&self) -> Observations {
+        self.lock().obs.clone()
+    }
+
+    /// The most LLM calls ever in flight at once (the turn gate's view).
+    pub fn peak_concurrent_turns(&self) -> usize {
+        self.inner.gate.peak()
+    }
+
+    /// `spawn(parent, def, budget?)`; `parent` is `"root"` or a handle id. A refused spawn
+    /// (unknown def, closed parent, `maxChildren`, `maxDepth`) is an error naming why.
+    pub fn spawn(
+        &self,
+        parent: &str,
+        def: &str,
+        budget: Option<&Budget>,
+    ) -> Result<Spawned, String> {
+        let Some(d) = self.inner.registry.get(def) else {
+            let known: Vec<&str> = self.inner.registry.keys().map(String::as_str).collect();
+            return Err(format!(
+                "unknown agent {def:?} (registry: {})",
+                known.join(", ")
+            ));
+        };
+        let own = match budget {
+            Some(b) => d.budget.overlaid(b),
+            None => d.budget,
+        };
+        let mut t = self.lock();
+        if t.closed_runtime {
+            return Err("the runtime is closed".into());
+        }
+        let (id, depth, effective) = if parent == "root" {
+            let n = t.root_counters.get(def).copied().unwrap_or(0) + 1;
+            t.root_counters.insert(def.to_string(), n);
+            (format!("root/{def}.{n}"), 1, own)
+        } else {
+            let Some(p) = t.handles.get(parent) else {
+                return Err(format!("no handle {parent:?}"));
+            };
+            if p.state == State::Closed || p.closing {
+                return Err(format!("closed: {parent} is closed and spawns nothing"));
+            }
+            let live = p
+                .children
+                .iter()
+                .filter(|c| t.handles.get(*c).is_some_and(|h| h.state != State::Closed))
+                .count() as u64;
+            if let Some(max) = p.budget.max_children.filter(|m| live >= *m) {
+                return Err(format!(
+                    "maxChildren: {parent} already has {live} live children (maxChildren {max})"
+                ));
+            }
+            let depth = p.depth + 1;
+            // Every ancestor's maxDepth bounds how far below it the new handle may sit.
+            let mut cursor = Some(parent.to_string());
+            while let Some(a) = cursor {
+                let Some(h) = t.handles.get(&a) else { break };
+                if let Some(max) = h.budget.max_depth.filter(|m| depth - h.depth > *m) {
+                    return Err(format!(
+                        "maxDepth: a {def} under {parent} would sit {} levels below {a} (maxDepth {max})",
+                        depth - h.depth
+                    ));
+                }
+                cursor = h.parent.clone();
+            }
+            if let Some((_, _, reason)) = walk_exhausted(&t, parent) {
+                return Err(reason);
+            }
+            let effective = budget::carve(&own, Some((&p.budget, &p.ledger)));
+            let n = p.counters.get(def).copied().unwrap_or(0) + 1;
+            let id = format!("{parent}/{def}.{n}");
+            if let Some(p) = t.handles.get_mut(parent) {
+                p.counters.insert(def.to_string(), n);
+                p.children.push(id.clone());
+            }
+            (id, depth, effective)
+        };
+        t.handles.insert(
+            id.clone(),
+            Handle {
+                id: id.clone(),
+                def: def.to_string(),
+                parent: (parent != "root").then(|| parent.to_string()),
+                depth,
+                state: State::Idle,
+                closing: false,
+                inbox: Vec::new(),
+                budget: effective,
+                ledger: Ledger::default(),
+                children: Vec::new(),
+                counters: BTreeMap::new(),
+                queue: VecDeque::new(),
+                queued: false,
+                run: None,
+                generation: 0,
+                last: None,
+                waiters: Vec::new(),
+                checkpoint: None,
+                task_keys: BTreeMap::new(),
+                stop_reason: None,
+                extended: Budget::default(),
+            },
+        );
+        // onSpawn: once, before the first turn.
+        t.obs.on_spawn.push(id.clone());
+        Ok(Spawned {
+            id,
+            budget: effective,
+        })
+    }
+
+    /// `post(h, item)`: appends to the inbox, no transition. A full inbox or a closed
+    /// handle refuses at once, saying which.
+    pub fn post(&self, id: &str, item: Item) -> Result<(), String> {
+        let cap = self.inner.options.inbox_cap;
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        if h.state == State::Closed || h.closing {
+            return Err(format!("closed: {id} is closed and accepts no posts"));
+        }
+        if h.inbox.len() >= cap {
+            return Err(format!(
+                "inbox full: {id} holds {} items (inboxCap {cap}); the post was rejected",
+                h.inbox.len()
+            ));
+        }
+        h.inbox.push(item);
+        Ok(())
+    }
+
+    /// `wake(h, prompt?)`: `idle→running` with the drained inbox, or a FIFO place behind
+    /// the parent's `maxConcurrent`.
+    pub fn wake(&self, id: &str, prompt: Option<&str>) -> Result<WakeOutcome, String> {
+        let mut t = self.lock();
+        let Some(h) = t.handles.get(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        match h.state {
+            State::Idle if h.queued => {
+                return Err(format!("{id} already has a queued wake"));
+            }
+            State::Idle if h.closing => return Err(format!("closed: {id} is closing")),
+            State::Idle => {}
+            State::Running => return Err(format!("{id} is already running")),
+            State::Suspended => {
+                return Err(format!(
+                    "{id} is suspended: only the Answer to its pending Request resumes it"
+                ))
+            }
+            State::Closed => return Err(format!("closed: {id} is closed")),
+        }
+        let parent = h.parent.clone();
+        if let Some(p) = parent.as_deref() {
+            if let Some(max) = t.handles.get(p).and_then(|p| p.budget.max_concurrent) {
+                if running_children(&t, p) as u64 >= max {
+                    if let Some(ph) = t.handles.get_mut(p) {
+                        ph.queue
+                            .push_back((id.to_string(), prompt.map(str::to_string)));
+                    }
+                    if let Some(h) = t.handles.get_mut(id) {
+                        h.queued = true;
+                    }
+                    t.obs.event(id, "wake QUEUED");
+                    return Ok(WakeOutcome {
+                        state: State::Idle,
+                        queued: true,
+                    });
+                }
+            }
+        }
+        let input = {
+            let Some(h) = t.handles.get_mut(id) else {
+                return Err(format!("no handle {id:?}"));
+            };
+            let drained = std::mem::take(&mut h.inbox);
+            let text = inbox::turn_input(prompt, &drained, id);
+            (text, drained)
+        };
+        self.start(&mut t, id, TurnInput::Prompt(input.0), input.1);
+        Ok(WakeOutcome {
+            state: State::Running,
+            queued: false,
+        })
+    }
+
+    /// Flips `id` to running and starts its run task (under the table lock, so admission
+    /// is one step).
+    pub(super) fn start(&self, t: &mut Table, id: &str, input: TurnInput, drained: Vec<Item>) {
+        let Some(h) = t.handles.get_mut(id) else {
+            return;
+        };
+        let from = h.state;
+        h.state = State::Running;
+        h.queued = false;
+        h.generation += 1;
+        h.stop_reason = None;
+        let generation = h.generation;
+        let cancel = CancellationToken::new();
+        h.run = Some(RunCtl {
+            generation,
+            cancel: cancel.clone(),
+            drained,
+            ledger_at_start: h.ledger,
+            task: None,
+        });
+        let parent = h.parent.clone();
+        t.obs.transition(id, from.as_str(), "running");
+        if let Some(p) = parent {
+            let running = running_children(t, &p);
+            t.obs.peak_running_siblings = t.obs.peak_running_siblings.max(running);
+        }
+        let rt = self.clone();
+        let owned = id.to_string();
+        let task = tokio::spawn(async move {
+            let outcome = rt.execute_turn(&owned, &input, cancel).await;
+            rt.settle(&owned, generation, input, outcome);
+        });
+        if let Some(run) = t.handles.get_mut(id).and_then(|h| h.run.as_mut()) {
+            run.task = Some(task.abort_handle());
+        }
+    }
+
+    /// Registers a waiter for `id`'s next result, or answers its last one at once.
+    pub(super) fn waiter(&self, id: &str) -> Result<oneshot::Receiver<AgentResult>, AgentResult> {
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return Err(AgentResult::bare(
+                id,
+                Status::Error,
+                format!("no handle {id:?}"),
+            ));
+        };
+        let busy = h.state == State::Running || h.queued;
+        if !busy {
+            return Err(match &h.last {
+                Some(r) => r.clone(),
+                None if h.state == State::Closed => {
+                    AgentResult::bare(id, Status::Closed, format!("closed: {id} is closed"))
+                }
+                None => AgentResult::bare(
+                    id,
+                    Status::Error,
+                    format!("{id} has no result to wait for: it was never woken"),
+                ),
+            });
+        }
+        let (tx, rx) = oneshot::channel();
+        h.waiters.push(tx);
+        Ok(rx)
+    }
+
+    /// `wait(h, timeout?)`: the next result or the last one; past `timeout_ms` (virtual,
+    /// moved by `advance_ms` after registering) an explicit `timeout` while the child runs
+    /// on.
+    pub async fn wait(
+        &self,
+        id: &str,
+        timeout_ms: Option<u64>,
+        advance_ms: Option<u64>,
+    ) -> AgentResult {
+        let rx = match self.waiter(id) {
+            Ok(rx) => rx,
+            Err(settled) => return settled,
+        };
+        let deadline = timeout_ms.map(|ms| self.inner.clock.at(self.now().saturating_add(ms)));
+        if let Some(ms) = advance_ms {
+            self.advance(ms);
+        }
+        let timer = async {
+            match deadline {
+                Some(d) => {
+                    // A dropped sender means the runtime went away: never a timeout then.
+                    if d.await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            r = rx => r.unwrap_or_else(|_| AgentResult::bare(id, Status::Closed, format!("closed: {id} was closed while waited on"))),
+            () = timer => AgentResult::bare(
+                id,
+                Status::Timeout,
+                format!("timeout: waited {} ms for {id}, which keeps running", timeout_ms.unwrap_or(0)),
+            ),
+        }
+    }
+
+    /// `interrupt(h)`: aborts the run (or cancels the pending Request) → `idle`, the
+    /// drained items back at the front of the inbox, waiters answered `interrupted`.
+    pub fn interrupt(&self, id: &str) -> Result<State, String> {
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        match h.state {
+            State::Closed => return Err(format!("closed: {id} is closed")),
+            State::Idle if h.queued => {
+                h.queued = false;
+                if let Some(p) = h.parent.clone() {
+                    if let Some(ph) = t.handles.get_mut(&p) {
+                        ph.queue.retain(|(c, _)| c != id);
+                    }
+                }
+                t.obs.event(id, "queued wake cancelled");
+                return Ok(State::Idle);
+            }
+            State::Idle => return Ok(State::Idle),
+            State::Running | State::Suspended => {}
+        }
+        let from = h.state;
+        if let Some(run) = h.run.take() {
+            run.cancel.cancel();
+            let mut restored = run.drained;
+            restored.append(&mut h.inbox);
+            h.inbox = restored;
+        }
+        h.checkpoint = None;
+        h.state = State::Idle;
+        let result = AgentResult::bare(
+            id,
+            Status::Interrupted,
+            format!("interrupted: {id}'s run was aborted"),
+        );
+        h.last = Some(result.clone());
+        for w in h.waiters.drain(..) {
+            let _ = w.send(result.clone());
+        }
+        let parent = h.parent.clone();
+        t.obs.transition(id, from.as_str(), "idle");
+        if let Some(p) = parent {
+            self.transfer_slot(&mut t, &p);
+        }
+        Ok(State::Idle)
+    }
+
+    /// `close(h, {force?})`: stop accepting → children leaf-first → a running turn gets
+    /// `shutdownMs` (virtual; `advance_ms` moves the clock, default `shutdownMs`) before
+    /// an interrupt → `onClose(reason)` → `closed`, still queryable.
+    pub async fn close(
+        &self,
+        id: &str,
+        force: bool,
+        advance_ms: Option<u64>,
+    ) -> Result<State, String> {
+        let children = {
+            let mut t = self.lock();
+            let Some(h) = t.handles.get_mut(id) else {
+                return Err(format!("no handle {id:?}"));
+            };
+            if h.state == State::Closed {
+                return Ok(State::Closed);
+            }
+            h.closing = true;
+            h.children.clone()
+        };
+        for child in children {
+            Box::pin(self.close(&child, force, advance_ms)).await?;
+        }
+        let running = self.lock().handles.get(id).map(|h| h.state) == Some(State::Running);
+        if running {
+            if force {
+                self.interrupt(id)?;
+            } else {
+                let shutdown = self.inner.options.shutdown_ms;
+                let r = self
+                    .wait(id, Some(shutdown), Some(advance_ms.unwrap_or(shutdown)))
+                    .await;
+                if r.status == Status::Timeout {
+                    self.interrupt(id)?;
+                }
+            }
+        }
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        if h.state == State::Closed {
+            return Ok(State::Closed);
+        }
+        if h.queued {
+            h.queued = false;
+            if let Some(p) = h.parent.clone() {
+                if let Some(ph) = t.handles.get_mut(&p) {
+                    ph.queue.retain(|(c, _)| c != id);
+                }
+            }
+        }
+        let Some(h) = t.handles.get_mut(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        if let Some(run) = h.run.take() {
+            // A turn still parked inline on an escalation: closing cancels it.
+            run.cancel.cancel();
+        }
+        let from = h.state;
+        h.state = State::Closed;
+        h.checkpoint = None;
+        let reason = match h.last.as_ref().map(|r| r.status) {
+            Some(Status::Incomplete) => "budget",
+            Some(Status::Error) => "error",
+            Some(Status::Interrupted) => "interrupted",
+            _ => "closed",
+        };
+        let closed = AgentResult::bare(id, Status::Closed, format!("closed: {id} is closed"));
+        for w in h.waiters.drain(..) {
+            let _ = w.send(closed.clone());
+        }
+        let parent = h.parent.clone();
+        if let Some(p) = parent.as_deref().and_then(|p| t.handles.get_mut(p)) {
+            p.task_keys.retain(|_, c| c != id);
+        }
+        t.obs.on_close.push((id.to_string(), reason.to_string()));
+        t.obs.transition(id, from.as_str(), "closed");
+        t.heartbeats.remove(id);
+        Ok(State::Closed)
+    }
+
+    /// Stop-all: closes every top-level handle (force), then refuses new spawns. Every run
+    /// task is aborted, so nothing outlives the runtime.
+    pub async fn close_all(&self) {
+        let tops: Vec<String> = {
+            let t = self.lock();
+            t.handles
+                .values()
+                .filter(|h| h.parent.is_none())
+                .map(|h| h.id.clone())
+                .collect()
+        };
+        for id in tops {
+            let _ = self.close(&id, true, Some(0)).await;
+        }
+        let mut t = self.lock();
+        t.closed_runtime = true;
+        for h in t.handles.values_mut() {
+            if let Some(run) = h.run.take() {
+                run.cancel.cancel();
+                if let Some(task) = run.task {
+                    task.abort();
+                }
+            }
+        }
+    }
+
+    /// `list()`: every handle, by id.
+    pub fn list(&self) -> Vec<Value> {
+        let t = self.lock();
+        t.handles
+            .values()
+            .map(|h| json!({"id": h.id, "def": h.def, "state": h.state.as_str()}))
+            .collect()
+    }
+
+    /// `inspect(h)`: the handle's state, inbox, budget, children and usage.
+    pub fn inspect(&self, id: &str) -> Result<Value, String> {
+        let t = self.lock();
+        let Some(h) = t.handles.get(id) else {
+            return Err(format!("no handle {id:?}"));
+        };
+        let remaining = |max: Option<u64>, used: u64| max.map(|m| m as i128 - used as i128);
+        Ok(json!({
+            "id": h.id,
+            "def": h.def,
+            "state": h.state.as_str(),
+            "queued": h.queued,
+            "inboxLen": h.inbox.len(),
+            "inbox": h.inbox.iter().map(Item::to_json).collect::<Vec<_>>(),
+            "budget": {
+                "effective": h.budget.to_json(),
+                "used": h.ledger.to_json(),
+                "remaining": {
+                    "maxTurns": remaining(h.budget.max_turns, h.ledger.turns),
+                    "maxTokens": remaining(h.budget.max_tokens, h.ledger.usage.total_tokens),
+                    "maxToolCalls": remaining(h.budget.max_tool_calls, h.ledger.tool_calls),
+                },
+            },
+            "children": h.children,
+            "turns": h.ledger.turns,
+            "usage": {
+                "prompt_tokens": h.ledger.usage.prompt_tokens,
+                "completion_tokens": h.ledger.usage.completion_tokens,
+                "total_tokens": h.ledger.usage.total_tokens,
+            },
+            "pending": h.checkpoint.as_ref().map(|c| serde_json::to_value(&c.request).unwrap_or(Value::Null)),
+        }))
+    }
+
+    /// Advances the virtual clock, firing due timers and heartbeats; answers the new time.
+    pub fn advance(&self, ms: u64) -> u64 {
+        let before = self.now();
+        let now = self.inner.clock.advance(ms);
+        self.beat(before, now);
+        now
+    }
+
+    /// Starts `id`'s heartbeat: every `every_ms` (virtual) a tick lands in its inbox.
+    pub fn heartbeat(&self, id: &str, every_ms: u64) -> Result<(), String> {
+        if every_ms == 0 {
+            return Err("heartbeat everyMs must be positive".into());
+        }
+        let now = self.now();
+        let mut t = self.lock();
+        if !t.handles.contains_key(id) {
+            return Err(format!("no handle {id:?}"));
+        }
+        t.heartbeats
+            .insert(id.to_string(), (every_ms, now + every_ms));
+        Ok(())
+    }
+
+    /// Posts the ticks that fell due between `before` and `now` (all of them first), then
+    /// wakes each idle ticked handle once with the heartbeat prompt.
+    fn beat(&self, _before: u64, now: u64) {
+        let ticked: Vec<String> = {
+            let mut t = self.lock();
+            let mut ticked = Vec::new();
+            let ids: Vec<String> = t.heartbeats.keys().cloned().collect();
+            for id in ids {
+                let Some((every, mut due)) = t.heartbeats.get(&id).copied() else {
+                    continue;
+                };
+                while due <= now {
+                    if let Some(h) = t.handles.get_mut(&id) {
+                        if h.inbox.len() < self.inner.options.inbox_cap {
+                            h.inbox.push(Item {
+                                from: "clock".into(),
+                                channel: inbox::TIMER.into(),
+                                text: "tick".into(),
+                            });
+                        }
+                    }
+                    due += every;
+                    if !ticked.contains(&id) {
+                        ticked.push(id.clone());
+                    }
+                }
+                t.heartbeats.insert(id, (every, due));
+            }
+            ticked
+        };
+        for id in ticked {
+            // A busy handle keeps its ticks for its next idle wake.
+            let _ = self.wake(&id, Some(super::turn::HEARTBEAT_PROMPT));
+        }
+    }
+
+    /// Hands a finished child's concurrency slot to the first queued sibling wake.
+    pub(super) fn transfer_slot(&self, t: &mut Table, parent: &str) {
+        let Some(max) = t.handles.get(parent).and_then(|p| p.budget.max_concurrent) else {
+            return;
+        };
+        while (running_children(t, parent) as u64) < max {
+            let Some((child, prompt)) = t.handles.get_mut(parent).and_then(|p| p.queue.pop_front())
+            else {
+                return;
+            };
+            let Some(h) = t.handles.get_mut(&child) else {
+                continue;
+            };
+            if h.state != State::Idle || !h.queued {
+                continue;
+            }
+            let drained = std::mem::take(&mut h.inbox);
+            let text = inbox::turn_input(prompt.as_deref(), &drained, &child);
+            t.obs.event(&child, "DEQUEUED wake");
+            self.start(t, &child, TurnInput::Prompt(text), drained);
+        }
+    }
+
+    /// Records a transition of an existing handle (escalation parks and unparks).
+    pub(super) fn set_state(&self, id: &str, from: State, to: State) {
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return;
+        };
+        if h.state != from {
+            return;
+        }
+        h.state = to;
+        t.obs.transition(id, from.as_str(), to.as_str());
+    }
+
+    /// Settles a run: ledger and roll-up, the transition, the result to every waiter,
+    /// and the parent's slot to the next queued sibling. A stale run (interrupted or
+    /// closed meanwhile) changes nothing.
+    pub(super) fn settle(
+        &self,
+        id: &str,
+        generation: u64,
+        input: TurnInput,
+        outcome: Result<crate::client::RunResult, crate::client::ClientError>,
+    ) {
+        let mut t = self.lock();
+        let Some(h) = t.handles.get_mut(id) else {
+            return;
+        };
+        let current = h.run.as_ref().is_some_and(|r| r.generation == generation);
+        if !current || h.state == State::Closed {
+            return;
+        }
+        let Some(run) = h.run.take() else { return };
+        let mut spent = Usage::default();
+        let mut calls = 0u64;
+        let result = match outcome {
+            Ok(r) => {
+                h.ledger.turns += u64::from(r.turns);
+                spent = r.usage;
+                calls = r.tool_call_count as u64;
+                let status = match r.status {
+                    crate::client::RunStatus::Done => Status::Done,
+                    crate::client::RunStatus::Pending => Status::Pending,
+                    crate::client::RunStatus::Incomplete => Status::Incomplete,
+                };
+                let error = match status {
+                    Status::Incomplete => Some(h.stop_reason.clone().unwrap_or_else(|| {
+                        format!(
+                            "budget exhausted: {} stopped {id}",
+                            r.limit.clone().unwrap_or_default()
+                        )
+                    })),
+                    Status::Pending => r.pending.as_ref().map(|p| format!("pending: {}", p.prompt)),
+                    _ => None,
+                };
+                let pending = r.pending.clone().map(|p| stamp(p, id));
+                if let (Status::Pending, Some(request)) = (status, r.pending.clone()) {
+                    let text = match &input {
+                        TurnInput::Prompt(p) => p.clone(),
+                        TurnInput::Resume(c, _) => c.input.clone(),
+                    };
+                    h.checkpoint = Some(Checkpoint {
+                        request,
+                        halted: r.messages.clone(),
+                        input: text,
+                    });
+                }
+                AgentResult {
+                    handle: id.to_string(),
+                    status,
+                    text: r.text,
+                    limit: r.limit,
+                    pending,
+                    turns: r.turns,
+                    usage: Usage::default(),
+                    error,
+                }
+            }
+            Err(e) => {
+                // The drain is transactional: a turn that failed consumed nothing.
+                let mut restored = run.drained.clone();
+                restored.append(&mut h.inbox);
+                h.inbox = restored;
+                let status = if e.aborted {
+                    Status::Interrupted
+                } else {
+                    Status::Error
+                };
+                AgentResult::bare(id, status, e.message)
+            }
+        };
+        h.ledger.tool_calls += calls;
+        h.ledger.usage.add(spent);
+        let to = if result.status == Status::Pending {
+            State::Suspended
+        } else {
+            State::Idle
+        };
+        let from = h.state;
+        h.state = to;
+        let parent = h.parent.clone();
+        // Roll-up: the child's spend reaches every ancestor's ledger when its run settles.
+        let mut cursor = parent.clone();
+        while let Some(a) = cursor {
+            let Some(ah) = t.handles.get_mut(&a) else {
+                break;
+            };
+            ah.ledger.usage.add(spent);
+            ah.ledger.tool_calls += calls;
+            cursor = ah.parent.clone();
+        }
+        let Some(h) = t.handles.get_mut(id) else {
+            return;
+        };
+        let mut result = result;
+        result.usage = diff(h.ledger.usage, run.ledger_at_start.usage);
+        h.last = Some(result.clone());
+        for w in h.waiters.drain(..) {
+            let _ = w.send(result.clone());
+        }
+        t.obs.transition(id, from.as_str(), to.as_str());
+        if let Some(p) = parent {
+            self.transfer_slot(&mut t, &p);
+        }
+    }
+
+    /// `resume(answer)`: the Answer goes to the deepest suspended handle whose pending
+    /// Request it answers; that handle resumes at its checkpoint, then each suspended
+    /// ancestor replays its turn (its `task` call reattaches). Answers the top handle's
+    /// result.
+    pub async fn resume(&self, answer: Answer) -> Result<AgentResult, String> {
+        let leaf = {
+            let t = self.lock();
+            let leaf = t
+                .handles
+                .values()
+                .filter(|h| h.state == State::Suspended && h.run.is_none())
+                .filter_map(|h| h.checkpoint.as_ref().map(|c| (h, c)))
+                .filter(|(_, c)| c.request.id == answer.id)
+                .max_by_key(|(h, _)| h.depth)
+                .map(|(h, _)| h.id.clone());
+            match leaf {
+                Some(l) => l,
+                None => {
+                    let open: Vec<String> = t
+                        .handles
+                        .values()
+                        .filter_map(|h| {
+                            h.checkpoint
+                                .as_ref()
+                                .map(|c| format!("{} ({})", h.id, c.request.id))
+                        })
+                        .collect();
+                    return Err(format!(
+                        "the Answer's id {:?} matches no pending Request (pending: {})",
+                        answer.id,
+                        if open.is_empty() {
+                            "none".to_string()
+                        } else {
+                            open.join(", ")
+                        }
+                    ));
+                }
+            }
+        };
+        let mut chain = vec![leaf.clone()];
+        {
+            let t = self.lock();
+            let mut cursor = t.handles.get(&leaf).and_then(|h| h.parent.clone());
+            while let Some(p) = cursor {
+                let Some(h) = t.handles.get(&p) else { break };
+                if h.state != State::Suspended || h.checkpoint.is_none() {
+                    break;
+                }
+                chain.push(p.clone());
+                cursor = h.parent.clone();
+            }
+        }
+        let mut last = None;
+        for (i, id) in chain.iter().enumerate() {
+            let rx = {
+                let mut t = self.lock();
+                let Some(h) = t.handles.get_mut(id) else {
+                    return Err(format!("no handle {id:?}"));
+                };
+                let Some(checkpoint) = h.checkpoint.take() else {
+                    return Err(format!("{id} has no checkpoint to resume"));
+                };
+                h.state = State::Idle;
+                t.obs.transition(id, "suspended", "idle");
+                let input = if i == 0 {
+                    TurnInput::Resume(Box::new(checkpoint), Box::new(answer.clone()))
+                } else {
+                    TurnInput::Prompt(checkpoint.input)
+                };
+                self.start(&mut t, id, input, Vec::new());
+                let Some(h) = t.handles.get_mut(id) else {
+                    return Err(format!("no handle {id:?}"));
+                };
+                let (tx, rx) = oneshot::channel();
+                h.waiters.push(tx);
+                rx
+            };
+            let r = rx
+                .await
+                .map_err(|_| format!("{id} was closed during resume"))?;
+            let stop = r.status != Status::Done;
+            last = Some(r);
+            if stop {
+                break;
+            }
+        }
+        last.ok_or_else(|| "nothing was resumed".to_string())
+    }
+
+    /// `agent(name).run(prompt)`: spawn under root, wake, wait (no close).
+    pub async fn run(&self, entry: &str, prompt: &str) -> Result<AgentResult, String> {
+        let spawned = self.spawn("root", entry, None)?;
+        self.wake(&spawned.id, Some(prompt))?;
+        Ok(self.wait(&spawned.id, None, None).await)
+    }
+}
+
+fn diff(now: Usage, then: Usage) -> Usage {
+    Usage {
+        prompt_tokens: now.prompt_tokens.saturating_sub(then.prompt_tokens),
+        completion_tokens: now.completion_tokens.saturating_sub(then.completion_tokens),
+        total_tokens: now.total_tokens.saturating_sub(then.total_tokens),
+    }
+}
+
+/// Children of `parent` whose run is in flight.
+fn running_children(t: &Table, parent: &str) -> usize {
+    t.handles.get(parent).map_or(0, |p| {
+        p.children
+            .iter()
+            .filter(|c| t.handles.get(*c).is_some_and(|h| h.state == State::Running))
+            .count()
+    })
+}
+
+/// The first spent limit on `id` or any ancestor: `(limit, owner, loud message)`.
+pub(super) fn walk_exhausted(t: &Table, id: &str) -> Option<(String, String, String)> {
+    let mut cursor = Some(id.to_string());
+    while let Some(a) = cursor {
+        let h = t.handles.get(&a)?;
+        if let Some((limit, used, max)) = budget::exhausted(&h.live_budget(), &h.ledger) {
+            let reason = format!("budget exhausted: {limit} of {a} (used {used} of {max})");
+            return Some((limit.to_string(), a, reason));
+        }
+        cursor = h.parent.clone();
+    }
+    None
+}
+
+/// A budget with `onBudget`'s extensions added.
+pub(super) fn extended(b: Budget, by: &Budget) -> Budget {
+    let add = |a: Option<u64>, e: Option<u64>| match (a, e) {
+        (Some(a), Some(e)) => Some(a.saturating_add(e)),
+        (a, _) => a,
+    };
+    Budget {
+        max_turns: add(b.max_turns, by.max_turns),
+        max_tokens: add(b.max_tokens, by.max_tokens),
+        max_tool_calls: add(b.max_tool_calls, by.max_tool_calls),
+        ..b
+    }
+}
+
+impl Handle {
+    /// `onBudget` said extend: the limit grows by its original amount.
+    pub(super) fn extend(&mut self, limit: &str) {
+        let (slot, base) = match limit {
+            "maxTurns" => (&mut self.extended.max_turns, self.budget.max_turns),
+            "maxTokens" => (&mut self.extended.max_tokens, self.budget.max_tokens),
+            "maxToolCalls" => (
+                &mut self.extended.max_tool_calls,
+                self.budget.max_tool_calls,
+            ),
+            _ => return,
+        };
+        *slot = Some(slot.unwrap_or(0).saturating_add(base.unwrap_or(0)));
+    }
+
+    /// The budget with `onBudget`'s extensions.
+    pub(super) fn live_budget(&self) -> Budget {
+        extended(self.budget, &self.extended)
+    }
+}
+
+/// Each relaying level stamps its own id at the front of `data.path` (outermost first),
+/// so the last segment is the suspended leaf.
+pub(super) fn stamp(mut request: Request, id: &str) -> Request {
+    let data = request.data.take().unwrap_or_else(|| json!({}));
+    request.data = Some(match data {
+        Value::Object(mut map) => {
+            let mut path = match map.remove("path") {
+                Some(Value::Array(p)) => p,
+                _ => Vec::new(),
+            };
+            if path.first().and_then(Value::as_str) != Some(id) {
+                path.insert(0, json!(id));
+            }
+            map.insert("path".into(), Value::Array(path));
+            Value::Object(map)
+        }
+        // A non-object payload has no room for the path; it travels unchanged.
+        other => other,
+    });
+    request
+}
