@@ -125,6 +125,17 @@ pub struct ServeState {
     pub(super) records: Option<Value>,
 }
 
+/// What the §7F compaction steps (PROTOCOL.md §5.26) accumulate.
+#[derive(Default)]
+pub struct CompactState {
+    /// The transcript the scenario built.
+    pub(super) input: Vec<Value>,
+    /// The options of the last `compact`.
+    pub(super) options: Value,
+    /// The last `compact` answer.
+    pub(super) answer: Option<Value>,
+}
+
 /// Everything one scenario accumulates.
 #[derive(Default)]
 pub struct ScenarioState {
@@ -160,6 +171,8 @@ pub struct ScenarioState {
     pub(super) metrics_text: Option<String>,
     /// The §7B/§7C serve handles and what the scenario's A2A and MCP peers saw.
     pub(super) serve: ServeState,
+    /// The §7F compaction steps' transcript and answer.
+    pub(super) compaction: CompactState,
     expectations: RefCell<BTreeSet<String>>,
 }
 

@@ -178,6 +178,7 @@ macro_rules! step {
 
 // After the macro: the client steps use it too.
 mod client;
+mod compact;
 mod relay;
 
 /// The step vocabulary, in the order STEPS.md lists it.
@@ -905,6 +906,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::resume::steps());
         all.extend(relay::steps());
         all.extend(client::serve::steps());
+        all.extend(compact::steps());
         all
     })
 }

@@ -12,6 +12,7 @@ use crate::client::{
     ClientOptions, ConversationResponse, ConversationStep, RunResponse, StreamResponse,
 };
 use crate::client::{TranslateRequest, TranslateResponse};
+use crate::compact::{CompactOptions, CompactResponse};
 use crate::options::{SkillSourceOptions, ToolkitOptions};
 
 /// Every command of protocol 1, by the name it has on the wire.
@@ -70,11 +71,13 @@ pub enum Command {
     ServeStop,
     /// §5.25 what a served toolkit's host callbacks observed.
     ServeRecords,
+    /// §5.26 one SPEC §7F compaction.
+    Compact,
 }
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 26] = [
+    pub const ALL: [Command; 27] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -101,6 +104,7 @@ impl Command {
         Command::Serve,
         Command::ServeStop,
         Command::ServeRecords,
+        Command::Compact,
     ];
 
     /// The wire name (`"skills_prompt"`, ...).
@@ -132,6 +136,7 @@ impl Command {
             Command::Serve => "serve",
             Command::ServeStop => "serve_stop",
             Command::ServeRecords => "serve_records",
+            Command::Compact => "compact",
         }
     }
 
@@ -474,6 +479,16 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.26.
+    Compact {
+        /// The transcript, as given.
+        messages: Vec<Value>,
+        /// The compactor's options.
+        options: Box<CompactOptions>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
 }
 
 impl Request {
@@ -506,6 +521,7 @@ impl Request {
             Request::Serve { .. } => Command::Serve,
             Request::ServeStop { .. } => Command::ServeStop,
             Request::ServeRecords { .. } => Command::ServeRecords,
+            Request::Compact { .. } => Command::Compact,
         }
     }
 
@@ -537,7 +553,8 @@ impl Request {
             | Request::AskWithAnswer { seq, .. }
             | Request::Serve { seq, .. }
             | Request::ServeStop { seq, .. }
-            | Request::ServeRecords { seq, .. } => *seq,
+            | Request::ServeRecords { seq, .. }
+            | Request::Compact { seq, .. } => *seq,
         }
     }
 }
@@ -883,6 +900,8 @@ pub enum TypedResponse {
     ServeStop,
     /// `serve_records`.
     ServeRecords(Box<ServeRecordsResponse>),
+    /// `compact`.
+    Compact(Box<CompactResponse>),
 }
 
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because

@@ -48,6 +48,7 @@ pub mod a2a;
 pub mod adapters;
 pub mod builtins;
 pub mod client;
+pub mod compact;
 pub mod env_expand;
 pub mod filter;
 pub mod http_client;
