@@ -9,15 +9,15 @@ use crate::behaviours::ToolCancels;
 use crate::client_port::{Clients, LoopCommand};
 use crate::options;
 use crate::serve_port::{ServeRequest, Serves};
+use toolnexus_protocol::compact::{CompactOptions as ProtoCompactOptions, TokenCounter};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
     decode_request, error_kind, error_response, Request, PROTOCOL_VERSION, SPEC_VERSION,
 };
-use toolnexus_protocol::compact::{CompactOptions as ProtoCompactOptions, TokenCounter};
 use toolnexus_reference::adapters::Format;
-use toolnexus_reference::compact::{self, CompactOptions, CountTokens, Summarize};
 use toolnexus_reference::builtins::select_builtins;
+use toolnexus_reference::compact::{self, CompactOptions, CountTokens, Summarize};
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};

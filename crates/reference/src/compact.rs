@@ -133,7 +133,11 @@ pub fn plan(messages: &[Value], opts: &CompactOptions) -> Option<Split> {
     }
     // Safety over size: else the most recent boundary; else an empty tail.
     let split = fitting
-        .or_else(|| (head + 1..messages.len()).rev().find(|&i| is_boundary(&messages[i])))
+        .or_else(|| {
+            (head + 1..messages.len())
+                .rev()
+                .find(|&i| is_boundary(&messages[i]))
+        })
         .unwrap_or(messages.len());
     (split > head).then_some(Split { head, split })
 }

@@ -212,7 +212,10 @@ fn generate(turns: usize, anthropic: bool, system: Option<&str>) -> Vec<Value> {
         .into_iter()
         .collect();
     for i in 0..turns {
-        let (id, question) = (format!("c{i}"), format!("question {i} {}", "pad ".repeat(40)));
+        let (id, question) = (
+            format!("c{i}"),
+            format!("question {i} {}", "pad ".repeat(40)),
+        );
         let result = format!("result {i} {}", "data ".repeat(40));
         out.push(json!({"role": "user", "content": question}));
         if anthropic {
@@ -237,14 +240,18 @@ fn answer(st: &ScenarioState) -> Result<&Value, StepFailure> {
 fn compacted(st: &ScenarioState) -> Result<Vec<Value>, StepFailure> {
     match &answer(st)?["messages"] {
         Value::Array(m) => Ok(m.clone()),
-        _ => fail("[pinned] the compactor returned nothing (a no-op) where a compaction was expected"),
+        _ => fail(
+            "[pinned] the compactor returned nothing (a no-op) where a compaction was expected",
+        ),
     }
 }
 
 fn calls(st: &ScenarioState) -> Result<Vec<Value>, StepFailure> {
     match &answer(st)?["summarizeCalls"] {
         Value::Array(c) => Ok(c.clone()),
-        other => fail(format!("the answer's summarizeCalls is {other}, not an array")),
+        other => fail(format!(
+            "the answer's summarizeCalls is {other}, not an array"
+        )),
     }
 }
 
@@ -254,7 +261,12 @@ fn len_of(v: &Value) -> usize {
 
 /// How many messages precede the summary: the input's leading system prompt, if any.
 fn head(st: &ScenarioState) -> usize {
-    usize::from(st.compaction.input.first().is_some_and(|m| m["role"] == "system"))
+    usize::from(
+        st.compaction
+            .input
+            .first()
+            .is_some_and(|m| m["role"] == "system"),
+    )
 }
 
 /// The result after the system prompt, the summary and (when sent) the flush reminder.
@@ -283,13 +295,22 @@ fn orphan(messages: &[Value]) -> Option<String> {
     for m in messages {
         if m["role"] == "assistant" {
             let openai = m["tool_calls"].as_array().into_iter().flatten();
-            called.extend(openai.chain(blocks(m, "tool_use")).map(|c| c["id"].to_string()));
+            called.extend(
+                openai
+                    .chain(blocks(m, "tool_use"))
+                    .map(|c| c["id"].to_string()),
+            );
         }
-        let mut results: Vec<&Value> = blocks(m, "tool_result").map(|b| &b["tool_use_id"]).collect();
+        let mut results: Vec<&Value> = blocks(m, "tool_result")
+            .map(|b| &b["tool_use_id"])
+            .collect();
         if m["role"] == "tool" {
             results.push(&m["tool_call_id"]);
         }
-        if let Some(id) = results.into_iter().find(|id| !called.contains(&id.to_string())) {
+        if let Some(id) = results
+            .into_iter()
+            .find(|id| !called.contains(&id.to_string()))
+        {
             return Some(id.to_string());
         }
     }
@@ -306,7 +327,10 @@ mod tests {
         assert_eq!(t.len(), 121);
         assert_eq!(t[3]["tool_call_id"], "c0");
         assert!(t[1]["content"].as_str().unwrap().ends_with("pad pad "));
-        assert_eq!(generate(2, true, None)[2]["content"][0]["tool_use_id"], "c0");
+        assert_eq!(
+            generate(2, true, None)[2]["content"][0]["tool_use_id"],
+            "c0"
+        );
     }
 
     #[test]
