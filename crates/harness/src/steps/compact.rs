@@ -135,18 +135,16 @@ pub(super) fn steps() -> Vec<StepDef> {
                 }
                 Ok(())
             }),
-        step!(Expectations, r#"^the retained tail is (?:empty|the last (?P<K>\d+) input messages)$"#,
-            "the result's messages after the summary (and flush reminder) are the input's last K messages (none for `empty`)",
+        step!(Expectations, r#"^the retained tail is the last (?P<K>\d+) input messages$"#,
+            "the result's messages after the summary (and flush reminder) are exactly the input's last K messages",
             records "pinned",
             |StepCtx { st, arg, .. }| {
-                let k: usize = arg.opt(1).map_or(Ok(0), str::parse).unwrap_or(usize::MAX);
-                let tail = tail(st)?;
-                let input = &st.compaction.input;
-                let want = input.get(input.len().saturating_sub(k)..).unwrap_or_default();
-                if tail.len() == k && tail[..] == *want { Ok(()) } else {
-                    fail(format!("[pinned] the retained tail has {} messages, not the input's last {k}", tail.len()))
-                }
+                last_messages(st, arg.at(1).parse().unwrap_or(usize::MAX))
             }),
+        step!(Expectations, r#"^the retained tail is empty$"#,
+            "nothing follows the summary (and flush reminder)",
+            records "pinned",
+            |StepCtx { st, .. }| { last_messages(st, 0) }),
         step!(Expectations, r#"^the retained tail starts at a user message that carries no tool result$"#,
             "the tail's first message has role `user` and no `tool_result` content block",
             records "pinned",
@@ -228,6 +226,23 @@ fn generate(turns: usize, anthropic: bool, system: Option<&str>) -> Vec<Value> {
         out.push(json!({"role": "assistant", "content": format!("answer {i}")}));
     }
     out
+}
+
+/// The retained tail is the input's last `k` messages, exactly.
+fn last_messages(st: &ScenarioState, k: usize) -> Result<(), StepFailure> {
+    let tail = tail(st)?;
+    let input = &st.compaction.input;
+    let want = input
+        .get(input.len().saturating_sub(k)..)
+        .unwrap_or_default();
+    if tail.len() == k && tail[..] == *want {
+        Ok(())
+    } else {
+        fail(format!(
+            "[pinned] the retained tail has {} messages, not the input's last {k}",
+            tail.len()
+        ))
+    }
 }
 
 fn answer(st: &ScenarioState) -> Result<&Value, StepFailure> {
