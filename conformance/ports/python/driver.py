@@ -588,6 +588,49 @@ def generate_fn(behaviour, rec):
     return generate
 
 
+# --- §7F compaction (PROTOCOL.md §5.26) ------------------------------------------------------
+
+try:
+    from toolnexus.agents import compaction as _compaction
+except ImportError:  # a release without §7F: `compact` answers unsupported
+    _compaction = None
+HAS_COMPACT = callable(getattr(_compaction, "compactor", None))
+COMPACT_KEYS = {"maxTokens", "keepTail", "summarize", "countTokens", "flushToMemory"}
+
+
+async def compact_command(req):
+    """One §7F compaction through the port's public `compactor` (a before_llm hook)."""
+    if not HAS_COMPACT:
+        raise Failure("unsupported", "this toolnexus has no toolnexus.agents.compaction.compactor")
+    messages = field(req, "messages", list, "an array")
+    opts = field(req, "options", dict, "an object")
+    unknown = sorted(set(opts) - COMPACT_KEYS)
+    if unknown:
+        raise bad(f'unknown compact option "{unknown[0]}"')
+    kind, text = one_key(field(opts, "summarize", dict, "an object"), "summarize")
+    if kind not in ("text", "template") or not isinstance(text, str):
+        raise bad(f"summarize must be {{\"text\": string}} or {{\"template\": string}}, got {compact(opts['summarize'])}")
+    calls = []
+
+    def summarize(older):
+        calls.append(json.loads(json.dumps(list(older))))
+        return text if kind == "text" else text.replace("<N>", str(len(older)))
+
+    kwargs = {"max_tokens": field(opts, "maxTokens", int, "an integer"), "summarize": summarize}
+    if opts.get("keepTail") is not None:
+        kwargs["keep_tail"] = field(opts, "keepTail", int, "an integer")
+    if opts.get("countTokens") is not None:
+        ckind, per = one_key(opts["countTokens"], "countTokens")
+        if ckind != "perMessage" or not isinstance(per, int):
+            raise bad(f"countTokens must be {{\"perMessage\": integer}}, got {compact(opts['countTokens'])}")
+        kwargs["count_tokens"] = lambda ms: per * len(ms)
+    if opts.get("flushToMemory"):
+        kwargs["flush_to_memory"] = True
+    hook = _compaction.compactor(**kwargs)
+    out = await hook({"messages": messages, "tools": [], "model": "", "turn": 1})
+    return {"messages": None if out is None else plain(out.get("messages")), "summarizeCalls": calls}
+
+
 # --- §11 translate (PROTOCOL.md §5.21) ----------------------------------------------------
 
 _client_class = getattr(toolnexus, "Client", None)
@@ -800,7 +843,7 @@ class Session:
         cmd = req.get("cmd")
         if cmd == "hello":
             return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []),
+                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []) + (["7F"] if HAS_COMPACT else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
@@ -907,6 +950,8 @@ class Session:
             return {"text": self.client_entry(req).client.metrics()}
         if cmd == "translate":
             return await self.translate_command(req)
+        if cmd == "compact":
+            return await compact_command(req)
         if cmd == "serve":
             return await self.serve_command(req)
         if cmd == "serve_stop":

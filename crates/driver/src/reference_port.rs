@@ -1,6 +1,7 @@
 //! Answers protocol requests with the reference implementation.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
@@ -9,6 +10,7 @@ use crate::behaviours::ToolCancels;
 use crate::client_port::{Clients, LoopCommand};
 use crate::options;
 use crate::serve_port::{ServeRequest, Serves};
+use toolnexus_protocol::compact::{CompactOptions as ProtoCompactOptions, TokenCounter};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
@@ -16,6 +18,7 @@ use toolnexus_protocol::{
 };
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
+use toolnexus_reference::compact::{self, CompactOptions, CountTokens, Summarize};
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};
@@ -24,8 +27,8 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 15] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "8", "10", "11",
+pub const IMPLEMENTS: [&str; 16] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7F", "8", "10", "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.
@@ -262,6 +265,9 @@ impl ReferenceSession {
                     .clone();
                 self.serves.records(&serve, cancels)
             }
+            Request::Compact {
+                messages, options, ..
+            } => compact(messages, &options).await,
         }
     }
 
@@ -356,6 +362,37 @@ impl ReferenceSession {
 }
 
 type Reply = Result<Value, (String, String)>;
+
+/// §5.26: one SPEC §7F compaction, recording every `summarize` argument.
+async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Reply {
+    let calls: Arc<Mutex<Vec<Vec<Value>>>> = Arc::default();
+    let summarizer = options.summarize.clone();
+    let seen = Arc::clone(&calls);
+    let summarize: Summarize = Arc::new(move |older: Vec<Value>| {
+        let text = summarizer.summarize(&older);
+        seen.lock().unwrap_or_else(|p| p.into_inner()).push(older);
+        Box::pin(async move { Ok(text) })
+    });
+    let count_tokens = options.count_tokens.as_ref().map(|counter| {
+        let TokenCounter::PerMessage(k) = *counter;
+        let k = usize::try_from(k).unwrap_or(usize::MAX);
+        Arc::new(move |m: &[Value]| m.len().saturating_mul(k)) as CountTokens
+    });
+    let opts = CompactOptions {
+        max_tokens: usize::try_from(options.max_tokens).unwrap_or(usize::MAX),
+        keep_tail: options
+            .keep_tail
+            .map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
+        summarize,
+        count_tokens,
+        flush_to_memory: options.flush_to_memory,
+    };
+    let compacted = compact::compact(&messages, &opts)
+        .await
+        .map_err(|e| (error_kind::INTERNAL.to_string(), e))?;
+    let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(json!({"messages": compacted, "summarizeCalls": calls}))
+}
 
 fn unknown_toolkit(id: &str) -> (String, String) {
     (

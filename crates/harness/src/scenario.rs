@@ -125,6 +125,17 @@ pub struct ServeState {
     pub(super) records: Option<Value>,
 }
 
+/// What the §7F compaction steps (PROTOCOL.md §5.26) accumulate.
+#[derive(Default)]
+pub struct CompactState {
+    /// The transcript the scenario built.
+    pub(super) input: Vec<Value>,
+    /// The options of the last `compact`.
+    pub(super) options: Value,
+    /// The last `compact` answer.
+    pub(super) answer: Option<Value>,
+}
+
 /// Everything one scenario accumulates.
 #[derive(Default)]
 pub struct ScenarioState {
@@ -162,6 +173,8 @@ pub struct ScenarioState {
     pub(super) serve: ServeState,
     /// The §7D agent runtime and what its steps observed.
     pub(super) agents: super::steps::client::agents::AgentState,
+    /// The §7F compaction steps' transcript and answer.
+    pub(super) compaction: CompactState,
     expectations: RefCell<BTreeSet<String>>,
 }
 

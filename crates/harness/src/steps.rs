@@ -178,6 +178,7 @@ macro_rules! step {
 
 // After the macro: the client steps use it too.
 pub(crate) mod client;
+mod compact;
 mod relay;
 
 /// The step vocabulary, in the order STEPS.md lists it.
@@ -906,6 +907,7 @@ pub fn registry() -> &'static [StepDef] {
         all.extend(client::agents::steps());
         all.extend(relay::steps());
         all.extend(client::serve::steps());
+        all.extend(compact::steps());
         all
     })
 }

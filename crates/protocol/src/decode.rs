@@ -13,6 +13,7 @@ use crate::client::{
     ConversationResponse, Observed, RunOutcome, RunResponse, StreamResponse, CLIENT_OPTION_KEYS,
 };
 use crate::client::{TranslateOutcome, TranslateResponse};
+use crate::compact::CompactResponse;
 use crate::error_kind;
 use crate::messages::*;
 use crate::options::OPTION_KEYS;
@@ -449,6 +450,10 @@ pub fn decode_response(
             on_call: optional(map, "", "onCall")?.unwrap_or_default(),
             store_calls: optional(map, "", "storeCalls")?.unwrap_or_default(),
             tool_cancels: optional(map, "", "toolCancels")?.unwrap_or_default(),
+        })),
+        Command::Compact => TypedResponse::Compact(Box::new(CompactResponse {
+            messages: field(map, "", "messages")?,
+            summarize_calls: field(map, "", "summarizeCalls")?,
         })),
     })
 }

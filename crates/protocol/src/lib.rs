@@ -10,6 +10,7 @@
 use async_trait::async_trait;
 
 pub mod client;
+pub mod compact;
 pub mod decode;
 pub mod messages;
 pub mod options;

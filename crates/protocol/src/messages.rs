@@ -12,6 +12,7 @@ use crate::client::{
     ClientOptions, ConversationResponse, ConversationStep, RunResponse, StreamResponse,
 };
 use crate::client::{TranslateRequest, TranslateResponse};
+use crate::compact::{CompactOptions, CompactResponse};
 use crate::options::{SkillSourceOptions, ToolkitOptions};
 
 /// Every command of protocol 1, by the name it has on the wire.
@@ -70,6 +71,8 @@ pub enum Command {
     ServeStop,
     /// §5.25 what a served toolkit's host callbacks observed.
     ServeRecords,
+    /// §5.26 one SPEC §7F compaction.
+    Compact,
     /// §5.27 create an agent runtime (SPEC §7D).
     AgentRuntime,
     /// §5.27 spawn(parent, def, budget?).
@@ -110,7 +113,7 @@ pub enum Command {
 
 impl Command {
     /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 44] = [
+    pub const ALL: [Command; 45] = [
         Command::Hello,
         Command::Build,
         Command::Tools,
@@ -137,6 +140,7 @@ impl Command {
         Command::Serve,
         Command::ServeStop,
         Command::ServeRecords,
+        Command::Compact,
         Command::AgentRuntime,
         Command::AgentSpawn,
         Command::AgentPost,
@@ -186,6 +190,7 @@ impl Command {
             Command::Serve => "serve",
             Command::ServeStop => "serve_stop",
             Command::ServeRecords => "serve_records",
+            Command::Compact => "compact",
             Command::AgentRuntime => "agent_runtime",
             Command::AgentSpawn => "agent_spawn",
             Command::AgentPost => "agent_post",
@@ -546,6 +551,16 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
     },
+    /// §5.26.
+    Compact {
+        /// The transcript, as given.
+        messages: Vec<Value>,
+        /// The compactor's options.
+        options: Box<CompactOptions>,
+        /// Sequence number (§2).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
     /// create an agent runtime (SPEC §7D).
     AgentRuntime {
         /// The handle later agent commands pass as `runtime`.
@@ -776,6 +791,7 @@ impl Request {
             Request::Serve { .. } => Command::Serve,
             Request::ServeStop { .. } => Command::ServeStop,
             Request::ServeRecords { .. } => Command::ServeRecords,
+            Request::Compact { .. } => Command::Compact,
             Request::AgentRuntime { .. } => Command::AgentRuntime,
             Request::AgentSpawn { .. } => Command::AgentSpawn,
             Request::AgentPost { .. } => Command::AgentPost,
@@ -826,6 +842,7 @@ impl Request {
             | Request::Serve { seq, .. }
             | Request::ServeStop { seq, .. }
             | Request::ServeRecords { seq, .. }
+            | Request::Compact { seq, .. }
             | Request::AgentRuntime { seq, .. }
             | Request::AgentSpawn { seq, .. }
             | Request::AgentPost { seq, .. }
@@ -1189,6 +1206,8 @@ pub enum TypedResponse {
     ServeStop,
     /// `serve_records`.
     ServeRecords(Box<ServeRecordsResponse>),
+    /// `compact`.
+    Compact(Box<CompactResponse>),
     /// Every `agent_*` command: its success body, open JSON (§5.27).
     Agent(serde_json::Map<String, Value>),
 }

@@ -49,6 +49,7 @@ pub mod adapters;
 pub mod agent;
 pub mod builtins;
 pub mod client;
+pub mod compact;
 pub mod env_expand;
 pub mod filter;
 pub mod http_client;
