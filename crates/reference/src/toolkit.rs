@@ -52,6 +52,8 @@ pub struct Toolkit {
     /// The config file's reserved `a2a` and `mcpServer` blocks, kept for `serve` (§7B, §7C).
     serve_blocks: ServeBlocks,
     closed: bool,
+    /// A §7D handle's view: no skill catalog at all, so no skills prompt either.
+    no_catalog: bool,
 }
 
 /// The config file's reserved serve profiles, as written.
@@ -74,6 +76,7 @@ impl Toolkit {
     pub fn from_tools(tools: Vec<Tool>) -> Toolkit {
         Toolkit {
             tools,
+            no_catalog: true,
             ..Toolkit::default()
         }
     }
@@ -207,6 +210,9 @@ impl Toolkit {
 
     /// `skillsPrompt()`, derived from the same catalog the `skill` tool reads.
     pub fn skills_prompt(&self) -> String {
+        if self.no_catalog {
+            return String::new();
+        }
         skills::skills_prompt(&self.catalog)
     }
 
@@ -269,6 +275,7 @@ impl Toolkit {
             wait_for: self.wait_for.clone(),
             serve_blocks: self.serve_blocks.clone(),
             closed: false,
+            no_catalog: self.no_catalog,
         }
     }
 }
