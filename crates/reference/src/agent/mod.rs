@@ -7,7 +7,9 @@
 
 pub mod budget;
 pub mod clock;
+pub mod home;
 pub mod inbox;
+pub mod memory;
 mod runtime;
 mod task;
 mod trace;
