@@ -61,8 +61,9 @@ fn opt_u64(body: &Map<String, Value>, key: &str) -> Result<Option<u64>, (String,
 }
 
 /// Keys an `agent_runtime` registry entry may carry.
-const DEF_KEYS: [&str; 9] = [
-    "does", "model", "soul", "team", "tools", "budget", "waitFor", "hooks", "onMetric",
+const DEF_KEYS: [&str; 11] = [
+    "does", "model", "soul", "team", "tools", "budget", "waitFor", "hooks", "onMetric", "home",
+    "memory",
 ];
 
 impl Agents {
@@ -365,6 +366,16 @@ impl Agents {
                 tools: strings("tools")?,
                 ..AgentDef::default()
             };
+            def.home = d
+                .get("home")
+                .and_then(Value::as_str)
+                .map(std::path::PathBuf::from);
+            def.memory = d.get("memory").and_then(Value::as_bool).unwrap_or(false);
+            if def.memory && def.home.is_none() {
+                return Err(bad(format!(
+                    "registry entry \"{name}\": memory needs a home"
+                )));
+            }
             if let Some(b) = d.get("budget") {
                 def.budget = Budget::from_json(b)
                     .map_err(|e| bad(format!("registry entry \"{name}\": {e}")))?;

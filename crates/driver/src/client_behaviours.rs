@@ -377,6 +377,7 @@ impl DriverHooks {
                         | B::KeepTools(_)
                         | B::Abort(_)
                         | B::AppendMessage(_)
+                        | B::Compactor(_)
                 )
             })?,
             after_llm: check("afterLLM", &h.after_llm, |b| matches!(b, B::Observe(_)))?,
@@ -439,6 +440,17 @@ impl Hooks for DriverHooks {
                 }))
             }
             HookBehaviour::Abort(m) => Err(m.clone()),
+            HookBehaviour::Compactor(o) => {
+                // The §7F compactor is itself the hook: its answer is the hook's answer.
+                let opts = crate::reference_port::compact_options(o, Arc::default());
+                let compacted = toolnexus_reference::compact::compact(&ctx.messages, &opts)
+                    .await
+                    .map_err(|e| format!("compaction failed: {e}"))?;
+                Ok(compacted.map(|messages| LlmOverride {
+                    messages: Some(messages),
+                    tools: None,
+                }))
+            }
             HookBehaviour::AppendMessage(m) => {
                 let mut messages = ctx.messages;
                 messages.push(m.clone());

@@ -366,11 +366,24 @@ type Reply = Result<Value, (String, String)>;
 /// §5.26: one SPEC §7F compaction, recording every `summarize` argument.
 async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Reply {
     let calls: Arc<Mutex<Vec<Vec<Value>>>> = Arc::default();
+    let opts = compact_options(options, Arc::clone(&calls));
+    let compacted = compact::compact(&messages, &opts)
+        .await
+        .map_err(|e| (error_kind::INTERNAL.to_string(), e))?;
+    let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    Ok(json!({"messages": compacted, "summarizeCalls": calls}))
+}
+
+/// The protocol's compactor options as the reference's, each `summarize` argument pushed
+/// to `calls`.
+pub(crate) fn compact_options(
+    options: &ProtoCompactOptions,
+    calls: Arc<Mutex<Vec<Vec<Value>>>>,
+) -> CompactOptions {
     let summarizer = options.summarize.clone();
-    let seen = Arc::clone(&calls);
     let summarize: Summarize = Arc::new(move |older: Vec<Value>| {
         let text = summarizer.summarize(&older);
-        seen.lock().unwrap_or_else(|p| p.into_inner()).push(older);
+        calls.lock().unwrap_or_else(|p| p.into_inner()).push(older);
         Box::pin(async move { Ok(text) })
     });
     let count_tokens = options.count_tokens.as_ref().map(|counter| {
@@ -378,7 +391,7 @@ async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Reply {
         let k = usize::try_from(k).unwrap_or(usize::MAX);
         Arc::new(move |m: &[Value]| m.len().saturating_mul(k)) as CountTokens
     });
-    let opts = CompactOptions {
+    CompactOptions {
         max_tokens: usize::try_from(options.max_tokens).unwrap_or(usize::MAX),
         keep_tail: options
             .keep_tail
@@ -386,12 +399,7 @@ async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Reply {
         summarize,
         count_tokens,
         flush_to_memory: options.flush_to_memory,
-    };
-    let compacted = compact::compact(&messages, &opts)
-        .await
-        .map_err(|e| (error_kind::INTERNAL.to_string(), e))?;
-    let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    Ok(json!({"messages": compacted, "summarizeCalls": calls}))
+    }
 }
 
 fn unknown_toolkit(id: &str) -> (String, String) {

@@ -129,6 +129,8 @@ pub enum HookBehaviour {
     Abort(String),
     /// `beforeLLM`: return the transcript it received plus this message at the end.
     AppendMessage(Value),
+    /// `beforeLLM`: the port's SPEC §7F `compactor(opts)` hook (options as §5.26).
+    Compactor(Box<crate::compact::CompactOptions>),
     /// `beforeTool` (short-circuit) / `afterTool` (transform): this result.
     Result(ToolResult),
     /// `beforeTool`: rewrite the arguments.

@@ -447,6 +447,14 @@ pub(super) fn steps() -> Vec<StepDef> {
                 let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
                 contains(&actual, &super::unescape(&arg.at(3)))
             }),
+        step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" matches "(?P<REGEX>.*)"$"#,
+            "the string at PATH matches the regex (searched, not anchored)",
+            records "lenient (regex)",
+            |StepCtx { st, arg, .. }| {
+                let request = llm_request(st, &arg.at(1)).await?;
+                let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
+                matches(&actual, &arg.at(3))
+            }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the recorded body (e.g. `tools` with no tools)",
             records "pinned",

@@ -50,6 +50,10 @@ pub struct AgentDef {
     pub hooks: Option<Arc<dyn Hooks>>,
     /// §8 metric sink for its turns (replaces the runtime's, never merged).
     pub on_metric: Option<OnMetric>,
+    /// §7E: its home directory; the bootstrap files compose its soul at session start.
+    pub home: Option<std::path::PathBuf>,
+    /// §7E: the opt-in `memory` tool over its home (needs `home`).
+    pub memory: bool,
 }
 
 /// `onBudget(info)`'s answer.

@@ -55,6 +55,8 @@ pub(super) struct RunCtl {
     /// The handle's ledger when the run started (the result's usage is the difference).
     pub(super) ledger_at_start: Ledger,
     pub(super) task: Option<tokio::task::AbortHandle>,
+    /// The virtual time the run was admitted (its `maxWallMs` counts from here).
+    pub(super) started_at: u64,
 }
 
 /// A durable halt: what resume needs.
@@ -94,6 +96,10 @@ pub(super) struct Handle {
     pub(super) stop_reason: Option<String>,
     /// Limits `onBudget` extended, by how much.
     extended: Budget,
+    /// The composed soul, fixed when the handle (its session) started (§7E).
+    pub(super) soul: Option<String>,
+    /// Whether its current run is a heartbeat wake (a substantive reply is a beat).
+    pub(super) beating: bool,
 }
 
 /// `spawn`'s answer.
@@ -216,6 +222,18 @@ impl Runtime {
             Some(b) => d.budget.overlaid(b),
             None => d.budget,
         };
+        // §7E: the soul is composed once, at session start, and frozen for the handle.
+        let soul = match &d.home {
+            Some(home) => {
+                let composed = super::home::compose_soul(home, super::home::MAX_FILE_BYTES)
+                    .map_err(|e| format!("agent {def:?}: its home cannot be read: {e}"))?;
+                Some(match &d.soul {
+                    Some(s) if !s.is_empty() => format!("{s}\n\n{}", composed.text),
+                    _ => composed.text,
+                })
+            }
+            None => d.soul.clone(),
+        };
         let mut t = self.lock();
         if t.closed_runtime {
             return Err("the runtime is closed".into());
@@ -290,6 +308,8 @@ impl Runtime {
                 task_keys: BTreeMap::new(),
                 stop_reason: None,
                 extended: Budget::default(),
+                soul,
+                beating: false,
             },
         );
         // onSpawn: once, before the first turn.
@@ -324,6 +344,11 @@ impl Runtime {
     /// `wake(h, prompt?)`: `idle→running` with the drained inbox, or a FIFO place behind
     /// the parent's `maxConcurrent`.
     pub fn wake(&self, id: &str, prompt: Option<&str>) -> Result<WakeOutcome, String> {
+        self.wake_as(id, prompt, false)
+    }
+
+    /// `wake`, marking the run as a heartbeat's (whose substantive reply is a beat).
+    fn wake_as(&self, id: &str, prompt: Option<&str>, beat: bool) -> Result<WakeOutcome, String> {
         let mut t = self.lock();
         let Some(h) = t.handles.get(id) else {
             return Err(format!("no handle {id:?}"));
@@ -365,6 +390,7 @@ impl Runtime {
             let Some(h) = t.handles.get_mut(id) else {
                 return Err(format!("no handle {id:?}"));
             };
+            h.beating = beat;
             let drained = std::mem::take(&mut h.inbox);
             let text = inbox::turn_input(prompt, &drained, id);
             (text, drained)
@@ -395,6 +421,7 @@ impl Runtime {
             drained,
             ledger_at_start: h.ledger,
             task: None,
+            started_at: self.inner.clock.now(),
         });
         let parent = h.parent.clone();
         t.obs.transition(id, from.as_str(), "running");
@@ -414,18 +441,21 @@ impl Runtime {
     }
 
     /// Registers a waiter for `id`'s next result, or answers its last one at once.
-    pub(super) fn waiter(&self, id: &str) -> Result<oneshot::Receiver<AgentResult>, AgentResult> {
+    pub(super) fn waiter(
+        &self,
+        id: &str,
+    ) -> Result<oneshot::Receiver<AgentResult>, Box<AgentResult>> {
         let mut t = self.lock();
         let Some(h) = t.handles.get_mut(id) else {
-            return Err(AgentResult::bare(
+            return Err(Box::new(AgentResult::bare(
                 id,
                 Status::Error,
                 format!("no handle {id:?}"),
-            ));
+            )));
         };
         let busy = h.state == State::Running || h.queued;
         if !busy {
-            return Err(match &h.last {
+            return Err(Box::new(match &h.last {
                 Some(r) => r.clone(),
                 None if h.state == State::Closed => {
                     AgentResult::bare(id, Status::Closed, format!("closed: {id} is closed"))
@@ -435,7 +465,7 @@ impl Runtime {
                     Status::Error,
                     format!("{id} has no result to wait for: it was never woken"),
                 ),
-            });
+            }));
         }
         let (tx, rx) = oneshot::channel();
         h.waiters.push(tx);
@@ -453,7 +483,7 @@ impl Runtime {
     ) -> AgentResult {
         let rx = match self.waiter(id) {
             Ok(rx) => rx,
-            Err(settled) => return settled,
+            Err(settled) => return *settled,
         };
         let deadline = timeout_ms.map(|ms| self.inner.clock.at(self.now().saturating_add(ms)));
         if let Some(ms) = advance_ms {
@@ -735,7 +765,7 @@ impl Runtime {
         };
         for id in ticked {
             // A busy handle keeps its ticks for its next idle wake.
-            let _ = self.wake(&id, Some(super::turn::HEARTBEAT_PROMPT));
+            let _ = self.wake_as(&id, Some(super::turn::HEARTBEAT_PROMPT), true);
         }
     }
 
@@ -877,11 +907,18 @@ impl Runtime {
         };
         let mut result = result;
         result.usage = diff(h.ledger.usage, run.ledger_at_start.usage);
+        // §7E: a heartbeat's HEARTBEAT_OK is silent; only a substantive reply reaches onBeat.
+        let beat = std::mem::take(&mut h.beating)
+            && result.status == Status::Done
+            && !result.text.contains("HEARTBEAT_OK");
         h.last = Some(result.clone());
         for w in h.waiters.drain(..) {
             let _ = w.send(result.clone());
         }
         t.obs.transition(id, from.as_str(), to.as_str());
+        if beat {
+            t.obs.beats.push(json!({"handle": id, "text": result.text}));
+        }
         if let Some(p) = parent {
             self.transfer_slot(&mut t, &p);
         }
@@ -1051,19 +1088,14 @@ impl Handle {
     }
 }
 
-/// Each relaying level stamps its own id at the front of `data.path` (outermost first),
-/// so the last segment is the suspended leaf.
+/// `data.path` (SPEC §10 agent escalation addendum): the relaying level's own id as an array
+/// of its segments (`["root", "approverParent.1"]`). Each level stamps its own parent-prefixed
+/// path over the one below, so the value names the suspended subtree the Answer routes into.
 pub(super) fn stamp(mut request: Request, id: &str) -> Request {
+    let path: Vec<Value> = id.split('/').map(|s| json!(s)).collect();
     let data = request.data.take().unwrap_or_else(|| json!({}));
     request.data = Some(match data {
         Value::Object(mut map) => {
-            let mut path = match map.remove("path") {
-                Some(Value::Array(p)) => p,
-                _ => Vec::new(),
-            };
-            if path.first().and_then(Value::as_str) != Some(id) {
-                path.insert(0, json!(id));
-            }
             map.insert("path".into(), Value::Array(path));
             Value::Object(map)
         }

@@ -37,7 +37,13 @@ impl Runtime {
             return Err(ClientError::new(format!("unknown agent {def_name:?}")));
         };
         let o = &self.inner.options;
-        let started = self.now();
+        let started = self
+            .lock()
+            .handles
+            .get(id)
+            .and_then(|h| h.run.as_ref().map(|r| r.started_at))
+            .unwrap_or_else(|| self.now());
+        let soul = self.lock().handles.get(id).and_then(|h| h.soul.clone());
         let max_turns = self
             .lock()
             .handles
@@ -49,7 +55,7 @@ impl Runtime {
             style: o.style,
             model: def.model.clone(),
             api_key: o.api_key.clone(),
-            system_prompt: def.soul.clone(),
+            system_prompt: soul,
             max_turns,
             // §7D seams rule 1: per field, the def's value, else the runtime's; never both.
             hooks: def.hooks.clone().or_else(|| o.hooks.clone()),
@@ -111,6 +117,9 @@ impl Runtime {
             .iter()
             .filter_map(|n| self.inner.tools.get(n).cloned())
             .collect();
+        if let (true, Some(home)) = (def.memory, &def.home) {
+            tools.push(super::memory::memory_tool(home.clone()));
+        }
         if !def.team.is_empty() {
             tools.push(TaskTool::tool(self.clone(), id, def));
         }

@@ -1,0 +1,511 @@
+@pin-0.16.0
+Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clause (SPEC §7D)
+  What the shared fixtures leave implicit: each verb's refusals, each budget field, the task
+  tool's description and errors, the store and the lifecycle callbacks. The port's runtime runs
+  on the mock LLM (mock-servers/scenarios/llm/agents.json: per model, `m-slow` answers after
+  60 s, `m-fail` always 500, `m-loop` calls `lookup` forever, `m-three` calls `lookup` until
+  it has three results, `m-delegate` calls `task`, anything else echoes `echo: <last user
+  text>`) and is driven through the `agent_*` commands (PROTOCOL.md §5.27). Handle ids are
+  written out: the SPEC makes them deterministic. A refused verb answers data (`error`,
+  `accepted:false`), so each refusal is checked together with what it names.
+
+  Background:
+    Given a mock LLM runs "agents.json"
+    And an agent runtime with:
+      """
+      {"registry": {
+         "echo":     {"does": "echoes", "model": "m-echo"},
+         "slow":     {"does": "takes its time", "model": "m-slow"},
+         "looper":   {"does": "never finishes", "model": "m-loop", "tools": ["lookup"]},
+         "three":    {"does": "three lookups", "model": "m-three", "tools": ["lookup"]},
+         "boss":     {"does": "delegates", "model": "m-delegate", "team": ["worker", "failer", "echo"]},
+         "worker":   {"does": "does the work", "model": "m-echo"},
+         "failer":   {"does": "always fails", "model": "m-fail"},
+         "nester":   {"does": "nests", "model": "m-echo", "team": ["nester"], "budget": {"maxDepth": 1}}},
+       "tools": [{"name": "lookup", "behaviour": {"template": "data({{q}})"}}],
+       "options": {"inboxCap": 3, "shutdownMs": 200}}
+      """
+
+  # ---------------------------------------------------------------- the axiom
+
+  @spec-7D @clause-7D.axiom.agent-is-tool @clause-7D.level1.surface
+  Scenario: an agent is a tool: name, description = does, input {prompt}, source agent, final text plus metadata
+    When the agent command "agent_execute" is sent with:
+      """
+      {"def": "echo", "args": {"prompt": "hello there"}}
+      """
+    Then the agent answer at "tool" is:
+      """
+      {"name": "echo", "description": "echoes", "source": "agent", "inputSchema": {"type": "object", "properties": {"prompt": {"type": "string", "$partial": true}}, "required": ["prompt"], "$partial": true}}
+      """
+    And the agent answer at "result.output" is "echo: hello there"
+    And the agent answer at "result.isError" is false
+    And the agent answer at "result.metadata" is:
+      """
+      {"agent": "echo", "turns": 1, "totalTokens": 40, "$partial": true}
+      """
+
+  # ---------------------------------------------------------------- ids
+
+  @spec-7D @clause-7D.ids.deterministic
+  Scenario: ids are parent-scoped and numbered per definition from 1
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    Then the agent answer at "handle" is "root/echo.1"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    Then the agent answer at "handle" is "root/echo.2"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "worker"}
+      """
+    Then the agent answer at "handle" is "root/worker.1"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/echo.2", "def": "worker"}
+      """
+    Then the agent answer at "handle" is "root/echo.2/worker.1"
+
+  # ---------------------------------------------------------------- spawn caps
+
+  @spec-7D @clause-7D.spawn.budget-carve @clause-7D.budget.shape
+  Scenario: maxDepth is checked at spawn and the refusal names it
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "nester"}
+      """
+    And the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/nester.1", "def": "nester"}
+      """
+    Then the agent answer at "handle" is "root/nester.1/nester.1"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/nester.1/nester.1", "def": "nester"}
+      """
+    Then the agent answer at "error.isError" is true
+    And the agent answer at "error.output" contains "maxDepth"
+
+  # ---------------------------------------------------------------- post
+
+  @spec-7D @clause-7D.post.no-transition
+  Scenario: a post appends to the inbox and changes no state
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "hello", "from": "external", "channel": "webhook"}
+      """
+    Then the agent answer at "accepted" is true
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    Then the agent answer at "state" is "idle"
+    And the agent answer at "inboxLen" is 1
+    And the agent trace at "transitions" is:
+      """
+      {}
+      """
+
+  @spec-7D @clause-7D.post.no-transition @clause-7D.gates.inbox
+  Scenario: a post to a closed handle is refused, naming the closed handle
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "before"}
+      """
+    Then the agent answer at "accepted" is true
+    When the agent command "agent_close" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "after"}
+      """
+    Then the agent answer at "accepted" is false
+    And the agent answer at "error" contains "closed"
+
+  # ---------------------------------------------------------------- wake
+
+  @spec-7D @clause-7D.wake.atomic-admission @clause-7D.states.transitions
+  Scenario: wake flips idle to running at once; a second wake of the running handle is refused
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "slow"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/slow.1", "prompt": "take your time"}
+      """
+    Then the agent answer at "state" is "running"
+    When the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/slow.1", "prompt": "again"}
+      """
+    Then the agent answer at "error" contains "running"
+    And the transitions of "root/slow.1" are:
+      """
+      ["idle→running"]
+      """
+
+  # ---------------------------------------------------------------- wait
+
+  @spec-7D @clause-7D.wait.next-or-last
+  Scenario: wait on a settled handle answers its last result at once, every time
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "echo", "prompt": "first"}
+      """
+    Then the agent answer at "result.text" is "echo: first"
+    When the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" is "echo: first"
+    When the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    Then the agent answer at "result.text" is "echo: first"
+
+  @spec-7D @clause-7D.wait.next-or-last @clause-7D.status.closed-vocabulary
+  Scenario: a wait past its timeout answers status timeout while the child keeps running
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "slow"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/slow.1", "prompt": "take your time"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/slow.1", "timeoutMs": 100, "advanceMs": 100}
+      """
+    Then the agent answer at "result.status" is "timeout"
+    And the agent answer at "result.isError" is true
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "state" is "running"
+
+  # ---------------------------------------------------------------- interrupt
+
+  @spec-7D @clause-7D.interrupt.restores-inbox @clause-7D.cancellation.identical-outcome
+  Scenario: interrupt aborts the running turn: idle, the waiter told interrupted, the drained item back
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "slow"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/slow.1", "text": "for later"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/slow.1", "prompt": "work"}
+      """
+    And the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "inboxLen" is 0
+    When the agent command "agent_interrupt" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "state" is "idle"
+    When the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "result.status" is "interrupted"
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "inboxLen" is 1
+    And the agent answer at "inbox[0].text" is "for later"
+    And the transitions of "root/slow.1" are:
+      """
+      ["idle→running", "running→idle"]
+      """
+
+  # ---------------------------------------------------------------- close
+
+  @spec-7D @clause-7D.close.leaf-first @clause-7D.lifecycle.on-spawn-close
+  Scenario: a graceful close of a running handle waits shutdownMs, then interrupts, then onClose and closed
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "slow"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/slow.1", "prompt": "work"}
+      """
+    And the agent command "agent_close" is sent with:
+      """
+      {"handle": "root/slow.1", "advanceMs": 200}
+      """
+    Then the agent answer at "state" is "closed"
+    And the transitions of "root/slow.1" are:
+      """
+      ["idle→running", "running→idle", "idle→closed"]
+      """
+    And the agent trace at "onClose" is:
+      """
+      [{"handle": "root/slow.1", "reason": "interrupted"}]
+      """
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/slow.1"}
+      """
+    Then the agent answer at "state" is "closed"
+
+  # ---------------------------------------------------------------- the unsolicited rail
+
+  @spec-7D @clause-7D.rails.unsolicited-at-idle @clause-7D.rails.coalesced
+  Scenario: a post never enters a running turn; the next wake drains it as its own input
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_run" is sent with:
+      """
+      {"entry": "echo", "prompt": "no posts yet"}
+      """
+    Then the agent answer at "result.text" is "echo: no posts yet"
+    When the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.2", "text": "late news", "from": "external", "channel": "webhook"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/echo.2"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/echo.2"}
+      """
+    Then the agent answer at "result.text" contains "late news"
+    And the agent answer at "result.text" contains "webhook"
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/echo.2"}
+      """
+    Then the agent answer at "inboxLen" is 0
+
+  @spec-7D @clause-7D.rails.provenance
+  Scenario: every drained item renders its provenance; an external sender's item is marked untrusted
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "payload-x", "from": "external", "channel": "webhook"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/echo.1", "prompt": "read your inbox"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    Then the agent answer at "result.text" contains "payload-x"
+    And the agent answer at "result.text" contains "external"
+    And the agent answer at "result.text" contains "webhook"
+    And the agent answer at "result.text" matches "(?i)untrusted"
+
+  # ---------------------------------------------------------------- budgets
+
+  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape
+  Scenario: maxToolCalls stops the run loud: incomplete with the limit named, partial work kept
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "looper", "budget": {"maxToolCalls": 2}}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/looper.1", "prompt": "go"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/looper.1"}
+      """
+    Then the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxToolCalls"
+    And the agent answer at "result.turns" is 2
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/looper.1"}
+      """
+    Then the agent answer at "messages[-1].content" is "data(again)"
+
+  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape
+  Scenario: maxTokens on the handle stops the run loud with the limit named
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "looper", "budget": {"maxTokens": 100}}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/looper.1", "prompt": "go"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/looper.1"}
+      """
+    Then the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxTokens"
+    And the agent answer at "result.usage.total_tokens" is 120
+
+  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape
+  Scenario: maxWallMs on the virtual clock stops the run loud with the limit named
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "looper", "budget": {"maxWallMs": 50, "maxTurns": 100000}}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/looper.1", "prompt": "go"}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 50}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/looper.1"}
+      """
+    Then the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxWallMs"
+
+  # ---------------------------------------------------------------- the task tool
+
+  @spec-7D @clause-7D.task.team-description @clause-7D.lifecycle.name-sorted
+  Scenario: the task tool advertises only the caller's team, sorted by name, from each does
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "go"}
+      """
+    Then the agent answer at "result.text" is "saw: echo: sub-task"
+    And LLM request 1 body at "tools[0].function.name" is "task"
+    And LLM request 1 body at "tools[0].function.description" matches "(?s)echo.*echoes.*failer.*always fails.*worker.*does the work"
+    And LLM request 1 body at "tools[0].function.description" does not contain "takes its time"
+
+  @spec-7D @clause-7D.task.recursion-opt-in @clause-7D.task.one-tool-message
+  Scenario: a child gets no task tool unless its own definition has a team; the parent gains one tool message
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "go"}
+      """
+    Then LLM request 2 body at "model" is "m-echo"
+    And LLM request 2 body has nothing at "tools"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/boss.1"}
+      """
+    Then the agent answer at "messages[-2].role" is "tool"
+    And the agent answer at "messages[-2].content" is "echo: sub-task"
+    And the agent answer at "messages[-3].tool_calls[0].function.name" is "task"
+
+  @spec-7D @clause-7D.task.shape
+  Scenario: a task for an agent outside the team is an error result listing the team
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "stranger"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "stranger"
+    And the agent answer at "result.text" contains "echo, failer, worker"
+
+  @spec-7D @clause-7D.errors.boundary
+  Scenario: a failed child crosses to its parent as an isError tool result, never an exception
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "failer"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "saw: "
+    And the agent answer at "result.text" contains "error"
+    And the agent trace at "onClose" is:
+      """
+      [{"handle": "root/boss.1/failer.1", "reason": "error"}]
+      """
+
+  # ---------------------------------------------------------------- store and lifecycle
+
+  @spec-7D @clause-7D.lifecycle.one-store
+  Scenario: one store for all handles, read back by handle id, holding each handle's own transcript
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "go"}
+      """
+    And the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/boss.1/worker.1"}
+      """
+    Then the agent answer at "messages[0]" is:
+      """
+      {"role": "user", "content": "sub-task"}
+      """
+    And the agent answer at "messages[-1].content" is "echo: sub-task"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/boss.1"}
+      """
+    Then the agent answer at "messages[0]" is:
+      """
+      {"role": "user", "content": "go"}
+      """
+
+  @spec-7D @clause-7D.lifecycle.on-spawn-close
+  Scenario: onSpawn once per handle before its first turn, onClose with its reason, in order
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "go"}
+      """
+    Then the agent trace at "onSpawn" is:
+      """
+      ["root/boss.1", "root/boss.1/worker.1"]
+      """
+    And the agent trace at "onClose" is:
+      """
+      [{"handle": "root/boss.1/worker.1", "reason": "closed"}]
+      """
+
+  @spec-7D @clause-7D.interrupt.suspended
+  Scenario: interrupt on a suspended handle cancels its pending Request and leaves it idle
+    Given the shared agent fixture "{{EXAMPLES}}/subagent-durable-resume/fixture.json"
+    When its run is driven
+    Then the agent answer at "result.status" is "pending"
+    When the agent command "agent_interrupt" is sent with:
+      """
+      {"handle": "root/approverParent.1/asker.1"}
+      """
+    Then the agent answer at "state" is "idle"
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/approverParent.1/asker.1"}
+      """
+    Then the agent answer at "state" is "idle"
+    And the agent answer at "pending" is null
+    And the transitions of "root/approverParent.1/asker.1" are:
+      """
+      ["idle→running", "running→suspended", "suspended→idle"]
+      """
