@@ -14,6 +14,7 @@ import importlib.metadata
 import inspect
 import itertools
 import json
+import math
 import os
 import re
 import sys
@@ -119,6 +120,9 @@ def extra_tool(spec):
     elif key == "text" and isinstance(arg, str):
         async def run(**args):
             return arg
+    elif key == "template" and isinstance(arg, str):
+        async def run(**args):
+            return fill_template(arg, args)
     elif key == "fail" and isinstance(arg, str):
         async def run(**args):
             raise Exception(arg)  # the native helper's ordinary error path
@@ -132,6 +136,8 @@ def extra_tool(spec):
     elif key == "suspend" and isinstance(arg, dict):
         async def run(ctx=None, **args):
             if ctx is not None and ctx.answer is not None and arg.get("always") is not True:
+                if isinstance(arg.get("answerText"), str) and ctx.answer.ok:
+                    return arg["answerText"]
                 return compact(args) if arg.get("echoArgs") is True else compact(ctx.answer.data)
             req = Request(id=f"req-{uuid.uuid4().hex[:16]}-{next(_seq)}",
                           kind=arg.get("kind", "approval"), prompt=arg.get("prompt", ""),
@@ -140,6 +146,18 @@ def extra_tool(spec):
     else:
         raise Failure("unsupported", f"unknown tool behaviour {compact(spec.get('behaviour'))}")
     return define_tool(run, name=name, description=desc, input_schema=schema, source=source)
+
+
+def fill_template(template, args):
+    """PROTOCOL.md §7 `{"template": T}`: each `{{name}}` becomes that argument (a string as
+    itself, any other value as compact JSON, an absent one as nothing)."""
+    def one(m):
+        name = m.group(1).strip()
+        if name not in args:
+            return ""
+        v = args[name]
+        return v if isinstance(v, str) else compact(v)
+    return re.sub(r"\{\{(.*?)\}\}", one, template)
 
 
 # PROTOCOL.md §5.25 `toolCancels`: every finished awaitCancel call of the session.
@@ -631,6 +649,562 @@ async def compact_command(req):
     return {"messages": None if out is None else plain(out.get("messages")), "summarizeCalls": calls}
 
 
+# --- §7D agent runtime (PROTOCOL.md §5.27) ---------------------------------------------------
+
+try:
+    from toolnexus import agents as _agents
+except ImportError:  # a release without §7D: every agent_* command answers unsupported
+    _agents = None
+HAS_AGENTS = callable(getattr(_agents, "AgentRuntime", None))
+AGENT_DEF_KEYS = {"does", "model", "soul", "team", "tools", "budget", "waitFor", "hooks", "onMetric"}
+AGENT_OPTION_KEYS = {"inboxCap", "maxConcurrentTurns", "shutdownMs", "hooks", "onMetric", "onBudget"}
+# SPEC §7D Budget field → the port's Budget keyword.
+BUDGET_KEYS = {"maxTurns": "max_turns", "maxTokens": "max_tokens", "maxToolCalls": "max_tool_calls",
+               "maxWallMs": "max_wall_ms", "maxChildren": "max_children",
+               "maxConcurrent": "max_concurrent", "maxDepth": "max_depth"}
+# A trace line's `from→to` (python writes `<id>: <from>→<to> (<why>)`).
+TRANSITION = re.compile(r"^(\w*)→(\w+)")
+# Python's wording of the steps the reference records as events, and the reference's text.
+EVENT_TEXTS = [(re.compile(r"^wake QUEUED\b.*$"), lambda m: "wake QUEUED"),
+               (re.compile(r"^DEQUEUED wake\b.*$"), lambda m: "DEQUEUED wake"),
+               (re.compile(r"^task replay → REATTACH to (\S+) \(state (\w+)\)$"),
+                lambda m: f"task replay → REATTACH {m.group(1)} ({m.group(2)})")]
+
+
+class VirtualClock:
+    """The runtime's injected Clock (python ships none): time moves only when the harness
+    says so (`agent_clock`, `agent_wait.advanceMs`, the close grace)."""
+
+    def __init__(self):
+        self.t = 0.0
+        self.timers = []
+        self.n = 0
+
+    def now(self):
+        return self.t
+
+    async def sleep(self, seconds):
+        fut = asyncio.get_running_loop().create_future()
+        self.call_later(seconds, lambda: fut.done() or fut.set_result(None))
+        await fut
+
+    def call_later(self, seconds, callback):
+        self.n += 1
+        entry = [self.t + max(0.0, seconds), self.n, callback, False]
+        self.timers.append(entry)
+
+        class Timer:
+            def cancel(_self):
+                entry[3] = True
+        return Timer()
+
+    def live(self):
+        return any(not e[3] for e in self.timers)
+
+    def advance(self, ms):
+        end = self.t + ms / 1000.0
+        while True:
+            due = sorted((e for e in self.timers if not e[3] and e[0] <= end), key=lambda e: (e[0], e[1]))
+            if not due:
+                break
+            e = due[0]
+            self.timers.remove(e)
+            self.t = max(self.t, e[0])
+            e[2]()
+        self.timers = [e for e in self.timers if not e[3]]
+        self.t = end
+        return self.now_ms()
+
+    def now_ms(self):
+        return int(round(self.t * 1000))
+
+
+def _number(v):
+    """A python budget figure as JSON: ints stay ints, infinity is no limit (None)."""
+    if v is None or (isinstance(v, float) and math.isinf(v)):
+        return None
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def agent_budget(value, what):
+    if not isinstance(value, dict):
+        raise bad(f"{what}: a budget must be an object")
+    kwargs = {}
+    for k, v in value.items():
+        if k not in BUDGET_KEYS:
+            raise bad(f'{what}: unknown budget field "{k}" (known: {", ".join(BUDGET_KEYS)})')
+        if v is None:
+            continue
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise bad(f"{what}: budget field {k} must be a non-negative integer")
+        kwargs[BUDGET_KEYS[k]] = v
+    return _agents.Budget(**kwargs)
+
+
+def agent_result(handle_id, r):
+    """A TaskResult in the protocol's shape (reference `AgentResult::to_json`). Python keeps
+    one `total_tokens` (the handle's cumulative tree total) and no prompt/completion split, and
+    one `text`, which is also the failure message: `error` repeats it on every non-done status."""
+    out = {"handle": handle_id, "status": r.status, "text": r.text, "isError": r.is_error,
+           "turns": r.turns, "usage": {"total_tokens": r.total_tokens}}
+    limit = getattr(r, "limit", None)  # 0.16.0 has no limit field
+    if limit:
+        out["limit"] = limit
+    if r.pending is not None:
+        out["pending"] = request_json(r.pending)
+    if r.status != "done":
+        out["error"] = r.text
+    return out
+
+
+class AgentSession:
+    """One `agent_runtime`: the port's AgentRuntime, its virtual clock, and what the host
+    callbacks (onSpawn, onClose, waitFor, hooks, onMetric) recorded."""
+
+    def __init__(self):
+        self.rt = None
+        self.clock = VirtualClock()
+        self.recorders = []  # (owner, Recorder)
+        self.on_spawn, self.on_close, self.wait_for_calls = [], [], []
+        self.specs = {}  # def name → the Agent keywords (agent_execute's Level-1 surface)
+        self.rt_opts = {}
+
+    def find(self, hid):
+        if self.rt is None:
+            return None
+        stack = [self.rt.root]
+        while stack:
+            h = stack.pop()
+            if h.id == hid:
+                return h
+            stack.extend(h.children)
+        return None
+
+    def handle(self, req, key="handle"):
+        hid = field(req, key, str, "a string")
+        h = self.find(hid)
+        if h is None:
+            raise bad(f'no handle "{hid}"')
+        return h
+
+    def recorded_wait_for(self, inner):
+        async def wf(request):
+            # The port calls a def's waitFor without the answering handle; its own trace
+            # names it on the line just written: `<asker>: escalate → <id|self> answers …`.
+            who = None
+            for line in reversed(self.rt.trace if self.rt is not None else []):
+                hid, _, rest = line.partition(": ")
+                m = re.match(r"^escalate → (\S+) answers", rest)
+                if m:
+                    who = hid if m.group(1) == "self" else m.group(1)
+                    break
+            if len(self.wait_for_calls) < MAX_RECORDED:
+                self.wait_for_calls.append({"handle": who, "request": request_json(request)})
+            return await inner(request)
+        return wf
+
+    def trace(self):
+        transitions, events = {}, {}
+        running, peak = {}, 0
+        for line in self.rt.trace:
+            hid, sep, rest = line.partition(": ")
+            if not sep:
+                events.setdefault("", []).append(line)
+                continue
+            m = TRANSITION.match(rest)
+            if m and rest.startswith("running→idle (interrupt;"):
+                # Python traces the interrupt verb AND the aborted turn's own settle, both
+                # `running→idle`: one transition (the settle), the verb's line an event.
+                events.setdefault(hid, []).append(rest)
+                continue
+            if m:
+                frm, to = m.groups()
+                transitions.setdefault(hid, []).append(f"{frm}→{to}")
+                parent = hid.rsplit("/", 1)[0]
+                if to == "running":
+                    running.setdefault(parent, set()).add(hid)
+                    peak = max(peak, len(running[parent]))
+                elif frm == "running":
+                    running.get(parent, set()).discard(hid)
+                continue
+            for pattern, text in EVENT_TEXTS:
+                em = pattern.match(rest)
+                if em:
+                    rest = text(em)
+                    break
+            events.setdefault(hid, []).append(rest)
+        hook_calls, metric_events = [], []
+        for owner, rec in self.recorders:
+            for e in rec.lists.get("hookCalls", []):
+                hook_calls.append({**e, "owner": owner})
+            for e in rec.lists.get("metricEvents", []):
+                metric_events.append({**e, "owner": owner})
+        return {"transitions": transitions, "events": events, "onSpawn": list(self.on_spawn),
+                "onClose": list(self.on_close), "waitForCalls": list(self.wait_for_calls),
+                "onBudgetCalls": [], "beats": [], "peakRunningSiblings": peak,
+                "peakConcurrentTurns": getattr(self.rt, "max_observed_concurrent_turns", 0),
+                "hookCalls": hook_calls[:MAX_RECORDED], "metricEvents": metric_events[:MAX_RECORDED],
+                "now": self.clock.now_ms()}
+
+    def effective(self, h):
+        """The handle's effective budget as python computed it at spawn (`eff`, its pool)."""
+        eff = getattr(h, "eff", {}) or {}
+        out = {"maxTurns": eff.get("max_turns"), "maxTokens": _number(eff.get("max_tokens")),
+               "maxToolCalls": None, "maxWallMs": _number(eff.get("max_wall_ms")),
+               "maxChildren": _number(eff.get("max_children")),
+               "maxConcurrent": eff.get("max_concurrent"), "maxDepth": eff.get("max_depth")}
+        own = getattr(h.defn, "budget", None)
+        if own is not None and own.max_tool_calls is not None:
+            out["maxToolCalls"] = _number(own.max_tool_calls)
+        return {k: v for k, v in out.items() if v is not None}
+
+    def inspect(self, h):
+        pool = getattr(h, "pool", None)
+        remaining = {}
+        if pool is not None:
+            for key, value in (("maxTokens", pool.tokens), ("maxToolCalls", pool.tool_calls)):
+                remaining[key] = _number(value)
+        pending = getattr(h, "pending_req", None)
+        return {"id": h.id, "def": h.defn.name, "state": h.state,
+                "queued": bool(getattr(h, "wake_queue", None)),
+                "inboxLen": len(h.inbox),
+                "inbox": [{"from": i.from_, "channel": i.channel, "text": i.text} for i in h.inbox],
+                "budget": {"effective": self.effective(h),
+                           "used": {"turns": h.turns_total, "tokens": h.usage_total},
+                           "remaining": remaining},
+                "children": [c.id for c in h.children], "turns": h.turns_total,
+                "usage": {"total_tokens": h.usage_total},
+                "pending": None if pending is None else request_json(pending)}
+
+    async def settle(self, task, advance_ms, tries=200):
+        """Awaits `task`, moving the virtual clock by `advance_ms` whenever it is parked on one
+        of the clock's timers (python's wait timeouts and close grace run on it)."""
+        for _ in range(tries):
+            if task.done():
+                break
+            await asyncio.sleep(0.002)
+            if not task.done() and advance_ms and self.clock.live():
+                self.clock.advance(advance_ms)
+        return await task
+
+
+def _agent_kwargs(fn, kwargs, what):
+    known = _params(fn)
+    for k in kwargs:
+        if known and k not in known:
+            raise Failure("unsupported", f'this toolnexus {what} takes no "{k}"')
+    return kwargs
+
+
+class AgentCommands:
+    """The `agent_*` commands over python's `toolnexus.agents` (see AGENT-NOTES.md)."""
+
+    def __init__(self):
+        self.sessions = {}
+
+    def session(self, req):
+        rid = field(req, "runtime", str, "a string")
+        if rid not in self.sessions:
+            raise bad(f'no agent runtime "{rid}"')
+        return self.sessions[rid]
+
+    async def handle(self, cmd, req):
+        if not HAS_AGENTS:
+            raise Failure("unsupported", "this toolnexus has no toolnexus.agents.AgentRuntime (SPEC §7D)")
+        if cmd == "agent_runtime":
+            return await self.create(req)
+        if cmd == "agent_close_runtime":
+            s = self.sessions.pop(field(req, "runtime", str, "a string"), None)
+            if s is not None:
+                await self.close_all(s)
+            return {}
+        s = self.session(req)
+        rt = s.rt
+        if cmd == "agent_spawn":
+            parent_id = req.get("parent") or "root"
+            parent = s.find(parent_id)
+            if parent is None:
+                return {"error": {"output": f'no handle "{parent_id}"', "isError": True}}
+            budget = None
+            if req.get("budget") is not None:
+                budget = agent_budget(req["budget"], "spawn")
+            h = rt.spawn(parent, field(req, "def", str, "a string"), budget)
+            if isinstance(h, _agents.SpawnError):
+                return {"error": {"output": h.error, "isError": True}}
+            return {"handle": h.id, "budget": {"effective": s.effective(h)}}
+        if cmd == "agent_post":
+            h = s.find(field(req, "handle", str, "a string"))
+            if h is None:
+                return {"accepted": False, "error": f'no handle "{req["handle"]}"'}
+            item = _agents.InboxItem(from_=req.get("from") or "external",
+                                     channel=req.get("channel") or "external",
+                                     text=field(req, "text", str, "a string"))
+            r = rt.post(h, item)
+            return {"accepted": True} if r.ok else {"accepted": False, "error": r.error}
+        if cmd == "agent_wake":
+            h = s.find(field(req, "handle", str, "a string"))
+            if h is None:
+                return {"error": f'no handle "{req["handle"]}"'}
+            before = len(rt.trace)
+            r = rt.wake(h, req.get("prompt"))
+            if not r.ok:
+                return {"error": r.error}
+            queued = any(line.startswith(f"{h.id}: wake QUEUED") for line in rt.trace[before:])
+            return {"state": h.state, "queued": queued}
+        if cmd == "agent_wait":
+            h = s.handle(req)
+            timeout = req.get("timeoutMs")
+            advance = req.get("advanceMs")
+            for key, v in (("timeoutMs", timeout), ("advanceMs", advance)):
+                if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                    raise bad(f'"{key}" must be a non-negative integer')
+            task = asyncio.ensure_future(rt.wait(h, timeout_ms=timeout))
+            await asyncio.sleep(0)  # the wait registers its waiter and its timer first
+            if advance:
+                s.clock.advance(advance)
+            return {"result": agent_result(h.id, await task)}
+        if cmd == "agent_interrupt":
+            h = s.handle(req)
+            if h.state == "closed":
+                return {"error": f"closed: {h.id} is closed"}
+            rt.interrupt(h)
+            # Python's abort is cooperative: the turn settles to idle on its next step.
+            for _ in range(500):
+                if h.state != "running":
+                    break
+                await asyncio.sleep(0.002)
+            return {"state": h.state}
+        if cmd == "agent_close":
+            h = s.handle(req)
+            force = req.get("force") is True
+            advance = req.get("advanceMs")
+            if advance is None:
+                advance = s.rt_opts.get("shutdown_ms", 200)
+            task = asyncio.ensure_future(rt.close(h, force=force))
+            await s.settle(task, advance)
+            return {"state": h.state}
+        if cmd == "agent_list":
+            out = []
+            for v in rt.list():  # HandleView {id, state, tokens, inbox}; the def is the handle's
+                h = s.find(v.id)
+                out.append({"id": v.id, "def": h.defn.name if h is not None else None, "state": v.state})
+            return {"handles": out}
+        if cmd == "agent_inspect":
+            return s.inspect(s.handle(req))
+        if cmd == "agent_run":
+            entry = field(req, "entry", str, "a string")
+            prompt = field(req, "prompt", str, "a string")
+            h = rt.spawn(rt.root, entry)
+            if isinstance(h, _agents.SpawnError):
+                return {"error": h.error}
+            rt.wake(h, prompt)
+            return {"handle": h.id, "result": agent_result(h.id, await rt.wait(h))}
+        if cmd == "agent_resume":
+            a = field(req, "answer", dict, "an object {id, ok, data?, reason?}")
+            answer = Answer(id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"),
+                            reason=a.get("reason"))
+            # The handle whose result resume answers: the topmost of the suspended chain
+            # above the deepest suspended handle (python's own routing, in DFS order).
+            top = self.suspended_top(s)
+            try:
+                r = await rt.resume(answer)
+            except RuntimeError as e:
+                return {"raised": str(e)}
+            if r is None and top is not None:  # 0.16.0: resume answers None; wait has it
+                r = await rt.wait(top)
+            if r is None:
+                return {"raised": "resume answered nothing"}
+            return {"result": agent_result(top.id if top is not None else "", r)}
+        if cmd == "agent_execute":
+            return await self.execute(s, req)
+        if cmd == "agent_clock":
+            advance = req.get("advanceMs") or 0
+            if not isinstance(advance, int) or isinstance(advance, bool) or advance < 0:
+                raise bad('"advanceMs" must be a non-negative integer')
+            now = s.clock.advance(advance)
+            await asyncio.sleep(0)
+            return {"now": now}
+        if cmd == "agent_heartbeat":
+            raise Failure("unsupported", "python's heartbeat is start_agent(agent, every_ms=…), which "
+                          "builds its own runtime and handle; it cannot start on an existing handle")
+        if cmd == "agent_store_get":
+            got = await rt.conversation_store.get(field(req, "id", str, "a string"))
+            return {"messages": [] if got is None else plain(got)}
+        if cmd == "agent_store_save":
+            await rt.conversation_store.save(field(req, "id", str, "a string"),
+                                             field(req, "messages", list, "an array"))
+            return {}
+        if cmd == "agent_trace":
+            return s.trace()
+        raise Failure("unsupported", f"unknown command {compact(cmd)}")
+
+    @staticmethod
+    def suspended_top(s):
+        def deepest(h):
+            for c in h.children:
+                found = deepest(c)
+                if found is not None:
+                    return found
+            return h if h.state == "suspended" else None
+        leaf = deepest(s.rt.root)
+        top = leaf
+        while top is not None and top.parent is not None and top.parent is not s.rt.root \
+                and top.parent.state == "suspended":
+            top = top.parent
+        return top
+
+    async def close_all(self, s):
+        if s.rt is None:
+            return
+        try:
+            task = asyncio.ensure_future(s.rt.close(s.rt.root, force=True))
+            await asyncio.wait_for(s.settle(task, 0), timeout=5)
+        except BaseException as e:  # noqa: BLE001 — stop-all never fails the session
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            print(f"driver: closing an agent runtime: {type(e).__name__}: {e}", file=sys.stderr)
+
+    async def create(self, req):
+        rid = field(req, "id", str, "a string")
+        base_url = field(req, "baseUrl", str, "a string")
+        style = field(req, "style", str, "a string")
+        if style not in ("openai", "anthropic"):
+            raise bad(f"unknown style {compact(style)} (openai | anthropic)")
+        llm = {"base_url": base_url, "style": style}
+        if isinstance(req.get("apiKey"), str):
+            llm["api_key"] = req["apiKey"]
+        opts = req.get("options") or {}
+        if not isinstance(opts, dict):
+            raise bad('"options" must be an object')
+        unknown = sorted(set(opts) - AGENT_OPTION_KEYS)
+        if unknown:
+            raise bad(f'unknown agent runtime option "{unknown[0]}"')
+        if opts.get("onBudget") is not None:
+            raise Failure("unsupported", "python's AgentRuntime has no onBudget (SPEC §7D budgets)")
+        s = AgentSession()
+        kwargs = {"llm": llm, "clock": s.clock}
+        for key, kw in (("inboxCap", "inbox_cap"), ("maxConcurrentTurns", "max_concurrent_turns"),
+                        ("shutdownMs", "shutdown_ms")):
+            v = opts.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise bad(f'"{key}" must be a non-negative integer')
+            kwargs[kw] = v
+        rec = Recorder()
+        if opts.get("hooks") is not None:
+            kwargs["hooks"] = agent_hooks(opts["hooks"], rec)
+        if opts.get("onMetric") is not None:
+            kwargs["on_metric"] = agent_on_metric(opts["onMetric"], rec)
+        s.recorders.append(("runtime", rec))
+        tools = {}
+        for spec in req.get("tools") or []:
+            t = extra_tool(spec)
+            tools[t.name] = t
+        registry = req.get("registry")
+        if not isinstance(registry, dict):
+            raise bad('needs a "registry" object {name: def}')
+        defs = {}
+        for name, d in registry.items():
+            if not isinstance(d, dict):
+                raise bad(f'registry entry "{name}" must be an object')
+            unknown = sorted(set(d) - AGENT_DEF_KEYS)
+            if unknown:
+                raise bad(f'registry entry "{name}": unknown key "{unknown[0]}"')
+            if not isinstance(d.get("model"), str):
+                raise bad(f'registry entry "{name}" needs a "model"')
+            team = d.get("team") or []
+            names = d.get("tools") or []
+            for what, value in (("team", team), ("tools", names)):
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise bad(f'registry entry "{name}": "{what}" must be an array of strings')
+            missing = [t for t in names if t not in tools]
+            if missing:
+                raise bad(f'agent "{name}" uses tool "{missing[0]}", which the runtime does not have')
+            strangers = [m for m in team if m not in registry]
+            if strangers:
+                raise bad(f'agent "{name}" has "{strangers[0]}" on its team, which is not in the registry')
+            spec = {"does": d.get("does") or "", "soul": d.get("soul"), "model": d["model"],
+                    "team": team, "tools": [tools[t] for t in names],
+                    "budget": agent_budget(d["budget"], f"registry entry {name}") if d.get("budget") is not None else None}
+            if d.get("waitFor") is not None:
+                spec["wait_for"] = s.recorded_wait_for(wait_for(d["waitFor"]))
+            drec = Recorder()
+            if d.get("hooks") is not None:
+                spec["hooks"] = agent_hooks(d["hooks"], drec)
+            if d.get("onMetric") is not None:
+                spec["on_metric"] = agent_on_metric(d["onMetric"], drec)
+            s.recorders.append((name, drec))
+            spec["on_spawn"] = lambda h, s=s: s.on_spawn.append(h.id)
+            spec["on_close"] = lambda h, reason, s=s: s.on_close.append({"handle": h.id, "reason": reason})
+            s.specs[name] = spec
+            defs[name] = _agents.AgentDef(
+                name=name, description=spec["does"], system_prompt=spec["soul"] or "",
+                model=spec["model"], budget=spec["budget"], tools=spec["tools"] or None,
+                wait_for=spec.get("wait_for"), on_spawn=spec["on_spawn"], on_close=spec["on_close"],
+                task_targets=list(team) or None,
+                **_agent_kwargs(_agents.AgentDef, {k: spec[k] for k in ("hooks", "on_metric") if k in spec},
+                                "AgentDef"))
+        kwargs = _agent_kwargs(_agents.AgentRuntime, kwargs, "AgentRuntime")
+        s.rt_opts = kwargs
+        s.rt = _agents.AgentRuntime(registry=defs, **kwargs)
+        old = self.sessions.pop(rid, None)
+        if old is not None:
+            await self.close_all(old)
+        self.sessions[rid] = s
+        return {}
+
+    async def execute(self, s, req):
+        """`agent(name).as_tool()` then its execute: python's Level-1 bridge, which runs the
+        agent in a runtime of its own (the same LLM, clock and options)."""
+        name = field(req, "def", str, "a string")
+        if name not in s.specs:
+            raise bad(f'unknown agent "{name}"')
+        built = {}
+
+        def build(n):
+            if n in built:
+                return built[n]
+            sp = s.specs[n]
+            kw = {"does": sp["does"], "uses": {"tools": sp["tools"]}, "soul": sp["soul"],
+                  "budget": sp["budget"], "model": sp["model"], "wait_for": sp.get("wait_for"),
+                  "on_spawn": sp["on_spawn"], "on_close": sp["on_close"]}
+            for k in ("hooks", "on_metric"):
+                if k in sp:
+                    kw[k] = sp[k]
+            a = _agents.Agent(n, **_agent_kwargs(_agents.Agent, kw, "Agent"))
+            built[n] = a
+            a.team = [build(m) for m in sp["team"]]
+            return a
+        a = build(name)
+        opts = {k: v for k, v in s.rt_opts.items()}
+        tool = a.as_tool(**opts)
+        args = req.get("args") or {}
+        if not isinstance(args, dict):
+            raise bad('"args" must be an object')
+        return {"tool": describe(tool), "result": tool_result(await tool.execute(args, None))}
+
+
+def agent_hooks(value, rec):
+    if not isinstance(value, dict):
+        raise bad("hooks must be an object")
+    hooks = {}
+    for hook, behaviour in value.items():
+        if hook not in HOOK_KEYS:
+            raise bad(f'unknown hook "{hook}"')
+        if behaviour is not None:
+            hooks[HOOK_KEYS[hook]] = hook_fn(hook, behaviour, rec)
+    return hooks
+
+
+def agent_on_metric(value, rec):
+    if value != {"collect": True}:
+        raise bad('onMetric: only {"collect": true} is in the catalogue')
+    return lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})
+
+
 # --- §11 translate (PROTOCOL.md §5.21) ----------------------------------------------------
 
 _client_class = getattr(toolnexus, "Client", None)
@@ -832,6 +1406,7 @@ class Session:
         self.clients = {}
         self.empty_kit = None
         self.serves = {}
+        self.agents = AgentCommands()
 
     def kit(self, req):
         tid = field(req, "toolkit", str, "a string")
@@ -843,7 +1418,7 @@ class Session:
         cmd = req.get("cmd")
         if cmd == "hello":
             return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []) + (["7F"] if HAS_COMPACT else []),
+                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []) + (["7D"] if HAS_AGENTS else []) + (["7F"] if HAS_COMPACT else []),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
@@ -952,6 +1527,8 @@ class Session:
             return await self.translate_command(req)
         if cmd == "compact":
             return await compact_command(req)
+        if isinstance(cmd, str) and cmd.startswith("agent_"):
+            return await self.agents.handle(cmd, req)
         if cmd == "serve":
             return await self.serve_command(req)
         if cmd == "serve_stop":
@@ -968,6 +1545,8 @@ class Session:
             return {"onTask": list(lists.get("onTask", [])), "onCall": list(lists.get("onCall", [])),
                     "storeCalls": list(lists.get("storeCalls", [])), "toolCancels": list(TOOL_CANCELS)}
         if cmd == "shutdown":
+            for rid in list(self.agents.sessions):
+                await self.agents.close_all(self.agents.sessions.pop(rid))
             for entry in self.serves.values():
                 await entry.stop()
             self.clients.clear()
