@@ -7,7 +7,7 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
   behaviour catalogue by a fixed table, and a prose the table does not know fails the
   scenario), and every key of its `expect` block is checked by a fixed checker (an unknown key
   fails). A transition list compares exactly, in order, per handle; an expected `→closed`
-  matches any `X→closed` (the fixtures write it both ways, NOTES #300).
+  matches any `X→closed` (the fixtures write it both ways, NOTES #291).
 
   # ---------------------------------------------------------------- subagent-fanout (S1/S2)
 
@@ -37,6 +37,10 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
   Scenario: lifecycle inboxGate: the post past inboxCap is refused at once, naming the full inbox
     Given the shared agent fixture "{{EXAMPLES}}/subagent-lifecycle/fixture.json"
     When its scenario "inboxGate" is driven
+    Then the agent trace at "transitions" is:
+      """
+      {}
+      """
 
   @spec-7D @clause-7D.wake.fifo-queue @clause-7D.wake.atomic-admission
   Scenario: lifecycle concurrencyGate: the second child's wake queues and is dequeued by slot transfer

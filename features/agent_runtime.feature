@@ -509,3 +509,44 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
       ["idle→running", "running→suspended", "suspended→idle"]
       """
+
+  # ---------------------------------------------------------------- onBudget
+
+  @spec-7D @clause-7D.budget.on-budget
+  Scenario: onBudget answering stop: asked once with the limit, and the run ends incomplete
+    Given an agent runtime with:
+      """
+      {"registry": {"three": {"does": "three lookups", "model": "m-three", "tools": ["lookup"], "budget": {"maxTurns": 2}}},
+       "tools": [{"name": "lookup", "behaviour": {"template": "data({{q}})"}}],
+       "options": {"onBudget": {"answer": "stop"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "three", "prompt": "go"}
+      """
+    Then the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxTurns"
+    And the agent trace at "onBudgetCalls" is:
+      """
+      [{"handle": "root/three.1", "limit": "maxTurns", "$partial": true}]
+      """
+
+  @spec-7D @clause-7D.budget.on-budget
+  Scenario: onBudget answering extend: the limit grows and the run finishes done
+    Given an agent runtime with:
+      """
+      {"registry": {"three": {"does": "three lookups", "model": "m-three", "tools": ["lookup"], "budget": {"maxTurns": 2}}},
+       "tools": [{"name": "lookup", "behaviour": {"template": "data({{q}})"}}],
+       "options": {"onBudget": {"answer": "extend"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "three", "prompt": "go"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" is "done after 3 lookups"
+    And the agent answer at "result.turns" is 4
+    And the agent trace at "onBudgetCalls" is:
+      """
+      [{"handle": "root/three.1", "limit": "maxTurns", "$partial": true}]
+      """

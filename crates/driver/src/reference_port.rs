@@ -27,8 +27,8 @@ use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 16] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7F", "8", "10", "11",
+pub const IMPLEMENTS: [&str; 17] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "10", "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.

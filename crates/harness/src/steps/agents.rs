@@ -71,6 +71,51 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 map.entry("apiKey").or_insert(json!("test-key"));
                 create_runtime(port, st, body).await
             }),
+        step!(Setup, r#"^its bootstrapDir is written to "(?P<DIR>[^"]+)"(?P<NOTDUE> with its heartbeatNotDue HEARTBEAT\.md)?$"#,
+            "writes each file of the fixture's `bootstrapDir` (and, asked, its `heartbeatNotDue` HEARTBEAT.md instead) into DIR: an agent home (§7E)",
+            |StepCtx { st, arg, .. }| {
+                let fixture = fixture(st)?;
+                let dir = st.path(&arg.at(1))?;
+                let files = fixture.get("bootstrapDir").and_then(Value::as_object).cloned()
+                    .ok_or_else(|| StepFailure::failed("the fixture has no `bootstrapDir`"))?;
+                std::fs::create_dir_all(&dir).map_err(|e| StepFailure::failed(format!("cannot create {}: {e}", dir.display())))?;
+                for (name, text) in files {
+                    let mut text = text.as_str().unwrap_or_default().to_string();
+                    if name == "HEARTBEAT.md" && arg.opt(2).is_some() {
+                        text = fixture.pointer("/heartbeatNotDue/HEARTBEAT.md").and_then(Value::as_str)
+                            .ok_or_else(|| StepFailure::failed("the fixture has no `heartbeatNotDue`"))?.to_string();
+                    }
+                    std::fs::write(dir.join(&name), text).map_err(|e| StepFailure::failed(format!("cannot write {name}: {e}")))?;
+                }
+                Ok(())
+            }),
+        step!(Setup, r#"^a file "(?P<PATH>[^"]+)" of (?P<N>\d+) bytes of "(?P<C>.)"$"#,
+            "writes the character C repeated to N bytes (for byte caps)",
+            |StepCtx { st, arg, .. }| {
+                let path = st.path(&arg.at(1))?;
+                let n: usize = arg.at(2).parse().map_err(|_| StepFailure::failed("N must be a number"))?;
+                if n > 64 * 1024 * 1024 {
+                    return fail("at most 64 MiB");
+                }
+                let c = arg.at(3);
+                let body = c.repeat(n / c.len().max(1));
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| StepFailure::failed(format!("cannot create {}: {e}", parent.display())))?;
+                }
+                std::fs::write(&path, body).map_err(|e| StepFailure::failed(format!("cannot write {}: {e}", path.display())))
+            }),
+        step!(Setup, r#"^the agent store holds "(?P<ID>[^"]+)": a system message "(?P<S>[^"]*)" and (?P<N>\d+) user/assistant pairs of (?P<M>\d+) characters$"#,
+            "`agent_store_save` of a generated transcript: the system message, then N pairs `q`×M / `a`×M (SPEC §7D hooks fixture H5's generator)",
+            |StepCtx { port, st, arg, .. }| {
+                let n: usize = arg.at(3).parse().map_err(|_| StepFailure::failed("N must be a number"))?;
+                let m: usize = arg.at(4).parse().map_err(|_| StepFailure::failed("M must be a number"))?;
+                let mut messages = vec![json!({"role": "system", "content": arg.at(2)})];
+                for _ in 0..n.min(10_000) {
+                    messages.push(json!({"role": "user", "content": "q".repeat(m.min(100_000))}));
+                    messages.push(json!({"role": "assistant", "content": "a".repeat(m.min(100_000))}));
+                }
+                agent(port, st, "agent_store_save", json!({"id": arg.at(1), "messages": messages})).await.map(|_| ())
+            }),
         // ---- Actions
         step!(Actions, r#"^its run is driven$"#,
             "creates the fixture's runtime, then `agent_run` with the fixture's `run.entry` and `run.prompt`",
@@ -177,6 +222,43 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             |StepCtx { st, arg, .. }| {
                 let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
                 super::matches(&actual, &arg.at(2))
+            }),
+        step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" (?P<NOT>does not contain|contains) "(?P<TEXT>.*)"$"#,
+            "the file's text (lossy UTF-8) contains TEXT, or does not",
+            records "pinned",
+            |StepCtx { st, arg, .. }| {
+                let path = st.path(&arg.at(1))?;
+                let bytes = std::fs::read(&path).map_err(|e| StepFailure::failed(format!("cannot read {}: {e}", path.display())))?;
+                let text = String::from_utf8_lossy(&bytes);
+                let needle = crate::steps::unescape(&arg.at(3));
+                match (arg.at(2) == "contains", text.contains(&needle)) {
+                    (true, true) | (false, false) => Ok(()),
+                    (true, false) => fail(format!("[pinned] {} does not contain {needle:?}: {}", path.display(), crate::port::truncate(&text, 300))),
+                    (false, true) => fail(format!("[pinned] {} contains {needle:?}", path.display())),
+                }
+            }),
+        step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" is (?P<N>\d+) bytes long$"#,
+            "the file's size",
+            records "pinned",
+            |StepCtx { st, arg, .. }| {
+                let path = st.path(&arg.at(1))?;
+                let len = std::fs::metadata(&path).map_err(|e| StepFailure::failed(format!("cannot stat {}: {e}", path.display())))?.len();
+                if len.to_string() == arg.at(2) { Ok(()) } else { fail(format!("[pinned] {} is {len} bytes, not {}", path.display(), arg.at(2))) }
+            }),
+        step!(Expectations, r#"^the agent answer has nothing at "(?P<PATH>[^"]+)"$"#,
+            "PATH is absent from the last `agent_*` answer",
+            records "pinned",
+            |StepCtx { st, arg, .. }| {
+                super::absent(&answer(st)?, &arg.at(1), "the agent answer")
+            }),
+        step!(Expectations, r#"^LLM request (?P<K>\d+) body is the same as LLM request (?P<J>\d+) body$"#,
+            "the two recorded request bodies are equal, byte for byte after normalisation",
+            records "pinned",
+            |StepCtx { st, arg, .. }| {
+                let a = super::llm_request(st, &arg.at(1)).await?;
+                let b = super::llm_request(st, &arg.at(2)).await?;
+                let (a, b) = (a.get("body").cloned().unwrap_or(Value::Null), b.get("body").cloned().unwrap_or(Value::Null));
+                if a == b { Ok(()) } else { fail(format!("[pinned] request bodies differ:\n{a}\n{b}")) }
             }),
         step!(Expectations, r#"^the transitions of "(?P<H>[^"]+)" are:$"# + "JSON array of `from→to` (`→closed` matches any source state)",
             "`agent_trace`'s `transitions` of handle H, whole and in order",
@@ -1105,7 +1187,7 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                 ),
                 "pendingDataPathEndsWithin" => {
                     // SPEC §10: "array of segments"; ports read it as the id's segments
-                    // (python) or as whole ids, so both are accepted (NOTES #300).
+                    // (python) or as whole ids, so both are accepted (NOTES #296).
                     let within = want.as_str().unwrap_or_default();
                     let path: Vec<String> = serde_json::from_value(
                         result

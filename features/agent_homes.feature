@@ -1,0 +1,315 @@
+@pin-0.16.0
+Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat (SPEC §7E)
+  The shared `examples/persona-agent` fixture: its `bootstrapDir` is written into a temporary
+  home, the mock LLM plays its scripts (`m-echo-soul` lists the `## <file>` headings of the
+  system prompt it received; `m-remember` saves a memory; `m-recall` and `m-heartbeat` answer
+  by what the system prompt contains), and each scenario checks one of the fixture's `expect`
+  keys (H1–H5), named in the scenario. The memory actions the fixture's scripts do not make
+  run on agents.json (`m-mem-*` call the `memory` tool once, then answer `tool said: <its
+  result>`). A registry def with `home` composes its soul from that directory at session
+  start (spawn); `memory: true` gives it the `memory` tool (PROTOCOL.md §5.27).
+
+  @spec-7E @clause-7E.home.file-order @clause-7E.home.files @clause-7E.home.absent-skipped
+  Scenario: H1 the bootstrap files compose the soul in the fixed order, absent ones skipped
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And a file "{{TMP}}/ava/AGENTS.md" containing "Operate politely."
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-echo-soul", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ava", "prompt": "who are you?"}
+      """
+    Then the agent answer at "result.text" is "sections:[AGENTS.md,SOUL.md,USER.md,HEARTBEAT.md,MEMORY.md]"
+
+  @spec-7E @clause-7E.home.file-order
+  Scenario: H1 the composed soul reaches a child's system prompt when the child's def has the home
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-echo-soul", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/ava.1", "def": "ava"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/ava.1/ava.1", "prompt": "who are you?"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1/ava.1"}
+      """
+    Then the agent answer at "result.text" is "sections:[SOUL.md,USER.md,HEARTBEAT.md,MEMORY.md]"
+    And LLM request 1 body at "messages[0].content" contains "You are Ava"
+
+  @spec-7E @clause-7E.home.byte-cap @clause-7E.home.truncated-notice
+  Scenario: H2 a file over 2 MB (2097152 bytes) is truncated with a notice; the file on disk is untouched
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And a file "{{TMP}}/ava/TOOLS.md" of 2097160 bytes of "t"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-echo-soul", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ava", "prompt": "who are you?"}
+      """
+    Then the agent answer at "result.text" is "sections:[SOUL.md,USER.md,TOOLS.md,HEARTBEAT.md,MEMORY.md]"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/ava.1"}
+      """
+    Then the agent answer at "messages[0].content" matches "(?i)truncat[^\n]*TOOLS\.md"
+    And the agent answer at "messages[0].content" matches "t\n\n[^\n]*(?i:truncat)"
+    And the file "{{TMP}}/ava/TOOLS.md" is 2097160 bytes long
+
+  @spec-7E @clause-7E.memory.opt-in @clause-7E.memory.writes-disk @clause-7E.memory.target
+  @clause-7E.memory.plain-success
+  Scenario: H3/H4 memory add with target user appends to USER.md on disk and answers a plain success
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-remember", "home": "{{TMP}}/ava", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ava", "prompt": "remember my coffee"}
+      """
+    Then the agent answer at "result.text" contains "saved: "
+    And the file "{{TMP}}/ava/USER.md" contains "Prefers dark roast"
+    And the file "{{TMP}}/ava/USER.md" contains "The user is Muthu"
+    And the file "{{TMP}}/ava/MEMORY.md" does not contain "Prefers dark roast"
+    And LLM request 2 body at "messages[-1].role" is "tool"
+    And the agent trace at "transitions" is:
+      """
+      {"root/ava.1": ["idle→running", "running→idle"]}
+      """
+
+  @spec-7E @clause-7E.memory.opt-in
+  Scenario: without memory:true the persona has no memory tool, with it the tool is there
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"plain": {"does": "no memory", "model": "m-echo-soul", "home": "{{TMP}}/ava"},
+                    "keeper": {"does": "has memory", "model": "m-echo-soul", "home": "{{TMP}}/ava", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "plain", "prompt": "hi"}
+      """
+    And the agent command "agent_run" is sent with:
+      """
+      {"entry": "keeper", "prompt": "hi"}
+      """
+    Then LLM request 1 body has nothing at "tools"
+    And LLM request 2 body at "tools[0].function.name" is "memory"
+
+  @spec-7E @clause-7E.memory.next-session @clause-7E.home.session-start
+  Scenario: H4 a saved memory loads at the next session, never into the session that saved it
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"keeper": {"does": "saves", "model": "m-remember", "home": "{{TMP}}/ava", "memory": true},
+                    "recall": {"does": "recalls", "model": "m-recall", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "recall"}
+      """
+    And the agent command "agent_run" is sent with:
+      """
+      {"entry": "keeper", "prompt": "remember my coffee"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/recall.1", "prompt": "what do I drink?"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/recall.1"}
+      """
+    Then the agent answer at "result.text" is "no memory"
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "recall", "prompt": "what do I drink?"}
+      """
+    Then the agent answer at "handle" is "root/recall.2"
+    And the agent answer at "result.text" is "I recall: dark roast"
+
+  @spec-7E @clause-7E.memory.actions @clause-7E.memory.writes-disk @clause-7E.memory.target
+  Scenario: memory replace swaps the substring in USER.md on disk
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/USER.md" containing "The user is Muthu; timezone IST."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "edits", "model": "m-mem-replace", "home": "{{TMP}}/home", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "p", "prompt": "I moved"}
+      """
+    Then the agent answer at "result.text" matches "^tool said: "
+    And the file "{{TMP}}/home/USER.md" contains "timezone CET"
+    And the file "{{TMP}}/home/USER.md" does not contain "timezone IST"
+
+  @spec-7E @clause-7E.memory.actions @clause-7E.memory.target
+  Scenario: memory remove deletes the entry from MEMORY.md (target self by default)
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/MEMORY.md" containing:
+      """
+      - Onboarded 2026-07.
+      - Likes tea
+      """
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "edits", "model": "m-mem-remove", "home": "{{TMP}}/home", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "p", "prompt": "forget onboarding"}
+      """
+    Then the file "{{TMP}}/home/MEMORY.md" does not contain "Onboarded"
+    And the file "{{TMP}}/home/MEMORY.md" contains "Likes tea"
+
+  @spec-7E @clause-7E.memory.actions
+  Scenario: memory add appends an entry to MEMORY.md, keeping what was there
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/MEMORY.md" containing "- Onboarded 2026-07."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "edits", "model": "m-mem-add", "home": "{{TMP}}/home", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "p", "prompt": "I like tea"}
+      """
+    Then the file "{{TMP}}/home/MEMORY.md" contains "Onboarded 2026-07."
+    And the file "{{TMP}}/home/MEMORY.md" contains "Likes tea"
+
+  @spec-7E @clause-7E.memory.absent-substring
+  Scenario: a replace whose substring is absent is a loud isError naming it, and the file is unchanged
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/MEMORY.md" containing "- Onboarded 2026-07."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "edits", "model": "m-mem-missing", "home": "{{TMP}}/home", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "p", "prompt": "fix it"}
+      """
+    Then the agent answer at "result.text" contains "no such entry"
+    And LLM request 2 body at "messages[-1].content" contains "no such entry"
+    And the file "{{TMP}}/home/MEMORY.md" contains "- Onboarded 2026-07."
+    And the file "{{TMP}}/home/MEMORY.md" does not contain "x"
+
+  @spec-7E @clause-7E.heartbeat.tick-inbox @clause-7E.heartbeat.virtual-clock
+  Scenario: H5 a due heartbeat speaks: the tick wakes the idle persona and the reply reaches onBeat
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-heartbeat", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/ava.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 999}
+      """
+    Then the agent trace at "transitions" is:
+      """
+      {}
+      """
+    When the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 1}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1"}
+      """
+    Then the agent answer at "result.text" contains "3pm sync"
+    And the agent trace at "beats" is:
+      """
+      [{"handle": "root/ava.1", "text": {"$contains": "3pm sync"}}]
+      """
+
+  @spec-7E @clause-7E.heartbeat.ok-silent
+  Scenario: H5 a heartbeat with nothing due answers HEARTBEAT_OK and stays silent
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava" with its heartbeatNotDue HEARTBEAT.md
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-heartbeat", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/ava.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 1000}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1"}
+      """
+    Then the agent answer at "result.text" is "HEARTBEAT_OK"
+    And the agent trace at "beats" is:
+      """
+      []
+      """
+
+  @spec-7E @clause-7E.heartbeat.tick-inbox @clause-7D.rails.coalesced
+  Scenario: H5 ticks that fall due together coalesce into one turn
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava" with its heartbeatNotDue HEARTBEAT.md
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-heartbeat", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/ava.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 3000}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1"}
+      """
+    Then the transitions of "root/ava.1" are:
+      """
+      ["idle→running", "running→idle"]
+      """
+    And the LLM received 1 request
