@@ -74,21 +74,23 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   @spec-7D @clause-7D.spawn.budget-carve @clause-7D.budget.shape
   Scenario: maxDepth is checked at spawn and the refusal names it
+    # `nester` carries maxDepth 1: a handle may sit at most one level below root (NOTES #293).
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "nester"}
       """
-    And the agent command "agent_spawn" is sent with:
+    Then the agent answer at "handle" is "root/nester.1"
+    When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root/nester.1", "def": "nester"}
       """
-    Then the agent answer at "handle" is "root/nester.1/nester.1"
-    When the agent command "agent_spawn" is sent with:
-      """
-      {"parent": "root/nester.1/nester.1", "def": "nester"}
-      """
     Then the agent answer at "error.isError" is true
     And the agent answer at "error.output" contains "maxDepth"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/nester.1", "def": "worker"}
+      """
+    Then the agent answer at "error.output" contains "maxDepth"
 
   # ---------------------------------------------------------------- post
 
@@ -139,7 +141,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   # ---------------------------------------------------------------- wake
 
   @spec-7D @clause-7D.wake.atomic-admission @clause-7D.states.transitions
-  Scenario: wake flips idle to running at once; a second wake of the running handle is refused
+  Scenario: wake flips idle to running at once; a second wake of the running handle starts no second run
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "slow"}
@@ -153,8 +155,9 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
       {"handle": "root/slow.1", "prompt": "again"}
       """
-    Then the agent answer at "error" contains "running"
-    And the transitions of "root/slow.1" are:
+    # The SPEC leaves a wake of a running handle open (an error, or a no-op): what it must not
+    # do is start a second run (NOTES #298).
+    Then the transitions of "root/slow.1" are:
       """
       ["idle→running"]
       """
@@ -267,7 +270,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
     And the agent trace at "onClose" is:
       """
-      [{"handle": "root/slow.1", "reason": "interrupted"}]
+      [{"handle": "root/slow.1", "reason": {"$oneOf": ["closed", "interrupted"]}}]
       """
     When the agent command "agent_inspect" is sent with:
       """
@@ -445,7 +448,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And the agent answer at "result.text" contains "error"
     And the agent trace at "onClose" is:
       """
-      [{"handle": "root/boss.1/failer.1", "reason": "error"}]
+      [{"handle": "root/boss.1/failer.1", "reason": {"$oneOf": ["closed", "error"]}}]
       """
 
   # ---------------------------------------------------------------- store and lifecycle
@@ -550,3 +553,104 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
       [{"handle": "root/three.1", "limit": "maxTurns", "$partial": true}]
       """
+
+  # ---------------------------------------------------------------- gaps the bite run found
+
+  @spec-7D @clause-7D.escalation.as-tool
+  Scenario: the nearest interpreter answers: with waitFor on both parent and grandparent, the parent does
+    Given an agent runtime with:
+      """
+      {"registry": {
+         "gp":   {"does": "top", "model": "m-gp", "team": ["mid"], "waitFor": {"answer": {"ok": true, "data": "from-gp"}}},
+         "mid":  {"does": "middle", "model": "m-mid", "team": ["leaf"], "waitFor": {"answer": {"ok": true, "data": "from-mid"}}},
+         "leaf": {"does": "asks", "model": "m-gate", "tools": ["gate"]}},
+       "tools": [{"name": "gate", "behaviour": {"suspend": {"kind": "approval", "prompt": "may I?"}}}]}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "gp", "prompt": "start"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "from-mid"
+    And the agent trace at "waitForCalls" is:
+      """
+      [{"handle": "root/gp.1/mid.1", "request": {"kind": "approval", "prompt": "may I?", "$partial": true}}]
+      """
+    And the transitions of "root/gp.1/mid.1/leaf.1" are:
+      """
+      ["idle→running", "running→suspended", "suspended→running", "running→idle", "→closed"]
+      """
+    And the transitions of "root/gp.1/mid.1" are:
+      """
+      ["idle→running", "running→idle", "→closed"]
+      """
+
+  @spec-7D @clause-7D.rails.provenance
+  Scenario: an ancestor's post is trusted, a sibling's is marked untrusted
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "boss"}
+      """
+    And the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/boss.1", "def": "worker"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1", "text": "from-above", "from": "root/boss.1", "channel": "peer"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1"}
+      """
+    Then the agent answer at "result.text" contains "from-above"
+    And the agent answer at "result.text" does not match "(?i)untrusted"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1", "text": "from-aside", "from": "root/echo.1", "channel": "peer"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/boss.1/worker.1"}
+      """
+    Then the agent answer at "result.text" contains "from-aside"
+    And the agent answer at "result.text" matches "(?i)untrusted"
+
+  @spec-7D @clause-7D.interrupt.restores-inbox
+  Scenario: a turn that fails consumes nothing: its drained items are back in the inbox
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "failer"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/failer.1", "text": "keep me"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/failer.1", "prompt": "try"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/failer.1"}
+      """
+    Then the agent answer at "result.status" is "error"
+    And the agent answer at "result.isError" is true
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/failer.1"}
+      """
+    Then the agent answer at "state" is "idle"
+    And the agent answer at "inbox[0].text" is "keep me"

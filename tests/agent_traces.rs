@@ -54,17 +54,17 @@ fn traces(port: Option<&str>) -> BTreeMap<String, Vec<String>> {
                 let cmd = v["msg"]["cmd"].as_str().unwrap_or_default().to_string();
                 asked.insert((worker, seq), cmd);
             }
-            Some("answer") => {
-                if asked.get(&(worker, seq)).map(String::as_str) == Some("agent_trace") {
-                    let kept = serde_json::json!({
-                        "transitions": v["msg"]["transitions"],
-                        "events": v["msg"]["events"],
-                    });
-                    by_scenario
-                        .entry(scenario)
-                        .or_default()
-                        .push(kept.to_string());
-                }
+            Some("answer")
+                if asked.get(&(worker, seq)).map(String::as_str) == Some("agent_trace") =>
+            {
+                let kept = serde_json::json!({
+                    "transitions": v["msg"]["transitions"],
+                    "events": v["msg"]["events"],
+                });
+                by_scenario
+                    .entry(scenario)
+                    .or_default()
+                    .push(kept.to_string());
             }
             _ => {}
         }

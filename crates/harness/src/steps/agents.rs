@@ -216,12 +216,18 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
                 contains(&actual, &crate::steps::unescape(&arg.at(2)))
             }),
-        step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" matches "(?P<REGEX>.*)"$"#,
-            "the string at PATH matches the regex (searched, not anchored)",
+        step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" (?P<NOT>does not match|matches) "(?P<REGEX>.*)"$"#,
+            "the string at PATH matches the regex (searched, not anchored), or does not",
             records "lenient (regex)",
             |StepCtx { st, arg, .. }| {
                 let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
-                super::matches(&actual, &arg.at(2))
+                if arg.at(2) == "matches" {
+                    return super::matches(&actual, &arg.at(3));
+                }
+                match super::matches(&actual, &arg.at(3)) {
+                    Ok(()) => fail(format!("[lenient (regex)] {} matches {:?}", crate::port::truncate(&actual.to_string(), 400), arg.at(3))),
+                    Err(_) => Ok(()),
+                }
             }),
         step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" (?P<NOT>does not contain|contains) "(?P<TEXT>.*)"$"#,
             "the file's text (lossy UTF-8) contains TEXT, or does not",

@@ -137,8 +137,8 @@ impl Ledger {
     }
 }
 
-/// `min(own, parent remaining)` for the spendable limits; the structural caps
-/// (`maxChildren`, `maxConcurrent`, `maxDepth`) are the handle's own.
+/// `min(own, parent remaining)` for the spendable limits, `min(own, parent's)` for
+/// `maxWallMs` and `maxDepth`; `maxChildren` and `maxConcurrent` are the handle's own caps.
 pub fn carve(own: &Budget, parent: Option<(&Budget, &Ledger)>) -> Budget {
     let Some((pb, pl)) = parent else {
         return *own;
@@ -158,6 +158,7 @@ pub fn carve(own: &Budget, parent: Option<(&Budget, &Ledger)>) -> Budget {
             remaining(pb.max_tool_calls, pl.tool_calls),
         ),
         max_wall_ms: min(own.max_wall_ms, pb.max_wall_ms),
+        max_depth: min(own.max_depth, pb.max_depth),
         ..*own
     }
 }

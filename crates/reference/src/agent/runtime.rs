@@ -239,6 +239,11 @@ impl Runtime {
             return Err("the runtime is closed".into());
         }
         let (id, depth, effective) = if parent == "root" {
+            if let Some(max) = own.max_depth.filter(|m| *m < 1) {
+                return Err(format!(
+                    "maxDepth: a {def} under root would sit at depth 1 (maxDepth {max})"
+                ));
+            }
             let n = t.root_counters.get(def).copied().unwrap_or(0) + 1;
             t.root_counters.insert(def.to_string(), n);
             (format!("root/{def}.{n}"), 1, own)
@@ -260,17 +265,16 @@ impl Runtime {
                 ));
             }
             let depth = p.depth + 1;
-            // Every ancestor's maxDepth bounds how far below it the new handle may sit.
-            let mut cursor = Some(parent.to_string());
-            while let Some(a) = cursor {
-                let Some(h) = t.handles.get(&a) else { break };
-                if let Some(max) = h.budget.max_depth.filter(|m| depth - h.depth > *m) {
-                    return Err(format!(
-                        "maxDepth: a {def} under {parent} would sit {} levels below {a} (maxDepth {max})",
-                        depth - h.depth
-                    ));
-                }
-                cursor = h.parent.clone();
+            // maxDepth caps how deep below root a handle may sit; it carves like the
+            // spendable limits (the smaller of the new handle's own and its parent's).
+            let cap = match (own.max_depth, p.budget.max_depth) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(max) = cap.filter(|m| depth > *m) {
+                return Err(format!(
+                    "maxDepth: a {def} under {parent} would sit at depth {depth} (maxDepth {max})"
+                ));
             }
             if let Some((_, _, reason)) = walk_exhausted(&t, parent) {
                 return Err(reason);
