@@ -585,8 +585,11 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       ["idle→running", "running→idle", "→closed"]
       """
 
-  @spec-7D @clause-7D.rails.provenance
+  @spec-7D @beyond-spec
   Scenario: an ancestor's post is trusted, a sibling's is marked untrusted
+    Beyond the SPEC: §7D says non-ancestor senders "render inside an explicitly untrusted block"
+    but fixes no wording; this checks the reference's reading that the word "untrusted" marks
+    only such items (Python's inbox header names UNTRUSTED whatever the senders). NOTES #295.
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "boss"}
