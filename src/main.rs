@@ -81,7 +81,7 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Per-request timeout for a driver, in milliseconds.
+        /// Per-request timeout for a driver (and the in-process reference), in milliseconds.
         #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         /// An expected-failures file (default: the registered port's own); the run then
@@ -238,7 +238,7 @@ enum Command {
         /// Also write the HTML report (the releases as ports, plus the history section).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Per-request timeout for a driver, in milliseconds.
+        /// Per-request timeout for a driver (and the in-process reference), in milliseconds.
         #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
         #[command(flatten)]
@@ -367,7 +367,9 @@ fn open_port(
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
     match port {
         None => (
-            Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
+            Box::new(
+                InProcessPort::new(toolnexus_driver::ReferenceSession::new()).with_timeout(timeout),
+            ),
             None,
         ),
         Some(name) => {

@@ -1325,3 +1325,63 @@ fn spec_diff_names_an_edited_clause_and_its_scenarios() {
     );
     assert_eq!(code, Some(0), "{text}");
 }
+
+/// A reference request that never answers is a failed scenario under `--timeout-ms`, in
+/// process as through a driver, never a hung run.
+#[test]
+fn an_in_process_request_that_hangs_fails_its_scenario_within_the_timeout() {
+    let feature = r#"@pin-0.16.0
+Feature: a hanging request
+  @spec-7D
+  Scenario: an agent run whose model never answers
+    Given a mock LLM runs "agents.json"
+    And an agent runtime with:
+      """
+      {"registry": {"slow": {"does": "waits", "model": "m-slow"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "slow", "prompt": "go"}
+      """
+"#;
+    let root = selection_root(Some(feature));
+    let mocks = root.path().join("mock-servers/scenarios/llm");
+    std::fs::create_dir_all(&mocks).unwrap_or_else(|e| panic!("{e}"));
+    let agents =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mock-servers/scenarios/llm/agents.json");
+    std::fs::copy(&agents, mocks.join("agents.json")).unwrap_or_else(|e| panic!("{e}"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolnexus-conformance"))
+        .arg("--root")
+        .arg(root.path())
+        .args([
+            "run",
+            "--timeout-ms",
+            "1500",
+            "--format",
+            "json",
+            "never answers",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap_or_else(|e| panic!("{e}")).is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the run hung past 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let json = String::from_utf8_lossy(&out.stdout);
+    let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert_eq!(report["summary"]["failed"], 1, "{report}");
+    let message = report["scenarios"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains("did not answer `agent_run` within 1500 ms"),
+        "{message}"
+    );
+}

@@ -13,6 +13,7 @@ pub struct InProcessPort {
     handler: Box<dyn Handler>,
     tracer: Option<Tracer>,
     seq: u64,
+    timeout: Option<std::time::Duration>,
 }
 
 impl InProcessPort {
@@ -22,25 +23,56 @@ impl InProcessPort {
             handler: Box::new(handler),
             tracer: None,
             seq: 0,
+            timeout: None,
         }
+    }
+
+    /// Bounds every request like a driver's (`--timeout-ms`): a reference that hangs is then
+    /// a failed scenario, not a hung run.
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    async fn answer(&mut self, request: Value) -> Result<Value, PortError> {
+        let Some(limit) = self.timeout else {
+            return Ok(self.handler.handle(request).await);
+        };
+        let cmd = request
+            .get("cmd")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        tokio::time::timeout(limit, self.handler.handle(request))
+            .await
+            .map_err(|_| {
+                PortError::Transport(format!(
+                    "the in-process reference did not answer `{cmd}` within {} ms",
+                    limit.as_millis()
+                ))
+            })
     }
 }
 
 #[async_trait]
 impl Port for InProcessPort {
     async fn call(&mut self, mut request: Value) -> Result<Value, PortError> {
-        let Some(tracer) = &self.tracer else {
-            return Ok(self.handler.handle(request).await);
-        };
+        if self.tracer.is_none() {
+            return self.answer(request).await;
+        }
         // Traced requests carry a `seq` like a subprocess driver's, so the trace reads (and
         // validates) the same for both transports; the handler echoes it.
         if let Some(obj) = request.as_object_mut() {
             obj.insert("seq".into(), Value::from(self.seq));
         }
         self.seq += 1;
-        tracer.request(&request);
-        let answer = self.handler.handle(request).await;
-        tracer.answer(&answer);
+        if let Some(t) = &self.tracer {
+            t.request(&request);
+        }
+        let answer = self.answer(request).await?;
+        if let Some(t) = &self.tracer {
+            t.answer(&answer);
+        }
         Ok(answer)
     }
 
