@@ -1188,6 +1188,7 @@ class AgentCommands:
 
 
 def agent_hooks(value, rec):
+    """The §7 hook behaviours as the port's hooks dict (a client's or an agent def's)."""
     if not isinstance(value, dict):
         raise bad("hooks must be an object")
     hooks = {}
@@ -1247,15 +1248,7 @@ def make_client(options):
         if value is None:
             continue
         if key == "hooks":
-            if not isinstance(value, dict):
-                raise bad("hooks must be an object")
-            hooks = {}
-            for hook, behaviour in value.items():
-                if hook not in HOOK_KEYS:
-                    raise bad(f'unknown hook "{hook}"')
-                if behaviour is not None:
-                    hooks[HOOK_KEYS[hook]] = hook_fn(hook, behaviour, rec)
-            value = hooks
+            value = agent_hooks(value, rec)
         elif key == "onError":
             value = on_error_fn(value, rec)
         elif key == "onMetric":

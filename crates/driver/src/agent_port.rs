@@ -262,18 +262,15 @@ impl Agents {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(bad("\"options\" must be an object")),
         };
-        const OPTION_KEYS: [&str; 5] = [
+        const OPTION_KEYS: [&str; 6] = [
             "inboxCap",
             "maxConcurrentTurns",
             "shutdownMs",
             "hooks",
             "onMetric",
+            "onBudget",
         ];
-        const MORE: [&str; 1] = ["onBudget"];
-        if let Some(k) = o
-            .keys()
-            .find(|k| !OPTION_KEYS.contains(&k.as_str()) && !MORE.contains(&k.as_str()))
-        {
+        if let Some(k) = o.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())) {
             return Err(bad(format!("unknown agent runtime option \"{k}\"")));
         }
         let mut options = RuntimeOptions {

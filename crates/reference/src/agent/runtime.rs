@@ -525,12 +525,7 @@ impl Runtime {
         match h.state {
             State::Closed => return Err(format!("closed: {id} is closed")),
             State::Idle if h.queued => {
-                h.queued = false;
-                if let Some(p) = h.parent.clone() {
-                    if let Some(ph) = t.handles.get_mut(&p) {
-                        ph.queue.retain(|(c, _)| c != id);
-                    }
-                }
+                withdraw_queued(&mut t, id);
                 t.obs.event(id, "queued wake cancelled");
                 return Ok(State::Idle);
             }
@@ -607,14 +602,7 @@ impl Runtime {
         if h.state == State::Closed {
             return Ok(State::Closed);
         }
-        if h.queued {
-            h.queued = false;
-            if let Some(p) = h.parent.clone() {
-                if let Some(ph) = t.handles.get_mut(&p) {
-                    ph.queue.retain(|(c, _)| c != id);
-                }
-            }
-        }
+        withdraw_queued(&mut t, id);
         let Some(h) = t.handles.get_mut(id) else {
             return Err(format!("no handle {id:?}"));
         };
@@ -1030,6 +1018,19 @@ fn diff(now: Usage, then: Usage) -> Usage {
         prompt_tokens: now.prompt_tokens.saturating_sub(then.prompt_tokens),
         completion_tokens: now.completion_tokens.saturating_sub(then.completion_tokens),
         total_tokens: now.total_tokens.saturating_sub(then.total_tokens),
+    }
+}
+
+/// Takes `id`'s queued wake (if any) out of its parent's FIFO.
+fn withdraw_queued(t: &mut Table, id: &str) {
+    let Some(h) = t.handles.get_mut(id).filter(|h| h.queued) else {
+        return;
+    };
+    h.queued = false;
+    if let Some(p) = h.parent.clone() {
+        if let Some(ph) = t.handles.get_mut(&p) {
+            ph.queue.retain(|(c, _)| c != id);
+        }
     }
 }
 

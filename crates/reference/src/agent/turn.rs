@@ -30,26 +30,22 @@ impl Runtime {
         input: &TurnInput,
         cancel: CancellationToken,
     ) -> Result<RunResult, ClientError> {
-        let Some(def_name) = self.lock().handles.get(id).map(|h| h.def.clone()) else {
+        // One read of the handle: its def, the run's admission time, its frozen soul and
+        // whether a maxTurns budget (enforced by the live walk) replaces the §8 default.
+        let seen = self.lock().handles.get(id).map(|h| {
+            let started = h.run.as_ref().map(|r| r.started_at);
+            let capped = h.live_budget().max_turns.is_some();
+            (h.def.clone(), started, h.soul.clone(), capped)
+        });
+        let Some((def_name, started, soul, capped)) = seen else {
             return Err(ClientError::new(format!("no handle {id:?}")));
         };
         let Some(def) = self.inner.registry.get(&def_name).cloned() else {
             return Err(ClientError::new(format!("unknown agent {def_name:?}")));
         };
         let o = &self.inner.options;
-        let started = self
-            .lock()
-            .handles
-            .get(id)
-            .and_then(|h| h.run.as_ref().map(|r| r.started_at))
-            .unwrap_or_else(|| self.now());
-        let soul = self.lock().handles.get(id).and_then(|h| h.soul.clone());
-        let max_turns = self
-            .lock()
-            .handles
-            .get(id)
-            .and_then(|h| h.live_budget().max_turns)
-            .map_or(10, |_| u32::MAX);
+        let started = started.unwrap_or_else(|| self.now());
+        let max_turns = if capped { u32::MAX } else { 10 };
         let options = ClientOptions {
             base_url: o.base_url.clone(),
             style: o.style,
@@ -161,9 +157,10 @@ impl Runtime {
             if let Some(on_budget) = rt.inner.options.on_budget.clone() {
                 let info = json!({"handle": id, "limit": limit, "owner": owner, "reason": reason});
                 t.obs.on_budget_calls.push(info.clone());
+                // Host code runs without the table lock.
                 drop(t);
                 let decision = on_budget(&info);
-                let mut t = rt.lock();
+                t = rt.lock();
                 if decision == BudgetDecision::Extend {
                     if let Some(h) = t.handles.get_mut(&owner) {
                         h.extend(&limit);
@@ -172,10 +169,6 @@ impl Runtime {
                         .event(&id, format!("onBudget extended {limit} of {owner}"));
                     return None;
                 }
-                if let Some(h) = t.handles.get_mut(&id) {
-                    h.stop_reason = Some(reason);
-                }
-                return Some(limit);
             }
             if let Some(h) = t.handles.get_mut(&id) {
                 h.stop_reason = Some(reason);
