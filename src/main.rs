@@ -1181,14 +1181,18 @@ fn main() -> ExitCode {
     secret::ensure();
     install_panic_hook();
     let cli = Cli::parse();
-    // The mock LLM answers one request at a time, and the driver's client loop awaits one
-    // model call at a time: on one thread their round trips skip the cross-thread
-    // wake-ups a worker pool adds to each of them.
+    // The mock LLM answers one request at a time, the driver's client loop awaits one
+    // model call at a time, and a stdio MCP server has one client: on one thread their
+    // round trips skip the cross-thread wake-ups a worker pool adds to each of them.
     let mut builder = if matches!(
         cli.command,
         Command::Driver
             | Command::Mock {
-                server: MockServer::Llm { .. },
+                server: MockServer::Llm { .. }
+                    | MockServer::Mcp {
+                        transport: toolnexus_mock_servers::mcp::Transport::Stdio,
+                        ..
+                    },
                 ..
             }
     ) {

@@ -13,8 +13,8 @@ use toolnexus_protocol::{error_kind, error_response};
 pub async fn serve_stdio() -> std::io::Result<Option<&'static str>> {
     toolnexus_reference::mcp::stdio::die_with_this_process();
     serve_until(
-        BufReader::new(tokio::io::stdin()),
-        tokio::io::stdout(),
+        BufReader::new(toolnexus_stdio::stdin()),
+        toolnexus_stdio::stdout(),
         termination(),
     )
     .await

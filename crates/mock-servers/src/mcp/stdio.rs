@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use rmcp::service::{serve_server, ServerInitializeError};
-use rmcp::transport::stdio;
 
 use super::handler::MockHandler;
 use super::raw;
@@ -17,7 +16,12 @@ pub async fn serve(scenario: Arc<Scenario>) -> Result<(), String> {
         Some(FailMode::Hang) => return raw::stdio_hang().await,
         _ => {}
     }
-    let running = match serve_server(MockHandler::new(scenario), stdio()).await {
+    let running = match serve_server(
+        MockHandler::new(scenario),
+        (toolnexus_stdio::stdin(), toolnexus_stdio::stdout()),
+    )
+    .await
+    {
         Ok(running) => running,
         // A client that leaves before initializing is an ordinary end, not a failure.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

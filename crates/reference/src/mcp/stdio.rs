@@ -2,13 +2,13 @@
 //! keep the tail of its stderr for error messages.
 
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
-use futures::StreamExt;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, DuplexStream};
-use tokio::process::{Child, ChildStdin, Command};
-use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::process_group;
 
@@ -16,8 +16,8 @@ use crate::process_group;
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 /// How much of the server's stderr is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
-/// Buffer between the stdout guard and rmcp.
-const PIPE_BYTES: usize = 256 * 1024;
+/// How much the stdout guard reads from the pipe at a time.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// Whether servers spawned from now on die with this process (see [`die_with_this_process`]).
 static DIE_WITH_PARENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -69,9 +69,6 @@ pub type SharedDiagnostics = Arc<Mutex<Diagnostics>>;
 pub struct ChildTree {
     child: Child,
     pgid: Option<i32>,
-    /// The stdout guard, stopped with the server: a grandchild that left the group could
-    /// otherwise keep its pipe, and the task, alive.
-    guard: Option<tokio::task::AbortHandle>,
 }
 
 impl ChildTree {
@@ -81,9 +78,6 @@ impl ChildTree {
         // Reaped: the group id may be reused, so it is never signalled again.
         self.pgid = None;
         let _ = self.child.kill().await;
-        if let Some(guard) = self.guard.take() {
-            guard.abort();
-        }
     }
 
     fn signal_group(&self) {
@@ -97,16 +91,13 @@ impl Drop for ChildTree {
     fn drop(&mut self) {
         self.signal_group();
         let _ = self.child.start_kill();
-        if let Some(guard) = self.guard.take() {
-            guard.abort();
-        }
     }
 }
 
 /// A running local server, ready to hand to rmcp as `(reader, writer)`.
 pub struct Spawned {
     /// Guarded stdout: only lines that parse as JSON get through.
-    pub reader: DuplexStream,
+    pub reader: GuardedStdout<ChildStdout>,
     /// The server's stdin.
     pub writer: ChildStdin,
     /// Kills the server's process tree.
@@ -151,57 +142,140 @@ pub fn spawn(
         return Err(format!("cannot open the pipes of \"{program}\""));
     };
     let diagnostics = SharedDiagnostics::default();
-    let (reader, forward) = tokio::io::duplex(PIPE_BYTES);
-    let guard = tokio::spawn(guard_stdout(stdout, forward, diagnostics.clone())).abort_handle();
     let stderr_done = tokio::spawn(keep_stderr_tail(stderr, diagnostics.clone()));
     Ok(Spawned {
         stderr_done,
-        reader,
+        reader: GuardedStdout::new(stdout, diagnostics.clone()),
         writer: stdin,
-        tree: ChildTree {
-            child,
-            pgid,
-            guard: Some(guard),
-        },
+        tree: ChildTree { child, pgid },
         diagnostics,
     })
 }
 
-/// Forwards JSON lines to rmcp; the first line that is not JSON ends the stream, because the
-/// MCP stdio transport says a server MUST NOT write anything else there and waiting for a
-/// valid message after garbage would only turn a fast failure into a timeout.
-async fn guard_stdout(
-    stdout: impl AsyncRead + Unpin,
-    mut forward: DuplexStream,
+/// The server's stdout as rmcp reads it: only whole lines that parse as JSON get through,
+/// and the first line that is not JSON ends the stream, because the MCP stdio transport says
+/// a server MUST NOT write anything else there and waiting for a valid message after garbage
+/// would only turn a fast failure into a timeout.
+///
+/// It filters in place, inside rmcp's own reads: no task and no second pipe between the
+/// server and rmcp, so a response costs no extra wake-up or copy through a channel.
+pub struct GuardedStdout<R> {
+    inner: R,
+    /// Bytes read past the last newline (an incomplete line).
+    pending: Vec<u8>,
+    /// Checked lines, each ending in a newline, not yet handed to the reader.
+    ready: Vec<u8>,
+    /// How much of `ready` was handed out.
+    ready_pos: usize,
+    /// Set on EOF, an error or garbage: once `ready` is drained, reads return EOF.
+    ended: bool,
+    chunk: Box<[u8]>,
     diagnostics: SharedDiagnostics,
-) {
-    let mut lines = FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE_BYTES));
-    while let Some(line) = lines.next().await {
-        let problem = match line {
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => match serde_json::from_str::<serde::de::IgnoredAny>(&line) {
-                Ok(_) => {
-                    let mut bytes = line.into_bytes();
-                    bytes.push(b'\n');
-                    if forward.write_all(&bytes).await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-                Err(_) => format!(
-                    "the server wrote a line that is not JSON-RPC on stdout: {:?}",
-                    excerpt(&line)
-                ),
-            },
-            Err(LinesCodecError::MaxLineLengthExceeded) => {
-                format!("the server wrote a stdout line longer than {MAX_LINE_BYTES} bytes")
-            }
-            Err(LinesCodecError::Io(e)) => format!("the server's stdout failed: {e}"),
-        };
-        if let Ok(mut d) = diagnostics.lock() {
+}
+
+impl<R> GuardedStdout<R> {
+    /// Guards `inner`, recording why the stream ended early in `diagnostics`.
+    pub fn new(inner: R, diagnostics: SharedDiagnostics) -> Self {
+        GuardedStdout {
+            inner,
+            pending: Vec::new(),
+            ready: Vec::new(),
+            ready_pos: 0,
+            ended: false,
+            chunk: vec![0u8; READ_CHUNK_BYTES].into_boxed_slice(),
+            diagnostics,
+        }
+    }
+
+    fn fail(&mut self, problem: String) {
+        self.ended = true;
+        self.pending = Vec::new();
+        if let Ok(mut d) = self.diagnostics.lock() {
             d.protocol_error = Some(problem);
         }
-        return;
+    }
+
+    /// Checks one line (without its newline); false when it ended the stream.
+    fn take_line(&mut self, line: &[u8]) -> bool {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return true;
+        }
+        if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+            self.ready.extend_from_slice(line);
+            self.ready.push(b'\n');
+            return true;
+        }
+        let text = String::from_utf8_lossy(line);
+        self.fail(format!(
+            "the server wrote a line that is not JSON-RPC on stdout: {:?}",
+            excerpt(&text)
+        ));
+        false
+    }
+
+    /// Moves every complete line of `pending` (new bytes start at `from`) to `ready`.
+    fn split_lines(&mut self, from: usize) {
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut start = 0;
+        let mut search = from;
+        while let Some(at) = pending[search..].iter().position(|&b| b == b'\n') {
+            let end = search + at;
+            if !self.take_line(&pending[start..end]) {
+                return;
+            }
+            start = end + 1;
+            search = start;
+        }
+        pending.drain(..start);
+        self.pending = pending;
+        if self.pending.len() > MAX_LINE_BYTES {
+            self.fail(format!(
+                "the server wrote a stdout line longer than {MAX_LINE_BYTES} bytes"
+            ));
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for GuardedStdout<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_pos < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.ready_pos);
+                buf.put_slice(&this.ready[this.ready_pos..this.ready_pos + n]);
+                this.ready_pos += n;
+                if this.ready_pos == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_pos = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = ReadBuf::new(&mut this.chunk);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut chunk) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => this.fail(format!("the server's stdout failed: {e}")),
+                Poll::Ready(Ok(())) if chunk.filled().is_empty() => {
+                    // EOF: a last line without its newline still counts.
+                    let last = std::mem::take(&mut this.pending);
+                    this.take_line(&last);
+                    this.ended = true;
+                }
+                Poll::Ready(Ok(())) => {
+                    let from = this.pending.len();
+                    let n = chunk.filled().len();
+                    this.pending.extend_from_slice(&this.chunk[..n]);
+                    this.split_lines(from);
+                }
+            }
+        }
     }
 }
 
@@ -244,9 +318,8 @@ mod tests {
     #[tokio::test]
     async fn garbage_on_stdout_ends_the_stream_with_a_reason() {
         let input: &[u8] = b"{\"jsonrpc\":\"2.0\"}\n\nnot json at all\n{\"after\":1}\n";
-        let (mut reader, forward) = tokio::io::duplex(1024);
         let diagnostics = SharedDiagnostics::default();
-        guard_stdout(input, forward, diagnostics.clone()).await;
+        let mut reader = GuardedStdout::new(input, diagnostics.clone());
         let mut got = String::new();
         reader.read_to_string(&mut got).await.unwrap();
         assert_eq!(got, "{\"jsonrpc\":\"2.0\"}\n");
@@ -256,6 +329,25 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("not json at all"));
+    }
+
+    #[tokio::test]
+    async fn lines_split_across_reads_crlf_and_a_last_line_without_newline_get_through() {
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let diagnostics = SharedDiagnostics::default();
+        let mut reader = GuardedStdout::new(rx, diagnostics.clone());
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for part in [&b"{\"a\":"[..], b"1}\r\n  \n[2", b"]\n{\"b\"", b":3}"] {
+                tx.write_all(part).await.unwrap();
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut got = String::new();
+        reader.read_to_string(&mut got).await.unwrap();
+        writer.await.unwrap();
+        assert_eq!(got, "{\"a\":1}\n[2]\n{\"b\":3}\n");
+        assert!(diagnostics.lock().unwrap().protocol_error.is_none());
     }
 
     #[tokio::test]
