@@ -84,6 +84,10 @@ enum Command {
         /// Per-request timeout for a driver (and the in-process reference), in milliseconds.
         #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
         timeout_ms: u64,
+        /// How long a driver may take to start and answer `hello`, in milliseconds (default:
+        /// 30000 or --timeout-ms, the longer): interpreters start slowly on a busy machine.
+        #[arg(long, value_parser = timeout_ms)]
+        startup_timeout_ms: Option<u64>,
         /// An expected-failures file (default: the registered port's own); the run then
         /// fails only on a new failure or an unexpected pass.
         #[arg(long)]
@@ -365,6 +369,17 @@ fn open_port(
     port: Option<&str>,
     timeout: Duration,
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
+    open_port_with_startup(root, registry, port, timeout, None)
+}
+
+/// [`open_port`], with a `hello` bound other than the driver port's default.
+fn open_port_with_startup(
+    root: &Path,
+    registry: &Registry,
+    port: Option<&str>,
+    timeout: Duration,
+    startup: Option<Duration>,
+) -> (Box<dyn Port>, Option<ResolvedPort>) {
     match port {
         None => (
             Box::new(
@@ -374,7 +389,10 @@ fn open_port(
         ),
         Some(name) => {
             let resolved = registry.resolve(name, root, &this_binary());
-            let driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);
+            let mut driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);
+            if let Some(startup) = startup {
+                driver = driver.with_startup_timeout(startup);
+            }
             (Box::new(driver), Some(resolved))
         }
     }
@@ -468,6 +486,7 @@ fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
 struct Driving {
     port: Option<String>,
     timeout_ms: u64,
+    startup_timeout_ms: Option<u64>,
     trace: Option<PathBuf>,
     jobs: usize,
 }
@@ -482,6 +501,7 @@ async fn run_command(
     let Driving {
         port,
         timeout_ms,
+        startup_timeout_ms,
         trace,
         jobs,
     } = driving;
@@ -498,7 +518,9 @@ async fn run_command(
     };
     let env = Env::from_root(root);
     let timeout = Duration::from_millis(timeout_ms);
-    let (driver, resolved) = open_port(root, &registry, port.as_deref(), timeout);
+    let startup = startup_timeout_ms.map(Duration::from_millis);
+    let open = || open_port_with_startup(root, &registry, port.as_deref(), timeout, startup);
+    let (driver, resolved) = open();
     if let Some(name) = port.as_deref() {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
             return fail(&e);
@@ -507,7 +529,7 @@ async fn run_command(
     // One port per worker, never more workers than scenarios: each is a driver process.
     let workers = jobs.clamp(1, scenarios.len().max(1));
     let mut drivers = vec![driver];
-    drivers.extend((1..workers).map(|_| open_port(root, &registry, port.as_deref(), timeout).0));
+    drivers.extend((1..workers).map(|_| open().0));
     if let Some(path) = trace.as_deref() {
         let tracer = match Tracer::create(path) {
             Ok(t) => t,
@@ -1353,6 +1375,7 @@ async fn async_main(cli: Cli) -> ExitCode {
             port,
             format,
             timeout_ms,
+            startup_timeout_ms,
             expected_failures,
             no_expected_failures,
             strict,
@@ -1369,6 +1392,7 @@ async fn async_main(cli: Cli) -> ExitCode {
                 Driving {
                     port,
                     timeout_ms,
+                    startup_timeout_ms,
                     trace,
                     jobs,
                 },

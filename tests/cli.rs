@@ -162,8 +162,53 @@ fn a_driver_that_hangs_is_timed_out_at_hello_and_refused() {
             "6",
             "--timeout-ms",
             "300",
+            "--startup-timeout-ms",
+            "300",
         ],
         "did not answer",
+    );
+}
+
+/// The reference's driver, started only after `delay` (an interpreter loading slowly).
+fn slow_starting_driver(delay: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("toolnexus-conformance");
+    format!("sleep {delay}; exec '{}' driver", bin.display())
+}
+
+#[test]
+fn a_driver_slower_to_start_than_the_request_timeout_is_still_greeted() {
+    // `hello` covers the start-up: it gets 30 s by default, not --timeout-ms.
+    let port = slow_starting_driver("1.5");
+    let (code, report) = run_json(&[
+        "--port",
+        &port,
+        "--section",
+        "6",
+        "--jobs",
+        "1",
+        "--timeout-ms",
+        "1000",
+    ]);
+    assert_eq!(code, Some(0), "report: {report}");
+    assert!(
+        report["summary"]["passed"].as_u64().unwrap_or(0) > 0,
+        "{report}"
+    );
+    // Negative control: bounded below the delay, the same start-up is refused at hello.
+    refused_at_hello(
+        &[
+            "--port",
+            &port,
+            "--section",
+            "6",
+            "--jobs",
+            "1",
+            "--timeout-ms",
+            "1000",
+            "--startup-timeout-ms",
+            "500",
+        ],
+        "did not answer `hello` within 500 ms",
     );
 }
 

@@ -229,10 +229,17 @@ fn kill_driver_tree(pgid: i32) {
     }
 }
 
+/// How long a driver may take to start and answer `hello` by default: an interpreter loading
+/// its libraries with several others starting beside it (`--jobs`) on a busy machine can
+/// take seconds, and that is not the behaviour under test.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A driver program started with `sh -c <command>`.
 pub struct SubprocessPort {
     command: String,
     timeout: Duration,
+    /// The bound on `hello`, which also covers the driver's start-up.
+    startup_timeout: Duration,
     running: Option<Running>,
     /// A protocol violation (a line out of step, unreadable or unasked for) since the runner
     /// last asked: it fails the scenario even when it happened in the scenario's clean-up.
@@ -246,11 +253,14 @@ pub struct SubprocessPort {
 }
 
 impl SubprocessPort {
-    /// A port for `command`, with a per-request timeout; the driver starts lazily.
+    /// A port for `command`, with a per-request timeout; the driver starts lazily. Its
+    /// `hello`, which includes the driver's start-up, may take [`DEFAULT_STARTUP_TIMEOUT`]
+    /// or `timeout`, the longer.
     pub fn new(command: impl Into<String>, timeout: Duration) -> Self {
         Self {
             command: command.into(),
             timeout,
+            startup_timeout: timeout.max(DEFAULT_STARTUP_TIMEOUT),
             running: None,
             violation: None,
             last_failure: None,
@@ -260,6 +270,12 @@ impl SubprocessPort {
             seq: 0,
             tracer: None,
         }
+    }
+
+    /// Bounds `hello` (the driver's start-up included) by `startup` instead of the default.
+    pub fn with_startup_timeout(mut self, startup: Duration) -> Self {
+        self.startup_timeout = startup;
+        self
     }
 
     /// Runs the driver command in `dir` (registered commands are relative to the checkout).
@@ -365,7 +381,12 @@ impl SubprocessPort {
         if let Some(t) = &self.tracer {
             t.request(&request);
         }
-        let sent = tokio::time::timeout(self.timeout, async {
+        let limit = if cmd == "hello" {
+            self.startup_timeout
+        } else {
+            self.timeout
+        };
+        let sent = tokio::time::timeout(limit, async {
             running.stdin.write_all(line.as_bytes()).await?;
             running.stdin.flush().await
         });
@@ -382,21 +403,18 @@ impl SubprocessPort {
                 return Err(self
                     .fail(format!(
                         "driver did not read `{cmd}` within {} ms; killed it",
-                        self.timeout.as_millis()
+                        limit.as_millis()
                     ))
                     .await)
             }
         }
-        let read = tokio::time::timeout(
-            self.timeout,
-            read_line_capped(&mut running.stdout, MAX_LINE),
-        )
-        .await;
+        let read =
+            tokio::time::timeout(limit, read_line_capped(&mut running.stdout, MAX_LINE)).await;
         match read {
             Err(_) => Err(self
                 .fail(format!(
                     "driver did not answer `{cmd}` within {} ms; killed it",
-                    self.timeout.as_millis()
+                    limit.as_millis()
                 ))
                 .await),
             Ok(Err(e)) => Err(self
