@@ -1,8 +1,8 @@
 //! The conformance suite's wall time with `--jobs`: the CLI run as a child process against
 //! the reference's own driver (`--port reference`, i.e. `toolnexus-conformance driver`).
 //!
-//! `cargo bench --bench suite` measures with criterion (group `suite`, 10 samples of one run
-//! each):
+//! `cargo bench --bench suite` measures with criterion (group `suite`, 10 samples of the same
+//! number of runs, flat sampling, about 5 s):
 //!
 //! - `section_0_1_jobs_1`: `run --port reference --section 0,1 --jobs 1`;
 //! - `section_0_1_jobs_default`: the same with the default `--jobs` (four per core, ≤ 32).
@@ -208,12 +208,12 @@ fn main() {
     let failures = Mutex::new(Vec::new());
 
     let mut c = Criterion::default()
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(1))
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
         .configure_from_args();
     let mut group = c.benchmark_group("suite");
-    // One run per sample: a run takes seconds, so criterion's linear sampling (1..10 runs
-    // per sample) would take minutes per function.
+    // The same few runs per sample: a run takes a quarter second or more, so criterion's
+    // linear sampling (1..10 × d runs per sample) would take minutes per function.
     group.sample_size(10).sampling_mode(SamplingMode::Flat);
     for (name, args) in [
         (
