@@ -23,7 +23,7 @@
 //!    `maxTurns` = `loop_turns`; each sample is a run's time per turn (`agent_loop.rs`). A
 //!    port answering `unsupported` gets an `unsupported` note and no numbers.
 //! 7. **served `tools/call`** (SPEC §7C; PROTOCOL §5.23 `serve`, §5.24 `serve_stop`) — a
-//!    toolkit with the cheap extra tool served with `"mcp": {}`, then `serve_calls`
+//!    toolkit with the cheap extra tool served with `"mcp": {"tools": ["noop"]}`, then `serve_calls`
 //!    sequential JSON-RPC `tools/call` POSTs to `<url>/mcp` over one keep-alive HTTP client
 //!    (after `initialize`, with the session header when the server hands one out); per call
 //!    (`serve.rs`). `unsupported` is a note, as for the loop.
@@ -131,6 +131,8 @@ pub struct SuiteOptions {
     pub root: Option<PathBuf>,
     /// `--jobs` for the child (`run`'s default when absent).
     pub jobs: Option<usize>,
+    /// `--timeout-ms` for the child (`run`'s default when absent).
+    pub timeout_ms: Option<u64>,
     /// Only these SPEC sections (further narrowing the sections every port implements).
     pub sections: Vec<String>,
     /// Only scenarios whose name contains one of these texts (`--filter`).
@@ -736,11 +738,6 @@ async fn measure_op(
                 }
             }
         }
-        if let Some(f) = floor.as_mut() {
-            if unit.counted && f.state.is_some() {
-                f.m.runs += 1;
-            }
-        }
     }
     let mut out = Vec::new();
     for mut lane in lanes {
@@ -880,6 +877,34 @@ mod tests {
             m.runs = 1;
         }
         row(Op::AgentLoop, &BenchOptions::default(), port, m)
+    }
+
+    #[test]
+    fn calls_are_split_into_even_blocks() {
+        assert_eq!(blocks(12, 10), [2, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
+        assert_eq!(blocks(1000, 10), [100; 10]);
+        assert_eq!(blocks(5, 10), [1; 5]);
+        assert!(blocks(0, 10).is_empty());
+        let opts = BenchOptions {
+            runs: 3,
+            warmup: 2,
+            round_trips: 200,
+            ..BenchOptions::default()
+        };
+        let units = plan(Op::RoundTrip, &opts);
+        let warm: Vec<usize> = units
+            .iter()
+            .filter(|u| !u.counted)
+            .map(|u| u.size)
+            .collect();
+        let counted: Vec<usize> = units.iter().filter(|u| u.counted).map(|u| u.size).collect();
+        assert_eq!(warm, [200, 200]);
+        assert_eq!(counted, [60; 10]);
+        assert!(plan(Op::Suite, &opts)
+            .iter()
+            .all(|u| u.counted && u.size == 1));
+        assert_eq!(plan(Op::Suite, &opts).len(), 3);
+        assert_eq!(plan(Op::McpCall, &opts)[0].size, 100);
     }
 
     #[test]

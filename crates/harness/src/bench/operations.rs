@@ -112,7 +112,7 @@ pub(super) async fn step(
             Ok(Go::On)
         }
         State::Loop(l) => super::agent_loop::step(port, l, unit, m).await,
-        State::Serve(s) => s.step(unit, m).await.map_err(PortError::Transport),
+        State::Serve(s) => Ok(s.step(unit, m).await),
     }
 }
 

@@ -108,6 +108,9 @@ async fn run_once(ctx: &Ctx<'_>, spec: &str) -> Result<(f64, String), String> {
     if let Some(jobs) = opts.suite.jobs {
         command.arg("--jobs").arg(jobs.to_string());
     }
+    if let Some(ms) = opts.suite.timeout_ms {
+        command.arg("--timeout-ms").arg(ms.to_string());
+    }
     command.arg("--section").arg(ctx.suite_sections.join(","));
     for name in &opts.suite.names {
         command.arg("--filter").arg(name);
