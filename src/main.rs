@@ -210,9 +210,25 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         runs: usize,
         /// Only these operations (repeatable): skills_build, grep, round_trip, mcp_call,
-        /// mcp_build, agent_loop; all when absent.
+        /// mcp_build, agent_loop, serve_call, suite; all when absent.
         #[arg(long = "op")]
         ops: Vec<String>,
+        /// Timed `tools/call` POSTs of the served-call operation (after warm-up calls).
+        #[arg(long, default_value_t = 1000)]
+        serve_calls: usize,
+        /// Timed runs of the conformance suite per port (no warm-up).
+        #[arg(long, default_value_t = 3)]
+        suite_runs: usize,
+        /// `--jobs` of the suite runs (default: `run`'s own).
+        #[arg(long, value_name = "N", value_parser = jobs_count)]
+        suite_jobs: Option<usize>,
+        /// `--timeout-ms` of the suite runs (default: `run`'s own).
+        #[arg(long, value_name = "MS", value_parser = timeout_ms)]
+        suite_timeout_ms: Option<u64>,
+        /// Only these SPEC sections in the suite runs (comma-separated; default: every
+        /// section all the ports implement).
+        #[arg(long, value_delimiter = ',')]
+        suite_section: Vec<String>,
         /// LLM round trips per agent-loop run (the client's maxTurns).
         #[arg(long, default_value_t = 100)]
         loop_turns: usize,
@@ -1328,6 +1344,11 @@ async fn async_main(cli: Cli) -> ExitCode {
             ops,
             loop_turns,
             loop_runs,
+            serve_calls,
+            suite_runs,
+            suite_jobs,
+            suite_timeout_ms,
+            suite_section,
             timeout_ms,
             format,
         } => {
@@ -1349,6 +1370,15 @@ async fn async_main(cli: Cli) -> ExitCode {
                 runs,
                 loop_turns,
                 loop_runs,
+                serve_calls,
+                suite_runs,
+                suite: bench::SuiteOptions {
+                    root: Some(root.clone()),
+                    jobs: suite_jobs,
+                    timeout_ms: suite_timeout_ms,
+                    sections: suite_section,
+                    ..bench::SuiteOptions::default()
+                },
                 ..bench::BenchOptions::default()
             };
             supervised(bench_command(&root, &port, opts, timeout_ms, format)).await

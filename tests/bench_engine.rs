@@ -2,6 +2,7 @@
 //! targets and the table (moved out of the harness crate, which never links the reference).
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -18,6 +19,7 @@ fn tiny() -> BenchOptions {
     BenchOptions::smoke(PathBuf::from("/nonexistent/tnx-mock-server"))
 }
 
+/// No binary here: the MCP operations cannot start the mock server, nor the suite its run.
 fn is_mcp(op: Op) -> bool {
     matches!(op, Op::McpCall | Op::McpBuild)
 }
@@ -48,13 +50,18 @@ async fn tiny_run_in_process() {
     let mut lines = Vec::new();
     let report = run(&mut ports, &tiny(), |l| lines.push(l.to_string())).await;
     assert!(!lines.is_empty());
-    assert_eq!(report.rows.len(), 18);
+    assert_eq!(report.rows.len(), 24);
     assert_eq!(report.reference.as_deref(), Some(REFERENCE));
     for r in report.rows.iter().filter(|r| r.port != "broken") {
         if is_mcp(r.op) {
             // No mock binary here: the server fails and that is a note, not a panic.
             assert_eq!(r.median_ms, None, "{r:?}");
             assert!(r.notes[0].contains("does not expose mock_echo"), "{r:?}");
+            continue;
+        }
+        if r.op == Op::Suite {
+            assert_eq!(r.median_ms, None, "{r:?}");
+            assert!(r.notes[0].contains("cannot start"), "{r:?}");
             continue;
         }
         if is_loop(r.op) {
@@ -70,7 +77,13 @@ async fn tiny_run_in_process() {
         assert!(r.median_ms.is_some(), "{r:?}");
         assert!(r.p90_ms.is_some(), "{r:?}");
         assert!(r.notes.is_empty(), "{r:?}");
-        assert_eq!(r.runs, 1);
+        // The per-call operations count blocks: five calls make five blocks of one.
+        let rounds = if matches!(r.op, Op::RoundTrip | Op::ServeCall) {
+            5
+        } else {
+            1
+        };
+        assert_eq!(r.runs, rounds, "{r:?}");
     }
     let rt = report
         .rows
@@ -81,10 +94,43 @@ async fn tiny_run_in_process() {
     for r in report
         .rows
         .iter()
-        .filter(|r| r.port == REFERENCE && !is_mcp(r.op) && !is_loop(r.op))
+        .filter(|r| r.port == REFERENCE && !is_mcp(r.op) && !is_loop(r.op) && r.op != Op::Suite)
     {
         assert_eq!(r.ratio_to_reference, Some(1.0));
     }
+    // The served call ran on the in-process reference's own gateway, per call.
+    let served = report
+        .rows
+        .iter()
+        .find(|r| r.op == Op::ServeCall && r.port == REFERENCE)
+        .unwrap();
+    assert_eq!(served.samples, 5, "{served:?}");
+    // Every operation but the suite has a floor, in operation order; the ones that need
+    // no binary are measured, with a ratio to the reference.
+    let floor_ops: Vec<Op> = report.floors.iter().map(|f| f.op).collect();
+    assert_eq!(floor_ops, Op::ALL[..7], "{:?}", report.floors);
+    for f in &report.floors {
+        match f.op {
+            Op::SkillsBuild | Op::RoundTrip | Op::ServeCall => {
+                assert!(f.notes.is_empty(), "{f:?}");
+                assert!(f.ratio_to_reference.is_some(), "{f:?}");
+                let want = if f.op == Op::SkillsBuild { 1 } else { 5 };
+                assert_eq!(f.samples, want, "{f:?}");
+            }
+            Op::Grep if f.notes.is_empty() => assert_eq!(f.samples, 1, "{f:?}"),
+            Op::Grep => assert_eq!(f.notes, ["rg not installed"], "{f:?}"),
+            _ => {
+                assert_eq!(f.median_ms, None, "{f:?}");
+                assert_eq!(f.notes.len(), 1, "{f:?}");
+            }
+        }
+    }
+    // The suite ran on the sections every working port implements (the broken one said
+    // nothing and has a note), narrowed to the smoke's one section.
+    assert_eq!(
+        report.suite_sections.as_deref(),
+        Some(&["1".to_string()][..])
+    );
     for r in report.rows.iter().filter(|r| r.port == "broken") {
         assert_eq!(r.median_ms, None);
         assert_eq!(r.ratio_to_reference, None);
@@ -109,11 +155,18 @@ async fn tiny_run_in_process() {
     );
     assert!(text.starts_with("op  "), "{text}");
     assert!(
+        text.contains("floor (parallel walk reading every SKILL.md)"),
+        "{text}"
+    );
+    assert!(text.contains("floor (request line through cat)"), "{text}");
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["floors"][0]["op"], "skills_build", "{json}");
+    assert!(json["floors"][0]["median_ms"].is_number(), "{json}");
+    assert!(
         text.contains("MCP call: 5 calls after 1 × 5 warm-up calls, per call"),
         "{text}"
     );
     assert!(text.lines().next().unwrap().contains("  p90  "), "{text}");
-    let json = serde_json::to_value(&report).unwrap();
     assert_eq!(json["rows"][0]["op"], "skills_build");
 }
 
@@ -154,4 +207,82 @@ async fn only_the_chosen_ops_run() {
     assert!(!text.contains("MCP"), "{text}");
     // The skills-build target is about an operation that did not run.
     assert!(report.targets.is_empty(), "{:?}", report.targets);
+}
+
+/// The in-process reference, logging `(port, cmd)` of every request into a shared list.
+struct Recorder {
+    name: &'static str,
+    inner: InProcessPort,
+    log: Arc<Mutex<Vec<(&'static str, String)>>>,
+}
+
+#[async_trait]
+impl Port for Recorder {
+    async fn call(&mut self, request: Value) -> Result<Value, PortError> {
+        let cmd = request["cmd"].as_str().unwrap_or("?").to_string();
+        self.log.lock().unwrap().push((self.name, cmd));
+        self.inner.call(request).await
+    }
+}
+
+#[tokio::test]
+async fn samples_are_interleaved_round_by_round() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let recorder = |name: &'static str| -> Box<dyn Port> {
+        Box::new(Recorder {
+            name,
+            inner: reference(),
+            log: log.clone(),
+        })
+    };
+    let mut ports: Vec<(String, Box<dyn Port>)> = vec![
+        (REFERENCE.into(), recorder("A")),
+        ("other".into(), recorder("B")),
+    ];
+    let opts = BenchOptions {
+        ops: vec![Op::Grep, Op::RoundTrip],
+        runs: 3,
+        warmup: 1,
+        round_trips: 4,
+        ..tiny()
+    };
+    let report = run(&mut ports, &opts, |_| {}).await;
+    for r in &report.rows {
+        assert!(r.notes.is_empty(), "{r:?}");
+    }
+    let seen: Vec<String> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, cmd)| ["build", "execute", "close"].contains(&cmd.as_str()))
+        .map(|(who, cmd)| format!("{who} {cmd}"))
+        .collect();
+    let mut want: Vec<String> = Vec::new();
+    let mut push = |who: &str, cmd: &str, n: usize| {
+        want.extend(std::iter::repeat_n(format!("{who} {cmd}"), n));
+    };
+    // grep: both built first, then warm-up and three runs, A before B each round.
+    push("A", "build", 1);
+    push("B", "build", 1);
+    for _ in 0..4 {
+        push("A", "execute", 1);
+        push("B", "execute", 1);
+    }
+    push("A", "close", 1);
+    push("B", "close", 1);
+    // round trip: a warm-up run of 4 calls each, then 3 × 4 = 12 counted calls in 10
+    // blocks (2, 2, then 1 each), every block of A then of B.
+    push("A", "build", 1);
+    push("B", "build", 1);
+    push("A", "execute", 4);
+    push("B", "execute", 4);
+    for size in [2, 2, 1, 1, 1, 1, 1, 1, 1, 1] {
+        push("A", "execute", size);
+        push("B", "execute", size);
+    }
+    push("A", "close", 1);
+    push("B", "close", 1);
+    assert_eq!(seen, want);
+    let rt = report.rows.iter().find(|r| r.op == Op::RoundTrip).unwrap();
+    assert_eq!((rt.runs, rt.samples), (10, 12), "{rt:?}");
 }

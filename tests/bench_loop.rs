@@ -18,31 +18,12 @@ struct LoopPort {
 
 impl LoopPort {
     async fn run(&self) -> Value {
-        let mut messages = vec![json!({"role": "user", "content": "loop"})];
-        let mut calls = 0;
-        for _ in 0..self.max_turns {
-            let body = json!({"model": "bench", "messages": messages});
-            let answer: Value = self
-                .http
-                .post(format!("{}/chat/completions", self.base_url))
-                .json(&body)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            let message = answer["choices"][0]["message"].clone();
-            assert_eq!(answer["choices"][0]["finish_reason"], "tool_calls");
-            let call = message["tool_calls"][0].clone();
-            assert_eq!(call["function"]["name"], "echo");
-            assert_eq!(call["function"]["arguments"], r#"{"text":"bench"}"#);
-            messages.push(message);
-            messages.push(json!({"role": "tool", "tool_call_id": call["id"],
-                                 "content": call["function"]["arguments"]}));
-            calls += 1;
-        }
-        json!({"ok": true, "result": {"turns": self.max_turns, "toolCallCount": calls}})
+        let turns = usize::try_from(self.max_turns).unwrap();
+        // The same bare loop is the operation's floor; it checks every answer is the echo call.
+        let done = bench::http_tool_loop(&self.http, &self.base_url, turns)
+            .await
+            .unwrap();
+        json!({"ok": true, "result": {"turns": done, "toolCallCount": done}})
     }
 }
 
@@ -108,4 +89,15 @@ async fn the_loop_runs_against_the_real_mock_llm() {
     assert_eq!((target.op, target.port.as_str()), (Op::AgentLoop, "python"));
     assert!(target.ratio.is_some(), "{text}");
     assert!(text.contains("agent loop: reference/python = "), "{text}");
+    // The floor: the same loop from the harness itself, against its own fresh mock.
+    let floor = &report.floors[0];
+    assert_eq!(floor.op, Op::AgentLoop);
+    assert!(floor.notes.is_empty(), "{floor:?}");
+    assert_eq!(floor.samples, 3, "{floor:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  floor: run 3/3 20 turns in")),
+        "{lines:?}"
+    );
 }

@@ -13,7 +13,7 @@ use toolnexus_harness::subprocess::SubprocessPort;
 #[tokio::test]
 async fn bench_smoke_in_process_and_driver() {
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
-    let driver = format!("{bin} driver");
+    let driver = driver_command(bin);
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![
         (
             REFERENCE.to_string(),
@@ -24,10 +24,14 @@ async fn bench_smoke_in_process_and_driver() {
             Box::new(SubprocessPort::new(driver, Duration::from_secs(30))),
         ),
     ];
-    let opts = BenchOptions {
+    let mut opts = BenchOptions {
         mcp_builds: 2,
         ..BenchOptions::smoke(bin.into())
     };
+    // The suite runs `run --port <spec>`: the reference's driver by its command.
+    opts.suite
+        .specs
+        .insert("reference-driver".into(), driver_command(bin));
     // The agent loop needs the §8 client; until the reference's driver has it (its `hello`
     // lists "8"), the loop must be skipped as unsupported, and measured once it does.
     ports[1].1.ensure_ready().await.unwrap();
@@ -43,7 +47,7 @@ async fn bench_smoke_in_process_and_driver() {
     }
     let text = bench::table(&report);
 
-    assert_eq!(report.rows.len(), 12, "{text}");
+    assert_eq!(report.rows.len(), 16, "{text}");
     assert!(report.notes.is_empty(), "{text}");
     let fixtures = report.fixtures.as_ref().expect("fixtures generated");
     assert_eq!(fixtures.skill_files, 60);
@@ -57,6 +61,13 @@ async fn bench_smoke_in_process_and_driver() {
             continue;
         }
         assert!(row.median_ms.is_some(), "{row:?}\n{text}");
+        if row.op == Op::Suite {
+            // The suite's note is the child run's counts: section 1 passes on the reference.
+            assert_eq!(row.notes.len(), 1, "{row:?}\n{text}");
+            assert!(row.notes[0].starts_with("passed "), "{row:?}");
+            assert!(row.notes[0].contains(", failed 0, "), "{row:?}");
+            continue;
+        }
         assert!(row.notes.is_empty(), "{row:?}\n{text}");
         assert!(row.ratio_to_reference.is_some(), "{row:?}\n{text}");
         if row.port == REFERENCE {
@@ -83,7 +94,8 @@ async fn bench_smoke_in_process_and_driver() {
             .map(|r| (r.runs, r.samples))
             .collect::<Vec<_>>()
     };
-    assert_eq!(sampled(Op::McpCall), [(1, 5), (1, 5)], "{text}");
+    // The MCP call's five calls are five blocks of one, interleaved across the ports.
+    assert_eq!(sampled(Op::McpCall), [(5, 5), (5, 5)], "{text}");
     assert_eq!(sampled(Op::McpBuild), [(2, 2), (2, 2)], "{text}");
     if has_client {
         assert_eq!(sampled(Op::AgentLoop), [(2, 2), (2, 2)], "{text}");
@@ -100,4 +112,30 @@ async fn bench_smoke_in_process_and_driver() {
         text.contains("toolkit build, one stdio MCP server"),
         "{text}"
     );
+    assert_eq!(sampled(Op::ServeCall), [(5, 5), (5, 5)], "{text}");
+    assert_eq!(sampled(Op::Suite), [(1, 1), (1, 1)], "{text}");
+    assert_eq!(
+        report.suite_sections.as_deref(),
+        Some(&["1".to_string()][..])
+    );
+    // Every floor but grep's (which needs `rg`) is measured here, with the real mocks.
+    assert_eq!(report.floors.len(), 7, "{text}");
+    for f in &report.floors {
+        if f.op == Op::Grep && f.notes == ["rg not installed"] {
+            continue;
+        }
+        assert!(f.notes.is_empty(), "{f:?}\n{text}");
+        assert!(f.median_ms.is_some(), "{f:?}\n{text}");
+        assert!(f.ratio_to_reference.is_some(), "{f:?}\n{text}");
+    }
+    let floor_samples = |op: Op| report.floors.iter().find(|f| f.op == op).unwrap().samples;
+    assert_eq!(floor_samples(Op::McpCall), 5, "{text}");
+    assert_eq!(floor_samples(Op::McpBuild), 2, "{text}");
+    assert_eq!(floor_samples(Op::AgentLoop), 2, "{text}");
+    assert!(text.contains("floor (bare rmcp client)"), "{text}");
+}
+
+/// The reference's own driver, as a command.
+fn driver_command(bin: &str) -> String {
+    format!("{bin} driver")
 }

@@ -18,7 +18,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use super::{ms, note, BenchOptions, Measured};
+use super::operations::State;
+use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
 use crate::port::{truncate, Port, PortError};
 
 /// The mock LLM scenario: every request is answered with one `echo` tool call.
@@ -35,9 +36,10 @@ const CLIENT: &str = "bench-loop";
 const MOCK_START: Duration = Duration::from_secs(10);
 
 /// A running mock LLM, killed when dropped.
-struct MockLlm {
+pub(super) struct MockLlm {
     _child: Child,
-    url: String,
+    /// Its base URL (`http://127.0.0.1:<port>`).
+    pub(super) url: String,
 }
 
 /// Starts `<exe> mock llm --scenario <scenario>` and reads its URL line.
@@ -83,7 +85,7 @@ fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
 
 /// Sends one request and unwraps the envelope itself: the loop commands' typed shapes are
 /// the features' business; here `unsupported` must skip and any other `ok:false` is a note.
-async fn send(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
+pub(super) async fn send(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
     let response = port.call(request).await?;
     if response.get("ok") == Some(&Value::Bool(true)) {
         return Ok(response);
@@ -142,33 +144,35 @@ pub(super) fn turns_of(answer: &Value, turns: usize) -> Result<usize, String> {
     }
 }
 
-/// Measures the loop on one port (see the module doc); `fixture_dir` holds the scenario.
-pub(super) async fn agent_loop(
+/// The loop's state on a set-up port: the client points at `mock`, `turns` per run.
+pub(super) struct LoopState {
+    _mock: MockLlm,
+    turns: usize,
+}
+
+/// Builds the toolkit, probes `client` (a port without §8 is skipped before any mock
+/// starts), starts a fresh mock LLM and points the client at it.
+pub(super) async fn setup(
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    fixture_dir: &Path,
-    name: &str,
+    ctx: &Ctx<'_>,
     m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    let turns = opts.loop_turns.max(1);
+) -> Result<Option<State>, PortError> {
+    let turns = ctx.opts.loop_turns.max(1);
     let options = json!({"builtins": false,
                          "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]});
     port.build(TK_LOOP, &options).await?;
     let outcome = async {
-        // Support first, so a port without §8 is skipped before any mock starts.
         let probe = client_options("http://127.0.0.1:9", turns);
         send(
             port,
             json!({"cmd": "client", "id": CLIENT, "options": probe}),
         )
         .await?;
-        let exe = mock_exe(opts).map_err(PortError::Transport)?;
-        let mock = match start_mock(&exe, &fixture_dir.join(LOOP_SCENARIO_FILE)).await {
+        let mock = match start_loop_mock(ctx).await {
             Ok(mock) => mock,
             Err(why) => {
                 note(&mut m.notes, why);
-                return Ok(());
+                return Ok(None);
             }
         };
         let options = client_options(&mock.url, turns);
@@ -177,44 +181,117 @@ pub(super) async fn agent_loop(
             json!({"cmd": "client", "id": CLIENT, "options": options}),
         )
         .await?;
-        let run = json!({"cmd": "run", "client": CLIENT, "toolkit": TK_LOOP, "prompt": "loop"});
-        let total = opts.warmup + opts.loop_runs;
-        for i in 0..total {
-            let started = Instant::now();
-            let answer = send(port, run.clone()).await?;
-            let elapsed = ms(started);
-            let done = match turns_of(&answer, turns) {
-                Ok(done) => done,
-                Err(why) => {
-                    // Without its round trips a run's time means nothing: stop here.
-                    note(&mut m.notes, why);
-                    return Ok(());
-                }
-            };
-            if done != turns {
-                note(
-                    &mut m.notes,
-                    format!("a run took {done} turns, maxTurns was {turns}"),
-                );
-            }
-            let per_turn = elapsed / done as f64;
-            let label = if i < opts.warmup {
-                format!("warm-up {}/{}", i + 1, opts.warmup)
-            } else {
-                m.samples.push(per_turn);
-                m.runs += 1;
-                format!("run {}/{}", i + 1 - opts.warmup, opts.loop_runs)
-            };
-            progress(&format!(
-                "  {name}: {label} {done} turns in {elapsed:.1} ms, {per_turn:.3} ms per turn"
-            ));
-        }
-        drop(mock);
-        Ok(())
+        Ok(Some(mock))
     }
     .await;
-    let closed = port.close(TK_LOOP).await;
-    outcome.and(closed)
+    match outcome {
+        Ok(Some(mock)) => Ok(Some(State::Loop(LoopState { _mock: mock, turns }))),
+        Ok(None) => port.close(TK_LOOP).await.map(|()| None),
+        Err(e) => {
+            let _ = port.close(TK_LOOP).await;
+            Err(e)
+        }
+    }
+}
+
+/// A fresh mock LLM serving the loop scenario of the fixture directory.
+pub(super) async fn start_loop_mock(ctx: &Ctx<'_>) -> Result<MockLlm, String> {
+    let exe = mock_exe(ctx.opts)?;
+    start_mock(&exe, &ctx.fx.dir.join(LOOP_SCENARIO_FILE)).await
+}
+
+/// One `run`; its sample is the run's time per turn.
+pub(super) async fn step(
+    port: &mut dyn Port,
+    state: &mut LoopState,
+    unit: Unit,
+    m: &mut Measured,
+) -> Result<Go, PortError> {
+    let turns = state.turns;
+    let run = json!({"cmd": "run", "client": CLIENT, "toolkit": TK_LOOP, "prompt": "loop"});
+    let started = Instant::now();
+    let answer = send(port, run).await?;
+    let elapsed = ms(started);
+    let done = match turns_of(&answer, turns) {
+        Ok(done) => done,
+        Err(why) => {
+            // Without its round trips a run's time means nothing: stop here.
+            note(&mut m.notes, why);
+            return Ok(Go::Stop);
+        }
+    };
+    if done != turns {
+        note(
+            &mut m.notes,
+            format!("a run took {done} turns, maxTurns was {turns}"),
+        );
+    }
+    record_turns(unit, done, elapsed, m);
+    Ok(Go::On)
+}
+
+/// Keeps a counted run's mean per turn and says so on the progress line.
+pub(super) fn record_turns(unit: Unit, done: usize, elapsed: f64, m: &mut Measured) {
+    let per_turn = elapsed / done.max(1) as f64;
+    if unit.counted {
+        m.samples.push(per_turn);
+    }
+    m.detail = Some(format!(
+        "{done} turns in {elapsed:.1} ms, {per_turn:.3} ms per turn"
+    ));
+}
+
+/// Closes the loop's toolkit; the mock LLM dies with the state.
+pub(super) async fn teardown(port: &mut dyn Port, state: LoopState) -> Result<(), PortError> {
+    drop(state);
+    port.close(TK_LOOP).await
+}
+
+/// A bare OpenAI-style tool loop: `turns` chat-completion POSTs to `<base_url>/chat/completions`,
+/// each answer's `echo` tool call (arguments `{"text":"bench"}`) answered with its own
+/// arguments as the tool result. Returns the turns done, or why an answer was not the
+/// expected tool call. The floor of the agent-loop operation, and the loop of
+/// `tests/bench_loop.rs`'s miniature port.
+pub async fn http_tool_loop(
+    http: &reqwest::Client,
+    base_url: &str,
+    turns: usize,
+) -> Result<usize, String> {
+    let url = format!("{base_url}/chat/completions");
+    let mut messages = vec![json!({"role": "user", "content": "loop"})];
+    for turn in 0..turns {
+        let body = json!({"model": "bench", "messages": messages});
+        let response = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("authorization", "Bearer bench-key")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("turn {turn}: {e}"))?;
+        let text = response
+            .text()
+            .await
+            .map_err(|e| format!("turn {turn}: {e}"))?;
+        let answer: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("turn {turn}: not JSON ({e}): {}", truncate(&text, 200)))?;
+        let choice = &answer["choices"][0];
+        let call = &choice["message"]["tool_calls"][0];
+        if choice["finish_reason"] != "tool_calls"
+            || call["function"]["name"] != "echo"
+            || call["function"]["arguments"] != r#"{"text":"bench"}"#
+        {
+            return Err(format!(
+                "turn {turn}: not the echo tool call: {}",
+                truncate(&text, 200)
+            ));
+        }
+        let result = json!({"role": "tool", "tool_call_id": call["id"],
+                            "content": call["function"]["arguments"]});
+        messages.push(choice["message"].clone());
+        messages.push(result);
+    }
+    Ok(turns)
 }
 
 #[cfg(test)]

@@ -1,12 +1,12 @@
-//! The timed operations: what each one sends to a port, what it checks in the answers, and
-//! which timings it keeps.
+//! The timed operations on a port: how each is set up, what one round sends to the port,
+//! what it checks in the answers, which timings it keeps, and how it is torn down.
 
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::fixtures::{skill_name, Fixtures};
-use super::{ms, note, BenchOptions, Measured, Op, GREP_TOKEN, MCP_TOOL, MCP_WARMUP_CALLS};
+use super::fixtures::skill_name;
+use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN, MCP_TOOL};
 use crate::port::{truncate, Port, PortError};
 
 /// Toolkit ids the benchmark builds.
@@ -17,155 +17,183 @@ const TK_MCP_CALL: &str = "bench-mcp-call";
 const TK_MCP_BUILD: &str = "bench-mcp-build";
 
 /// The text every MCP call sends and expects back.
-const MCP_TEXT: &str = "bench";
+pub(super) const MCP_TEXT: &str = "bench";
 
-/// Measures one operation on one port; failures end the measurement with a note.
-pub(super) async fn measure(
+/// The cheap extra tool of the round trip and the served call: answers `ok`.
+pub(super) fn noop_options() -> Value {
+    json!({"builtins": false, "extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]})
+}
+
+/// What a set-up port holds during an operation's rounds.
+pub(super) enum State {
+    /// Nothing held: each round builds over the skills tree, prompts and closes.
+    SkillsBuild,
+    /// Nothing held: each round builds with the stdio MCP server and closes.
+    McpBuild,
+    /// Nothing held: each round runs the suite as a child with this `--port` value.
+    Suite(String),
+    /// One built toolkit, closed at the end.
+    Toolkit(&'static str),
+    /// One built toolkit whose tool is called, closed at the end.
+    Calls(Calls),
+    /// The agent loop's client and mock LLM.
+    Loop(super::agent_loop::LoopState),
+    /// A served toolkit and the HTTP client calling it.
+    Serve(super::serve::PortServe),
+}
+
+/// Readies `port` and sets it up for `op`; `None` (with a note) when it cannot take part.
+pub(super) async fn setup(
     op: Op,
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    fx: &Fixtures,
+    ctx: &Ctx<'_>,
     name: &str,
-    progress: &mut impl FnMut(&str),
-) -> Measured {
-    let mut m = Measured::default();
+    m: &mut Measured,
+) -> Option<State> {
     if let Err(e) = port.ensure_ready().await {
         note(&mut m.notes, format!("port not ready: {e}"));
-        return m;
+        return None;
     }
-    let outcome = match op {
-        Op::SkillsBuild => skills_build(port, opts, fx, name, &mut m, progress).await,
-        Op::Grep => grep(port, opts, fx, name, &mut m, progress).await,
-        Op::RoundTrip => round_trip(port, opts, name, &mut m, progress).await,
-        Op::McpCall => mcp_call(port, opts, fx, name, &mut m, progress).await,
-        Op::McpBuild => mcp_build(port, opts, fx, name, &mut m, progress).await,
-        Op::AgentLoop => {
-            super::agent_loop::agent_loop(port, opts, &fx.dir, name, &mut m, progress).await
-        }
+    let built = match op {
+        Op::SkillsBuild => Ok(Some(State::SkillsBuild)),
+        Op::McpBuild => Ok(Some(State::McpBuild)),
+        Op::Suite => Ok(Some(State::Suite(super::suite::spec_of(ctx.opts, name)))),
+        Op::Grep => port
+            .build(TK_GREP, &json!({}))
+            .await
+            .map(|_| Some(State::Toolkit(TK_GREP))),
+        Op::RoundTrip => match port.build(TK_NOOP, &noop_options()).await {
+            Ok(_) => Ok(Some(State::Calls(Calls {
+                toolkit: TK_NOOP,
+                tool: "noop",
+                args: json!({}),
+                expected: "ok",
+            }))),
+            Err(e) => Err(e),
+        },
+        Op::McpCall => mcp_call_setup(port, ctx, m).await,
+        Op::AgentLoop => super::agent_loop::setup(port, ctx, m).await,
+        Op::ServeCall => super::serve::port_setup(port).await,
     };
-    if let Err(PortError::Unsupported(why)) = &outcome {
-        // A port without the operation is skipped, not failed.
-        note(&mut m.notes, format!("unsupported: {}", truncate(why, 300)));
-    } else if let Err(e) = outcome {
-        note(
-            &mut m.notes,
-            format!("failed: {}", truncate(&e.to_string(), 300)),
-        );
-    }
-    m
-}
-
-/// Warm-up runs, then counted runs, of one operation.
-#[derive(Debug, Clone, Copy)]
-struct Schedule {
-    warmup: usize,
-    counted: usize,
-}
-
-impl Schedule {
-    /// The common schedule: `opts.warmup` then `opts.runs`.
-    fn of(opts: &BenchOptions) -> Self {
-        Self {
-            warmup: opts.warmup,
-            counted: opts.runs,
-        }
-    }
-
-    fn total(self) -> usize {
-        self.warmup + self.counted
-    }
-
-    fn is_counted(self, i: usize) -> bool {
-        i >= self.warmup
-    }
-
-    fn label(self, i: usize) -> String {
-        if i < self.warmup {
-            format!("warm-up {}/{}", i + 1, self.warmup)
-        } else {
-            format!("run {}/{}", i + 1 - self.warmup, self.counted)
+    match built {
+        Ok(state) => state,
+        Err(e) => {
+            super::error_note(&mut m.notes, &e);
+            None
         }
     }
 }
 
-async fn skills_build(
+/// Takes one unit (a run, or a block of calls) on a set-up port.
+pub(super) async fn step(
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    fx: &Fixtures,
-    name: &str,
+    state: &mut State,
+    ctx: &Ctx<'_>,
+    unit: Unit,
     m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
+) -> Result<Go, PortError> {
+    match state {
+        State::SkillsBuild => skills_build_step(port, ctx, unit, m).await,
+        State::McpBuild => mcp_build_step(port, ctx, unit, m).await,
+        State::Suite(spec) => Ok(super::suite::step(ctx, spec, unit, m).await),
+        State::Toolkit(_) => grep_step(port, ctx, unit, m).await,
+        State::Calls(calls) => {
+            for _ in 0..unit.size {
+                let call = Instant::now();
+                let result = port
+                    .execute(calls.toolkit, calls.tool, &calls.args, None)
+                    .await?;
+                let elapsed = ms(call);
+                check_output(&result, calls, &mut m.notes);
+                if unit.counted {
+                    m.samples.push(elapsed);
+                }
+            }
+            Ok(Go::On)
+        }
+        State::Loop(l) => super::agent_loop::step(port, l, unit, m).await,
+        State::Serve(s) => Ok(s.step(unit, m).await),
+    }
+}
+
+/// Releases what the set-up port holds (its toolkit, served handle, mock).
+pub(super) async fn teardown(port: &mut dyn Port, state: State) -> Result<(), PortError> {
+    match state {
+        State::SkillsBuild | State::McpBuild | State::Suite(_) => Ok(()),
+        State::Toolkit(tk) => port.close(tk).await,
+        State::Calls(calls) => port.close(calls.toolkit).await,
+        State::Loop(l) => super::agent_loop::teardown(port, l).await,
+        State::Serve(s) => s.teardown(port).await,
+    }
+}
+
+async fn skills_build_step(
+    port: &mut dyn Port,
+    ctx: &Ctx<'_>,
+    unit: Unit,
+    m: &mut Measured,
+) -> Result<Go, PortError> {
+    let opts = ctx.opts;
     let options = json!({
         "builtins": false,
-        "skillsDir": fx.skills_dir.to_string_lossy(),
+        "skillsDir": ctx.fx.skills_dir.to_string_lossy(),
     });
     let expected = [skill_name(0), skill_name(opts.skills.saturating_sub(1))];
-    let sched = Schedule::of(opts);
-    for i in 0..sched.total() {
-        let started = Instant::now();
-        let built = port.build(TK_SKILLS, &options).await;
-        let prompt = match built {
-            Ok(b) => port.skills_prompt(TK_SKILLS).await.map(|p| (b, p)),
-            Err(e) => Err(e),
-        };
-        let closed = port.close(TK_SKILLS).await;
-        let elapsed = ms(started);
-        let (built, prompt) = prompt?;
-        closed?;
-        let found = built.get("skills").and_then(Value::as_array).map(Vec::len);
-        if found != Some(opts.skills) {
-            note(
-                &mut m.notes,
-                format!(
-                    "build listed {} skills, expected {}",
-                    found.map_or_else(|| "no".to_string(), |n| n.to_string()),
-                    opts.skills
-                ),
-            );
-        }
-        if opts.skills > 0 && expected.iter().any(|s| !prompt.contains(s.as_str())) {
-            note(
-                &mut m.notes,
-                format!(
-                    "skills prompt does not mention {} or {}",
-                    expected[0], expected[1]
-                ),
-            );
-        }
-        record(i, elapsed, sched, m, name, progress);
+    let started = Instant::now();
+    let built = port.build(TK_SKILLS, &options).await;
+    let prompt = match built {
+        Ok(b) => port.skills_prompt(TK_SKILLS).await.map(|p| (b, p)),
+        Err(e) => Err(e),
+    };
+    let closed = port.close(TK_SKILLS).await;
+    let elapsed = ms(started);
+    let (built, prompt) = prompt?;
+    closed?;
+    let found = built.get("skills").and_then(Value::as_array).map(Vec::len);
+    if found != Some(opts.skills) {
+        note(
+            &mut m.notes,
+            format!(
+                "build listed {} skills, expected {}",
+                found.map_or_else(|| "no".to_string(), |n| n.to_string()),
+                opts.skills
+            ),
+        );
     }
-    Ok(())
+    if opts.skills > 0 && expected.iter().any(|s| !prompt.contains(s.as_str())) {
+        note(
+            &mut m.notes,
+            format!(
+                "skills prompt does not mention {} or {}",
+                expected[0], expected[1]
+            ),
+        );
+    }
+    if unit.counted {
+        m.samples.push(elapsed);
+    }
+    Ok(Go::On)
 }
 
-async fn grep(
+async fn grep_step(
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    fx: &Fixtures,
-    name: &str,
+    ctx: &Ctx<'_>,
+    unit: Unit,
     m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    port.build(TK_GREP, &json!({})).await?;
+) -> Result<Go, PortError> {
     let args = json!({
         "pattern": GREP_TOKEN,
-        "path": fx.grep_dir.to_string_lossy(),
+        "path": ctx.fx.grep_dir.to_string_lossy(),
         "limit": 1_000_000,
     });
-    let sched = Schedule::of(opts);
-    let outcome = async {
-        for i in 0..sched.total() {
-            let started = Instant::now();
-            let result = port.execute(TK_GREP, "grep", &args, None).await?;
-            let elapsed = ms(started);
-            check_grep(&result, fx.info.grep_matches, &mut m.notes);
-            record(i, elapsed, sched, m, name, progress);
-        }
-        Ok(())
+    let started = Instant::now();
+    let result = port.execute(TK_GREP, "grep", &args, None).await?;
+    let elapsed = ms(started);
+    check_grep(&result, ctx.fx.info.grep_matches, &mut m.notes);
+    if unit.counted {
+        m.samples.push(elapsed);
     }
-    .await;
-    let closed = port.close(TK_GREP).await;
-    outcome.and(closed)
+    Ok(Go::On)
 }
 
 /// Notes a grep result that is an error or has another number of matching lines.
@@ -187,89 +215,50 @@ fn check_grep(result: &Value, expected: usize, notes: &mut Vec<String>) {
     }
 }
 
-async fn round_trip(
+/// One toolkit with the stdio mock MCP server; a build without its tool is a note and
+/// no numbers.
+async fn mcp_call_setup(
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    name: &str,
+    ctx: &Ctx<'_>,
     m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    let options = json!({"extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]});
-    port.build(TK_NOOP, &options).await?;
-    let calls = Calls {
-        toolkit: TK_NOOP,
-        tool: "noop",
-        args: json!({}),
-        expected: "ok",
-        per_warmup: opts.round_trips,
-        per_run: opts.round_trips,
-    };
-    let outcome = call_runs(port, &calls, Schedule::of(opts), m, name, progress).await;
-    let closed = port.close(TK_NOOP).await;
-    outcome.and(closed)
-}
-
-/// One toolkit with the stdio mock MCP server, warm-up calls, then `mcp_calls` counted
-/// `execute mock_echo` calls in one run.
-async fn mcp_call(
-    port: &mut dyn Port,
-    opts: &BenchOptions,
-    fx: &Fixtures,
-    name: &str,
-    m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    let built = port.build(TK_MCP_CALL, &fx.mcp_options).await?;
+) -> Result<Option<State>, PortError> {
+    let built = port.build(TK_MCP_CALL, &ctx.fx.mcp_options).await?;
     if let Some(why) = missing_mcp_tool(&built) {
         note(&mut m.notes, why);
-        return port.close(TK_MCP_CALL).await;
+        port.close(TK_MCP_CALL).await?;
+        return Ok(None);
     }
-    let calls = Calls {
+    Ok(Some(State::Calls(Calls {
         toolkit: TK_MCP_CALL,
         tool: MCP_TOOL,
         args: json!({ "text": MCP_TEXT }),
         expected: MCP_TEXT,
-        per_warmup: opts.mcp_calls.min(MCP_WARMUP_CALLS),
-        per_run: opts.mcp_calls,
-    };
-    let sched = Schedule {
-        warmup: opts.warmup,
-        counted: 1,
-    };
-    let outcome = call_runs(port, &calls, sched, m, name, progress).await;
-    let closed = port.close(TK_MCP_CALL).await;
-    outcome.and(closed)
+    })))
 }
 
-/// `build` with the stdio mock MCP server then `close`, timed together, `mcp_builds` times;
-/// a build without the server's tool ends the measurement with a note.
-async fn mcp_build(
+/// `build` with the stdio mock MCP server then `close`, timed together; a build without
+/// the server's tool ends the measurement with a note.
+async fn mcp_build_step(
     port: &mut dyn Port,
-    opts: &BenchOptions,
-    fx: &Fixtures,
-    name: &str,
+    ctx: &Ctx<'_>,
+    unit: Unit,
     m: &mut Measured,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    let sched = Schedule {
-        warmup: opts.warmup,
-        counted: opts.mcp_builds,
-    };
-    for i in 0..sched.total() {
-        let started = Instant::now();
-        let built = port.build(TK_MCP_BUILD, &fx.mcp_options).await;
-        let closed = port.close(TK_MCP_BUILD).await;
-        let elapsed = ms(started);
-        let built = built?;
-        closed?;
-        if let Some(why) = missing_mcp_tool(&built) {
-            // A server that did not start is not a build time worth reporting.
-            note(&mut m.notes, why);
-            return Ok(());
-        }
-        record(i, elapsed, sched, m, name, progress);
+) -> Result<Go, PortError> {
+    let started = Instant::now();
+    let built = port.build(TK_MCP_BUILD, &ctx.fx.mcp_options).await;
+    let closed = port.close(TK_MCP_BUILD).await;
+    let elapsed = ms(started);
+    let built = built?;
+    closed?;
+    if let Some(why) = missing_mcp_tool(&built) {
+        // A server that did not start is not a build time worth reporting.
+        note(&mut m.notes, why);
+        return Ok(Go::Stop);
     }
-    Ok(())
+    if unit.counted {
+        m.samples.push(elapsed);
+    }
+    Ok(Go::On)
 }
 
 /// Why a build answer lacks [`MCP_TOOL`] (with its statuses and errors), or `None`.
@@ -286,59 +275,16 @@ fn missing_mcp_tool(built: &Value) -> Option<String> {
     ))
 }
 
-/// Sequential `execute` calls of one tool whose output is known, and how many per run.
-struct Calls<'a> {
-    toolkit: &'a str,
-    tool: &'a str,
+/// Sequential `execute` calls of one tool whose output is known.
+pub(super) struct Calls {
+    toolkit: &'static str,
+    tool: &'static str,
     args: Value,
-    expected: &'a str,
-    per_warmup: usize,
-    per_run: usize,
-}
-
-/// Runs `sched` of call batches; counted batches add one sample per call. A result that is
-/// an error or has another output is a note.
-async fn call_runs(
-    port: &mut dyn Port,
-    calls: &Calls<'_>,
-    sched: Schedule,
-    m: &mut Measured,
-    name: &str,
-    progress: &mut impl FnMut(&str),
-) -> Result<(), PortError> {
-    for i in 0..sched.total() {
-        let counted = sched.is_counted(i);
-        let count = if counted {
-            calls.per_run
-        } else {
-            calls.per_warmup
-        };
-        let started = Instant::now();
-        for _ in 0..count {
-            let call = Instant::now();
-            let result = port
-                .execute(calls.toolkit, calls.tool, &calls.args, None)
-                .await?;
-            let elapsed = ms(call);
-            check_output(&result, calls, &mut m.notes);
-            if counted {
-                m.samples.push(elapsed);
-            }
-        }
-        if counted {
-            m.runs += 1;
-        }
-        progress(&format!(
-            "  {name}: {} {count} calls in {:.1} ms",
-            sched.label(i),
-            ms(started)
-        ));
-    }
-    Ok(())
+    expected: &'static str,
 }
 
 /// Notes a call result that is an error or whose output is not the expected one.
-fn check_output(result: &Value, calls: &Calls<'_>, notes: &mut Vec<String>) {
+fn check_output(result: &Value, calls: &Calls, notes: &mut Vec<String>) {
     if result.get("output").and_then(Value::as_str) != Some(calls.expected)
         || result.get("isError") != Some(&Value::Bool(false))
     {
@@ -352,22 +298,6 @@ fn check_output(result: &Value, calls: &Calls<'_>, notes: &mut Vec<String>) {
             ),
         );
     }
-}
-
-/// Keeps a counted run's time as a sample and reports every run.
-fn record(
-    i: usize,
-    elapsed: f64,
-    sched: Schedule,
-    m: &mut Measured,
-    name: &str,
-    progress: &mut impl FnMut(&str),
-) {
-    if sched.is_counted(i) {
-        m.samples.push(elapsed);
-        m.runs += 1;
-    }
-    progress(&format!("  {name}: {} {elapsed:.1} ms", sched.label(i)));
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{BenchReport, BenchRow, Op, TargetCheck, MCP_WARMUP_CALLS, REFERENCE};
+use super::{BenchReport, Op, TargetCheck, MCP_WARMUP_CALLS, REFERENCE};
 
 /// A duration for the table: fewer decimals as it grows.
 pub(super) fn fmt_ms(v: Option<f64>) -> String {
@@ -31,9 +31,10 @@ fn pad(s: &str, width: usize, right: bool) -> String {
 }
 
 /// Renders the report as a fixed-width text table (op | port | median | p90 | min | max |
-/// ratio vs reference), then one line per target, then the notes.
+/// ratio vs reference; per operation its floor first, as port `floor (<what>)`), then one
+/// line per target, then the notes.
 pub fn table(report: &BenchReport) -> String {
-    let mut out = grid(&report.rows);
+    let mut out = grid(report);
     let _ = writeln!(out, "({})", footer(report).join("; "));
     let targets = target_lines(&report.targets);
     if !targets.is_empty() {
@@ -50,6 +51,11 @@ pub fn table(report: &BenchReport) -> String {
             r.notes
                 .iter()
                 .map(move |n| format!("{} on {}: {n}", r.label, r.port))
+        }))
+        .chain(report.floors.iter().flat_map(|f| {
+            f.notes
+                .iter()
+                .map(move |n| format!("{} floor ({}): {n}", f.op.name(), f.what))
         }))
         .collect();
     if !notes.is_empty() {
@@ -97,27 +103,55 @@ fn footer(report: &BenchReport) -> Vec<String> {
             report.loop_runs, report.loop_turns
         ));
     }
+    if ran(&[Op::ServeCall]) {
+        parts.push(format!(
+            "served call: {} calls after {w} × {} warm-up calls, per call",
+            report.serve_calls,
+            report.serve_calls.min(MCP_WARMUP_CALLS)
+        ));
+    }
+    if ran(&[Op::Suite]) {
+        parts.push(format!(
+            "suite: {} run(s), no warm-up, sections {}",
+            report.suite_runs,
+            report
+                .suite_sections
+                .as_ref()
+                .map_or_else(|| "—".to_string(), |s| s.join(","))
+        ));
+    }
+    parts.push("samples interleaved across ports and floors, round by round".to_string());
     parts
 }
 
-/// The rows as aligned columns under a header and a rule.
-fn grid(rows: &[BenchRow]) -> String {
+/// The rows (each operation's floor first) as aligned columns under a header and a rule.
+fn grid(report: &BenchReport) -> String {
     const COLUMNS: usize = 7;
     let header = ["op", "port", "median", "p90", "min", "max", "vs reference"];
-    let cells: Vec<[String; COLUMNS]> = rows
-        .iter()
-        .map(|r| {
-            [
+    let mut cells: Vec<[String; COLUMNS]> = Vec::new();
+    for (i, r) in report.rows.iter().enumerate() {
+        let first_of_op = i == 0 || report.rows[i - 1].op != r.op;
+        if let Some(f) = report.floors.iter().find(|f| f.op == r.op && first_of_op) {
+            cells.push([
                 r.label.clone(),
-                r.port.clone(),
-                fmt_ms(r.median_ms),
-                fmt_ms(r.p90_ms),
-                fmt_ms(r.min_ms),
-                fmt_ms(r.max_ms),
-                fmt_ratio(r.ratio_to_reference),
-            ]
-        })
-        .collect();
+                format!("floor ({})", f.what),
+                fmt_ms(f.median_ms),
+                fmt_ms(f.p90_ms),
+                fmt_ms(f.min_ms),
+                fmt_ms(f.max_ms),
+                fmt_ratio(f.ratio_to_reference),
+            ]);
+        }
+        cells.push([
+            r.label.clone(),
+            r.port.clone(),
+            fmt_ms(r.median_ms),
+            fmt_ms(r.p90_ms),
+            fmt_ms(r.min_ms),
+            fmt_ms(r.max_ms),
+            fmt_ratio(r.ratio_to_reference),
+        ]);
+    }
     let mut widths = header.map(|h| h.chars().count());
     for c in &cells {
         for (w, s) in widths.iter_mut().zip(c) {

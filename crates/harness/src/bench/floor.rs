@@ -1,0 +1,375 @@
+//! The floors: what each operation costs the machine with no port involved, measured by the
+//! harness process itself in the same rounds as the ports (so the table shows how close to
+//! the machine each port is). Each floor does the operation's essential work and checks its
+//! answer like the ports' are checked; a floor that cannot run is a note, never a failure.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+
+use super::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
+use super::operations::MCP_TEXT;
+use super::serve::FloorServe;
+use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN};
+use crate::port::truncate;
+
+/// The floor's name for `op` (the table's `floor (<what>)`), or `None`: the suite has none.
+pub(super) fn what(op: Op) -> Option<&'static str> {
+    Some(match op {
+        Op::SkillsBuild => "parallel walk reading every SKILL.md",
+        Op::Grep => "rg -j1",
+        Op::RoundTrip => "request line through cat",
+        Op::McpCall => "bare rmcp client",
+        Op::McpBuild => "bare rmcp client: spawn, initialize, list, stop",
+        Op::AgentLoop => "bare HTTP tool loop",
+        Op::ServeCall => "same HTTP client, canned loopback server",
+        Op::Suite => return None,
+    })
+}
+
+/// A running floor.
+pub(super) enum State {
+    /// The skills walk; nothing held.
+    Walk,
+    /// `rg` found on the PATH.
+    Rg(PathBuf),
+    /// A `cat` child and the request line the ports get.
+    Cat(Box<CatPipe>),
+    /// A bare MCP client session with the mock server.
+    Mcp(McpSession),
+    /// Spawn + initialize + list + stop per round; nothing held.
+    McpBuild,
+    /// A fresh mock LLM and an HTTP client.
+    Loop(MockLlm, reqwest::Client),
+    /// The canned loopback server and the MCP HTTP client.
+    Serve(Box<FloorServe>),
+}
+
+/// Sets the floor of `op` up; `None` with a note when it cannot run.
+pub(super) async fn setup(op: Op, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
+    let state = match op {
+        Op::SkillsBuild => Ok(State::Walk),
+        Op::Grep => on_path("rg")
+            .map(State::Rg)
+            .ok_or_else(|| "rg not installed".to_string()),
+        Op::RoundTrip => CatPipe::start().map(|c| State::Cat(Box::new(c))),
+        Op::McpCall => McpSession::start(ctx).await.map(State::Mcp),
+        Op::McpBuild => Ok(State::McpBuild),
+        Op::AgentLoop => match start_loop_mock(ctx).await {
+            Ok(mock) => reqwest::Client::builder()
+                .tcp_nodelay(true)
+                .build()
+                .map(|http| State::Loop(mock, http))
+                .map_err(|e| format!("cannot build an HTTP client: {e}")),
+            Err(e) => Err(e),
+        },
+        Op::ServeCall => FloorServe::start().await.map(|s| State::Serve(Box::new(s))),
+        Op::Suite => Err("no floor".to_string()),
+    };
+    match state {
+        Ok(s) => Some(s),
+        Err(why) => {
+            note(&mut m.notes, why);
+            None
+        }
+    }
+}
+
+/// Takes one unit of the floor; a wrong answer is a note and stops it.
+pub(super) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut Measured) -> Go {
+    let outcome: Result<(), String> = match state {
+        State::Walk => timed(unit, m, || walk_skills(&ctx.fx.skills_dir))
+            .and_then(|n| check_count("SKILL.md files read", n, ctx.opts.skills)),
+        State::Rg(rg) => timed(unit, m, || rg_matches(rg, &ctx.fx.grep_dir))
+            .and_then(|n| check_count("rg matching lines", n, ctx.fx.info.grep_matches)),
+        State::Cat(cat) => cat.calls(unit, m),
+        State::Mcp(session) => session.calls(unit, m).await,
+        State::McpBuild => {
+            let started = Instant::now();
+            let built = McpSession::start(ctx).await;
+            let outcome = match built {
+                Ok(session) => session.stop().await,
+                Err(e) => Err(e),
+            };
+            if outcome.is_ok() && unit.counted {
+                m.samples.push(ms(started));
+            }
+            outcome
+        }
+        State::Loop(mock, http) => {
+            let turns = ctx.opts.loop_turns.max(1);
+            let started = Instant::now();
+            match http_tool_loop(http, &mock.url, turns).await {
+                Ok(done) => {
+                    record_turns(unit, done, ms(started), m);
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        }
+        State::Serve(serve) => return serve.step(unit, m).await,
+    };
+    match outcome {
+        Ok(()) => Go::On,
+        Err(why) => {
+            note(&mut m.notes, why);
+            Go::Stop
+        }
+    }
+}
+
+/// Stops what the floor holds.
+pub(super) async fn teardown(state: State) {
+    if let State::Mcp(session) = state {
+        let _ = session.stop().await;
+    }
+}
+
+/// Runs `work` once, keeping its wall time when the unit is counted.
+fn timed<T>(
+    unit: Unit,
+    m: &mut Measured,
+    work: impl FnOnce() -> Result<T, String>,
+) -> Result<T, String> {
+    let started = Instant::now();
+    let out = work()?;
+    if unit.counted {
+        m.samples.push(ms(started));
+    }
+    Ok(out)
+}
+
+fn check_count(what: &str, found: usize, expected: usize) -> Result<(), String> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: {found}, expected {expected}"))
+    }
+}
+
+/// `name` in a directory of `$PATH`, when it is there.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Reads every `SKILL.md` under `root`, the top-level folders spread over the cores; no
+/// parsing. Returns how many were read.
+fn walk_skills(root: &Path) -> Result<usize, String> {
+    let mut groups: Vec<PathBuf> = std::fs::read_dir(root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    groups.sort();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(groups.len().max(1));
+    let counts: Vec<Result<usize, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let mine: Vec<&PathBuf> = groups.iter().skip(t).step_by(threads).collect();
+                scope.spawn(move || {
+                    let mut read = 0;
+                    let mut buf = Vec::new();
+                    for group in mine {
+                        for entry in walkdir::WalkDir::new(group) {
+                            let entry = entry.map_err(|e| e.to_string())?;
+                            if entry.file_type().is_file() && entry.file_name() == "SKILL.md" {
+                                buf.clear();
+                                std::fs::File::open(entry.path())
+                                    .and_then(|mut f| f.read_to_end(&mut buf))
+                                    .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+                                read += 1;
+                            }
+                        }
+                    }
+                    Ok(read)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a walk thread panicked".into()))
+            })
+            .collect()
+    });
+    counts.into_iter().sum()
+}
+
+/// `rg -j1 -n --no-heading --color never <token> <tree>` as a process, output captured;
+/// returns the lines that hold the token.
+fn rg_matches(rg: &Path, tree: &Path) -> Result<usize, String> {
+    let out = Command::new(rg)
+        .args(["-j1", "-n", "--no-heading", "--color", "never", GREP_TOKEN])
+        .arg(tree)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run rg: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "rg exited with {}: {}",
+            out.status,
+            truncate(&String::from_utf8_lossy(&out.stderr), 200)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(GREP_TOKEN))
+        .count())
+}
+
+/// A `cat` child: the round trip of one request line through a pipe and back.
+pub(super) struct CatPipe {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    seq: u64,
+}
+
+impl CatPipe {
+    fn start() -> Result<Self, String> {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start cat: {e}"))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("cat has no pipes".into());
+        };
+        Ok(Self {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            seq: 0,
+        })
+    }
+
+    /// `size` round trips of the very request line a port gets for the round trip's call
+    /// (`execute noop`, with the driver's `seq`), each read back and parsed as JSON.
+    fn calls(&mut self, unit: Unit, m: &mut Measured) -> Result<(), String> {
+        let mut line = String::new();
+        for _ in 0..unit.size {
+            let started = Instant::now();
+            self.seq += 1;
+            let request = json!({"cmd": "execute", "toolkit": "bench-noop", "name": "noop",
+                                 "args": {}, "seq": self.seq});
+            let mut text = request.to_string();
+            text.push('\n');
+            self.stdin
+                .write_all(text.as_bytes())
+                .and_then(|()| self.stdin.flush())
+                .map_err(|e| format!("writing to cat: {e}"))?;
+            line.clear();
+            self.stdout
+                .read_line(&mut line)
+                .map_err(|e| format!("reading from cat: {e}"))?;
+            let back: Value =
+                serde_json::from_str(&line).map_err(|e| format!("cat answered no JSON: {e}"))?;
+            let elapsed = ms(started);
+            if back["seq"] != self.seq {
+                return Err(format!("cat answered {}", truncate(&line, 200)));
+            }
+            if unit.counted {
+                m.samples.push(elapsed);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CatPipe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A bare rmcp client session with the mock MCP server over its stdio.
+pub(super) struct McpSession {
+    child: tokio::process::Child,
+    service: RunningService<RoleClient, ()>,
+}
+
+impl McpSession {
+    /// Spawns the mock with the command the ports get, initializes and lists its tools
+    /// (which must hold `echo`).
+    async fn start(ctx: &Ctx<'_>) -> Result<Self, String> {
+        let command = &ctx.fx.info.mcp_command;
+        let Some((exe, args)) = command.split_first() else {
+            return Err("no mock MCP command".into());
+        };
+        let mut child = tokio::process::Command::new(exe)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start the mock MCP server {exe}: {e}"))?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err("the mock MCP server has no pipes".into());
+        };
+        let service = ()
+            .serve((stdout, stdin))
+            .await
+            .map_err(|e| format!("initialize with the mock MCP server: {e}"))?;
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list: {e}"))?;
+        if !tools.iter().any(|t| t.name == "echo") {
+            return Err("the mock MCP server lists no echo tool".into());
+        }
+        Ok(Self { child, service })
+    }
+
+    /// `size` calls of `echo {"text": "bench"}`, each answer checked.
+    async fn calls(&mut self, unit: Unit, m: &mut Measured) -> Result<(), String> {
+        let mut args = serde_json::Map::new();
+        args.insert("text".into(), Value::from(MCP_TEXT));
+        for _ in 0..unit.size {
+            let params = CallToolRequestParams::new("echo").with_arguments(args.clone());
+            let started = Instant::now();
+            let result = self
+                .service
+                .call_tool(params)
+                .await
+                .map_err(|e| format!("tools/call echo: {e}"))?;
+            let elapsed = ms(started);
+            let result = serde_json::to_value(result).unwrap_or_default();
+            if result["content"][0]["text"] != MCP_TEXT || result["isError"] == true {
+                return Err(format!(
+                    "echo answered {}",
+                    truncate(&result.to_string(), 200)
+                ));
+            }
+            if unit.counted {
+                m.samples.push(elapsed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Cancels the session, then kills and reaps the server.
+    async fn stop(mut self) -> Result<(), String> {
+        let _ = self.service.cancel().await;
+        let _ = self.child.start_kill();
+        self.child
+            .wait()
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("reaping the mock MCP server: {e}"))
+    }
+}

@@ -1,0 +1,378 @@
+//! The served-call operation (SPEC §7C): a port serves a toolkit with the cheap `noop` tool
+//! through its MCP gateway (PROTOCOL §5.23 `serve`, §5.24 `serve_stop`), and the harness
+//! times sequential JSON-RPC `tools/call` POSTs to `<url>/mcp` over one keep-alive HTTP
+//! client. The same client against a minimal loopback server answering a canned result is
+//! the operation's floor.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::agent_loop::send;
+use super::operations::{noop_options, State};
+use super::{ms, note, Go, Measured, Unit};
+use crate::port::{truncate, Port, PortError};
+
+const TK_SERVE: &str = "bench-serve";
+const SERVE_ID: &str = "bench-serve";
+
+/// The tool the served toolkit exposes and what it answers.
+const TOOL: &str = "noop";
+const TOOL_TEXT: &str = "ok";
+
+/// How long one HTTP exchange may take.
+const HTTP_BOUND: Duration = Duration::from_secs(30);
+
+/// The MCP protocol version the client announces.
+const MCP_VERSION: &str = "2025-06-18";
+
+/// A plain MCP-over-HTTP client: JSON-RPC POSTs to one `/mcp` URL, answers as JSON or SSE
+/// `data:` lines, the session header when the server handed one out on `initialize`.
+pub(super) struct McpHttp {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+    next_id: u64,
+}
+
+impl McpHttp {
+    /// A client of `<base>/mcp` (one trailing `/` of `base` dropped) with a pooled
+    /// keep-alive connection.
+    pub(super) fn new(base: &str) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .timeout(HTTP_BOUND)
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let base = base.strip_suffix('/').unwrap_or(base);
+        Ok(Self {
+            http,
+            url: format!("{base}/mcp"),
+            session: None,
+            next_id: 1,
+        })
+    }
+
+    /// POSTs one JSON-RPC message; the first JSON-RPC message of the answer (`Null` for a
+    /// notification's empty answer) and the session id the server sent, if any.
+    async fn post(&mut self, message: &Value) -> Result<(Value, Option<String>), String> {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", MCP_VERSION);
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        let response = request
+            .body(message.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("POST {}: {e}", self.url))?;
+        let status = response.status();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let text = response
+            .text()
+            .await
+            .map_err(|e| format!("POST {}: the answer broke off: {e}", self.url))?;
+        if !status.is_success() {
+            return Err(format!(
+                "POST {}: HTTP {status}: {}",
+                self.url,
+                truncate(&text, 200)
+            ));
+        }
+        Ok((first_message(&text), session))
+    }
+
+    /// `initialize`, then (when the server handed out a session) `notifications/initialized`
+    /// with the session header; a stateless server needs neither, so a failed `initialize`
+    /// is left to the calls to show.
+    pub(super) async fn initialize(&mut self) -> Result<(), String> {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": MCP_VERSION, "capabilities": {},
+            "clientInfo": {"name": "toolnexus-bench", "version": "1"}}});
+        let Ok((_, session)) = self.post(&init).await else {
+            return Ok(());
+        };
+        if let Some(session) = session {
+            self.session = Some(session);
+            let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            self.post(&done).await?;
+        }
+        Ok(())
+    }
+
+    /// One `tools/call` of `tool` with no arguments; `Err` unless the answer's first text
+    /// part is `expected` and it is not an error.
+    pub(super) async fn call(&mut self, tool: &str, expected: &str) -> Result<(), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": {"name": tool, "arguments": {}}});
+        let (answer, _) = self.post(&message).await?;
+        let result = &answer["result"];
+        if result["content"][0]["text"] != expected || result["isError"] == true {
+            return Err(format!(
+                "tools/call {tool} answered {}, expected the text {expected:?}",
+                truncate(&answer.to_string(), 200)
+            ));
+        }
+        Ok(())
+    }
+
+    /// `size` calls; counted ones add one sample each.
+    pub(super) async fn calls(
+        &mut self,
+        unit: Unit,
+        tool: &str,
+        expected: &str,
+        m: &mut Measured,
+    ) -> Result<(), String> {
+        for _ in 0..unit.size {
+            let started = Instant::now();
+            self.call(tool, expected).await?;
+            let elapsed = ms(started);
+            if unit.counted {
+                m.samples.push(elapsed);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The first JSON-RPC message of an answer body: the body as JSON, else the first JSON
+/// `data:` line of an SSE stream; `Null` when there is none.
+fn first_message(text: &str) -> Value {
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return v;
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .find_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// A port's served toolkit and the client calling it.
+pub(super) struct PortServe {
+    client: McpHttp,
+}
+
+/// Builds the toolkit with `noop`, serves it with `"mcp": {"tools": ["noop"]}` and
+/// initializes the client;
+/// `unsupported` (a port without `serve`) is left to the caller's note.
+pub(super) async fn port_setup(port: &mut dyn Port) -> Result<Option<State>, PortError> {
+    port.build(TK_SERVE, &noop_options()).await?;
+    let served = async {
+        let answer = send(
+            port,
+            // The one tool named: by §7C the same as `{}` (every tool), and python 0.21.0's
+            // `mcp: {}` lists no tool at all (a known port bug, its expected failures).
+            json!({"cmd": "serve", "id": SERVE_ID, "toolkit": TK_SERVE,
+                   "mcp": {"tools": [TOOL]}}),
+        )
+        .await?;
+        let url = answer
+            .get("url")
+            .and_then(Value::as_str)
+            .ok_or_else(|| PortError::Transport("serve answered no url".into()))?;
+        let mut client = McpHttp::new(url).map_err(PortError::Transport)?;
+        client.initialize().await.map_err(PortError::Transport)?;
+        Ok(client)
+    }
+    .await;
+    match served {
+        Ok(client) => Ok(Some(State::Serve(PortServe { client }))),
+        Err(e) => {
+            let _ = send(port, json!({"cmd": "serve_stop", "serve": SERVE_ID})).await;
+            let _ = port.close(TK_SERVE).await;
+            Err(e)
+        }
+    }
+}
+
+impl PortServe {
+    /// One block of calls; a failed or wrong answer is a note and stops the port.
+    pub(super) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
+        match self.client.calls(unit, TOOL, TOOL_TEXT, m).await {
+            Ok(()) => Go::On,
+            Err(e) => {
+                note(&mut m.notes, format!("failed: {e}"));
+                Go::Stop
+            }
+        }
+    }
+
+    /// Stops the handle, then closes the toolkit.
+    pub(super) async fn teardown(self, port: &mut dyn Port) -> Result<(), PortError> {
+        drop(self.client);
+        let stopped = send(port, json!({"cmd": "serve_stop", "serve": SERVE_ID})).await;
+        let closed = port.close(TK_SERVE).await;
+        stopped.map(|_| ()).and(closed)
+    }
+}
+
+/// The floor's server: answers every POST at once with a canned JSON-RPC `tools/call`
+/// result (the request's `id` echoed), HTTP/1.1 keep-alive; stops when dropped.
+pub(super) struct CannedServer {
+    task: tokio::task::JoinHandle<()>,
+    /// `http://127.0.0.1:<port>`.
+    pub(super) url: String,
+}
+
+impl Drop for CannedServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl CannedServer {
+    /// Binds an ephemeral loopback port and serves in a task.
+    pub(super) async fn start() -> Result<Self, String> {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("cannot bind the loopback server: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                tokio::spawn(serve_connection(stream));
+            }
+        });
+        Ok(Self {
+            task,
+            url: format!("http://{addr}"),
+        })
+    }
+}
+
+/// Answers requests on one connection until it closes or sends something unreadable.
+async fn serve_connection(mut stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    loop {
+        let Some((head_end, body_len)) = request_frame(&buf) else {
+            if buf.len() > 1 << 20 || !read_more(&mut stream, &mut buf).await {
+                return;
+            }
+            continue;
+        };
+        while buf.len() < head_end + body_len {
+            if !read_more(&mut stream, &mut buf).await {
+                return;
+            }
+        }
+        let body = &buf[head_end..head_end + body_len];
+        let id = serde_json::from_slice::<Value>(body)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(Value::Null);
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
+            "content": [{"type": "text", "text": TOOL_TEXT}], "isError": false}})
+        .to_string();
+        let response = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
+            answer.len()
+        );
+        if stream.write_all(response.as_bytes()).await.is_err() {
+            return;
+        }
+        buf.drain(..head_end + body_len);
+    }
+}
+
+/// Reads what is there into `buf`; false at the end of the stream or on an error.
+async fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> bool {
+    let mut chunk = [0u8; 8192];
+    match stream.read(&mut chunk).await {
+        Ok(0) | Err(_) => false,
+        Ok(n) => {
+            buf.extend_from_slice(&chunk[..n]);
+            true
+        }
+    }
+}
+
+/// Where a complete request head ends in `buf` and how long its body is.
+fn request_frame(buf: &[u8]) -> Option<(usize, usize)> {
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = String::from_utf8_lossy(&buf[..end]);
+    let len = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(0);
+    Some((end, len))
+}
+
+/// The floor's state: the canned server and the client calling it.
+pub(super) struct FloorServe {
+    _server: CannedServer,
+    client: McpHttp,
+}
+
+impl FloorServe {
+    /// Starts the server and initializes the client.
+    pub(super) async fn start() -> Result<Self, String> {
+        let server = CannedServer::start().await?;
+        let mut client = McpHttp::new(&server.url)?;
+        client.initialize().await?;
+        Ok(Self {
+            _server: server,
+            client,
+        })
+    }
+
+    /// One block of calls; a wrong answer is a note and stops the floor.
+    pub(super) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
+        match self.client.calls(unit, TOOL, TOOL_TEXT, m).await {
+            Ok(()) => Go::On,
+            Err(e) => {
+                note(&mut m.notes, e);
+                Go::Stop
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_json_or_sse() {
+        assert_eq!(first_message(r#"{"id":1}"#), json!({"id": 1}));
+        let sse = "event: message\ndata: {\"id\":2,\"result\":{}}\n\n";
+        assert_eq!(first_message(sse), json!({"id": 2, "result": {}}));
+        assert_eq!(first_message(""), Value::Null);
+        assert_eq!(
+            request_frame(b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
+            Some((38, 3))
+        );
+        assert_eq!(request_frame(b"POST / HTTP/1.1\r\n"), None);
+    }
+
+    #[tokio::test]
+    async fn the_client_calls_the_canned_server() {
+        let mut floor = FloorServe::start().await.unwrap();
+        let mut m = Measured::default();
+        let unit = Unit {
+            size: 3,
+            counted: true,
+            index: 0,
+            of: 1,
+        };
+        assert_eq!(floor.step(unit, &mut m).await, Go::On);
+        assert_eq!(m.samples.len(), 3);
+        assert!(m.notes.is_empty(), "{:?}", m.notes);
+        let err = floor.client.call(TOOL, "not ok").await.unwrap_err();
+        assert!(err.contains("expected the text \"not ok\""), "{err}");
+    }
+}
