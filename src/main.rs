@@ -1220,11 +1220,14 @@ fn main() -> ExitCode {
     install_panic_hook();
     let cli = Cli::parse();
     // The mock LLM answers one request at a time, the driver's client loop awaits one
-    // model call at a time, and a stdio MCP server has one client: on one thread their
-    // round trips skip the cross-thread wake-ups a worker pool adds to each of them.
+    // model call at a time, a stdio MCP server has one client, and the benchmark times one
+    // request at a time: on one thread their round trips skip the cross-thread wake-ups a
+    // worker pool adds to each of them (on an idle machine, a parked worker's wake-up costs
+    // more than the round trip being timed).
     let mut builder = if matches!(
         cli.command,
         Command::Driver
+            | Command::Bench { .. }
             | Command::Mock {
                 server: MockServer::Llm { .. }
                     | MockServer::Mcp {
