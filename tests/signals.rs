@@ -268,9 +268,9 @@ fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
     mocks_die_with_a_killed_run(&["run", "--section", "2"], "--transport http");
 }
 
-/// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server with it
-/// (`PR_SET_PDEATHSIG`, armed by the reference driver); the server's own child is then
-/// orphaned to the nearest subreaper, here this test process, as it would be to `run`.
+/// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server's whole
+/// process group with it: the reference driver's watchdog (`mcp::watchdog`), in a group of
+/// its own, sees the driver's end of its pipe close and kills every group still listed.
 #[test]
 fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     use std::io::{BufRead as _, BufReader, Write as _};
@@ -302,11 +302,15 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
         assert!(answer.contains("\"ok\":true"), "{answer}");
     }
     // The server is the `sh`: after its stdin closes it goes on (`sleep 304`), as a server
-    // that ignores EOF would; only the parent-death signal stops it.
+    // that ignores EOF would; only the watchdog stops it.
     let below = descendants(driver.id() as i32);
     let mcp: Vec<i32> = below
         .iter()
-        .filter(|p| p.ppid == driver.id() as i32 && p.cmdline.starts_with("sh "))
+        .filter(|p| {
+            p.ppid == driver.id() as i32
+                && p.cmdline.starts_with("sh ")
+                && !p.cmdline.contains("toolnexus-mcp-watchdog")
+        })
         .map(|p| p.pid)
         .collect();
     assert_eq!(mcp.len(), 1, "{below:?}");
@@ -317,17 +321,23 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
         groups: BTreeSet::new(),
     };
     assert_all_gone(&server_only, "the MCP server of a SIGKILLed driver");
-    // Its `sleep 303` was orphaned to us (the subreaper); `run` sweeps such orphans at exit.
-    let orphans: Vec<Proc> = descendants(std::process::id() as i32)
-        .into_iter()
-        .filter(|p| p.cmdline.contains("sleep 303"))
-        .collect();
-    for p in &orphans {
+    // Its `sleep 303`, in the server's group, went with it; and the watchdog, its work
+    // done, is gone too. Both would have been orphaned to us (the subreaper).
+    let mut left: Vec<Proc> = Vec::new();
+    for _ in 0..100 {
+        left = descendants(std::process::id() as i32)
+            .into_iter()
+            .filter(|p| {
+                p.cmdline.contains("sleep 303") || p.cmdline.contains("toolnexus-mcp-watchdog")
+            })
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for p in &left {
         let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
     }
-    assert_eq!(
-        orphans.len(),
-        1,
-        "the server's child was not re-parented to the subreaper"
-    );
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -19,39 +19,13 @@ const STDERR_TAIL_BYTES: usize = 2048;
 /// How much the stdout guard reads from the pipe at a time.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
-/// Whether servers spawned from now on die with this process (see [`die_with_this_process`]).
-static DIE_WITH_PARENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes every local MCP server spawned from now on receive SIGKILL when this process dies
-/// (Linux `PR_SET_PDEATHSIG`), so a driver killed with SIGKILL leaves no server behind.
+/// Makes every local MCP server spawned from now on die with this process, even when it is
+/// killed with SIGKILL (see [`super::watchdog`]), so a killed driver leaves no server behind.
 ///
-/// Opt-in, for a program that spawns from one long-lived thread (the driver's
-/// current-thread runtime): the kernel sends the signal when the *thread* that spawned the
-/// server exits, which would kill a library user's servers early (NOTES #163).
+/// Opt-in: a library user may well want its servers to outlive a crash of its own.
 pub fn die_with_this_process() {
-    DIE_WITH_PARENT.store(true, std::sync::atomic::Ordering::Relaxed);
+    super::watchdog::arm();
 }
-
-/// Arms `PR_SET_PDEATHSIG` in the child, and closes the race where the parent died before it
-/// was armed (the child would then be orphaned for good): it refuses to exec.
-#[cfg(target_os = "linux")]
-fn arm_parent_death_signal(cmd: &mut Command) {
-    let parent = nix::unistd::getpid();
-    // SAFETY: the closure makes only async-signal-safe system calls (prctl, getppid), as
-    // required between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
-            if nix::unistd::getppid() != parent {
-                return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn arm_parent_death_signal(_cmd: &mut Command) {}
 
 /// What the guards learned about a misbehaving server.
 #[derive(Debug, Default)]
@@ -83,6 +57,8 @@ impl ChildTree {
     fn signal_group(&self) {
         if let Some(pgid) = self.pgid {
             process_group::kill_group(pgid);
+            // Before the reap: until then the group id cannot be reused.
+            super::watchdog::unwatch(pgid);
         }
     }
 }
@@ -128,14 +104,14 @@ pub fn spawn(
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
-    if DIE_WITH_PARENT.load(std::sync::atomic::Ordering::Relaxed) {
-        arm_parent_death_signal(&mut cmd);
-    }
     let mut child = cmd.spawn().map_err(|e| match cwd {
         Some(dir) => format!("cannot start \"{program}\" in \"{}\": {e}", dir.display()),
         None => format!("cannot start \"{program}\": {e}"),
     })?;
     let pgid = process_group::group_of(&child);
+    if let Some(pgid) = pgid {
+        super::watchdog::watch(pgid);
+    }
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
