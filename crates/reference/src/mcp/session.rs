@@ -34,15 +34,21 @@ impl Connection {
         self.service.peer().clone()
     }
 
-    /// Ends the session and kills a local server's whole process tree.
+    /// Ends the session and kills a local server's whole process tree, both at once: the
+    /// session's task ends on its cancel or on the end of output the kill causes, so
+    /// neither waits for the other.
     pub async fn close(mut self) {
-        let _ = self
-            .service
-            .close_with_timeout(Duration::from_millis(500))
-            .await;
-        if let Some(tree) = self.tree.as_mut() {
-            tree.kill().await;
-        }
+        let tree = self.tree.as_mut();
+        let kill = async move {
+            if let Some(tree) = tree {
+                tree.kill().await;
+            }
+        };
+        let _ = futures::future::join(
+            self.service.close_with_timeout(Duration::from_millis(500)),
+            kill,
+        )
+        .await;
     }
 }
 
