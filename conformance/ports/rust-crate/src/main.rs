@@ -875,9 +875,25 @@ fn main() {
     std::process::exit(0);
 }
 
+/// Stdin as a reactor-registered pipe when it is one (as the harness starts drivers), like
+/// the reference's driver: `tokio::io::stdin()` reads on the blocking pool, a thread
+/// hand-off per request line that `bench` would otherwise charge to the crate. (The crate's
+/// children never inherit stdin: `bash` gets a null one, MCP servers a pipe of their own.)
+fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
+    use std::os::fd::AsFd;
+    match std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(tokio::net::unix::pipe::Receiver::from_owned_fd)
+    {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdin()),
+    }
+}
+
 async fn run() {
     let mut session = Session::default();
-    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut stdin = tokio::io::BufReader::new(stdin());
     let mut buf = Vec::new();
     loop {
         buf.clear();
