@@ -22,6 +22,8 @@
 //! `target/release` then `target/debug`), started as a child that is killed when the bench
 //! ends, panics, or dies (it gets SIGKILL when this process goes).
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -38,7 +40,8 @@ use toolnexus_reference::client::{Client, ClientOptions, RunOptions, RunStatus, 
 use toolnexus_reference::native::{define_tool, NativeReturn};
 use toolnexus_reference::Toolkit;
 
-const BIN: &str = "toolnexus-conformance";
+use support::{built_binary, root, BIN};
+
 /// LLM round trips per run (the client's `maxTurns`).
 const TURNS: usize = 100;
 /// Counted runs per side in the side-by-side printout.
@@ -48,24 +51,11 @@ const WARMUP: usize = 2;
 /// What the mock's tool call asks `echo` to return.
 const TEXT: &str = "bench";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The binary serving `mock llm`: cargo's, else a built one under `target/`.
 fn mock_binary() -> PathBuf {
-    if let Some(bin) = option_env!("CARGO_BIN_EXE_toolnexus-conformance") {
-        if Path::new(bin).is_file() {
-            return PathBuf::from(bin);
-        }
-    }
-    ["release", "debug"]
-        .map(|profile| root().join("target").join(profile).join(BIN))
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!("agent_loop bench: no {BIN} binary (cargo build --release --bin {BIN})")
-        })
+    built_binary().unwrap_or_else(|| {
+        panic!("agent_loop bench: no {BIN} binary (cargo build --release --bin {BIN})")
+    })
 }
 
 /// A running mock LLM, killed when dropped (also on a panic's unwinding).

@@ -20,6 +20,8 @@
 //! `target/debug` under the manifest directory are tried, and last
 //! `cargo build --release --bin toolnexus-conformance` is run.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -33,7 +35,8 @@ use toolnexus_harness::registry::Registry;
 use toolnexus_harness::subprocess::SubprocessPort;
 use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
-const BIN: &str = "toolnexus-conformance";
+use support::{built_binary, root, BIN};
+
 /// Single timed calls for the in-process p50 / p90.
 const CALLS: usize = 1000;
 /// Counted builds per port in the protocol comparison.
@@ -41,23 +44,9 @@ const BUILDS: usize = 20;
 /// Registered ports compared with the reference's driver when they are set up.
 const OTHER_PORTS: [&str; 2] = ["python", "rust-crate"];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The mock server binary: cargo's, else a built one under `target/`, else one built now.
 fn mock_binary() -> PathBuf {
-    if let Some(bin) = option_env!("CARGO_BIN_EXE_toolnexus-conformance") {
-        if Path::new(bin).is_file() {
-            return PathBuf::from(bin);
-        }
-    }
-    let target = root().join("target");
-    let built = ["release", "debug"]
-        .map(|profile| target.join(profile).join(BIN))
-        .into_iter()
-        .find(|p| p.is_file());
-    if let Some(bin) = built {
+    if let Some(bin) = built_binary() {
         return bin;
     }
     eprintln!("mcp bench: no {BIN} binary; running cargo build --release --bin {BIN}");
@@ -66,7 +55,7 @@ fn mock_binary() -> PathBuf {
         .current_dir(root())
         .status()
         .expect("run cargo build");
-    let bin = target.join("release").join(BIN);
+    let bin = root().join("target").join("release").join(BIN);
     assert!(
         status.success() && bin.is_file(),
         "mcp bench: the mock server binary {} is missing and `cargo build --release --bin {BIN}` \

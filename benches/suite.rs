@@ -16,6 +16,8 @@
 //! `target/debug`; every run gets `--root` the repository. A child's stdout and stderr are
 //! captured with caps, and a failed run is reported after the measurement, not panicked on.
 
+mod support;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -26,7 +28,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, SamplingMode};
 use serde_json::Value;
 
-const BIN: &str = "toolnexus-conformance";
+use support::{built_binary, root, BIN};
+
 /// The most of a child's stdout kept (a whole-suite JSON report is a few MiB).
 const STDOUT_CAP: usize = 64 * 1024 * 1024;
 /// The most of a child's stderr kept (its head: the first complaint is the telling one).
@@ -34,24 +37,11 @@ const STDERR_CAP: usize = 4 * 1024;
 /// A run taking longer than this is killed and reported.
 const RUN_LIMIT: Duration = Duration::from_secs(600);
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The CLI: cargo's, else a built one under `target/`.
 fn binary() -> PathBuf {
-    if let Some(bin) = option_env!("CARGO_BIN_EXE_toolnexus-conformance") {
-        if Path::new(bin).is_file() {
-            return PathBuf::from(bin);
-        }
-    }
-    ["release", "debug"]
-        .map(|profile| root().join("target").join(profile).join(BIN))
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!("suite bench: no {BIN} binary (cargo build --release --bin {BIN})")
-        })
+    built_binary().unwrap_or_else(|| {
+        panic!("suite bench: no {BIN} binary (cargo build --release --bin {BIN})")
+    })
 }
 
 /// Reads a pipe to its end on a thread, keeping at most `cap` bytes (the rest is drained,
