@@ -49,9 +49,17 @@ impl Drop for Restore {
     }
 }
 
-/// A duplicate of `fd`, so dropping the pipe handle never closes the standard descriptor.
-fn duplicate(fd: BorrowedFd<'_>) -> io::Result<OwnedFd> {
-    fd.try_clone_to_owned()
+/// Registers a duplicate of `fd` (so dropping the pipe never closes the standard
+/// descriptor) with `open`, and remembers the flags registration is about to change; `None`
+/// when `fd` is not a pipe, in which case nothing was changed.
+fn register<T>(
+    fd: BorrowedFd<'_>,
+    open: impl FnOnce(OwnedFd) -> io::Result<T>,
+) -> Option<(T, Restore)> {
+    // Read before registering, which sets O_NONBLOCK.
+    let restore = Restore::of(fd);
+    let pipe = fd.try_clone_to_owned().and_then(open).ok()?;
+    Some((pipe, restore))
 }
 
 /// This process's standard input: a reactor-registered pipe when it is one.
@@ -78,17 +86,12 @@ enum StdoutKind {
 
 /// Standard input; must be called inside a tokio runtime with IO enabled.
 pub fn stdin() -> Stdin {
-    let std_in = io::stdin();
-    let fd = std_in.as_fd();
-    // Read before registering, which sets O_NONBLOCK.
-    let restore = Restore::of(fd);
-    match duplicate(fd).and_then(pipe::Receiver::from_owned_fd) {
-        Ok(pipe) => Stdin {
+    match register(io::stdin().as_fd(), pipe::Receiver::from_owned_fd) {
+        Some((pipe, restore)) => Stdin {
             inner: StdinKind::Pipe(pipe),
             _restore: Some(restore),
         },
-        // Not a pipe: nothing was changed, so there is nothing to restore.
-        Err(_) => Stdin {
+        None => Stdin {
             inner: StdinKind::Blocking(tokio::io::stdin()),
             _restore: None,
         },
@@ -97,32 +100,15 @@ pub fn stdin() -> Stdin {
 
 /// Standard output; must be called inside a tokio runtime with IO enabled.
 pub fn stdout() -> Stdout {
-    let std_out = io::stdout();
-    let fd = std_out.as_fd();
-    let restore = Restore::of(fd);
-    match duplicate(fd).and_then(pipe::Sender::from_owned_fd) {
-        Ok(pipe) => Stdout {
+    match register(io::stdout().as_fd(), pipe::Sender::from_owned_fd) {
+        Some((pipe, restore)) => Stdout {
             inner: StdoutKind::Pipe(pipe),
             _restore: Some(restore),
         },
-        Err(_) => Stdout {
+        None => Stdout {
             inner: StdoutKind::Blocking(tokio::io::stdout()),
             _restore: None,
         },
-    }
-}
-
-impl Stdin {
-    /// Whether fd 0 is polled by the reactor (a pipe) rather than read on the blocking pool.
-    pub fn is_pipe(&self) -> bool {
-        matches!(self.inner, StdinKind::Pipe(_))
-    }
-}
-
-impl Stdout {
-    /// Whether fd 1 is polled by the reactor (a pipe) rather than written on the blocking pool.
-    pub fn is_pipe(&self) -> bool {
-        matches!(self.inner, StdoutKind::Pipe(_))
     }
 }
 
