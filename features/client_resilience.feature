@@ -105,7 +105,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 2 requests
     And the elapsed time is at least 900 ms
 
-  @spec-8 @clause-8.retry-after.delay-seconds
+  @spec-8 @clause-8.retry-after.delay-seconds @serial
   Scenario: Retry-After "0" means retry now, even with a large retryBaseMs
     Backoff would wait about `retryBaseMs` (3000 ms); `0` is honoured as "retry now".
     Given a mock LLM runs "retry-after-once.json"
@@ -119,7 +119,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 2 requests
     And the elapsed time is below 2000 ms
 
-  @spec-8 @clause-8.retry-after.fallback
+  @spec-8 @clause-8.retry-after.fallback @serial
   Scenario Outline: Retry-After <form> is not honoured: backoff, and the retry still happens
     With `retryBaseMs` 1, backoff is short; honouring the value would wait at least three seconds
     (`3.5`, `+3`), forever (a date in 2099, 2^31 s and more) or not at all (`-3`). The bound
@@ -268,7 +268,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
 
   # ---------------------------------------------------------------- timeout and cancel
 
-  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass
+  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial
   Scenario: timeoutMs aborts a slow reply; the abort is not retried and onError is not called
     The slow reply takes 2500 ms; the run must end near the 200 ms deadline. The SPEC does not
     word the error, so only the raise itself is checked.
@@ -284,7 +284,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 1 request
     And onErrorCalls has 0 entries
 
-  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass
+  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial
   Scenario: an external cancel aborts a slow reply; not retried, onError not called
     Given a mock LLM runs "resilience.json"
     And a client created with:

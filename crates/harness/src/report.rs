@@ -144,6 +144,10 @@ pub fn text(report: &RunReport) -> String {
         );
         for n in &b.new_failures {
             let _ = writeln!(out, "  NEW FAILURE      {n}");
+            // Repeated here, one line, because a CI log is often read from its end only.
+            if let Some(why) = failure_line(report, n) {
+                let _ = writeln!(out, "                   {why}");
+            }
         }
         for n in &b.unexpected_passes {
             let _ = writeln!(out, "  UNEXPECTED PASS  {n}");
@@ -187,6 +191,27 @@ pub fn text(report: &RunReport) -> String {
         s.passed, s.failed, s.skipped
     );
     out
+}
+
+/// Longest reason repeated under a `NEW FAILURE` line, in characters.
+const REASON_CHARS: usize = 300;
+
+/// The first line of the named failed scenario's failure, cut to [`REASON_CHARS`].
+fn failure_line(report: &RunReport, name: &str) -> Option<String> {
+    let f = report
+        .scenarios
+        .iter()
+        .find(|r| r.name == name && r.status == Status::Failed)?;
+    let text = f
+        .failure
+        .as_ref()
+        .map_or_else(|| f.message.clone(), |x| x.report_text());
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
+    let mut kept: String = first.chars().take(REASON_CHARS).collect();
+    if kept.len() < first.len() {
+        kept.push_str(" […]");
+    }
+    Some(kept)
 }
 
 /// The stable machine shape (`--format json`).
@@ -291,5 +316,35 @@ mod tests {
             text.contains("⇒ skipped): 1 passed, 0 failed, 1 xfail, 0 skipped"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_new_failure_line_repeats_its_reason_cut_to_one_line() {
+        let mut slow = scenario("slow", Status::Failed, false);
+        slow.message = format!(
+            "[bound] 2600 ms, not below 2500 ms\nmore detail\n{}",
+            "x".repeat(10)
+        );
+        let mut long = scenario("long", Status::Failed, false);
+        long.message = "y".repeat(REASON_CHARS + 50);
+        let mut report = RunReport::of(vec![slow, long]);
+        report.recount();
+        report.baseline = Some(crate::baseline::Baseline {
+            file: "expected.txt".into(),
+            new_failures: vec!["slow".into(), "long".into()],
+            ..Default::default()
+        });
+        let text = text(&report);
+        assert!(
+            text.contains(
+                "  NEW FAILURE      slow\n                   [bound] 2600 ms, not below 2500 ms\n"
+            ),
+            "{text}"
+        );
+        let cut = format!(
+            "  NEW FAILURE      long\n                   {} […]\n",
+            "y".repeat(REASON_CHARS)
+        );
+        assert!(text.contains(&cut), "{text}");
     }
 }
