@@ -44,8 +44,8 @@ pub struct Recorder {
     on_error: bool,
     generate: bool,
     wait_for: bool,
-    hook_calls: Mutex<Vec<Value>>,
-    metric_events: Mutex<Vec<Value>>,
+    pub(crate) hook_calls: Mutex<Vec<Value>>,
+    pub(crate) metric_events: Mutex<Vec<Value>>,
     on_error_calls: Mutex<Vec<Value>>,
     generate_calls: Mutex<Vec<Value>>,
     wait_for_calls: Mutex<Vec<Value>>,
@@ -210,6 +210,20 @@ fn boxed<T: Send + 'static>(v: T) -> BoxFuture<T> {
     Box::pin(async move { v })
 }
 
+/// The §7 hook behaviours as an agent def's (or the agent runtime's) §8 hooks.
+pub(crate) fn agent_hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
+    hooks(v, rec)
+}
+
+/// `onMetric: {"collect": true}` for an agent def or the agent runtime.
+pub(crate) fn agent_on_metric(v: &Value, rec: &Arc<Recorder>) -> Res<toolnexus::client::OnMetricFn> {
+    if as_obj(v, "onMetric")?.get("collect") != Some(&Value::Bool(true)) {
+        return Err(unsupported("onMetric: only {\"collect\": true}"));
+    }
+    let rec = rec.clone();
+    Ok(Arc::new(move |e: &MetricEvent| push_capped(&rec.metric_events, metric_json(e))))
+}
+
 fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
     let m = as_obj(v, "hooks")?;
     let mut h = Hooks::default();
@@ -227,8 +241,16 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                     Replace(Vec<Value>),
                     Keep(Vec<String>),
                     Abort(String),
+                    Append(Value),
+                    Compact(toolnexus::client::BeforeLlmHook),
                 }
                 let beh = match (k, arg) {
+                    // NOTES #300: the agent-run catalogue additions (the transcript received
+                    // plus one message; the crate's §7F compactor as the hook itself).
+                    ("appendMessage", m @ Value::Object(_)) => B::Append(m.clone()),
+                    ("compactor", o) => B::Compact(toolnexus::agents::compactor(
+                        crate::agent_cmds::compactor_options(as_obj(o, &format!("{what}.compactor"))?)?.0,
+                    )),
                     ("observe", Value::Bool(true)) => B::Observe,
                     ("replaceMessages", Value::Array(a)) => B::Replace(a.clone()),
                     ("keepTools", Value::Array(_)) => B::Keep(crate::string_list(arg, &format!("{what}.keepTools"))?),
@@ -242,7 +264,16 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                         json!({"hook": "beforeLLM", "turn": ev.turn, "model": ev.model, "messages": ev.messages, "tools": ev.tools}),
                     );
                     let n = rec.before_llm_calls.fetch_add(1, Ordering::SeqCst);
+                    if let B::Compact(hook) = &*beh {
+                        return hook(ev);
+                    }
                     let out = match &*beh {
+                        B::Append(m) => {
+                            let mut msgs = ev.messages.clone();
+                            msgs.push(m.clone());
+                            Ok(Some(LlmOverride { messages: Some(msgs), ..Default::default() }))
+                        }
+                        B::Compact(_) => Ok(None),
                         B::Observe => Ok(None),
                         B::Replace(msgs) if n == 0 => {
                             Ok(Some(LlmOverride { messages: Some(msgs.clone()), ..Default::default() }))

@@ -23,6 +23,7 @@ use futures::FutureExt;
 use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
 
+mod agent_cmds;
 mod client_cmds;
 mod serve_cmds;
 
@@ -336,6 +337,15 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
                 }
             })
         }
+        ("template", Value::String(t)) => {
+            // PROTOCOL.md §7 `{"template": T}` (the agent runtime's tools): each `{{name}}`
+            // becomes that argument (a string as itself, other values as compact JSON).
+            let t = t.clone();
+            define_tool(name, description, Some(schema), move |args: Value, _ctx: ToolContext| {
+                let out = fill_template(&t, &args);
+                async move { Ok::<String, String>(out) }
+            })
+        }
         ("suspend", s) => suspend_tool(name, description, schema, s, &w)?,
         ("awaitCancel", a) => serve_cmds::await_cancel_tool(name, description, schema, a, &w)?,
         (k, _) => return Err(unsupported(format!("unknown or malformed extra-tool behaviour \"{k}\""))),
@@ -393,6 +403,28 @@ fn http_extra_tool(name: String, description: String, input_schema: Option<Value
     }))
 }
 
+/// `{{name}}` placeholders filled from `args` (an absent argument is nothing).
+fn fill_template(t: &str, args: &Value) -> String {
+    let mut out = String::new();
+    let mut rest = t;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("}}") else {
+            out.push_str(&rest[i..]);
+            return out;
+        };
+        match args.get(after[..j].trim()) {
+            Some(Value::String(v)) => out.push_str(v),
+            Some(v) => out.push_str(&compact(v)),
+            None => {}
+        }
+        rest = &after[j + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// §10 suspending tool: a plain crate `Tool` whose execute returns the crate's `pending(Request)`
 /// (the id is left empty so the crate generates a fresh one per call), or, with `ctx.answer`,
 /// `ToolResult::ok(compact JSON of answer.data)`. `define_tool` cannot carry metadata, so the
@@ -419,6 +451,8 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
     // `always`: suspend again on the re-execution with an answer (§10 `unresolved:`);
     // `echoArgs`: the re-execution outputs its arguments, ignoring the answer's data.
     let (always, echo_args) = (flag("always")?, flag("echoArgs")?);
+    // `answerText` (the agent runtime's tools): an ok answer makes the re-execution output it.
+    let answer_text = opt_str(sm, "answerText", &what)?;
     let template = Request { id: String::new(), kind, prompt, url, data, expires_at };
     Ok(Tool {
         name,
@@ -428,9 +462,11 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
         hints: None,
         execute: Arc::new(move |args: Value, ctx: ToolContext| {
             let template = template.clone();
+            let answer_text = answer_text.clone();
             Box::pin(async move {
                 match ctx.answer {
                     Some(_) if always => pending(template),
+                    Some(ans) if ans.ok && answer_text.is_some() => ToolResult::ok(answer_text.unwrap_or_default()),
                     Some(_) if echo_args => ToolResult::ok(compact(&args)),
                     Some(ans) => ToolResult::ok(match ans.data {
                         Some(d) => compact(&Value::Object(d)),
@@ -579,6 +615,8 @@ struct Session {
     empty_kit: Option<Toolkit>,
     /// `serve` handles by id (PROTOCOL.md §5.23).
     serves: serve_cmds::Serves,
+    /// Agent runtimes by id (PROTOCOL.md §5.27).
+    agents: agent_cmds::Agents,
 }
 
 impl Session {
@@ -614,7 +652,7 @@ impl Session {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
                 out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "8", "10", "11"]));
+                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "10", "11"]));
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -800,6 +838,8 @@ impl Session {
                 return self.serves.serve(req, &tk, client).await;
             }
             "serve_stop" => return self.serves.stop(req),
+            "compact" => return agent_cmds::compact(req).await,
+            c if c.starts_with("agent_") => return self.agents.handle(c, req).await,
             "serve_records" => return self.serves.records(req),
             "client" => {
                 let id = str_field(req, "id")?.to_owned();
