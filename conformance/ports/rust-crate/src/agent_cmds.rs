@@ -451,13 +451,16 @@ impl AgentSession {
     /// Awaits a spawned verb, moving the virtual clock by `advance_ms` whenever it is parked
     /// on one of the clock's timers (the crate's close grace and wait timeouts run on it).
     async fn settle<T: Send + 'static>(&self, task: tokio::task::JoinHandle<T>, advance_ms: u64) -> Res<T> {
-        let mut task = task;
         // Time moves only once the runtime is quiet (its trace unchanged for 25 ms): a turn
         // that is settling on its own (an abort landing) is not overtaken by the clock.
         let (mut seen_len, mut quiet_since) = (self.rt.trace().len(), Instant::now());
-        for _ in 0..2000 {
-            if task.is_finished() {
-                break;
+        // Under the harness's 5 s request deadline, so a run that never settles (the crate
+        // enforces budgets only at admission) is answered, not killed.
+        let deadline = Instant::now() + Duration::from_secs(4);
+        while !task.is_finished() {
+            if Instant::now() >= deadline {
+                task.abort();
+                return Err(internal("the crate's verb did not settle within 4 s (the run keeps going)"));
             }
             tokio::time::sleep(Duration::from_millis(2)).await;
             let len = self.rt.trace().len();
@@ -474,16 +477,7 @@ impl AgentSession {
                 quiet_since = Instant::now();
             }
         }
-        // Under the harness's 5 s request deadline, so a run that never settles (the crate
-        // enforces budgets only at admission) is answered, not killed.
-        match tokio::time::timeout(Duration::from_secs(4), &mut task).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(internal(format!("the crate's verb failed: {e}"))),
-            Err(_) => {
-                task.abort();
-                Err(internal("the crate's verb did not settle within 4 s (the run keeps going)"))
-            }
-        }
+        task.await.map_err(|e| internal(format!("the crate's verb failed: {e}")))
     }
 
     async fn close_all(&self) {
