@@ -13,14 +13,16 @@ use serde_json::{json, Map, Value};
 use tokio::sync::oneshot;
 
 use toolnexus::agents::{
-    compactor, compose_soul, memory_tool, Budget, Clock, CloseOptions, CompactorOptions, Def, Handle, InboxItem,
-    LlmOptions, Options, Runtime, Spec, State, TaskResult, UNLIMITED,
+    compactor, compose_soul, memory_tool, Budget, Clock, CloseOptions, CompactorOptions, Def,
+    Handle, InboxItem, LlmOptions, Options, Runtime, Spec, State, TaskResult, UNLIMITED,
 };
 use toolnexus::client::{BeforeLlmEvent, BoxFuture, Style, WaitForFn};
 use toolnexus::{Answer, Request, Tool, ToolContext};
 
 use crate::client_cmds::{agent_hooks, agent_on_metric, Recorder};
-use crate::{as_obj, bad, behaviour_key, describe, field, internal, result_json, str_field, unsupported, Res};
+use crate::{
+    as_obj, bad, behaviour_key, describe, field, internal, result_json, str_field, unsupported, Res,
+};
 
 /// PROTOCOL.md §5.13: at most 1,000 entries per recorded list.
 const CAP: usize = 1000;
@@ -51,7 +53,10 @@ struct ClockState {
 
 impl VClock {
     fn new() -> Self {
-        VClock { base: Instant::now(), state: Mutex::new(ClockState::default()) }
+        VClock {
+            base: Instant::now(),
+            state: Mutex::new(ClockState::default()),
+        }
     }
 
     fn now_ms(&self) -> u64 {
@@ -160,12 +165,22 @@ pub struct Agents {
 fn u64_field(m: &Map<String, Value>, key: &str) -> Res<Option<u64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_u64().map(Some).ok_or_else(|| bad(format!("\"{key}\" must be a non-negative integer"))),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| bad(format!("\"{key}\" must be a non-negative integer"))),
     }
 }
 
-const BUDGET_KEYS: [&str; 7] =
-    ["maxTurns", "maxTokens", "maxToolCalls", "maxWallMs", "maxChildren", "maxConcurrent", "maxDepth"];
+const BUDGET_KEYS: [&str; 7] = [
+    "maxTurns",
+    "maxTokens",
+    "maxToolCalls",
+    "maxWallMs",
+    "maxChildren",
+    "maxConcurrent",
+    "maxDepth",
+];
 
 /// SPEC §7D Budget → the crate's (0 = unset, as the crate reads it).
 fn budget(v: &Value, what: &str) -> Res<(Budget, Map<String, Value>)> {
@@ -174,12 +189,19 @@ fn budget(v: &Value, what: &str) -> Res<(Budget, Map<String, Value>)> {
     let mut given = Map::new();
     for (k, val) in m {
         if !BUDGET_KEYS.contains(&k.as_str()) {
-            return Err(bad(format!("{what}: unknown budget field \"{k}\" (known: {})", BUDGET_KEYS.join(", "))));
+            return Err(bad(format!(
+                "{what}: unknown budget field \"{k}\" (known: {})",
+                BUDGET_KEYS.join(", ")
+            )));
         }
         if val.is_null() {
             continue;
         }
-        let n = val.as_u64().ok_or_else(|| bad(format!("{what}: budget field {k} must be a non-negative integer")))?;
+        let n = val.as_u64().ok_or_else(|| {
+            bad(format!(
+                "{what}: budget field {k} must be a non-negative integer"
+            ))
+        })?;
         let big = i64::try_from(n).unwrap_or(i64::MAX);
         let small = usize::try_from(n).unwrap_or(usize::MAX);
         match k.as_str() {
@@ -256,7 +278,10 @@ fn transition(rest: &str) -> Option<(&str, &str)> {
     if !from.chars().all(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    let to: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let to: String = after
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
     if to.is_empty() {
         return None;
     }
@@ -289,7 +314,8 @@ impl AgentSession {
 
     fn handle(&self, req: &Map<String, Value>) -> Res<Handle> {
         let id = str_field(req, "handle")?;
-        self.find(id).ok_or_else(|| bad(format!("no handle \"{id}\"")))
+        self.find(id)
+            .ok_or_else(|| bad(format!("no handle \"{id}\"")))
     }
 
     fn trace(&self) -> Map<String, Value> {
@@ -386,7 +412,10 @@ impl AgentSession {
         out.insert("beats".into(), json!([]));
         out.insert("hookCalls".into(), Value::Array(hook_calls));
         out.insert("metricEvents".into(), Value::Array(metric_events));
-        out.insert("peakConcurrentTurns".into(), json!(self.rt.max_observed_concurrent_turns()));
+        out.insert(
+            "peakConcurrentTurns".into(),
+            json!(self.rt.max_observed_concurrent_turns()),
+        );
         out.insert("peakRunningSiblings".into(), json!(peak));
         out.insert("now".into(), json!(self.clock.now_ms()));
         out
@@ -402,7 +431,11 @@ impl AgentSession {
             .map(|c| Value::String(c.id))
             .collect();
         let pool = self.rt.pool_tokens(h);
-        let effective = lock(&self.seen).effective.get(&h.id).cloned().unwrap_or_else(|| json!({}));
+        let effective = lock(&self.seen)
+            .effective
+            .get(&h.id)
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         let mut out = Map::new();
         out.insert("id".into(), json!(v.id));
         out.insert("def".into(), json!(def_of(&v.id)));
@@ -420,7 +453,11 @@ impl AgentSession {
         out.insert("usage".into(), json!({"total_tokens": v.tokens}));
         out.insert(
             "pending".into(),
-            if v.pending_kind.is_empty() { Value::Null } else { json!({"kind": v.pending_kind}) },
+            if v.pending_kind.is_empty() {
+                Value::Null
+            } else {
+                json!({"kind": v.pending_kind})
+            },
         );
         out
     }
@@ -429,14 +466,21 @@ impl AgentSession {
     /// the deepest suspended handle (the crate's own routing: depth-first, spawn order).
     fn suspended_top(&self) -> Option<String> {
         let views = self.rt.list();
-        let suspended = |id: &str| views.iter().any(|v| v.id == id && v.state == State::Suspended);
+        let suspended = |id: &str| {
+            views
+                .iter()
+                .any(|v| v.id == id && v.state == State::Suspended)
+        };
         fn deepest(id: &str, views: &[toolnexus::agents::HandleView]) -> Option<String> {
             for c in views.iter().filter(|v| parent_of(&v.id) == id) {
                 if let Some(found) = deepest(&c.id, views) {
                     return Some(found);
                 }
             }
-            views.iter().find(|v| v.id == id && v.state == State::Suspended).map(|v| v.id.clone())
+            views
+                .iter()
+                .find(|v| v.id == id && v.state == State::Suspended)
+                .map(|v| v.id.clone())
         }
         let mut top = deepest("root", &views)?;
         loop {
@@ -450,7 +494,11 @@ impl AgentSession {
 
     /// Awaits a spawned verb, moving the virtual clock by `advance_ms` whenever it is parked
     /// on one of the clock's timers (the crate's close grace and wait timeouts run on it).
-    async fn settle<T: Send + 'static>(&self, task: tokio::task::JoinHandle<T>, advance_ms: u64) -> Res<T> {
+    async fn settle<T: Send + 'static>(
+        &self,
+        task: tokio::task::JoinHandle<T>,
+        advance_ms: u64,
+    ) -> Res<T> {
         // Time moves only once the runtime is quiet (its trace unchanged for 25 ms): a turn
         // that is settling on its own (an abort landing) is not overtaken by the clock.
         let (mut seen_len, mut quiet_since) = (self.rt.trace().len(), Instant::now());
@@ -460,7 +508,9 @@ impl AgentSession {
         while !task.is_finished() {
             if Instant::now() >= deadline {
                 task.abort();
-                return Err(internal("the crate's verb did not settle within 4 s (the run keeps going)"));
+                return Err(internal(
+                    "the crate's verb did not settle within 4 s (the run keeps going)",
+                ));
             }
             tokio::time::sleep(Duration::from_millis(2)).await;
             let len = self.rt.trace().len();
@@ -477,14 +527,22 @@ impl AgentSession {
                 quiet_since = Instant::now();
             }
         }
-        task.await.map_err(|e| internal(format!("the crate's verb failed: {e}")))
+        task.await
+            .map_err(|e| internal(format!("the crate's verb failed: {e}")))
     }
 
     async fn close_all(&self) {
         let rt = self.rt.clone();
         let root = rt.root();
         let task = tokio::spawn(async move {
-            rt.close(&root, Some(CloseOptions { force: true, reason: String::new() })).await;
+            rt.close(
+                &root,
+                Some(CloseOptions {
+                    force: true,
+                    reason: String::new(),
+                }),
+            )
+            .await;
         });
         if let Err(e) = self.settle(task, self.shutdown_ms).await {
             eprintln!("driver: closing an agent runtime: {}", e.message);
@@ -508,25 +566,42 @@ fn runtime_tools(v: Option<&Value>) -> Res<HashMap<String, Tool>> {
     Ok(out)
 }
 
-const DEF_KEYS: [&str; 11] =
-    ["does", "model", "soul", "home", "memory", "team", "tools", "budget", "waitFor", "hooks", "onMetric"];
-const OPTION_KEYS: [&str; 6] = ["inboxCap", "maxConcurrentTurns", "shutdownMs", "hooks", "onMetric", "onBudget"];
+const DEF_KEYS: [&str; 11] = [
+    "does", "model", "soul", "home", "memory", "team", "tools", "budget", "waitFor", "hooks",
+    "onMetric",
+];
+const OPTION_KEYS: [&str; 6] = [
+    "inboxCap",
+    "maxConcurrentTurns",
+    "shutdownMs",
+    "hooks",
+    "onMetric",
+    "onBudget",
+];
 
 fn strings(d: &Map<String, Value>, key: &str, what: &str) -> Res<Vec<String>> {
     match d.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| v.as_str().map(str::to_owned).ok_or_else(|| bad(format!("{what}: \"{key}\" must be an array of strings"))))
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad(format!("{what}: \"{key}\" must be an array of strings")))
+            })
             .collect(),
-        Some(_) => Err(bad(format!("{what}: \"{key}\" must be an array of strings"))),
+        Some(_) => Err(bad(format!(
+            "{what}: \"{key}\" must be an array of strings"
+        ))),
     }
 }
 
 impl Agents {
     fn session(&self, req: &Map<String, Value>) -> Res<&AgentSession> {
         let id = str_field(req, "runtime")?;
-        self.sessions.get(id).ok_or_else(|| bad(format!("no agent runtime \"{id}\"")))
+        self.sessions
+            .get(id)
+            .ok_or_else(|| bad(format!("no agent runtime \"{id}\"")))
     }
 
     /// One `agent_*` command.
@@ -758,7 +833,10 @@ impl Agents {
             let team = if depth > 8 {
                 Vec::new()
             } else {
-                d.team.iter().map(|m| build(m, specs, built, depth + 1)).collect()
+                d.team
+                    .iter()
+                    .map(|m| build(m, specs, built, depth + 1))
+                    .collect()
             };
             let a = toolnexus::agents::new(
                 n,
@@ -788,7 +866,12 @@ impl Agents {
             Some(_) => return Err(bad("args must be an object")),
         };
         let exec = tool.execute.clone();
-        let r = s.settle(tokio::spawn(async move { exec(args, ToolContext::default()).await }), 0).await?;
+        let r = s
+            .settle(
+                tokio::spawn(async move { exec(args, ToolContext::default()).await }),
+                0,
+            )
+            .await?;
         let mut out = Map::new();
         out.insert("tool".into(), describe(&tool));
         out.insert("result".into(), result_json(&r));
@@ -803,7 +886,11 @@ impl Agents {
             "anthropic" => Style::Anthropic,
             s => return Err(bad(format!("unknown style \"{s}\" (openai | anthropic)"))),
         };
-        let api_key = req.get("apiKey").and_then(Value::as_str).unwrap_or("unused").to_owned();
+        let api_key = req
+            .get("apiKey")
+            .and_then(Value::as_str)
+            .unwrap_or("unused")
+            .to_owned();
         let opts = match req.get("options") {
             None | Some(Value::Null) => Map::new(),
             Some(v) => as_obj(v, "options")?.clone(),
@@ -812,13 +899,20 @@ impl Agents {
             return Err(bad(format!("unknown agent runtime option \"{k}\"")));
         }
         if opts.get("onBudget").is_some_and(|v| !v.is_null()) {
-            return Err(unsupported("the crate's agents::Options has no onBudget (SPEC §7D budgets)"));
+            return Err(unsupported(
+                "the crate's agents::Options has no onBudget (SPEC §7D budgets)",
+            ));
         }
         let clock = Arc::new(VClock::new());
         let seen: Arc<Mutex<Seen>> = Arc::default();
         let mut recorders = Vec::new();
         let mut base = Options {
-            llm: Some(LlmOptions { base_url, style, api_key, model: String::new() }),
+            llm: Some(LlmOptions {
+                base_url,
+                style,
+                api_key,
+                model: String::new(),
+            }),
             clock: Some(clock.clone()),
             ..Default::default()
         };
@@ -828,7 +922,9 @@ impl Agents {
         if let Some(n) = u64_field(&opts, "maxConcurrentTurns")? {
             base.max_concurrent_turns = usize::try_from(n).unwrap_or(usize::MAX);
         }
-        let shutdown_ms = u64_field(&opts, "shutdownMs")?.filter(|n| *n > 0).unwrap_or(200);
+        let shutdown_ms = u64_field(&opts, "shutdownMs")?
+            .filter(|n| *n > 0)
+            .unwrap_or(200);
         base.shutdown = Duration::from_millis(shutdown_ms);
         let rec = Arc::new(Recorder::default());
         if let Some(h) = opts.get("hooks").filter(|v| !v.is_null()) {
@@ -848,16 +944,23 @@ impl Agents {
             if let Some(k) = d.keys().find(|k| !DEF_KEYS.contains(&k.as_str())) {
                 return Err(bad(format!("{what}: unknown key \"{k}\"")));
             }
-            let model = d.get("model").and_then(Value::as_str).ok_or_else(|| bad(format!("{what} needs a \"model\"")))?;
+            let model = d
+                .get("model")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad(format!("{what} needs a \"model\"")))?;
             let team = strings(d, "team", &what)?;
             if let Some(m) = team.iter().find(|m| !registry.contains_key(*m)) {
-                return Err(bad(format!("agent \"{name}\" has \"{m}\" on its team, which is not in the registry")));
+                return Err(bad(format!(
+                    "agent \"{name}\" has \"{m}\" on its team, which is not in the registry"
+                )));
             }
             let mut def_tools = Vec::new();
             for t in strings(d, "tools", &what)? {
-                let tool = tools
-                    .get(&t)
-                    .ok_or_else(|| bad(format!("agent \"{name}\" uses tool \"{t}\", which the runtime does not have")))?;
+                let tool = tools.get(&t).ok_or_else(|| {
+                    bad(format!(
+                        "agent \"{name}\" uses tool \"{t}\", which the runtime does not have"
+                    ))
+                })?;
                 def_tools.push(tool.clone());
             }
             let mut soul = crate::opt_str(d, "soul", &what)?.unwrap_or_default();
@@ -936,7 +1039,15 @@ impl Agents {
         let mut ro = base.clone();
         ro.registry = defs;
         let rt = Runtime::new(ro);
-        let session = AgentSession { rt, clock, seen, recorders, specs, shutdown_ms, base };
+        let session = AgentSession {
+            rt,
+            clock,
+            seen,
+            recorders,
+            specs,
+            shutdown_ms,
+            base,
+        };
         if let Some(old) = self.sessions.insert(rid, session) {
             old.close_all().await;
         }
@@ -954,7 +1065,8 @@ fn recorded_wait_for(inner: WaitForFn, seen: Arc<Mutex<Seen>>) -> WaitForFn {
             {
                 let mut s = lock(&seen);
                 if s.wait_for_calls.len() < CAP {
-                    s.wait_for_calls.push(json!({"handle": Value::Null, "request": request_json(&request)}));
+                    s.wait_for_calls
+                        .push(json!({"handle": Value::Null, "request": request_json(&request)}));
                 }
             }
             inner(request).await
@@ -962,7 +1074,13 @@ fn recorded_wait_for(inner: WaitForFn, seen: Arc<Mutex<Seen>>) -> WaitForFn {
     })
 }
 
-const COMPACT_KEYS: [&str; 5] = ["maxTokens", "keepTail", "summarize", "countTokens", "flushToMemory"];
+const COMPACT_KEYS: [&str; 5] = [
+    "maxTokens",
+    "keepTail",
+    "summarize",
+    "countTokens",
+    "flushToMemory",
+];
 
 /// PROTOCOL.md §5.26: one §7F compaction through the crate's `compactor` (a `before_llm` hook),
 /// called once on `messages` with no client involved.
@@ -973,27 +1091,49 @@ pub async fn compact(req: &Map<String, Value>) -> Res<Map<String, Value>> {
     };
     let (o, calls) = compactor_options(as_obj(field(req, "options")?, "options")?)?;
     let hook = compactor(o);
-    let ev = BeforeLlmEvent { messages, tools: Vec::new(), model: String::new(), turn: 1 };
-    let r = hook(ev).await.map_err(|e| internal(format!("the compactor failed: {e}")))?;
+    let ev = BeforeLlmEvent {
+        messages,
+        tools: Vec::new(),
+        model: String::new(),
+        turn: 1,
+    };
+    let r = hook(ev)
+        .await
+        .map_err(|e| internal(format!("the compactor failed: {e}")))?;
     let mut out = Map::new();
-    out.insert("messages".into(), r.and_then(|ov| ov.messages).map(Value::Array).unwrap_or(Value::Null));
-    out.insert("summarizeCalls".into(), Value::Array(std::mem::take(&mut *lock(&calls))));
+    out.insert(
+        "messages".into(),
+        r.and_then(|ov| ov.messages)
+            .map(Value::Array)
+            .unwrap_or(Value::Null),
+    );
+    out.insert(
+        "summarizeCalls".into(),
+        Value::Array(std::mem::take(&mut *lock(&calls))),
+    );
     Ok(out)
 }
 
 /// §5.26 options → the crate's `CompactorOptions`, with the list `summarize` records its
 /// `older` argument in (also the `{"compactor": …}` hook behaviour of an agent run).
-pub(crate) fn compactor_options(opts: &Map<String, Value>) -> Res<(CompactorOptions, Arc<Mutex<Vec<Value>>>)> {
+pub(crate) fn compactor_options(
+    opts: &Map<String, Value>,
+) -> Res<(CompactorOptions, Arc<Mutex<Vec<Value>>>)> {
     if let Some(k) = opts.keys().find(|k| !COMPACT_KEYS.contains(&k.as_str())) {
         return Err(bad(format!("unknown compact option \"{k}\"")));
     }
     let (kind, text) = behaviour_key(field(opts, "summarize")?, "summarize")?;
     let text = match (kind, text) {
         ("text" | "template", Value::String(t)) => t.clone(),
-        _ => return Err(bad("summarize must be {\"text\": string} or {\"template\": string}")),
+        _ => {
+            return Err(bad(
+                "summarize must be {\"text\": string} or {\"template\": string}",
+            ))
+        }
     };
     let template = kind == "template";
-    let max_tokens = u64_field(opts, "maxTokens")?.ok_or_else(|| bad("options.maxTokens is required"))?;
+    let max_tokens =
+        u64_field(opts, "maxTokens")?.ok_or_else(|| bad("options.maxTokens is required"))?;
     let calls: Arc<Mutex<Vec<Value>>> = Arc::default();
     let rec = calls.clone();
     let mut o = CompactorOptions {
@@ -1001,7 +1141,11 @@ pub(crate) fn compactor_options(opts: &Map<String, Value>) -> Res<(CompactorOpti
         summarize: Some(Arc::new(move |older: Vec<Value>| {
             let n = older.len();
             lock(&rec).push(Value::Array(older));
-            let out = if template { text.replace("<N>", &n.to_string()) } else { text.clone() };
+            let out = if template {
+                text.replace("<N>", &n.to_string())
+            } else {
+                text.clone()
+            };
             Box::pin(async move { Ok(out) })
         })),
         flush_to_memory: opts.get("flushToMemory") == Some(&Value::Bool(true)),
@@ -1012,7 +1156,9 @@ pub(crate) fn compactor_options(opts: &Map<String, Value>) -> Res<(CompactorOpti
     }
     if let Some(c) = opts.get("countTokens").filter(|v| !v.is_null()) {
         let per = match behaviour_key(c, "countTokens")? {
-            ("perMessage", v) => v.as_u64().ok_or_else(|| bad("countTokens.perMessage must be an integer"))?,
+            ("perMessage", v) => v
+                .as_u64()
+                .ok_or_else(|| bad("countTokens.perMessage must be an integer"))?,
             _ => return Err(bad("countTokens must be {\"perMessage\": integer}")),
         };
         let per = usize::try_from(per).unwrap_or(usize::MAX);
