@@ -16,15 +16,18 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use toolnexus::client::{
-    create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent, BeforeToolEvent, BoxFuture,
-    Client, ClientError, ClientOptions, ErrorInfo, ErrorTier, GenerateFn, Hooks, InProcessOptions, InProcessRequest,
-    InProcessResponse, InProcessToolCall, InProcessUsage, LlmOverride, MetricEvent, RunResult, StreamEvent, Style,
-    ToolOverride, WaitForFn,
+    create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent,
+    BeforeToolEvent, BoxFuture, Client, ClientError, ClientOptions, ErrorInfo, ErrorTier,
+    GenerateFn, Hooks, InProcessOptions, InProcessRequest, InProcessResponse, InProcessToolCall,
+    InProcessUsage, LlmOverride, MetricEvent, RunResult, StreamEvent, Style, ToolOverride,
+    WaitForFn,
 };
 use toolnexus::store::ConversationStore;
 use toolnexus::{Answer, Request, ToolResult, Toolkit};
 
-use crate::{as_obj, bad, behaviour_key, field, internal, result_json, str_field, unsupported, Res};
+use crate::{
+    as_obj, bad, behaviour_key, field, internal, result_json, str_field, unsupported, Res,
+};
 
 /// PROTOCOL.md §5.13: a driver keeps at most 1,000 entries per recorded list.
 const CAP: usize = 1000;
@@ -55,16 +58,24 @@ pub struct Recorder {
 
 impl Recorder {
     fn reset(&self) {
-        for l in [&self.hook_calls, &self.metric_events, &self.on_error_calls, &self.generate_calls, &self.wait_for_calls]
-        {
+        for l in [
+            &self.hook_calls,
+            &self.metric_events,
+            &self.on_error_calls,
+            &self.generate_calls,
+            &self.wait_for_calls,
+        ] {
             l.lock().unwrap_or_else(|e| e.into_inner()).clear();
         }
         self.before_llm_calls.store(0, Ordering::SeqCst);
     }
 
     fn drain_into(&self, out: &mut Map<String, Value>) {
-        let take =
-            |l: &Mutex<Vec<Value>>| Value::Array(std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
+        let take = |l: &Mutex<Vec<Value>>| {
+            Value::Array(std::mem::take(
+                &mut *l.lock().unwrap_or_else(|e| e.into_inner()),
+            ))
+        };
         if self.hooks {
             out.insert("hookCalls".into(), take(&self.hook_calls));
         }
@@ -148,16 +159,32 @@ fn stream_event_json(ev: &StreamEvent) -> Result<Value, String> {
             }
         }
         "usage" => {
-            m.insert("usage".into(), ev.usage.as_ref().map(usage_json).unwrap_or(Value::Null));
+            m.insert(
+                "usage".into(),
+                ev.usage.as_ref().map(usage_json).unwrap_or(Value::Null),
+            );
         }
         "pending" => {
-            m.insert("request".into(), serde_json::to_value(&ev.request).unwrap_or(Value::Null));
+            m.insert(
+                "request".into(),
+                serde_json::to_value(&ev.request).unwrap_or(Value::Null),
+            );
         }
         "done" => {
-            m.insert("result".into(), ev.result.as_deref().map(run_result_json).unwrap_or(Value::Null));
+            m.insert(
+                "result".into(),
+                ev.result
+                    .as_deref()
+                    .map(run_result_json)
+                    .unwrap_or(Value::Null),
+            );
         }
         "error" => {
-            return Err(ev.error.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "stream error".into()));
+            return Err(ev
+                .error
+                .as_ref()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "stream error".into()));
         }
         _ => {}
     }
@@ -170,8 +197,10 @@ fn metric_json(e: &MetricEvent) -> Value {
         "llm" => json!({"event": "llm", "model": e.model, "status": e.status, "ms": e.ms,
             "promptTokens": e.prompt_tokens, "completionTokens": e.completion_tokens}),
         // `pending` is the crate's addition (beyond SPEC 0.16.0); the type is open.
-        "tool" => json!({"event": "tool", "tool": e.tool, "source": e.source, "isError": e.is_error,
-            "ms": e.ms, "pending": e.pending}),
+        "tool" => {
+            json!({"event": "tool", "tool": e.tool, "source": e.source, "isError": e.is_error,
+            "ms": e.ms, "pending": e.pending})
+        }
         "run" => {
             let mut v = json!({"event": "run", "model": e.model, "turns": e.turns, "toolCalls": e.tool_calls,
                 "totalTokens": e.total_tokens, "ms": e.ms});
@@ -186,14 +215,20 @@ fn metric_json(e: &MetricEvent) -> Value {
 
 fn tool_result_of(v: &Value, what: &str) -> Res<ToolResult> {
     let m = as_obj(v, what)?;
-    let output =
-        m.get("output").and_then(Value::as_str).ok_or_else(|| bad(format!("{what}.output must be a string")))?;
+    let output = m
+        .get("output")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad(format!("{what}.output must be a string")))?;
     let is_error = match m.get("isError") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(bad(format!("{what}.isError must be a boolean"))),
     };
-    let mut r = if is_error { ToolResult::error(output) } else { ToolResult::ok(output) };
+    let mut r = if is_error {
+        ToolResult::error(output)
+    } else {
+        ToolResult::ok(output)
+    };
     match m.get("metadata") {
         None | Some(Value::Null) => {}
         Some(Value::Object(meta)) => r.metadata = Some(meta.clone()),
@@ -216,12 +251,17 @@ pub(crate) fn agent_hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
 }
 
 /// `onMetric: {"collect": true}` for an agent def or the agent runtime.
-pub(crate) fn agent_on_metric(v: &Value, rec: &Arc<Recorder>) -> Res<toolnexus::client::OnMetricFn> {
+pub(crate) fn agent_on_metric(
+    v: &Value,
+    rec: &Arc<Recorder>,
+) -> Res<toolnexus::client::OnMetricFn> {
     if as_obj(v, "onMetric")?.get("collect") != Some(&Value::Bool(true)) {
         return Err(unsupported("onMetric: only {\"collect\": true}"));
     }
     let rec = rec.clone();
-    Ok(Arc::new(move |e: &MetricEvent| push_capped(&rec.metric_events, metric_json(e))))
+    Ok(Arc::new(move |e: &MetricEvent| {
+        push_capped(&rec.metric_events, metric_json(e))
+    }))
 }
 
 fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
@@ -249,11 +289,17 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                     // plus one message; the crate's §7F compactor as the hook itself).
                     ("appendMessage", m @ Value::Object(_)) => B::Append(m.clone()),
                     ("compactor", o) => B::Compact(toolnexus::agents::compactor(
-                        crate::agent_cmds::compactor_options(as_obj(o, &format!("{what}.compactor"))?)?.0,
+                        crate::agent_cmds::compactor_options(as_obj(
+                            o,
+                            &format!("{what}.compactor"),
+                        )?)?
+                        .0,
                     )),
                     ("observe", Value::Bool(true)) => B::Observe,
                     ("replaceMessages", Value::Array(a)) => B::Replace(a.clone()),
-                    ("keepTools", Value::Array(_)) => B::Keep(crate::string_list(arg, &format!("{what}.keepTools"))?),
+                    ("keepTools", Value::Array(_)) => {
+                        B::Keep(crate::string_list(arg, &format!("{what}.keepTools"))?)
+                    }
                     ("abort", Value::String(s)) => B::Abort(s.clone()),
                     _ => return Err(unsupported(format!("unknown {what} behaviour \"{k}\""))),
                 };
@@ -271,26 +317,35 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                         B::Append(m) => {
                             let mut msgs = ev.messages.clone();
                             msgs.push(m.clone());
-                            Ok(Some(LlmOverride { messages: Some(msgs), ..Default::default() }))
+                            Ok(Some(LlmOverride {
+                                messages: Some(msgs),
+                                ..Default::default()
+                            }))
                         }
                         B::Compact(_) => Ok(None),
                         B::Observe => Ok(None),
-                        B::Replace(msgs) if n == 0 => {
-                            Ok(Some(LlmOverride { messages: Some(msgs.clone()), ..Default::default() }))
-                        }
+                        B::Replace(msgs) if n == 0 => Ok(Some(LlmOverride {
+                            messages: Some(msgs.clone()),
+                            ..Default::default()
+                        })),
                         B::Replace(_) => Ok(None),
                         B::Keep(names) => {
                             let kept = ev
                                 .tools
                                 .iter()
                                 .filter(|t| {
-                                    let n =
-                                        t.pointer("/function/name").or_else(|| t.get("name")).and_then(Value::as_str);
+                                    let n = t
+                                        .pointer("/function/name")
+                                        .or_else(|| t.get("name"))
+                                        .and_then(Value::as_str);
                                     n.is_some_and(|n| names.iter().any(|k| k == n))
                                 })
                                 .cloned()
                                 .collect();
-                            Ok(Some(LlmOverride { tools: Some(kept), ..Default::default() }))
+                            Ok(Some(LlmOverride {
+                                tools: Some(kept),
+                                ..Default::default()
+                            }))
                         }
                         B::Abort(msg) => Err(msg.clone()),
                     };
@@ -309,10 +364,14 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
             ("beforeTool", _) => {
                 let ov: Option<ToolOverride> = match (k, arg) {
                     ("observe", Value::Bool(true)) => None,
-                    ("result", r) => {
-                        Some(ToolOverride { result: Some(tool_result_of(r, &format!("{what}.result"))?), args: None })
-                    }
-                    ("args", a @ Value::Object(_)) => Some(ToolOverride { args: Some(a.clone()), result: None }),
+                    ("result", r) => Some(ToolOverride {
+                        result: Some(tool_result_of(r, &format!("{what}.result"))?),
+                        args: None,
+                    }),
+                    ("args", a @ Value::Object(_)) => Some(ToolOverride {
+                        args: Some(a.clone()),
+                        result: None,
+                    }),
                     _ => return Err(unsupported(format!("unknown {what} behaviour \"{k}\""))),
                 };
                 h.before_tool = Some(Arc::new(move |ev: BeforeToolEvent| {
@@ -342,17 +401,25 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
                     );
                     let out = match &*beh {
                         A::Observe => None,
-                        A::Result(r) => Some(ToolOverride { result: Some(r.clone()), args: None }),
+                        A::Result(r) => Some(ToolOverride {
+                            result: Some(r.clone()),
+                            args: None,
+                        }),
                         A::Prefix(p) => {
                             let mut r = ev.result.clone();
                             r.output = format!("{p}{}", r.output);
-                            Some(ToolOverride { result: Some(r), args: None })
+                            Some(ToolOverride {
+                                result: Some(r),
+                                args: None,
+                            })
                         }
                     };
                     boxed(Ok(out))
                 }));
             }
-            ("afterLLM", _) => return Err(unsupported(format!("unknown {what} behaviour \"{k}\""))),
+            ("afterLLM", _) => {
+                return Err(unsupported(format!("unknown {what} behaviour \"{k}\"")))
+            }
             (other, _) => return Err(bad(format!("unknown hook \"{other}\""))),
         }
     }
@@ -397,7 +464,9 @@ fn body_transform(v: &Value) -> Res<toolnexus::client::BodyTransformFn> {
         ("copy", Value::Object(copy)) => {
             let mut pairs = Vec::new();
             for (from, to) in copy {
-                let to = to.as_str().ok_or_else(|| bad("bodyTransform.copy values must be strings"))?;
+                let to = to
+                    .as_str()
+                    .ok_or_else(|| bad("bodyTransform.copy values must be strings"))?;
                 pairs.push((from.clone(), to.to_owned()));
             }
             Ok(Arc::new(move |mut body: Value| {
@@ -410,7 +479,9 @@ fn body_transform(v: &Value) -> Res<toolnexus::client::BodyTransformFn> {
                 Some(body)
             }))
         }
-        (k, _) => Err(unsupported(format!("unknown bodyTransform behaviour \"{k}\""))),
+        (k, _) => Err(unsupported(format!(
+            "unknown bodyTransform behaviour \"{k}\""
+        ))),
     }
 }
 
@@ -421,10 +492,18 @@ struct SeededStore {
 
 impl ConversationStore for SeededStore {
     fn get(&self, id: &str) -> Result<Option<Vec<Value>>, String> {
-        Ok(self.map.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned())
+        Ok(self
+            .map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned())
     }
     fn save(&self, id: &str, messages: &[Value]) -> Result<(), String> {
-        self.map.lock().unwrap_or_else(|e| e.into_inner()).insert(id.to_owned(), messages.to_vec());
+        self.map
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned(), messages.to_vec());
         Ok(())
     }
 }
@@ -434,10 +513,14 @@ fn store(v: &Value) -> Res<Arc<dyn ConversationStore>> {
         ("seeded", Value::Object(seed)) => {
             let mut map = HashMap::new();
             for (id, msgs) in seed {
-                let arr = msgs.as_array().ok_or_else(|| bad(format!("store.seeded.{id} must be an array")))?;
+                let arr = msgs
+                    .as_array()
+                    .ok_or_else(|| bad(format!("store.seeded.{id} must be an array")))?;
                 map.insert(id.clone(), arr.clone());
             }
-            Ok(Arc::new(SeededStore { map: Mutex::new(map) }))
+            Ok(Arc::new(SeededStore {
+                map: Mutex::new(map),
+            }))
         }
         (k, _) => Err(unsupported(format!("unknown store behaviour \"{k}\""))),
     }
@@ -476,23 +559,39 @@ fn generate(v: &Value, rec: &Arc<Recorder>) -> Res<GenerateFn> {
         let m = as_obj(s, &w)?;
         let step = if let Some(c) = m.get("content") {
             Step::Content(
-                c.as_str().ok_or_else(|| bad(format!("{w}.content must be a string")))?.to_owned(),
+                c.as_str()
+                    .ok_or_else(|| bad(format!("{w}.content must be a string")))?
+                    .to_owned(),
                 in_usage(m.get("usage"))?,
             )
         } else if let Some(tc) = m.get("toolCalls") {
-            let arr = tc.as_array().ok_or_else(|| bad(format!("{w}.toolCalls must be an array")))?;
+            let arr = tc
+                .as_array()
+                .ok_or_else(|| bad(format!("{w}.toolCalls must be an array")))?;
             let mut calls = Vec::new();
             for (j, c) in arr.iter().enumerate() {
                 let cm = as_obj(c, &format!("{w}.toolCalls[{j}]"))?;
                 calls.push(InProcessToolCall {
-                    id: cm.get("id").and_then(Value::as_str).unwrap_or("").to_owned(),
-                    name: cm.get("name").and_then(Value::as_str).unwrap_or("").to_owned(),
+                    id: cm
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    name: cm
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
                     arguments: cm.get("arguments").cloned().unwrap_or(Value::Null),
                 });
             }
             Step::Calls(calls, in_usage(m.get("usage"))?)
         } else if let Some(f) = m.get("fail") {
-            Step::Fail(f.as_str().ok_or_else(|| bad(format!("{w}.fail must be a string")))?.to_owned())
+            Step::Fail(
+                f.as_str()
+                    .ok_or_else(|| bad(format!("{w}.fail must be a string")))?
+                    .to_owned(),
+            )
         } else {
             return Err(bad(format!("{w}: expected content, toolCalls or fail")));
         };
@@ -502,12 +601,23 @@ fn generate(v: &Value, rec: &Arc<Recorder>) -> Res<GenerateFn> {
     let calls = Arc::new(AtomicUsize::new(0));
     let rec = rec.clone();
     Ok(Arc::new(move |req: InProcessRequest| {
-        push_capped(&rec.generate_calls, json!({"messages": req.messages, "tools": req.tools, "model": req.model}));
+        push_capped(
+            &rec.generate_calls,
+            json!({"messages": req.messages, "tools": req.tools, "model": req.model}),
+        );
         let n = calls.fetch_add(1, Ordering::SeqCst);
         let step = &steps[n.min(steps.len() - 1)];
         let out = match step {
-            Step::Content(c, u) => Ok(InProcessResponse { content: c.clone(), tool_calls: Vec::new(), usage: *u }),
-            Step::Calls(c, u) => Ok(InProcessResponse { content: String::new(), tool_calls: c.clone(), usage: *u }),
+            Step::Content(c, u) => Ok(InProcessResponse {
+                content: c.clone(),
+                tool_calls: Vec::new(),
+                usage: *u,
+            }),
+            Step::Calls(c, u) => Ok(InProcessResponse {
+                content: String::new(),
+                tool_calls: c.clone(),
+                usage: *u,
+            }),
             Step::Fail(m) => Err(m.clone()),
         };
         boxed(out)
@@ -520,7 +630,10 @@ fn client_wait_for(v: &Value, rec: &Arc<Recorder>) -> Res<WaitForFn> {
     let inner = crate::wait_for(v)?;
     let rec = rec.clone();
     Ok(Arc::new(move |req: Request| {
-        push_capped(&rec.wait_for_calls, serde_json::to_value(&req).unwrap_or(Value::Null));
+        push_capped(
+            &rec.wait_for_calls,
+            serde_json::to_value(&req).unwrap_or(Value::Null),
+        );
         inner(req)
     }))
 }
@@ -530,7 +643,8 @@ fn client_wait_for(v: &Value, rec: &Arc<Recorder>) -> Res<WaitForFn> {
 // ---------------------------------------------------------------------------
 
 fn uint(v: &Value, what: &str) -> Res<u64> {
-    v.as_u64().ok_or_else(|| bad(format!("{what} must be a non-negative integer")))
+    v.as_u64()
+        .ok_or_else(|| bad(format!("{what} must be a non-negative integer")))
 }
 
 /// `client`: build the crate client from protocol options.
@@ -555,8 +669,11 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
         "generate",
         "waitFor",
     ];
-    let opts: Map<String, Value> =
-        opts.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let opts: Map<String, Value> = opts
+        .iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if let Some(k) = opts.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(bad(format!("unknown client option \"{k}\"")));
     }
@@ -574,30 +691,56 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
     let mut gen = None;
     for (k, v) in &opts {
         match k.as_str() {
-            "baseUrl" => o.base_url = v.as_str().ok_or_else(|| bad("baseUrl must be a string"))?.to_owned(),
+            "baseUrl" => {
+                o.base_url = v
+                    .as_str()
+                    .ok_or_else(|| bad("baseUrl must be a string"))?
+                    .to_owned()
+            }
             "style" => {
                 o.style = match v.as_str() {
                     Some("openai") => Style::OpenAI,
                     Some("anthropic") => Style::Anthropic,
-                    Some(s) => return Err(unsupported(format!("the crate has no wire style \"{s}\""))),
+                    Some(s) => {
+                        return Err(unsupported(format!("the crate has no wire style \"{s}\"")))
+                    }
                     None => return Err(bad("style must be a string")),
                 }
             }
-            "model" => o.model = v.as_str().ok_or_else(|| bad("model must be a string"))?.to_owned(),
-            "apiKey" => o.api_key = v.as_str().ok_or_else(|| bad("apiKey must be a string"))?.to_owned(),
+            "model" => {
+                o.model = v
+                    .as_str()
+                    .ok_or_else(|| bad("model must be a string"))?
+                    .to_owned()
+            }
+            "apiKey" => {
+                o.api_key = v
+                    .as_str()
+                    .ok_or_else(|| bad("apiKey must be a string"))?
+                    .to_owned()
+            }
             "headers" => {
                 for (hk, hv) in as_obj(v, "headers")? {
-                    let hv = hv.as_str().ok_or_else(|| bad("headers values must be strings"))?;
+                    let hv = hv
+                        .as_str()
+                        .ok_or_else(|| bad("headers values must be strings"))?;
                     o.headers.insert(hk.clone(), hv.to_owned());
                 }
             }
             "systemPrompt" => {
-                o.system_prompt = v.as_str().ok_or_else(|| bad("systemPrompt must be a string"))?.to_owned()
+                o.system_prompt = v
+                    .as_str()
+                    .ok_or_else(|| bad("systemPrompt must be a string"))?
+                    .to_owned()
             }
             "maxTurns" => {
                 // The crate reads 0 as "default 10"; a literal 0 cannot be expressed.
                 match uint(v, "maxTurns")? {
-                    0 => return Err(unsupported("maxTurns 0: the crate reads 0 as the default (10)")),
+                    0 => {
+                        return Err(unsupported(
+                            "maxTurns 0: the crate reads 0 as the default (10)",
+                        ))
+                    }
                     n => o.max_turns = n as usize,
                 }
             }
@@ -609,7 +752,11 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
                 }
             }
             "retryBaseMs" => match uint(v, "retryBaseMs")? {
-                0 => return Err(unsupported("retryBaseMs 0: the crate reads 0 as the default (500 ms)")),
+                0 => {
+                    return Err(unsupported(
+                        "retryBaseMs 0: the crate reads 0 as the default (500 ms)",
+                    ))
+                }
                 n => o.retry_base_ms = n,
             },
             "timeoutMs" => o.timeout_ms = uint(v, "timeoutMs")?,
@@ -622,7 +769,9 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
                     return Err(unsupported("onMetric: only {\"collect\": true}"));
                 }
                 let rec = rec.clone();
-                o.on_metric = Some(Arc::new(move |e: &MetricEvent| push_capped(&rec.metric_events, metric_json(e))));
+                o.on_metric = Some(Arc::new(move |e: &MetricEvent| {
+                    push_capped(&rec.metric_events, metric_json(e))
+                }));
             }
             "store" => o.store = Some(store(v)?),
             "generate" => gen = Some(generate(v, &rec)?),
@@ -642,7 +791,9 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
             // InProcessOptions has no retries / retryBaseMs either (failures are final).
             for k in ["baseUrl", "style", "apiKey", "retries", "retryBaseMs"] {
                 if opts.contains_key(k) {
-                    return Err(unsupported(format!("{k} with generate: the crate's in-process client takes no {k}")));
+                    return Err(unsupported(format!(
+                        "{k} with generate: the crate's in-process client takes no {k}"
+                    )));
                 }
             }
             let ip = InProcessOptions {
@@ -664,8 +815,15 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
             };
             // create_in_process_client asserts a generate fn; one is always given, but a
             // panic must never take the driver down.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| create_in_process_client(ip)))
-                .map_err(|p| internal(format!("create_in_process_client panicked: {}", crate::panic_message(&*p))))?
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                create_in_process_client(ip)
+            }))
+            .map_err(|p| {
+                internal(format!(
+                    "create_in_process_client panicked: {}",
+                    crate::panic_message(&*p)
+                ))
+            })?
         }
     };
     Ok(ClientEntry { client, rec })
@@ -712,7 +870,12 @@ fn outcome(out: &mut Map<String, Value>, r: Result<RunResult, ClientError>) {
 }
 
 /// PROTOCOL.md §5.21: SPEC §11 `client.translate(TranslateRequest)`.
-async fn translate(req: &Map<String, Value>, e: &ClientEntry, tk: Option<&Toolkit>, out: &mut Map<String, Value>) -> Res<()> {
+async fn translate(
+    req: &Map<String, Value>,
+    e: &ClientEntry,
+    tk: Option<&Toolkit>,
+    out: &mut Map<String, Value>,
+) -> Res<()> {
     let r = as_obj(field(req, "request")?, "request")?;
     let list = |key: &str| -> Res<Vec<Value>> {
         match r.get(key) {
@@ -726,7 +889,11 @@ async fn translate(req: &Map<String, Value>, e: &ClientEntry, tk: Option<&Toolki
         tools: list("tools")?,
         toolkit: tk.cloned(),
         tool_choice: r.get("toolChoice").filter(|v| !v.is_null()).cloned(),
-        system: r.get("system").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        system: r
+            .get("system")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         max_tokens: match r.get("maxTokens") {
             None | Some(Value::Null) => 0,
             Some(v) => uint(v, "request.maxTokens")? as usize,
@@ -738,8 +905,11 @@ async fn translate(req: &Map<String, Value>, e: &ClientEntry, tk: Option<&Toolki
     elapsed(out, t0);
     match res {
         Ok(t) => {
-            let calls: Vec<Value> =
-                t.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect();
+            let calls: Vec<Value> = t
+                .tool_calls
+                .iter()
+                .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+                .collect();
             let mut result = json!({"text": t.text, "toolCalls": calls, "finishReason": t.finish_reason,
                                     "usage": usage_json(&t.usage), "model": t.model});
             if let Some(raw) = t.raw {
@@ -794,7 +964,10 @@ pub async fn handle(
             }
             let id = match req.get("id") {
                 None | Some(Value::Null) => String::new(),
-                Some(v) => v.as_str().ok_or_else(|| bad("id must be a string"))?.to_owned(),
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| bad("id must be a string"))?
+                    .to_owned(),
             };
             let cancel = cancel_token(req)?;
             let t0 = Instant::now();
@@ -843,11 +1016,16 @@ pub async fn handle(
             e.rec.reset();
             let prompt = str_field(req, "prompt")?.to_owned();
             if !history(req)?.is_empty() {
-                return Err(unsupported("ask with history: the crate's ask loads history from its store"));
+                return Err(unsupported(
+                    "ask with history: the crate's ask loads history from its store",
+                ));
             }
             let id = match req.get("id") {
                 None | Some(Value::Null) => String::new(),
-                Some(v) => v.as_str().ok_or_else(|| bad("id must be a string"))?.to_owned(),
+                Some(v) => v
+                    .as_str()
+                    .ok_or_else(|| bad("id must be a string"))?
+                    .to_owned(),
             };
             let on_text = match req.get("onText") {
                 None | Some(Value::Null) => false,
@@ -884,14 +1062,18 @@ pub async fn handle(
         "conversation" => {
             let tk = kit()?;
             e.rec.reset();
-            let steps = field(req, "steps")?.as_array().ok_or_else(|| bad("steps must be an array"))?;
+            let steps = field(req, "steps")?
+                .as_array()
+                .ok_or_else(|| bad("steps must be an array"))?;
             let mut convo = c.conversation(tk);
             let mut answers = Vec::new();
             let t0 = Instant::now();
             for (i, s) in steps.iter().enumerate() {
                 let m = as_obj(s, &format!("steps[{i}]"))?;
                 if let Some(p) = m.get("send") {
-                    let p = p.as_str().ok_or_else(|| bad(format!("steps[{i}].send must be a string")))?;
+                    let p = p
+                        .as_str()
+                        .ok_or_else(|| bad(format!("steps[{i}].send must be a string")))?;
                     let mut a = Map::new();
                     outcome(&mut a, convo.send(p).await);
                     answers.push(Value::Object(a));
@@ -899,7 +1081,9 @@ pub async fn handle(
                     convo.reset();
                     answers.push(json!({}));
                 } else {
-                    return Err(bad(format!("steps[{i}] must be {{\"send\": prompt}} or {{\"reset\": true}}")));
+                    return Err(bad(format!(
+                        "steps[{i}] must be {{\"send\": prompt}} or {{\"reset\": true}}"
+                    )));
                 }
             }
             elapsed(&mut out, t0);
@@ -909,13 +1093,23 @@ pub async fn handle(
         }
         "store_get" => {
             let id = str_field(req, "id")?;
-            let got = c.conversation_store().get(id).map_err(|err| internal(format!("store get: {err}")))?;
-            out.insert("messages".into(), got.map(Value::Array).unwrap_or(Value::Null));
+            let got = c
+                .conversation_store()
+                .get(id)
+                .map_err(|err| internal(format!("store get: {err}")))?;
+            out.insert(
+                "messages".into(),
+                got.map(Value::Array).unwrap_or(Value::Null),
+            );
         }
         "store_save" => {
             let id = str_field(req, "id")?;
-            let msgs = field(req, "messages")?.as_array().ok_or_else(|| bad("messages must be an array"))?;
-            c.conversation_store().save(id, msgs).map_err(|err| internal(format!("store save: {err}")))?;
+            let msgs = field(req, "messages")?
+                .as_array()
+                .ok_or_else(|| bad("messages must be an array"))?;
+            c.conversation_store()
+                .save(id, msgs)
+                .map_err(|err| internal(format!("store save: {err}")))?;
         }
         "metrics" => {
             out.insert("text".into(), Value::String(c.metrics()));
@@ -937,10 +1131,12 @@ pub async fn handle(
                     Value::Array(a) => a.clone(),
                     _ => return Err(bad("history must be an array")),
                 };
-                c.run_with_answer(cancel.clone(), tk, hist, &pending, &answer).await
+                c.run_with_answer(cancel.clone(), tk, hist, &pending, &answer)
+                    .await
             } else {
                 let id = str_field(req, "id")?;
-                c.ask_with_answer(cancel.clone(), tk, id, &pending, &answer).await
+                c.ask_with_answer(cancel.clone(), tk, id, &pending, &answer)
+                    .await
             };
             elapsed(&mut out, t0);
             cancel.cancel();
@@ -966,18 +1162,30 @@ mod tests {
             total_tokens: 9,
             ..Default::default()
         };
-        assert_eq!(metric_json(&ok), json!({"event":"run","model":"m","turns":2,"toolCalls":1,"totalTokens":9,"ms":0}));
-        let failed = MetricEvent { error: "boom".into(), ..ok };
+        assert_eq!(
+            metric_json(&ok),
+            json!({"event":"run","model":"m","turns":2,"toolCalls":1,"totalTokens":9,"ms":0})
+        );
+        let failed = MetricEvent {
+            error: "boom".into(),
+            ..ok
+        };
         assert_eq!(metric_json(&failed)["error"], json!("boom"));
     }
 
     #[test]
     fn an_error_stream_event_is_a_raise_not_an_event() {
-        let ev =
-            StreamEvent { kind: "error".into(), error: Some(ClientError::Hook("gate".into())), ..Default::default() };
+        let ev = StreamEvent {
+            kind: "error".into(),
+            error: Some(ClientError::Hook("gate".into())),
+            ..Default::default()
+        };
         assert_eq!(stream_event_json(&ev), Err("gate".to_string()));
         let text = StreamEvent::text("hi");
-        assert_eq!(stream_event_json(&text), Ok(json!({"type":"text","delta":"hi"})));
+        assert_eq!(
+            stream_event_json(&text),
+            Ok(json!({"type":"text","delta":"hi"}))
+        );
     }
 
     #[test]
@@ -985,10 +1193,18 @@ mod tests {
         let mut meta = Map::new();
         let r = RunResult {
             tool_calls: vec![
-                toolnexus::client::ToolCall { name: "a".into(), metadata: Some(meta.clone()), ..Default::default() },
+                toolnexus::client::ToolCall {
+                    name: "a".into(),
+                    metadata: Some(meta.clone()),
+                    ..Default::default()
+                },
                 {
                     meta.insert("status".into(), json!(200));
-                    toolnexus::client::ToolCall { name: "b".into(), metadata: Some(meta), ..Default::default() }
+                    toolnexus::client::ToolCall {
+                        name: "b".into(),
+                        metadata: Some(meta),
+                        ..Default::default()
+                    }
                 },
             ],
             ..Default::default()

@@ -57,13 +57,22 @@ struct DriverError {
 type Res<T> = Result<T, DriverError>;
 
 fn bad(msg: impl Into<String>) -> DriverError {
-    DriverError { kind: "bad_request", message: msg.into() }
+    DriverError {
+        kind: "bad_request",
+        message: msg.into(),
+    }
 }
 fn unsupported(msg: impl Into<String>) -> DriverError {
-    DriverError { kind: "unsupported", message: msg.into() }
+    DriverError {
+        kind: "unsupported",
+        message: msg.into(),
+    }
 }
 fn internal(msg: impl Into<String>) -> DriverError {
-    DriverError { kind: "internal", message: msg.into() }
+    DriverError {
+        kind: "internal",
+        message: msg.into(),
+    }
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -91,7 +100,8 @@ fn str_field<'a>(req: &'a Map<String, Value>, key: &str) -> Res<&'a str> {
 }
 
 fn as_obj<'a>(v: &'a Value, what: &str) -> Res<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| bad(format!("{what} must be an object")))
+    v.as_object()
+        .ok_or_else(|| bad(format!("{what} must be an object")))
 }
 
 fn opt_str(m: &Map<String, Value>, key: &str, what: &str) -> Res<Option<String>> {
@@ -103,7 +113,9 @@ fn opt_str(m: &Map<String, Value>, key: &str, what: &str) -> Res<Option<String>>
 }
 
 fn string_list(v: &Value, what: &str) -> Res<Vec<String>> {
-    let arr = v.as_array().ok_or_else(|| bad(format!("{what} must be an array of strings")))?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| bad(format!("{what} must be an array of strings")))?;
     arr.iter()
         .map(|x| {
             x.as_str()
@@ -154,7 +166,10 @@ fn result_json(r: &ToolResult) -> Value {
         m.insert("metadata".into(), Value::Object(meta.clone()));
     }
     if !r.parts.is_empty() {
-        eprintln!("[driver] result carried {} content part(s); not part of protocol 1, not sent", r.parts.len());
+        eprintln!(
+            "[driver] result carried {} content part(s); not part of protocol 1, not sent",
+            r.parts.len()
+        );
     }
     Value::Object(m)
 }
@@ -179,7 +194,9 @@ fn skill_info(s: &SkillInfo) -> Value {
 // ---------------------------------------------------------------------------
 
 fn skill_defs(v: &Value, what: &str) -> Res<Vec<SkillDef>> {
-    let arr = v.as_array().ok_or_else(|| bad(format!("{what} must be an array")))?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| bad(format!("{what} must be an array")))?;
     arr.iter()
         .enumerate()
         .map(|(i, d)| {
@@ -211,13 +228,18 @@ fn skill_provider(v: &Value) -> Res<SkillProvider> {
             }))
         }
         ("fail", msg) => {
-            let msg = msg.as_str().ok_or_else(|| bad("skillProvider.fail must be a string"))?.to_owned();
+            let msg = msg
+                .as_str()
+                .ok_or_else(|| bad("skillProvider.fail must be a string"))?
+                .to_owned();
             Ok(Arc::new(move || -> SkillProviderFuture {
                 let msg = msg.clone();
                 Box::pin(async move { Err(msg) })
             }))
         }
-        (k, _) => Err(unsupported(format!("unknown skillProvider behaviour \"{k}\""))),
+        (k, _) => Err(unsupported(format!(
+            "unknown skillProvider behaviour \"{k}\""
+        ))),
     }
 }
 
@@ -244,7 +266,12 @@ fn wait_for(v: &Value) -> Res<WaitForFn> {
             };
             let reason = opt_str(m, "reason", "waitFor.answer")?.unwrap_or_default();
             Ok(Arc::new(move |req: Request| {
-                let answer = Answer { id: req.id, ok, data: data.clone(), reason: reason.clone() };
+                let answer = Answer {
+                    id: req.id,
+                    ok,
+                    data: data.clone(),
+                    reason: reason.clone(),
+                };
                 Box::pin(async move { Ok(answer) })
             }))
         }
@@ -261,7 +288,12 @@ fn wait_for(v: &Value) -> Res<WaitForFn> {
                 }
                 _ => None,
             };
-            let answer = Answer { id: req.id, ok: true, data, reason: String::new() };
+            let answer = Answer {
+                id: req.id,
+                ok: true,
+                data,
+                reason: String::new(),
+            };
             Box::pin(async move { Ok(answer) })
         })),
         (k, _) => Err(unsupported(format!("unknown waitFor behaviour \"{k}\""))),
@@ -304,51 +336,80 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
         }
         return Ok(tool);
     }
-    let behaviour = m.get("behaviour").ok_or_else(|| bad(format!("{w}.behaviour is required")))?;
+    let behaviour = m
+        .get("behaviour")
+        .ok_or_else(|| bad(format!("{w}.behaviour is required")))?;
     let mut tool = match behaviour_key(behaviour, &format!("{w}.behaviour"))? {
-        ("echo", Value::Bool(true)) => define_tool(name, description, Some(schema), |args: Value, _ctx: ToolContext| async move {
-            Ok::<String, String>(compact(&args))
-        }),
+        ("echo", Value::Bool(true)) => define_tool(
+            name,
+            description,
+            Some(schema),
+            |args: Value, _ctx: ToolContext| async move { Ok::<String, String>(compact(&args)) },
+        ),
         ("text", Value::String(t)) => {
             let t = t.clone();
-            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
-                let t = t.clone();
-                async move { Ok::<String, String>(t) }
-            })
+            define_tool(
+                name,
+                description,
+                Some(schema),
+                move |_args: Value, _ctx: ToolContext| {
+                    let t = t.clone();
+                    async move { Ok::<String, String>(t) }
+                },
+            )
         }
         ("fail", Value::String(msg)) => {
             // The ordinary native-tool error path: `Err(M)` ⇒ the crate makes it isError/output M.
             let msg = msg.clone();
-            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
-                let msg = msg.clone();
-                async move { Err::<String, String>(msg) }
-            })
+            define_tool(
+                name,
+                description,
+                Some(schema),
+                move |_args: Value, _ctx: ToolContext| {
+                    let msg = msg.clone();
+                    async move { Err::<String, String>(msg) }
+                },
+            )
         }
         ("panic", Value::String(msg)) => {
             // A real Rust panic inside the tool; whether it becomes a ToolResult is up to the crate.
             let msg = msg.clone();
-            define_tool(name, description, Some(schema), move |_args: Value, _ctx: ToolContext| {
-                let msg = msg.clone();
-                async move {
-                    if !msg.is_empty() {
-                        panic!("{}", msg);
+            define_tool(
+                name,
+                description,
+                Some(schema),
+                move |_args: Value, _ctx: ToolContext| {
+                    let msg = msg.clone();
+                    async move {
+                        if !msg.is_empty() {
+                            panic!("{}", msg);
+                        }
+                        Ok::<String, String>(String::new())
                     }
-                    Ok::<String, String>(String::new())
-                }
-            })
+                },
+            )
         }
         ("template", Value::String(t)) => {
             // PROTOCOL.md §7 `{"template": T}` (the agent runtime's tools): each `{{name}}`
             // becomes that argument (a string as itself, other values as compact JSON).
             let t = t.clone();
-            define_tool(name, description, Some(schema), move |args: Value, _ctx: ToolContext| {
-                let out = fill_template(&t, &args);
-                async move { Ok::<String, String>(out) }
-            })
+            define_tool(
+                name,
+                description,
+                Some(schema),
+                move |args: Value, _ctx: ToolContext| {
+                    let out = fill_template(&t, &args);
+                    async move { Ok::<String, String>(out) }
+                },
+            )
         }
         ("suspend", s) => suspend_tool(name, description, schema, s, &w)?,
         ("awaitCancel", a) => serve_cmds::await_cancel_tool(name, description, schema, a, &w)?,
-        (k, _) => return Err(unsupported(format!("unknown or malformed extra-tool behaviour \"{k}\""))),
+        (k, _) => {
+            return Err(unsupported(format!(
+                "unknown or malformed extra-tool behaviour \"{k}\""
+            )))
+        }
     };
     if let Some(src) = source {
         tool.source = src;
@@ -357,13 +418,27 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
 }
 
 /// PROTOCOL.md §7 "HTTP tools": the `http` block → the crate's `HttpToolOptions`.
-fn http_extra_tool(name: String, description: String, input_schema: Option<Value>, h: &Value, w: &str) -> Res<Tool> {
+fn http_extra_tool(
+    name: String,
+    description: String,
+    input_schema: Option<Value>,
+    h: &Value,
+    w: &str,
+) -> Res<Tool> {
     let what = format!("{w}.http");
     let hm = as_obj(h, &what)?;
-    if let Some(k) = hm
-        .keys()
-        .find(|k| !["method", "url", "headers", "query", "body", "timeout", "resultMode"].contains(&k.as_str()))
-    {
+    if let Some(k) = hm.keys().find(|k| {
+        ![
+            "method",
+            "url",
+            "headers",
+            "query",
+            "body",
+            "timeout",
+            "resultMode",
+        ]
+        .contains(&k.as_str())
+    }) {
         return Err(bad(format!("{what}: unknown key \"{k}\"")));
     }
     let url = opt_str(hm, "url", &what)?.ok_or_else(|| bad(format!("{what}.url is required")))?;
@@ -386,7 +461,11 @@ fn http_extra_tool(name: String, description: String, input_schema: Option<Value
     // `HttpToolOptions::timeout_ms` (0 ⇒ its 30 s default): passed through unchanged.
     let timeout_ms = match hm.get("timeout") {
         None | Some(Value::Null) => 0,
-        Some(v) => v.as_u64().ok_or_else(|| bad(format!("{what}.timeout must be a non-negative integer (ms)")))?,
+        Some(v) => v.as_u64().ok_or_else(|| {
+            bad(format!(
+                "{what}.timeout must be a non-negative integer (ms)"
+            ))
+        })?,
     };
     Ok(http_tool(HttpToolOptions {
         name,
@@ -453,7 +532,14 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
     let (always, echo_args) = (flag("always")?, flag("echoArgs")?);
     // `answerText` (the agent runtime's tools): an ok answer makes the re-execution output it.
     let answer_text = opt_str(sm, "answerText", &what)?;
-    let template = Request { id: String::new(), kind, prompt, url, data, expires_at };
+    let template = Request {
+        id: String::new(),
+        kind,
+        prompt,
+        url,
+        data,
+        expires_at,
+    };
     Ok(Tool {
         name,
         description,
@@ -466,7 +552,9 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
             Box::pin(async move {
                 match ctx.answer {
                     Some(_) if always => pending(template),
-                    Some(ans) if ans.ok && answer_text.is_some() => ToolResult::ok(answer_text.unwrap_or_default()),
+                    Some(ans) if ans.ok && answer_text.is_some() => {
+                        ToolResult::ok(answer_text.unwrap_or_default())
+                    }
                     Some(_) if echo_args => ToolResult::ok(compact(&args)),
                     Some(ans) => ToolResult::ok(match ans.data {
                         Some(d) => compact(&Value::Object(d)),
@@ -490,13 +578,15 @@ fn suspend_tool(name: String, description: String, schema: Value, s: &Value, w: 
 fn mcp_config(v: &Value) -> Res<Result<McpConfigInput, ToolkitError>> {
     match v {
         Value::Object(_) => Ok(Ok(McpConfigInput::Json(v.clone()))),
-        Value::String(s) if s.trim_start().starts_with('{') => match serde_json::from_str::<Value>(s) {
-            Ok(parsed) => Ok(Ok(McpConfigInput::Json(parsed))),
-            Err(_) => match toolnexus::mcp::parse_mcp_config_str(s) {
-                Ok(c) => Ok(Ok(McpConfigInput::Parsed(c))),
-                Err(e) => Ok(Err(ToolkitError::Mcp(e))),
-            },
-        },
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            match serde_json::from_str::<Value>(s) {
+                Ok(parsed) => Ok(Ok(McpConfigInput::Json(parsed))),
+                Err(_) => match toolnexus::mcp::parse_mcp_config_str(s) {
+                    Ok(c) => Ok(Ok(McpConfigInput::Parsed(c))),
+                    Err(e) => Ok(Err(ToolkitError::Mcp(e))),
+                },
+            }
+        }
         Value::String(s) => Ok(Ok(McpConfigInput::Path(PathBuf::from(s)))),
         _ => Err(bad("mcpConfig must be an object or a string")),
     }
@@ -505,12 +595,17 @@ fn mcp_config(v: &Value) -> Res<Result<McpConfigInput, ToolkitError>> {
 /// `relayTools`: `{name, description?, inputSchema?}` entries → the crate's declaration-only
 /// `relay_tool(name, description, schema)` (absent schema ⇒ the crate's empty object schema).
 fn relay_tools(v: &Value) -> Res<Vec<Tool>> {
-    let arr = v.as_array().ok_or_else(|| bad("relayTools must be an array"))?;
+    let arr = v
+        .as_array()
+        .ok_or_else(|| bad("relayTools must be an array"))?;
     let mut out = Vec::new();
     for (i, t) in arr.iter().enumerate() {
         let w = format!("relayTools[{i}]");
         let m = as_obj(t, &w)?;
-        if let Some(k) = m.keys().find(|k| !["name", "description", "inputSchema"].contains(&k.as_str())) {
+        if let Some(k) = m
+            .keys()
+            .find(|k| !["name", "description", "inputSchema"].contains(&k.as_str()))
+        {
             return Err(bad(format!("{w}: unknown key \"{k}\"")));
         }
         let name = opt_str(m, "name", &w)?.ok_or_else(|| bad(format!("{w}.name is required")))?;
@@ -528,7 +623,10 @@ fn relay_tools(v: &Value) -> Res<Vec<Tool>> {
 fn skills_dirs(v: &Value) -> Res<Vec<PathBuf>> {
     match v {
         Value::String(s) => Ok(vec![PathBuf::from(s)]),
-        Value::Array(_) => Ok(string_list(v, "skillsDir")?.into_iter().map(PathBuf::from).collect()),
+        Value::Array(_) => Ok(string_list(v, "skillsDir")?
+            .into_iter()
+            .map(PathBuf::from)
+            .collect()),
         _ => Err(bad("skillsDir must be a string or an array of strings")),
     }
 }
@@ -561,14 +659,24 @@ fn toolkit_options(opts: &Map<String, Value>) -> Res<Result<ToolkitOptions, Tool
             "skillProvider" => o.skill_provider = Some(skill_provider(v)?),
             "skillsFilter" => o.skills_filter = bool_map(v, "skillsFilter")?,
             "skillSampleLimit" => {
-                o.skill_sample_limit = v.as_i64().ok_or_else(|| bad("skillSampleLimit must be an integer"))?
+                o.skill_sample_limit = v
+                    .as_i64()
+                    .ok_or_else(|| bad("skillSampleLimit must be an integer"))?
             }
             "extraTools" => {
-                let arr = v.as_array().ok_or_else(|| bad("extraTools must be an array"))?;
-                o.extra_tools = arr.iter().enumerate().map(|(i, t)| extra_tool(t, i)).collect::<Res<_>>()?;
+                let arr = v
+                    .as_array()
+                    .ok_or_else(|| bad("extraTools must be an array"))?;
+                o.extra_tools = arr
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| extra_tool(t, i))
+                    .collect::<Res<_>>()?;
             }
             "builtins" => match v {
-                Value::Bool(_) | Value::Object(_) => o.builtins = Some(BuiltinsConfig::from_value(v)),
+                Value::Bool(_) | Value::Object(_) => {
+                    o.builtins = Some(BuiltinsConfig::from_value(v))
+                }
                 _ => return Err(bad("builtins must be a boolean or an object")),
             },
             "agents" => {
@@ -628,7 +736,10 @@ impl Session {
         if let Some(tk) = &self.empty_kit {
             return Ok(tk.clone());
         }
-        let o = ToolkitOptions { builtins: Some(BuiltinsConfig::from_value(&json!(false))), ..Default::default() };
+        let o = ToolkitOptions {
+            builtins: Some(BuiltinsConfig::from_value(&json!(false))),
+            ..Default::default()
+        };
         let tk = toolnexus::create_toolkit(o)
             .await
             .map_err(|e| internal(format!("create_toolkit (empty) failed: {e}")))?;
@@ -651,8 +762,17 @@ impl Session {
             "hello" => {
                 out.insert("protocol".into(), json!(1));
                 out.insert("spec".into(), json!(SPEC_VERSION));
-                out.insert("port".into(), json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}));
-                out.insert("implements".into(), json!(["0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "10", "11"]));
+                out.insert(
+                    "port".into(),
+                    json!({"name": PORT_NAME, "language": "rust", "version": PORT_VERSION}),
+                );
+                out.insert(
+                    "implements".into(),
+                    json!([
+                        "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E",
+                        "7F", "8", "10", "11"
+                    ]),
+                );
             }
             "build" => {
                 let id = str_field(req, "id")?.to_owned();
@@ -685,7 +805,12 @@ impl Session {
                 // the crate; a malformed config fails `create_toolkit` as a whole (see mcp_config).
                 let errors: Map<String, Value> = tk
                     .mcp_source()
-                    .map(|m| m.errors.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect())
+                    .map(|m| {
+                        m.errors
+                            .iter()
+                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 // skills: the filtered catalog the `skill` tool reads (`SkillSource::skills`, a
                 // BTreeMap, so the crate's order is by name, not discovery order).
@@ -703,7 +828,10 @@ impl Session {
             }
             "tools" => {
                 let tk = self.kit(req)?;
-                out.insert("tools".into(), Value::Array(tk.tools().iter().map(describe).collect()));
+                out.insert(
+                    "tools".into(),
+                    Value::Array(tk.tools().iter().map(describe).collect()),
+                );
             }
             "execute" => {
                 let tk = self.kit(req)?;
@@ -806,7 +934,10 @@ impl Session {
                 };
                 let tools = toolnexus::select_builtins(&cfg)
                     .map_err(|e| internal(format!("select_builtins failed: {e}")))?;
-                out.insert("tools".into(), Value::Array(tools.iter().map(describe).collect()));
+                out.insert(
+                    "tools".into(),
+                    Value::Array(tools.iter().map(describe).collect()),
+                );
             }
             "sanitize" => {
                 let v = str_field(req, "value")?;
@@ -832,7 +963,11 @@ impl Session {
                     None | Some(Value::Null) => None,
                     Some(_) => {
                         let id = str_field(req, "client")?;
-                        Some(self.clients.get(id).ok_or_else(|| bad(format!("no client \"{id}\"")))?)
+                        Some(
+                            self.clients
+                                .get(id)
+                                .ok_or_else(|| bad(format!("no client \"{id}\"")))?,
+                        )
                     }
                 };
                 return self.serves.serve(req, &tk, client).await;
@@ -848,21 +983,25 @@ impl Session {
                 self.clients.insert(id.clone(), entry);
                 out.insert("client".into(), Value::String(id));
             }
-            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics" | "translate"
-            | "run_with_answer" | "ask_with_answer" => {
+            "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics"
+            | "translate" | "run_with_answer" | "ask_with_answer" => {
                 let id = str_field(req, "client")?;
                 if !self.clients.contains_key(id) {
                     return Err(bad(format!("no client \"{id}\"")));
                 }
                 let tk = match cmd {
-                    "run" | "stream" | "ask" | "conversation" | "run_with_answer" | "ask_with_answer" => {
-                        Some(self.loop_kit(req).await?)
-                    }
+                    "run" | "stream" | "ask" | "conversation" | "run_with_answer"
+                    | "ask_with_answer" => Some(self.loop_kit(req).await?),
                     // §11: a toolkit only when one is named (declared, never executed).
-                    "translate" if req.get("toolkit").is_some_and(|v| !v.is_null()) => Some(self.kit(req)?),
+                    "translate" if req.get("toolkit").is_some_and(|v| !v.is_null()) => {
+                        Some(self.kit(req)?)
+                    }
                     _ => None,
                 };
-                let entry = self.clients.get(id).ok_or_else(|| bad(format!("no client \"{id}\"")))?;
+                let entry = self
+                    .clients
+                    .get(id)
+                    .ok_or_else(|| bad(format!("no client \"{id}\"")))?;
                 return client_cmds::handle(cmd, req, entry, tk.as_ref()).await;
             }
             other => return Err(unsupported(format!("unknown command \"{other}\""))),
@@ -890,7 +1029,11 @@ fn write_line(v: &Value) {
     line.push('\n');
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    if lock.write_all(line.as_bytes()).and_then(|_| lock.flush()).is_err() {
+    if lock
+        .write_all(line.as_bytes())
+        .and_then(|_| lock.flush())
+        .is_err()
+    {
         // stdout closed: nobody is listening any more.
         std::process::exit(0);
     }
@@ -899,10 +1042,16 @@ fn write_line(v: &Value) {
 fn main() {
     // One stderr line per panic (the harness keeps only the last 12 stderr lines).
     std::panic::set_hook(Box::new(|info| {
-        let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let loc = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         eprintln!("[driver] panic{loc}: {}", panic_message(info.payload()));
     }));
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("[driver] cannot start tokio: {e}");
@@ -957,7 +1106,9 @@ async fn run() {
                 let r = AssertUnwindSafe(session.handle(&req))
                     .catch_unwind()
                     .await
-                    .unwrap_or_else(|p| Err(internal(format!("driver panicked: {}", panic_message(&*p)))));
+                    .unwrap_or_else(|p| {
+                        Err(internal(format!("driver panicked: {}", panic_message(&*p))))
+                    });
                 let mut resp = envelope(r);
                 // PROTOCOL.md §2 "Sequence numbers": copy the request's `seq` into every answer,
                 // error envelopes included.

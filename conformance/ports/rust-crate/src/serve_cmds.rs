@@ -9,7 +9,9 @@ use serde_json::{json, Map, Value};
 
 use toolnexus::a2a::A2aTask;
 use toolnexus::mcp_serve::{McpServeConfig, OnCallEvent};
-use toolnexus::serve::{A2aConfig, OnTaskEvent, ServeHandle, ServeOptions, TaskStore, TaskStoreSpec};
+use toolnexus::serve::{
+    A2aConfig, OnTaskEvent, ServeHandle, ServeOptions, TaskStore, TaskStoreSpec,
+};
 use toolnexus::{define_tool, Tool, ToolContext, Toolkit};
 
 use crate::{bad, client_cmds, compact, str_field, Res};
@@ -40,32 +42,53 @@ struct CancelRecord {
 
 impl Drop for CancelRecord {
     fn drop(&mut self) {
-        push(&TOOL_CANCELS, json!({"name": self.name, "cancelled": self.cancelled.unwrap_or(true)}));
+        push(
+            &TOOL_CANCELS,
+            json!({"name": self.name, "cancelled": self.cancelled.unwrap_or(true)}),
+        );
     }
 }
 
 /// §7 `{"awaitCancel": {"ms": N}}`: wait for the context's cancellation token or `N` ms.
-pub fn await_cancel_tool(name: String, description: String, schema: Value, arg: &Value, w: &str) -> Res<Tool> {
+pub fn await_cancel_tool(
+    name: String,
+    description: String,
+    schema: Value,
+    arg: &Value,
+    w: &str,
+) -> Res<Tool> {
     let ms = match arg {
         Value::Object(m) => match m.get("ms") {
             None | Some(Value::Null) => 10_000,
-            Some(v) => v.as_u64().ok_or_else(|| bad(format!("{w}.behaviour.awaitCancel.ms must be a non-negative integer")))?,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                bad(format!(
+                    "{w}.behaviour.awaitCancel.ms must be a non-negative integer"
+                ))
+            })?,
         },
         _ => return Err(bad(format!("{w}.behaviour.awaitCancel must be an object"))),
     };
     let tool_name = name.clone();
-    Ok(define_tool(name, description, Some(schema), move |_args: Value, ctx: ToolContext| {
-        let mut record = CancelRecord { name: tool_name.clone(), cancelled: None };
-        async move {
-            let fired = tokio::select! {
-                _ = ctx.cancel.cancelled() => true,
-                _ = tokio::time::sleep(Duration::from_millis(ms)) => false,
+    Ok(define_tool(
+        name,
+        description,
+        Some(schema),
+        move |_args: Value, ctx: ToolContext| {
+            let mut record = CancelRecord {
+                name: tool_name.clone(),
+                cancelled: None,
             };
-            record.cancelled = Some(fired);
-            drop(record);
-            Ok::<String, String>(if fired { "cancelled" } else { "not cancelled" }.into())
-        }
-    }))
+            async move {
+                let fired = tokio::select! {
+                    _ = ctx.cancel.cancelled() => true,
+                    _ = tokio::time::sleep(Duration::from_millis(ms)) => false,
+                };
+                record.cancelled = Some(fired);
+                drop(record);
+                Ok::<String, String>(if fired { "cancelled" } else { "not cancelled" }.into())
+            }
+        },
+    ))
 }
 
 /// What one served toolkit's host code observed (PROTOCOL.md §5.25).
@@ -86,11 +109,22 @@ struct RecordingStore {
 impl TaskStore for RecordingStore {
     fn get(&self, id: &str) -> Result<Option<A2aTask>, String> {
         push(&self.rec.store_calls, json!({"op": "get", "id": id}));
-        Ok(self.tasks.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned())
+        Ok(self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned())
     }
     fn save(&self, task: A2aTask) -> Result<(), String> {
-        push(&self.rec.store_calls, json!({"op": "save", "id": task.id, "state": task.status.state}));
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner()).insert(task.id.clone(), task);
+        push(
+            &self.rec.store_calls,
+            json!({"op": "save", "id": task.id, "state": task.status.state}),
+        );
+        self.tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(task.id.clone(), task);
         Ok(())
     }
 }
@@ -118,7 +152,10 @@ pub struct Serves {
 impl Serves {
     /// `close` of a toolkit stops the handles serving it.
     pub fn stop_toolkit(&self, toolkit: &str) {
-        self.handles.values().filter(|s| s.toolkit == toolkit).for_each(Served::stop);
+        self.handles
+            .values()
+            .filter(|s| s.toolkit == toolkit)
+            .for_each(Served::stop);
     }
 
     /// `shutdown` (and EOF) stop every handle.
@@ -136,13 +173,26 @@ impl Serves {
         let id = str_field(req, "id")?.to_owned();
         let tid = str_field(req, "toolkit")?.to_owned();
         let rec = Arc::new(ServeRec::default());
-        let mut opts = ServeOptions { client: client.map(client_cmds::ClientEntry::client), ..Default::default() };
+        let mut opts = ServeOptions {
+            client: client.map(client_cmds::ClientEntry::client),
+            ..Default::default()
+        };
         if let Some(a2a) = req.get("a2a").filter(|v| !v.is_null()) {
-            let mut a2a = a2a.as_object().cloned().ok_or_else(|| bad("\"a2a\" must be an object"))?;
+            let mut a2a = a2a
+                .as_object()
+                .cloned()
+                .ok_or_else(|| bad("\"a2a\" must be an object"))?;
             let recording = match a2a.get("store") {
-                Some(Value::Object(o)) if o.len() == 1 && o.get("recording") == Some(&Value::Bool(true)) => true,
+                Some(Value::Object(o))
+                    if o.len() == 1 && o.get("recording") == Some(&Value::Bool(true)) =>
+                {
+                    true
+                }
                 Some(s @ Value::Object(_)) => {
-                    return Err(bad(format!("a2a.store object must be {{\"recording\": true}}, got {}", compact(s))))
+                    return Err(bad(format!(
+                        "a2a.store object must be {{\"recording\": true}}, got {}",
+                        compact(s)
+                    )))
                 }
                 _ => false,
             };
@@ -152,7 +202,10 @@ impl Serves {
             let mut cfg: A2aConfig =
                 serde_json::from_value(Value::Object(a2a)).map_err(|e| bad(format!("a2a: {e}")))?;
             if recording {
-                cfg.store = TaskStoreSpec::Custom(Arc::new(RecordingStore { rec: rec.clone(), tasks: Mutex::default() }));
+                cfg.store = TaskStoreSpec::Custom(Arc::new(RecordingStore {
+                    rec: rec.clone(),
+                    tasks: Mutex::default(),
+                }));
             }
             opts.a2a = Some(cfg);
         }
@@ -160,26 +213,42 @@ impl Serves {
             if !mcp.is_object() {
                 return Err(bad("\"mcp\" must be an object"));
             }
-            let cfg: McpServeConfig = serde_json::from_value(mcp.clone()).map_err(|e| bad(format!("mcp: {e}")))?;
+            let cfg: McpServeConfig =
+                serde_json::from_value(mcp.clone()).map_err(|e| bad(format!("mcp: {e}")))?;
             opts.mcp = Some(cfg);
         }
         if flag(req, "onTask")? {
             let r = rec.clone();
-            opts.on_task = Some(Arc::new(move |ev: OnTaskEvent| push(&r.on_task, on_task_json(&ev))));
+            opts.on_task = Some(Arc::new(move |ev: OnTaskEvent| {
+                push(&r.on_task, on_task_json(&ev))
+            }));
         }
         if flag(req, "onCall")? {
             let r = rec.clone();
             opts.on_call = Some(Arc::new(move |ev: OnCallEvent| {
-                push(&r.on_call, json!({"name": ev.name, "source": ev.source, "ms": ev.ms, "isError": ev.is_error}))
+                push(
+                    &r.on_call,
+                    json!({"name": ev.name, "source": ev.source, "ms": ev.ms, "isError": ev.is_error}),
+                )
             }));
         }
         if let Some(old) = self.handles.remove(&id) {
             old.stop();
         }
-        let handle = tk.serve("127.0.0.1:0", opts).await.map_err(|e| bad(format!("serve failed: {e}")))?;
+        let handle = tk
+            .serve("127.0.0.1:0", opts)
+            .await
+            .map_err(|e| bad(format!("serve failed: {e}")))?;
         let mut out = Map::new();
         out.insert("url".into(), Value::String(handle.url.clone()));
-        self.handles.insert(id, Served { toolkit: tid, handle, rec });
+        self.handles.insert(
+            id,
+            Served {
+                toolkit: tid,
+                handle,
+                rec,
+            },
+        );
         Ok(out)
     }
 
@@ -202,7 +271,9 @@ impl Serves {
 
     fn get(&self, req: &Map<String, Value>) -> Res<&Served> {
         let id = str_field(req, "serve")?;
-        self.handles.get(id).ok_or_else(|| bad(format!("no serve handle \"{id}\"")))
+        self.handles
+            .get(id)
+            .ok_or_else(|| bad(format!("no serve handle \"{id}\"")))
     }
 }
 
@@ -222,7 +293,10 @@ fn on_task_json(ev: &OnTaskEvent) -> Value {
     if !ev.skill.is_empty() {
         m.insert("skill".into(), Value::String(ev.skill.clone()));
     }
-    m.insert("task".into(), serde_json::to_value(&ev.task).unwrap_or(Value::Null));
+    m.insert(
+        "task".into(),
+        serde_json::to_value(&ev.task).unwrap_or(Value::Null),
+    );
     if let Some(r) = &ev.result {
         m.insert("result".into(), client_cmds::run_result_json(r));
     }
