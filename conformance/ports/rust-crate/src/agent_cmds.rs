@@ -1166,3 +1166,54 @@ pub(crate) fn compactor_options(
     }
     Ok((o, calls))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_virtual_clock_fires_only_due_timers_and_moves_only_on_advance() {
+        let c = VClock::new();
+        let t0 = c.now();
+        let early = c.after(Duration::from_millis(100));
+        let late = c.after(Duration::from_millis(300));
+        assert!(c.live());
+        assert_eq!(c.advance(99), 99);
+        assert_eq!(c.now() - t0, Duration::from_millis(99));
+        assert_eq!(c.advance(1), 100);
+        tokio::time::timeout(Duration::from_secs(1), early)
+            .await
+            .expect("the 100 ms timer fired");
+        let mut late = late;
+        assert!(
+            futures::poll!(&mut late).is_pending(),
+            "the 300 ms timer is not due at 100 ms"
+        );
+        c.advance(200);
+        tokio::time::timeout(Duration::from_secs(1), late)
+            .await
+            .expect("the 300 ms timer fired");
+        assert!(!c.live());
+    }
+
+    #[test]
+    fn trace_lines_become_transitions_and_the_crates_close_line_gets_its_from_state() {
+        assert_eq!(transition("idle→running (wake)"), Some(("idle", "running")));
+        assert_eq!(transition("→closed (closed)"), Some(("", "closed")));
+        assert_eq!(
+            transition("task replay → REATTACH to root/a.1 (state idle)"),
+            None
+        );
+        assert_eq!(transition("escalate → self answers"), None);
+        assert_eq!(
+            event_text("task replay → REATTACH to root/p.1/c.1 (state idle)"),
+            "task replay → REATTACH root/p.1/c.1 (idle)"
+        );
+        assert_eq!(
+            event_text("wake QUEUED (parent concurrency 1)"),
+            "wake QUEUED"
+        );
+        assert_eq!(def_of("root/coordinator.1/explore.12"), "explore");
+        assert_eq!(parent_of("root/a.1/b.2"), "root/a.1");
+    }
+}
