@@ -69,9 +69,33 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       """
       {"id": "root/ava.1"}
       """
+    Then the agent answer at "messages[0].content" matches "(?i)truncat"
+    And the file "{{TMP}}/ava/TOOLS.md" is 2097160 bytes long
+
+  @spec-7E @beyond-spec @partial-clause-7E.home.truncated-notice
+  Scenario: H2 the truncation notice names the file, in a paragraph of its own after the cut body
+    Beyond the SPEC: §7E says "truncated with a notice" and fixes neither the notice's words nor
+    its place. The reference names the file and starts the notice after a blank line, so a
+    model reading the soul knows which file was cut; rust-crate 0.23 appends
+    "[truncated: exceeds 2 MB bootstrap cap]" to the body's last line (NOTES #305).
+
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And a file "{{TMP}}/ava/TOOLS.md" of 2097160 bytes of "t"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-echo-soul", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ava", "prompt": "who are you?"}
+      """
+    And the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/ava.1"}
+      """
     Then the agent answer at "messages[0].content" matches "(?i)truncat[^\n]*TOOLS\.md"
     And the agent answer at "messages[0].content" matches "t\n\n[^\n]*(?i:truncat)"
-    And the file "{{TMP}}/ava/TOOLS.md" is 2097160 bytes long
 
   @spec-7E @clause-7E.memory.opt-in @clause-7E.memory.writes-disk @clause-7E.memory.target
   @clause-7E.memory.plain-success

@@ -561,8 +561,8 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     Given an agent runtime with:
       """
       {"registry": {
-         "gp":   {"does": "top", "model": "m-gp", "team": ["mid"], "waitFor": {"answer": {"ok": true, "data": "from-gp"}}},
-         "mid":  {"does": "middle", "model": "m-mid", "team": ["leaf"], "waitFor": {"answer": {"ok": true, "data": "from-mid"}}},
+         "gp":   {"does": "top", "model": "m-gp", "team": ["mid"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-gp"}}}},
+         "mid":  {"does": "middle", "model": "m-mid", "team": ["leaf"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-mid"}}}},
          "leaf": {"does": "asks", "model": "m-gate", "tools": ["gate"]}},
        "tools": [{"name": "gate", "behaviour": {"suspend": {"kind": "approval", "prompt": "may I?"}}}]}
       """
