@@ -317,7 +317,7 @@ impl Runtime {
             },
         );
         // onSpawn: once, before the first turn.
-        t.obs.on_spawn.push(id.clone());
+        t.obs.spawned(&id);
         Ok(Spawned {
             id,
             budget: effective,
@@ -627,7 +627,7 @@ impl Runtime {
         if let Some(p) = parent.as_deref().and_then(|p| t.handles.get_mut(p)) {
             p.task_keys.retain(|_, c| c != id);
         }
-        t.obs.on_close.push((id.to_string(), reason.to_string()));
+        t.obs.closed(id, reason);
         t.obs.transition(id, from.as_str(), "closed");
         t.heartbeats.remove(id);
         Ok(State::Closed)
@@ -909,7 +909,7 @@ impl Runtime {
         }
         t.obs.transition(id, from.as_str(), to.as_str());
         if beat {
-            t.obs.beats.push(json!({"handle": id, "text": result.text}));
+            t.obs.beat(json!({"handle": id, "text": result.text}));
         }
         if let Some(p) = parent {
             self.transfer_slot(&mut t, &p);

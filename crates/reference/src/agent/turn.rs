@@ -156,7 +156,7 @@ impl Runtime {
             let (limit, owner, reason) = stop?;
             if let Some(on_budget) = rt.inner.options.on_budget.clone() {
                 let info = json!({"handle": id, "limit": limit, "owner": owner, "reason": reason});
-                t.obs.on_budget_calls.push(info.clone());
+                t.obs.on_budget_call(info.clone());
                 // Host code runs without the table lock.
                 drop(t);
                 let decision = on_budget(&info);
@@ -214,7 +214,7 @@ impl Runtime {
                     rt.set_state(c, State::Running, State::Suspended);
                     stamped = stamp(stamped, c);
                 }
-                rt.lock().obs.wait_for_calls.push(json!({
+                rt.lock().obs.wait_for_call(json!({
                     "handle": interpreter,
                     "request": serde_json::to_value(&stamped).unwrap_or(Value::Null),
                 }));
