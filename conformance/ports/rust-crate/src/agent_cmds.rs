@@ -165,10 +165,7 @@ pub struct Agents {
 fn u64_field(m: &Map<String, Value>, key: &str) -> Res<Option<u64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| bad(format!("\"{key}\" must be a non-negative integer"))),
+        Some(v) => crate::client_cmds::uint(v, &format!("\"{key}\"")).map(Some),
     }
 }
 
@@ -582,17 +579,7 @@ const OPTION_KEYS: [&str; 6] = [
 fn strings(d: &Map<String, Value>, key: &str, what: &str) -> Res<Vec<String>> {
     match d.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| bad(format!("{what}: \"{key}\" must be an array of strings")))
-            })
-            .collect(),
-        Some(_) => Err(bad(format!(
-            "{what}: \"{key}\" must be an array of strings"
-        ))),
+        Some(v) => crate::string_list(v, &format!("{what}: \"{key}\"")),
     }
 }
 

@@ -642,7 +642,8 @@ fn client_wait_for(v: &Value, rec: &Arc<Recorder>) -> Res<WaitForFn> {
 // options (§6A) → ClientOptions / InProcessOptions
 // ---------------------------------------------------------------------------
 
-fn uint(v: &Value, what: &str) -> Res<u64> {
+/// `v` as a non-negative integer, else a `bad_request` naming `what`.
+pub(crate) fn uint(v: &Value, what: &str) -> Res<u64> {
     v.as_u64()
         .ok_or_else(|| bad(format!("{what} must be a non-negative integer")))
 }
