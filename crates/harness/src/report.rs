@@ -100,12 +100,7 @@ pub fn text(report: &RunReport) -> String {
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
         for f in failures {
-            // Reports read back from older JSON carry only the message.
-            let text = f
-                .failure
-                .as_ref()
-                .map_or_else(|| f.message.clone(), |x| x.report_text());
-            let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, text);
+            let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, failure_text(f));
         }
     }
     let beyond: Vec<&ScenarioResult> = report
@@ -124,11 +119,8 @@ pub fn text(report: &RunReport) -> String {
             }
         );
         for f in beyond {
-            let text = f
-                .failure
-                .as_ref()
-                .map_or_else(|| f.message.clone(), |x| x.report_text());
             let reason = f.beyond_spec_reason.as_deref().unwrap_or("");
+            let text = failure_text(f);
             let _ = writeln!(out, "\n--- [{}] {}\n{reason}\n{text}", f.section, f.name);
         }
     }
@@ -193,6 +185,13 @@ pub fn text(report: &RunReport) -> String {
     out
 }
 
+/// A failed scenario's report text; reports read back from older JSON carry only the message.
+fn failure_text(f: &ScenarioResult) -> String {
+    f.failure
+        .as_ref()
+        .map_or_else(|| f.message.clone(), |x| x.report_text())
+}
+
 /// Longest reason repeated under a `NEW FAILURE` line, in characters.
 const REASON_CHARS: usize = 300;
 
@@ -202,10 +201,7 @@ fn failure_line(report: &RunReport, name: &str) -> Option<String> {
         .scenarios
         .iter()
         .find(|r| r.name == name && r.status == Status::Failed)?;
-    let text = f
-        .failure
-        .as_ref()
-        .map_or_else(|| f.message.clone(), |x| x.report_text());
+    let text = failure_text(f);
     let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
     let mut kept: String = first.chars().take(REASON_CHARS).collect();
     if kept.len() < first.len() {
