@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks that two `run --format json` reports are the same but for what differs between any
-two runs: the start time and the durations. `run --jobs N` promises the report of `--jobs 1`.
+two runs: the start time, the durations and whether a scenario was retried after a harness time
+bound broke under load (`retried`). `run --jobs N` promises the report of `--jobs 1`.
 
 With --port-volatile, values a port makes up afresh on every run are masked too: Python's
 pending-request ids (`pnd-<time>-<n>`, `req-<random>-<n>`) and process ids in messages. They differ between two
@@ -22,7 +23,7 @@ VOLATILE = [
 
 def scrub(value, volatile):
     if isinstance(value, dict):
-        return {k: scrub(v, volatile) for k, v in value.items() if k not in ("started", "durationMs")}
+        return {k: scrub(v, volatile) for k, v in value.items() if k not in ("started", "durationMs", "retried")}
     if isinstance(value, list):
         return [scrub(v, volatile) for v in value]
     if isinstance(value, str) and volatile:

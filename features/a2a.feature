@@ -184,14 +184,35 @@ Feature: A2A agents, outbound (SPEC §7A)
 
   @spec-7A @partial-clause-7A.headers.env-expansion @partial-clause-7A.resolve.failure-isolated
   Scenario: a wrong expanded header leaves the agent without tools, and the value unreported
+    # The error's words are the port's (NOTES #67, #320: the @beyond-spec twin below checks
+    # that it names the 401); the cause: with the right header the same card gives its tool.
+    Given a mock A2A agent runs "secured.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json",
+        "headers": {"Authorization": "Bearer ${TOOLNEXUS_CONFORMANCE_SECRET}"}}]}
+      """
+    Then the toolkit has the tool "Secure_Vault_Agent_vault"
+    Given a toolkit built with:
+      """
+      {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json",
+        "headers": {"Authorization": "Basic ${TOOLNEXUS_CONFORMANCE_SECRET}"}}]}
+      """
+    Then the toolkit has no tool "Secure_Vault_Agent_vault"
+    And there is an error for "agent:{{A2A}}/.well-known/agent-card.json"
+    And nothing the port reported mentions the secret
+
+  @spec-7A @beyond-spec
+  Scenario: the error for a card refused with 401 names the status
+    Beyond the SPEC: §7A says "A failing agent is isolated (logged, no tools)" and gives the
+    failure no words (NOTES #67, #320); the reference's entry names the HTTP status.
     Given a mock A2A agent runs "secured.json"
     And a toolkit built with:
       """
       {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json",
         "headers": {"Authorization": "Basic ${TOOLNEXUS_CONFORMANCE_SECRET}"}}]}
       """
-    Then the toolkit has no tool "Secure_Vault_Agent_vault"
-    And the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "401"
+    Then the error for "agent:{{A2A}}/.well-known/agent-card.json" mentions "401"
     And nothing the port reported mentions the secret
 
   @spec-7A @clause-7A.resolve.failure-isolated
@@ -215,6 +236,27 @@ Feature: A2A agents, outbound (SPEC §7A)
 
   @spec-7A @partial-clause-7A.resolve.failure-isolated
   Scenario Outline: a failing agent card is an error entry under "agent:" and the card URL (<problem>)
+    # The entry's words are the port's (NOTES #67, #320: the @beyond-spec twin below checks
+    # them); the positive control: a working agent beside it gives its tool.
+    Given a mock A2A agent runs "<file>"
+    And a mock A2A agent "good" runs "echo.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json"},
+                                     {"card": "{{A2A:good}}/.well-known/agent-card.json"}]}
+      """
+    Then there is an error for "agent:{{A2A}}/.well-known/agent-card.json"
+    And the toolkit has the tool "Echo_Agent_echo"
+
+    Examples:
+      | problem          | file                | mention |
+      | card answers 500 | card-500.json       | 500     |
+      | card is not JSON | card-malformed.json | agent   |
+
+  @spec-7A @beyond-spec
+  Scenario Outline: a failing agent card's error entry says why (<problem>)
+    Beyond the SPEC: §7A says "A failing agent is isolated (logged, no tools)" and gives the
+    failure no words (NOTES #67, #320); the reference's entry names the status or the agent.
     Given a mock A2A agent runs "<file>"
     And a toolkit built with:
       """

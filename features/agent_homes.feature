@@ -224,7 +224,36 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
     And the file "{{TMP}}/home/MEMORY.md" contains "Likes tea"
 
   @spec-7E @clause-7E.memory.absent-substring
+  Scenario: a replace whose substring is absent is a loud isError, and the file is unchanged
+    §7E "A `replace`/`remove` whose substring is absent ⇒ loud `isError`" gives no words (NOTES
+    #320: the @beyond-spec twin below checks that the result names the substring). The model
+    (`m-mem-missing`) replaces "no such entry"; it answers `tool said: <the result>`. The
+    positive control: `m-mem-remove` removes the entry that is there, in the same file.
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/MEMORY.md" containing "- Onboarded 2026-07."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "edits", "model": "m-mem-missing", "home": "{{TMP}}/home", "memory": true},
+                    "q": {"does": "edits", "model": "m-mem-remove", "home": "{{TMP}}/home", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "p", "prompt": "fix it"}
+      """
+    Then the agent answer at "result.text" matches "^tool said: \S"
+    And LLM request 2 body at "messages[-1].role" is "tool"
+    And the file "{{TMP}}/home/MEMORY.md" contains "- Onboarded 2026-07."
+    And the file "{{TMP}}/home/MEMORY.md" does not contain "x"
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "q", "prompt": "forget onboarding"}
+      """
+    Then the file "{{TMP}}/home/MEMORY.md" does not contain "Onboarded"
+
+  @spec-7E @beyond-spec
   Scenario: a replace whose substring is absent is a loud isError naming it, and the file is unchanged
+    Beyond the SPEC: §7E "⇒ loud `isError`" gives the result no words (NOTES #320); the
+    reference's names the substring it did not find.
     Given a mock LLM runs "agents.json"
     And a file "{{TMP}}/home/MEMORY.md" containing "- Onboarded 2026-07."
     And an agent runtime with:

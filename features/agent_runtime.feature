@@ -73,8 +73,34 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   # ---------------------------------------------------------------- spawn caps
 
   @spec-7D @clause-7D.spawn.budget-carve @clause-7D.budget.shape
-  Scenario: maxDepth is checked at spawn and the refusal names it
+  Scenario: maxDepth is checked at spawn: a spawn one level too deep is refused
     # `nester` carries maxDepth 1: a handle may sit at most one level below root (NOTES #293).
+    # §7D checks the caps at spawn and gives the refusal no words (NOTES #320: the @beyond-spec
+    # twin below checks that it names maxDepth); the cause: the same def spawns under root.
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "nester"}
+      """
+    Then the agent answer at "handle" is "root/nester.1"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/nester.1", "def": "nester"}
+      """
+    Then the agent answer at "error.isError" is true
+    And the agent answer at "error.output" matches "\S"
+    And the agent answer has nothing at "handle"
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root/nester.1", "def": "worker"}
+      """
+    Then the agent answer at "error.isError" is true
+    And the agent answer has nothing at "handle"
+
+  @spec-7D @beyond-spec
+  Scenario: maxDepth is checked at spawn and the refusal names it
+    Beyond the SPEC: §7D checks `maxDepth` at spawn and gives the refusal no words (NOTES #320;
+    a `limit` field naming the cap is §7D's only for a run's limit stop); the reference's
+    refusal names the cap.
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "nester"}
@@ -117,7 +143,33 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
 
   @spec-7D @clause-7D.post.no-transition @clause-7D.gates.inbox
+  Scenario: a post to a closed handle is refused
+    §7D "after close ⇒ error result", with no words (NOTES #320: the @beyond-spec twin below
+    checks that it says closed); the cause: the same handle took a post before its close.
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "echo"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "before"}
+      """
+    Then the agent answer at "accepted" is true
+    When the agent command "agent_close" is sent with:
+      """
+      {"handle": "root/echo.1"}
+      """
+    And the agent command "agent_post" is sent with:
+      """
+      {"handle": "root/echo.1", "text": "after"}
+      """
+    Then the agent answer at "accepted" is false
+    And the agent answer at "error" matches "\S"
+
+  @spec-7D @beyond-spec
   Scenario: a post to a closed handle is refused, naming the closed handle
+    Beyond the SPEC: §7D "after close ⇒ error result" gives the error no words (NOTES #320);
+    the reference's says the handle is closed.
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "echo"}
@@ -429,6 +481,23 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   @spec-7D @clause-7D.task.shape
   Scenario: a task for an agent outside the team is an error result listing the team
+    §7D "out-of-team targets ⇒ error listing team names" gives the content, not the words, the
+    order or the separator (NOTES #299, #320: the @beyond-spec twin below checks the
+    reference's). The model answers `saw: <the task result>`.
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "stranger"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" matches "^saw: "
+    And the agent answer at "result.text" contains "echo"
+    And the agent answer at "result.text" contains "failer"
+    And the agent answer at "result.text" contains "worker"
+
+  @spec-7D @beyond-spec
+  Scenario: the error for an agent outside the team names it and lists the team sorted, joined by ", "
+    Beyond the SPEC: §7D says the error lists the team's names (NOTES #299, #320); the
+    reference's also names the target and joins the sorted names with `, `.
     When the agent command "agent_run" is sent with:
       """
       {"entry": "boss", "prompt": "stranger"}
@@ -439,6 +508,24 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   @spec-7D @clause-7D.errors.boundary
   Scenario: a failed child crosses to its parent as an isError tool result, never an exception
+    The parent's run goes on to its answer `saw: <the task result>`; the result's words are
+    the port's (NOTES #320: the @beyond-spec twin below checks that they say error). The cause:
+    the child (always HTTP 500) was closed, and its parent's model saw a non-empty result.
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "failer"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" matches "^saw: \S"
+    And the agent trace at "onClose" is:
+      """
+      [{"handle": "root/boss.1/failer.1", "reason": {"$oneOf": ["closed", "error"]}}]
+      """
+
+  @spec-7D @beyond-spec
+  Scenario: a failed child's tool result says it is an error
+    Beyond the SPEC: §7D makes a failed child "a uniform `isError` result" and gives its text no
+    words (NOTES #299, #320); the reference's starts with the child's status, `error`.
     When the agent command "agent_run" is sent with:
       """
       {"entry": "boss", "prompt": "failer"}
@@ -446,10 +533,6 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     Then the agent answer at "result.status" is "done"
     And the agent answer at "result.text" contains "saw: "
     And the agent answer at "result.text" contains "error"
-    And the agent trace at "onClose" is:
-      """
-      [{"handle": "root/boss.1/failer.1", "reason": {"$oneOf": ["closed", "error"]}}]
-      """
 
   # ---------------------------------------------------------------- store and lifecycle
 

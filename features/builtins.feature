@@ -164,7 +164,38 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
 
   @spec-4A @clause-4A.read.missing-file @partial-clause-4A.common.failure-is-result
   Scenario: read of a missing file is an isError result
+    # §4A gives the failure no words (NOTES #320: the @beyond-spec twin below checks them);
+    # the positive control: once the file exists, the same call reads it.
     Given a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/does-not-exist.txt"}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    When "write" is executed with:
+      """
+      {"path": "{{TMP}}/does-not-exist.txt", "content": "exists now"}
+      """
+    And "read" is executed with:
+      """
+      {"path": "{{TMP}}/does-not-exist.txt"}
+      """
+    Then the result is not an error
+    And the output contains "exists now"
+
+  @spec-4A @beyond-spec
+  Scenario: read's error for a missing file names the file or says it is missing
+    Beyond the SPEC: §4A says "Missing file ⇒ `isError:true`" and gives no words (NOTES #320);
+    the reference and python name the path or say "no such file".
+    Given a file "here.txt" containing:
+      """
+      here
+      """
+    And a toolkit built with no options
     When "read" is executed with:
       """
       {"path": "{{TMP}}/does-not-exist.txt"}
@@ -174,6 +205,12 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
       """
       (?i)does-not-exist|no such|not found
       """
+    When "read" is executed with:
+      """
+      {"path": "{{TMP}}/here.txt"}
+      """
+    Then the result is not an error
+    And the output contains "here"
 
   @spec-4A @spec-10
   @clause-4A.question.suspends @clause-4A.question.first-call-pending @clause-4A.question.rendered-order

@@ -408,16 +408,50 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       {"pattern": "(unclosed", "path": "{{TMP}}/proj"}
       """
     Then the result is an error
+    # The message's words are the port's (NOTES #320: the @beyond-spec twin below checks them).
+    And the output matches:
+      """
+      \S
+      """
+    # The cause: the same text as a valid (escaped) regex is found.
+    When "grep" is executed with:
+      """
+      {"pattern": "\\(unclosed", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output contains "(unclosed"
+
+  @spec-4A @beyond-spec
+  Scenario: grep's error for an invalid regular expression says so
+    Beyond the SPEC: §4A makes a failure `ToolResult{isError:true, output:<message>}` and gives
+    no words (NOTES #320); the reference and python name the regex or the pattern.
+    Given a file "proj/a.txt" containing:
+      """
+      (unclosed
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"pattern": "(unclosed", "path": "{{TMP}}/proj"}
+      """
+    Then the result is an error
     And the output matches:
       """
       (?i)regex|pattern
       """
+    When "grep" is executed with:
+      """
+      {"pattern": "\\(unclosed", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
 
   @spec-4A @clause-4A.common.failure-is-result
   Scenario Outline: grep without a pattern is an error result
     Beyond the SPEC: (the `@beyond-spec` example rows only) §4A types `pattern` as a string but
     does not say what execute does with a non-string one (NOTES #38, #74). A missing pattern
-    leaves grep nothing to search for, a failure §4A makes an isError result.
+    leaves grep nothing to search for, a failure §4A makes an isError result. Its words are the
+    port's (NOTES #320: the @beyond-spec twin below checks them); the positive control: with a
+    pattern the same call finds the line.
     Given a file "proj/a.txt" containing:
       """
       anything
@@ -428,7 +462,16 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       <args>
       """
     Then the result is an error
-    And the output contains "pattern"
+    And the output matches:
+      """
+      \S
+      """
+    When "grep" is executed with:
+      """
+      {"pattern": "any", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output contains "anything"
 
     Examples:
       | args                                  |
@@ -438,6 +481,27 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
     Examples:
       | args                                  |
       | {"pattern": 5, "path": "{{TMP}}/proj"}  |
+
+  @spec-4A @beyond-spec
+  Scenario: grep's error for a missing pattern names the field
+    Beyond the SPEC: §4A makes a failure `ToolResult{isError:true, output:<message>}` and gives
+    no words (NOTES #320); the reference and python name the missing `pattern`.
+    Given a file "proj/a.txt" containing:
+      """
+      anything
+      """
+    And a toolkit built with no options
+    When "grep" is executed with:
+      """
+      {"path": "{{TMP}}/proj"}
+      """
+    Then the result is an error
+    And the output contains "pattern"
+    When "grep" is executed with:
+      """
+      {"pattern": "any", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
 
   @spec-4A @beyond-spec
   Scenario: grep skips a file that is not UTF-8 text and still reports the others
@@ -526,8 +590,19 @@ Feature: Built-in grep — regex search of file contents (SPEC §4A)
       """
       {"$oneOf": [
         {"output": {"$regex": "^(?:[^\\n]*/)?<matches>$"}, "isError": false, "$partial": true},
-        {"output": {"$regex": "(?i)regex|pattern|look|backref"}, "isError": true, "$partial": true}
+        {"output": {"$regex": "\\S"}, "isError": true, "$partial": true}
       ]}
+      """
+    # An error's words are the port's (NOTES #320); the positive control: a plain regex over
+    # the same file is matched, so an error above is about the construct.
+    When "grep" is executed with:
+      """
+      {"pattern": "^a[ab]$", "path": "{{TMP}}/proj"}
+      """
+    Then the result is not an error
+    And the output matches:
+      """
+      ^(?:[^\n]*/)?a[.]txt:3:aa\n(?:[^\n]*/)?a[.]txt:4:ab$
       """
 
     Examples:

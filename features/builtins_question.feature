@@ -95,6 +95,12 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
     And the output contains "questions"
+    # The positive control (NOTES #321): with questions the same call suspends.
+    When "question" is executed with:
+      """
+      {"questions": [{"question": "Deploy where?"}]}
+      """
+    Then the result suspends with a "question" request
 
   @spec-4A @spec-10 @beyond-spec
   Scenario: question with questions that are not an array is an error result, not a suspension
@@ -111,6 +117,12 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
     And the output contains "questions"
+    # The positive control (NOTES #321): as an array of questions the same text suspends.
+    When "question" is executed with:
+      """
+      {"questions": [{"question": "Deploy where?"}]}
+      """
+    Then the result suspends with a "question" request
 
   @spec-4A @spec-10 @beyond-spec
   Scenario: question with an item lacking its question text is an error result, not a suspension
@@ -127,3 +139,10 @@ Feature: Built-in question — asking the human is a §10 suspension (SPEC §4A,
       {"output": {"$match": "string"}, "isError": true, "metadata": {"$absent": true}}
       """
     And the output contains "question"
+    # The positive control (NOTES #321): with its question text the same item suspends, so a
+    # port that refuses every question (its message naming the tool) fails here.
+    When "question" is executed with:
+      """
+      {"questions": [{"question": "Pick one", "header": "No text", "options": ["a", "b"]}]}
+      """
+    Then the result suspends with a "question" request

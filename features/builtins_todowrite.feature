@@ -72,6 +72,13 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       """
     Then the result is an error
     And the output contains "todos"
+    # The positive control (NOTES #321): with todos the same call renders them.
+    When "todowrite" is executed with:
+      """
+      {"todos": [{"id": "1", "text": "buy milk", "completed": false}]}
+      """
+    Then the result is not an error
+    And the output contains "buy milk"
 
   @spec-4A @beyond-spec
   Scenario: todowrite with todos that are not an array is an error result
@@ -85,6 +92,13 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       """
     Then the result is an error
     And the output contains "todos"
+    # The positive control (NOTES #321): as a list of todos the same text renders.
+    When "todowrite" is executed with:
+      """
+      {"todos": [{"id": "1", "text": "buy milk", "completed": false}]}
+      """
+    Then the result is not an error
+    And the output contains "buy milk"
 
   @spec-4A @beyond-spec
   Scenario Outline: todowrite with a todo of the wrong shape is an error result
@@ -98,6 +112,14 @@ Feature: Built-in todowrite — validate, render and echo the todo list (SPEC §
       """
     Then the result is an error
     And the output contains "todo"
+    # The positive control (NOTES #321): without the ill-shaped todo the same list renders, so
+    # a port that refuses every list (its message naming the tool) fails here.
+    When "todowrite" is executed with:
+      """
+      {"todos": [{"id": "1", "text": "fine", "completed": false}]}
+      """
+    Then the result is not an error
+    And the output contains "fine"
 
     Examples:
       | todo                                            |

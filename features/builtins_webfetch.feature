@@ -167,10 +167,41 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
   @spec-4A @partial-clause-4A.webfetch.default-timeout
   Scenario: webfetch gives up after its timeout in seconds with an isError
     # The answer comes after 3 s, inside the driver's 5 s bound: a port that ignored `timeout`
-    # would return "late" as a success.
+    # would return "late" as a success. The words are the port's (NOTES #320: JS 0.16 says
+    # `webfetch: This operation was aborted`; the @beyond-spec twin below checks them); the
+    # positive control: the same server's fast page is fetched.
     Given an HTTP server answers:
       """
-      {"GET /slow": {"status": 200, "contentType": "text/plain", "body": "late", "delayMs": 3000}}
+      {"GET /slow": {"status": 200, "contentType": "text/plain", "body": "late", "delayMs": 3000},
+       "GET /fast": {"status": 200, "contentType": "text/plain", "body": "in time"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/slow", "format": "html", "timeout": 1}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    And the output does not contain "late"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/fast", "format": "html", "timeout": 3}
+      """
+    Then the result is not an error
+    And the output is "in time"
+
+  @spec-4A @beyond-spec
+  Scenario: webfetch's error after its timeout says it timed out
+    Beyond the SPEC: §4A gives `timeout` in seconds and makes a failure `ToolResult{isError:true,
+    output:<message>}` with no words (NOTES #320); the reference and python say it timed out,
+    JS 0.16 says `webfetch: This operation was aborted`.
+    Given an HTTP server answers:
+      """
+      {"GET /slow": {"status": 200, "contentType": "text/plain", "body": "late", "delayMs": 3000},
+       "GET /fast": {"status": 200, "contentType": "text/plain", "body": "in time"}}
       """
     And a toolkit built with no options
     When "webfetch" is executed with:
@@ -182,22 +213,63 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       """
       (?i)time|deadline
       """
-    And the output does not contain "late"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/fast", "format": "html", "timeout": 3}
+      """
+    Then the result is not an error
 
   @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: webfetch without a url is an isError
-    Given a toolkit built with no options
+    # The message's words are the port's (NOTES #320); the positive control: with a url the
+    # same call fetches.
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/plain", "body": "fetched"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"format": "html"}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html"}
+      """
+    Then the result is not an error
+    And the output is "fetched"
+
+  @spec-4A @beyond-spec
+  Scenario: webfetch's error for a missing url names the field
+    Beyond the SPEC: §4A makes a failure `ToolResult{isError:true, output:<message>}` and gives
+    no words (NOTES #320); the reference and python name the missing `url`.
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/plain", "body": "fetched"}}
+      """
+    And a toolkit built with no options
     When "webfetch" is executed with:
       """
       {"format": "html"}
       """
     Then the result is an error
     And the output contains "url"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html"}
+      """
+    Then the result is not an error
 
   @spec-4A @beyond-spec
   Scenario: webfetch with a format outside text, markdown and html is an isError
     Beyond the SPEC: §4A enumerates format text|markdown|html but not what another value does
-    (NOTES #38); the reference refuses it, the python port falls back to markdown.
+    (NOTES #38); the reference refuses it, the python port falls back to markdown. The
+    positive control: the same page in html is fetched (NOTES #321).
     Given an HTTP server answers:
       """
       {"GET /page": {"status": 200, "contentType": "text/html", "body": "<p>Hello</p>"}}
@@ -209,10 +281,50 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       """
     Then the result is an error
     And the output contains "format"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html"}
+      """
+    Then the result is not an error
+    And the output is "<p>Hello</p>"
 
   @spec-4A @partial-clause-4A.common.failure-is-result
   Scenario: webfetch of a port nobody listens on is an isError, not a crash
-    Given a toolkit built with no options
+    # The message's words are the port's (NOTES #320: JS 0.16 says `webfetch: fetch failed`;
+    # the @beyond-spec twin below checks them); the positive control: a server that listens
+    # is fetched.
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/plain", "body": "listening"}}
+      """
+    And a toolkit built with no options
+    When "webfetch" is executed with:
+      """
+      {"url": "http://127.0.0.1:9/", "timeout": 3}
+      """
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    And the output does not contain "HTTP 200"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html", "timeout": 3}
+      """
+    Then the result is not an error
+    And the output is "listening"
+
+  @spec-4A @beyond-spec
+  Scenario: webfetch's error for a port nobody listens on says the connection failed
+    Beyond the SPEC: §4A makes a failure `ToolResult{isError:true, output:<message>}` and gives
+    no words (NOTES #320); the reference and python say the connection was refused or name the
+    address, JS 0.16 says `webfetch: fetch failed`.
+    Given an HTTP server answers:
+      """
+      {"GET /page": {"status": 200, "contentType": "text/plain", "body": "listening"}}
+      """
+    And a toolkit built with no options
     When "webfetch" is executed with:
       """
       {"url": "http://127.0.0.1:9/", "timeout": 3}
@@ -222,4 +334,8 @@ Feature: Built-in webfetch — HTTP GET a URL (SPEC §4A)
       """
       (?i)connect|refused|127\.0\.0\.1
       """
-    And the output does not contain "HTTP 200"
+    When "webfetch" is executed with:
+      """
+      {"url": "{{HTTP}}/page", "format": "html", "timeout": 3}
+      """
+    Then the result is not an error

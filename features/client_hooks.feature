@@ -156,10 +156,31 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
       {"baseUrl": "{{LLM}}", "style": "<style>", "model": "expensive-tier", "apiKey": "test-key", "hooks": {"beforeLLM": {"abort": "route denied by the gate"}}}
       """
     When the client <verb> "hi"
-    Then the run raised an error mentioning "route denied by the gate"
+    # §8 "may abort the call (raise/error)" gives the raise no words (NOTES #320: the
+    # @beyond-spec twin below checks that it carries the hook's message); the cause: the hook
+    # ran once, saw the model, and no request was made.
+    Then the run raised an error mentioning ""
     And the LLM received 0 requests
     And hookCalls has 1 entries
     And hookCalls at "[0].model" is "expensive-tier"
+
+    Examples:
+      | verb    | style     | file                 |
+      | runs    | anthropic | basic-anthropic.json |
+      | streams | openai    | basic-openai.json    |
+
+  @spec-8 @beyond-spec
+  Scenario Outline: the route gate's raise carries the hook's message (<verb>, <style>)
+    Beyond the SPEC: §8 says the route gate "may abort the call (raise/error)" and does not say
+    the raise carries the hook's own text (NOTES #320); the reference re-raises it.
+    Given a mock LLM runs "<file>"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "expensive-tier", "apiKey": "test-key", "hooks": {"beforeLLM": {"abort": "route denied by the gate"}}}
+      """
+    When the client <verb> "hi"
+    Then the run raised an error mentioning "route denied by the gate"
+    And the LLM received 0 requests
 
     Examples:
       | verb    | style     | file                 |

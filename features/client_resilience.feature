@@ -6,7 +6,10 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
   `retry-after-once.json` answers each `Retry-After` form once before the same catch-all.
   How often the client tried is read back from the mock's recording. Backoff and jitter are
   not pinned by the SPEC, so every client uses `"retryBaseMs": 1` unless the scenario is about
-  backoff, and timing checks are generous bounds only.
+  backoff, and timing checks are generous bounds only. §8 gives a raised error no words: a
+  scenario expecting a raise checks that the run raised and its cause (how many requests,
+  what onError saw), and `@beyond-spec` twins check that the reference's error names the
+  HTTP status (NOTES #320).
 
   # ---------------------------------------------------------------- the retryable set
 
@@ -31,8 +34,28 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       | 504    |
 
   @spec-8 @clause-8.resilience.retry-statuses
-  Scenario Outline: a <status> is not retried: one request, and the error names the status
+  Scenario Outline: a <status> is not retried: one request, then raised
     The client keeps the default `retries` (2), so a port that retried would send 3 requests.
+    The raised error's words are the port's (NOTES #320: the @beyond-spec twin below checks
+    that it names the status); the one request is the mock's <status>, met once.
+    Given a mock LLM runs "resilience.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-<status>", "apiKey": "test-key", "retryBaseMs": 1}
+      """
+    When the client runs "hi"
+    Then the run raised an error mentioning ""
+    And the LLM received 1 request
+
+    Examples:
+      | status |
+      | 400    |
+      | 401    |
+
+  @spec-8 @beyond-spec
+  Scenario Outline: a <status> is not retried: one request, and the error names the status
+    Beyond the SPEC: §8 says which statuses are retried and gives the raised error no words
+    (NOTES #320); the reference's error names the HTTP status.
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
@@ -67,6 +90,19 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retryBaseMs": 1}
       """
     When the client runs "hi"
+    Then the run raised an error mentioning ""
+    And the LLM received 3 requests
+
+  @spec-8 @beyond-spec
+  Scenario: a persistent 503 raised after its retries names the status
+    Beyond the SPEC: §8 bounds the retries and gives the error raised after the last one no
+    words (NOTES #320); the reference's error names the HTTP status.
+    Given a mock LLM runs "resilience.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retryBaseMs": 1}
+      """
+    When the client runs "hi"
     Then the run raised an error mentioning "503"
     And the LLM received 3 requests
 
@@ -78,7 +114,9 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retryBaseMs": 1, "retries": <retries>}
       """
     When the client runs "hi"
-    Then the run raised an error mentioning "503"
+    # The words are the port's (NOTES #320; *a persistent 503 raised after its retries names
+    # the status*).
+    Then the run raised an error mentioning ""
     And the LLM received <requests> requests
 
     Examples:
@@ -174,7 +212,10 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
        "onError": {"answer": "fail"}}
       """
     When the client runs "hi"
-    Then the run raised an error mentioning "400"
+    # The words are the port's (NOTES #320; *a <status> is not retried: one request, and the
+    # error names the status*); what onError saw is the cause.
+    Then the run raised an error mentioning ""
+    And the LLM received 1 request
     And onErrorCalls at "[0]" is:
       """
       {"status": 400, "attempt": 0, "retryable": false, "$partial": true}
@@ -204,13 +245,29 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
        "onError": {"answer": "retry"}}
       """
     When the client runs "hi"
-    Then the run raised an error mentioning "503"
+    Then the run raised an error mentioning ""
     And the LLM received 3 requests
     And onErrorCalls at "[0].attempt" is 0
     And onErrorCalls at "[1].attempt" is 1
 
   @spec-8 @clause-8.on-error.bounded @clause-8.on-error.no-suspend
   Scenario: "fail" surfaces a retryable 503 at once, as a raise (never a pending result)
+    Given a mock LLM runs "resilience.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retryBaseMs": 1,
+       "onError": {"answer": "fail"}}
+      """
+    When the client runs "hi"
+    # The words are the port's (NOTES #320: the @beyond-spec twin below checks the status).
+    Then the run raised an error mentioning ""
+    And the LLM received 1 request
+    And onErrorCalls has 1 entries
+
+  @spec-8 @beyond-spec
+  Scenario: the error that "fail" surfaces names the status
+    Beyond the SPEC: §8 says `"fail"` "surfaces the error immediately" and gives it no words
+    (NOTES #320); the reference's error names the HTTP status.
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
@@ -231,12 +288,27 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
        "onError": {"answer": "fail"}}
       """
     When the client streams "hi"
-    Then the run raised an error mentioning "503"
+    # The words are the port's (NOTES #320: the @beyond-spec twin below checks the status).
+    Then the run raised an error mentioning ""
     And the LLM received 1 request
     And the stream event types are:
       """
       []
       """
+
+  @spec-8 @beyond-spec
+  Scenario: the error a stream raises on "fail" names the status
+    Beyond the SPEC: §8 gives the error a failed stream raises no words (NOTES #320); the
+    reference's error names the HTTP status.
+    Given a mock LLM runs "resilience.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "once-503", "apiKey": "test-key", "retryBaseMs": 1,
+       "onError": {"answer": "fail"}}
+      """
+    When the client streams "hi"
+    Then the run raised an error mentioning "503"
+    And the LLM received 1 request
 
   @spec-8 @clause-8.on-error.bounded
   Scenario: "retry" on a 400 is bounded by retries (retries + 1 requests)
@@ -247,7 +319,9 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
        "onError": {"answer": "retry"}}
       """
     When the client runs "hi"
-    Then the run raised an error mentioning "400"
+    # The words are the port's (NOTES #320; *a <status> is not retried: one request, and the
+    # error names the status*).
+    Then the run raised an error mentioning ""
     And the LLM received 3 requests
 
   @spec-8 @clause-8.on-error.default
@@ -258,7 +332,10 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       {"baseUrl": "{{LLM}}", "style": "openai", "model": "<model>", "apiKey": "test-key", "retryBaseMs": 1, "retries": 1}
       """
     When the client runs "hi"
-    Then the run raised an error mentioning "<status>"
+    # The words are the port's (NOTES #320; the twins *a persistent 503 raised after its
+    # retries names the status* and *a <status> is not retried: …, and the error names the
+    # status* check them).
+    Then the run raised an error mentioning ""
     And the LLM received <requests> requests
 
     Examples:

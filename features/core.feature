@@ -18,8 +18,22 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
       | 1+1=2     | 1_1_2     |
       | ALL_CAPS  | ALL_CAPS  |
       | x@y#z!    | x_y_z_    |
-      | a😀b      | a_b       |
-      | 🎉é😀     | ___       |
+
+  @spec-0.2 @clause-0.sanitize.charset
+  Scenario Outline: sanitize replaces a character outside the BMP with one "_" per code point or per UTF-16 code unit
+    # §0.2 gives the rule as a JS regex without the `u` flag, which replaces each UTF-16 code
+    # unit (two per astral character); python's `re` and §0.2's prose replace each code point.
+    # Both are faithful readings of the SPEC's code, so either passes (NOTES #27).
+    When this value is sanitized:
+      """
+      <input>
+      """
+    Then the sanitized value is "<per_code_point>" or "<per_code_unit>"
+
+    Examples:
+      | input | per_code_point | per_code_unit |
+      | a😀b  | a_b            | a__b          |
+      | 🎉é😀 | ___            | _____         |
 
   @spec-1 @spec-0.1
   @partial-clause-0.tool.shape @partial-clause-1.tool.input-schema-object @partial-clause-1.tool.source-values
@@ -122,6 +136,25 @@ Feature: Core contract — sanitize, the Tool/ToolResult shape, native tools (SP
 
   @spec-4
   Scenario: executing an unknown tool name is an isError result, not a failure of the call
+    # §4 gives the failure no words (NOTES #24, #320: the @beyond-spec twin below checks that
+    # they name the tool); the positive control: a known tool of the same toolkit runs.
+    Given a toolkit built with no options
+    When "no-such-tool" is executed
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    When "todowrite" is executed with:
+      """
+      {"todos": []}
+      """
+    Then the result is not an error
+
+  @spec-4 @beyond-spec
+  Scenario: the error for an unknown tool name names it
+    Beyond the SPEC: §4's `execute(name, args, ctx?) -> ToolResult` gives an unknown name no
+    words (NOTES #24, #320); the reference and python name it (`Unknown tool: NAME`).
     Given a toolkit built with no options
     When "no-such-tool" is executed
     Then the result is an error

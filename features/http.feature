@@ -386,12 +386,26 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
 
   @spec-7
   Scenario: nobody listening is an error result
-    Given a toolkit built with:
+    # The positive control: the same kind of tool against a live server succeeds, so a port
+    # whose every HTTP tool fails does not pass.
+    Given an HTTP server answers:
       """
-      {"builtins": false, "extraTools": [{"name": "down", "http": {"url": "http://127.0.0.1:9/x", "timeout": 2000}}]}
+      {"GET /x": {"status": 200, "body": "up"}}
       """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "down", "http": {"url": "http://127.0.0.1:9/x", "timeout": 2000}},
+                                         {"name": "up", "http": {"url": "{{HTTP}}/x", "timeout": 2000}}]}
+      """
+    When "up" is executed
+    Then the result is not an error
+    And the output is "up"
     When "down" is executed
     Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
 
   @spec-4 @clause-4.assembly.extra-shadows-builtin
   Scenario: an HTTP tool is an extra tool: it shadows the builtin of its name

@@ -133,6 +133,25 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
 
   @spec-0
   Scenario: an unknown tool name is an error result
+    # The words are the port's (NOTES #24, #320: the @beyond-spec twin below checks that they
+    # name the tool); the positive control: the server's own tool runs.
+    When "mock_no_such_tool" is executed
+    Then the result is an error
+    And the output matches:
+      """
+      \S
+      """
+    When "mock_echo" is executed with:
+      """
+      {"text": "still here"}
+      """
+    Then the result is not an error
+    And the output is "still here"
+
+  @spec-0 @beyond-spec
+  Scenario: the error for an unknown MCP tool name names it
+    Beyond the SPEC: an unknown name has no words in the SPEC (NOTES #24, #320); the reference
+    and python name it.
     When "mock_no_such_tool" is executed
     Then the result is an error
     And the output contains "mock_no_such_tool"

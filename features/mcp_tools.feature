@@ -90,7 +90,21 @@ Feature: MCP tools: names, paging, per-server filters, precedence (SPEC §2, §0
       """
       ["pages_t2", "pages_t3", "pages_t4", "pages_t5"]
       """
-    And a warning mentions "no_such_tool"
+    # §2 says "warn" and gives no words (NOTES #320: the @beyond-spec twin below checks that
+    # the warning names the unknown tool).
+    And there is a warning
+
+  @spec-2 @beyond-spec
+  Scenario: the warning for unknown names in a per-server tools map names them
+    Beyond the SPEC: §2 says "unknown ⇒ ignore+warn" and gives the warning no words (NOTES
+    #59, #320); the reference names the unknown tool.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "disableTools": ["skill"], "mcpConfig": {"mcpServers": {"pages": {
+        "command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/paging.json"],
+        "tools": {"t1": false, "no_such_tool": false}}}}}
+      """
+    Then a warning mentions "no_such_tool"
 
   @spec-4 @partial-clause-4.assembly.dedupe-first-wins @partial-clause-4.assembly.net-effect
   Scenario: an MCP tool wins a name collision with an extra tool (§0.11 MCP precedence)

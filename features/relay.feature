@@ -14,7 +14,9 @@ Feature: Relay (declaration-only) tools — a SPEC preview (§10 addendum)
        "relayTools": [{"name": "lookup", "description": "Host lookup."},
                       {"name": "<name>", "description": "Host-side <name>."}]}
       """
-    When building the toolkit fails with an error mentioning "<name>"
+    # §10 "construction **fails**" gives the error no words (NOTES #320): the @beyond-spec twin
+    # below checks that it names the tool.
+    When building the toolkit fails with an error mentioning ""
     # The positive control: the same declaration under a free name builds.
     Given a toolkit built with:
       """
@@ -24,6 +26,25 @@ Feature: Relay (declaration-only) tools — a SPEC preview (§10 addendum)
       """
     Then the toolkit has the tool "my_<name>"
     And the tool "my_<name>" has source "relay"
+
+    Examples:
+      | state                      | builtins                     | name        |
+      | off                        | false                        | webfetch    |
+      | off (object form)          | {"enabled": false}           | apply_patch |
+      | on                         | true                         | todowrite   |
+      | on, that one switched off  | {"tools": {"question": false}} | question  |
+
+  @spec-10 @beyond-spec
+  Scenario Outline: the collision refusal names the relay tool, builtins <state>
+    Beyond the SPEC: §10 says toolkit construction "**fails**" on a collision and gives the
+    error no words (NOTES #320, #241); the reference's names the colliding tool.
+    Given the toolkit options:
+      """
+      {"builtins": <builtins>, "disableTools": ["skill"],
+       "relayTools": [{"name": "lookup", "description": "Host lookup."},
+                      {"name": "<name>", "description": "Host-side <name>."}]}
+      """
+    When building the toolkit fails with an error mentioning "<name>"
 
     Examples:
       | state                      | builtins                     | name        |

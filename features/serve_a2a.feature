@@ -160,6 +160,32 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
         {"id": "gamma", "name": "gamma", "description": "Third fixture skill."}]}
       """
 
+  @spec-7B @partial-clause-7B.card.skills-from-skill-source
+  Scenario: a skill whose name is outside [a-zA-Z0-9_-] keeps its name on the card; its id is the name or its sanitized form
+    §7B says `id=name=`SKILL.md name; §7C calls §7B skill ids "re-sanitized". Both readings
+    pass for the id (the reference, python and rust-crate keep it verbatim); the name is the
+    SKILL.md name.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "skills": [{"name": "release notes.v2", "description": "Writes release notes.", "content": "R."}],
+       "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
+      """
+    And the toolkit is served as "s1" with:
+      """
+      {"a2a": {"name": "Served"}}
+      """
+    When the A2A peer gets "/.well-known/agent-card.json"
+    Then the A2A status is 200
+    And the A2A answer at "skills" is:
+      """
+      [{"id": {"$oneOf": ["release notes.v2", "release_notes_v2"]}, "name": "release notes.v2",
+        "description": "Writes release notes."}]
+      """
+
   @spec-7B @clause-7B.send-message.submitted @partial-clause-7B.send-message.async-fulfilment
   Scenario: SendMessage answers the submitted task at once, before the slow model has answered
     The model answers 800 ms late, so a port that waited for the run could not say `submitted`.
@@ -209,6 +235,34 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And LLM request 1 body at "messages[-1]" is {"role": "user", "content": "hello there"}
 
+  @spec-7B @partial-clause-7B.send-message.async-fulfilment @partial-clause-7B.on-task.terminal
+  Scenario: a message with several text parts is one task holding every part's text, in order
+    §7B "`params.message.parts[].text` = the task" names no separator: the parts may be joined
+    with nothing (the reference, python and rust-crate), a space or a newline. onTask only tells
+    when the run is over.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
+      """
+    And the toolkit is served as "s1" with:
+      """
+      {"a2a": {"name": "Served"}, "onTask": true}
+      """
+    When the A2A peer calls "SendMessage" with:
+      """
+      {"message": {"role": "user", "kind": "message", "messageId": "msg-parts",
+        "parts": [{"kind": "text", "text": "alpha"}, {"kind": "text", "text": "beta"}]}}
+      """
+    Then the A2A answer at "result.status.state" is "submitted"
+    When the serve records are read once onTask has 1 entries
+    Then the LLM received 1 request
+    And LLM request 1 body at "messages[-1].role" is "user"
+    And LLM request 1 body at "messages[-1].content" matches "^alpha\s*beta$"
+
   @spec-7B @clause-7B.send-message.async-fulfilment
   Scenario: the task runs the client loop over the served toolkit's tools
     Given a toolkit built with:
@@ -231,8 +285,10 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
 
   @spec-7B @clause-7B.send-message.failed @clause-7B.send-message.never-crashes
   Scenario: a run that throws fails the task with the error as an agent message; the server stays up
-    The model answers HTTP 500 (`retries: 0`); the message is the port's, so only its carrier is
-    pinned and the text is checked to name the status (NOTES #264). The next task completes.
+    The model answers HTTP 500 (`retries: 0`, one request); §7B's `text:<error>` is the run's
+    error, whose words are the port's: the carrier is pinned and the text is not empty (NOTES
+    #264, #320; the @beyond-spec twin below checks that it names the status). The next task
+    completes.
     Given a toolkit built with:
       """
       {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
@@ -250,12 +306,37 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     Then the A2A answer at "result.status.state" is "failed"
     And the A2A answer at "result.status.message.role" is "agent"
     And the A2A answer at "result.status.message.parts[0].kind" is "text"
-    And the A2A answer at "result.status.message.parts[0].text" contains "500"
+    And the A2A answer at "result.status.message.parts[0].text" is:
+      """
+      {"$regex": "\\S"}
+      """
     And the A2A answer has nothing at "result.artifacts[0]"
+    And the LLM received 1 request
     When the A2A peer sends the message "still there?"
     And the A2A peer polls the task until it leaves submitted/working
     Then the A2A answer at "result.status.state" is "completed"
     And the A2A answer at "result.artifacts[0].parts[0].text" is "echo: still there?"
+
+  @spec-7B @beyond-spec
+  Scenario: a failed task's text names the model's HTTP status
+    Beyond the SPEC: §7B puts the run's `<error>` in the failed task's message, and §8 gives
+    that error no words (NOTES #264, #320); the reference's names the HTTP status.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      """
+    And the toolkit is served as "s1" with:
+      """
+      {"a2a": {"name": "Served"}}
+      """
+    When the A2A peer sends the message "fail now"
+    And the A2A peer polls the task until it leaves submitted/working
+    Then the A2A answer at "result.status.state" is "failed"
+    And the A2A answer at "result.status.message.parts[0].text" contains "500"
 
   @spec-7B @clause-7B.send-message.failed @clause-7B.send-message.never-crashes
   Scenario: a client whose model endpoint refuses connections fails the task, not the server

@@ -324,6 +324,30 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       | openai    | {"role": "tool", "tool_call_id": "call_g1", "content": "Approve?"} |
       | anthropic | {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_g1", "content": "Approve?", "is_error": true}]} |
 
+  @spec-10 @spec-8 @partial-clause-10.escalation.placeholder-append @partial-clause-8.ask.with-id
+  Scenario: ask with an id that halts pending saves the halted transcript, its placeholder last
+    §8 `ask` with an id "saves the updated RunResult.messages back under id"; §10 a durable halt
+    appends the placeholder first. Whether the saved transcript starts with a system message is
+    open (§8 Loop 1 with an empty skills prompt), so only its end is checked.
+    Given a mock LLM runs "suspension.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"suspend": {"prompt": "Approve?"}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client asks "one" in thread "t-halt"
+    Then the run result at "status" is "pending"
+    When the client's store is read at "t-halt"
+    Then the stored messages end with:
+      """
+      [{"role": "user", "content": "one"},
+       {"role": "assistant", "tool_calls": [{"id": "call_g1", "$partial": true}], "$partial": true},
+       {"role": "tool", "tool_call_id": "call_g1", "content": "Approve?"}]
+      """
+
   @spec-10 @clause-10.concurrent.first-in-order
   Scenario: several suspensions in one turn without waitFor surface the first in tool-call order
     `gate` (First?) is called before `gate2` (Second?).
@@ -402,9 +426,11 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And waitForCalls at "[0].prompt" is "First?"
     And waitForCalls at "[1].prompt" is "Second?"
 
-  @spec-10 @clause-10.not-error.guard-raised @clause-10.pending.suspension-iff
+  @spec-10 @clause-10.not-error.guard-raised @clause-10.pending.suspension-iff @partial-clause-10.escalation.placeholder-append
   Scenario: a beforeTool short-circuit with a pending result halts the run like a suspending tool
-    The hook's result carries `metadata.pending`; the tool itself (echo) never suspends.
+    The hook's result carries `metadata.pending`; the tool itself (echo) never suspends. The
+    placeholder's content is "the pending output": the guard result's output or the Request's
+    `prompt` (every shipped client writes the prompt; for a suspending tool the two are one).
     Given a mock LLM runs "suspension.json"
     And a toolkit built with:
       """
@@ -420,7 +446,11 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
       """
       {"id": "req-guard", "kind": "authorization", "prompt": "Log in first", "url": "https://login.test/g"}
       """
-    And the run result at "messages[-1].content" is "Login required: https://login.test/g"
+    And the run result at "messages[-1]" is:
+      """
+      {"role": "tool", "tool_call_id": "call_g1",
+       "content": {"$oneOf": ["Login required: https://login.test/g", "Log in first"]}}
+      """
 
   @spec-10 @clause-10.not-error.guard-raised @clause-10.not-error.metric
   Scenario: a guard-raised suspension's tool event is pending, not an error

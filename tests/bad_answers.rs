@@ -63,6 +63,66 @@ fn unsorted_names_fail_naming_the_field() {
     assert_all_name(&failed, "names: not sorted by code point (");
 }
 
+#[test]
+fn an_unsanitized_tool_name_fails_as_the_port_naming_the_spec_rule() {
+    let (code, report) = run_through("unsanitized-name.sh");
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failures(&report);
+    // Only the scenario whose tool is named "echo".
+    assert_eq!(failed.len(), 1, "{report}");
+    assert_all_name(
+        &failed,
+        "the port breaks SPEC §1 Tool (`name` sanitized to [a-zA-Z0-9_-], §0.2): in the `build` answer, tools[1].name: \"e cho\" does not match [a-zA-Z0-9_-]+",
+    );
+    for m in &failed {
+        assert!(
+            !m.contains("driver error"),
+            "the port's fault, not the driver's: {m}"
+        );
+    }
+}
+
+/// Runs the scenarios whose name contains `filter` through `script` wrapping the driver.
+fn run_filtered(script: &str, filter: &str) -> (Option<i32>, Value) {
+    let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
+    let port = format!("sh {} {bin} driver", wrapped::script(script));
+    let out = std::process::Command::new(bin)
+        .args([
+            "run", "--format", "json", "--filter", filter, "--port", &port,
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
+    (out.status.code(), report)
+}
+
+#[test]
+fn a_build_that_raised_fails_as_the_port_raising_and_names_the_isolation_promise() {
+    let (code, report) = run_through("raise-on-build.sh");
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failures(&report);
+    // Every §6 scenario builds a toolkit.
+    assert_eq!(failed.len(), 4, "{report}");
+    assert_all_name(
+        &failed,
+        "the port raised: createToolkit exploded (its createToolkit threw where the scenario builds a toolkit)",
+    );
+    // A scenario about a failing source: the throw breaks its isolation promise.
+    let (code, report) = run_filtered(
+        "raise-on-build.sh",
+        "a failing skill provider is isolated and the other sources still load",
+    );
+    assert_eq!(code, Some(1), "{report}");
+    let failed = failures(&report);
+    assert_eq!(failed.len(), 1, "{report}");
+    assert_all_name(
+        &failed,
+        "the port raised: createToolkit exploded (its createToolkit threw, but the build must survive here: a failing source is isolated, never fatal (SPEC clause 3.s1.provider-isolated))",
+    );
+}
+
 /// What one run through a broken driver left: exit code, stdout (the report), stderr, and
 /// the harness process's peak resident memory (`VmHWM`, bytes) as last seen before it exited.
 struct Run {

@@ -92,6 +92,9 @@ struct RecordingPort {
     violations: Vec<String>,
     commands: BTreeMap<String, usize>,
     errors: BTreeMap<String, usize>,
+    /// Request fields PROTOCOL.md says no scenario sends (`stream`'s `history`, §5.16), each
+    /// time one was sent anyway.
+    unsent_sent: Vec<String>,
     /// The next `seq`: the in-process port does not number requests, the subprocess port does.
     seq: u64,
 }
@@ -104,6 +107,7 @@ impl RecordingPort {
             violations: Vec::new(),
             commands: BTreeMap::new(),
             errors: BTreeMap::new(),
+            unsent_sent: Vec::new(),
             seq: 0,
         }
     }
@@ -128,6 +132,12 @@ impl Port for RecordingPort {
                 e.message
             ));
         }
+        for (command, field) in NEVER_SENT {
+            if cmd == command && request.get(field).is_some() {
+                self.unsent_sent
+                    .push(format!("`{command}` with `{field}`: {request}"));
+            }
+        }
         *self.commands.entry(cmd).or_default() += 1;
         let response = self.inner.call(request.clone()).await?;
         if let Some(kind) = response.pointer("/error/kind").and_then(Value::as_str) {
@@ -148,6 +158,11 @@ impl Port for RecordingPort {
         self.inner.shutdown().await;
     }
 }
+
+/// Request fields PROTOCOL.md promises no scenario sends, so that a driver may leave them
+/// unsupported: `stream`'s `history` (§5.16; SPEC §8's `stream(prompt, { toolkit, id? })` has
+/// none). A scenario that starts sending one must change that sentence and this list.
+const NEVER_SENT: [(&str, &str); 1] = [("stream", "history")];
 
 fn assert_no_violations(violations: &[String]) {
     for v in violations {
@@ -185,6 +200,11 @@ async fn every_message_of_every_scenario_matches_the_schema() {
         eprintln!("scenario failed: {}: {}", r.name, r.message);
     }
     assert_no_violations(&port.violations);
+    assert!(
+        port.unsent_sent.is_empty(),
+        "PROTOCOL.md §5.16 says no scenario sends these; update it (and NEVER_SENT): {:?}",
+        port.unsent_sent
+    );
     assert!(
         report.summary.failed == 0
             && report.summary.preview.failed == 0
@@ -548,6 +568,53 @@ fn broken_messages_are_rejected() {
         ),
     );
 
+    rejected(
+        &v.exchange,
+        "a build that raised and answered a toolkit too",
+        exchange(
+            json!({"seq": 1, "cmd": "build", "id": "tk1", "options": {}}),
+            json!({"ok": true, "raised": "boom", "tools": [], "names": [], "statuses": {}, "errors": {}, "skills": []}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "a serve that raised and answered a url too",
+        exchange(
+            json!({"seq": 1, "cmd": "serve", "id": "s1", "toolkit": "tk1"}),
+            json!({"ok": true, "raised": "boom", "url": "http://127.0.0.1:1"}),
+        ),
+    );
+    rejected(
+        &v.exchange,
+        "a build whose raised is not a string",
+        exchange(
+            json!({"seq": 1, "cmd": "build", "id": "tk1", "options": {}}),
+            json!({"ok": true, "raised": 1}),
+        ),
+    );
+    rejected(
+        &v.request,
+        "a generate step whose usage is camelCase",
+        json!({"seq": 1, "cmd": "client", "id": "c1", "options": {"model": "m", "generate": {"script":
+            [{"content": "hi", "usage": {"promptTokens": 1, "completionTokens": 1, "totalTokens": 2}}]}}}),
+    );
+    for (cmd, request) in [
+        (
+            "build",
+            json!({"seq": 1, "cmd": "build", "id": "tk1", "options": {}}),
+        ),
+        (
+            "serve",
+            json!({"seq": 1, "cmd": "serve", "id": "s1", "toolkit": "tk1"}),
+        ),
+    ] {
+        let raised = exchange(request, json!({"ok": true, "raised": "the port threw"}));
+        assert!(
+            violations(&v.exchange, &raised).is_empty(),
+            "a {cmd} may answer raised alone"
+        );
+    }
+
     // ...while a port may add fields to a response envelope.
     let extra = exchange(
         json!({"seq": 1, "cmd": "skills_prompt", "toolkit": "tk1"}),
@@ -666,4 +733,405 @@ fn the_typed_options_refuse_what_the_schema_rejects() {
             Ok(r) => panic!("{bad} should be refused, decoded as {r:?}"),
         }
     }
+}
+
+/// JSON types, as the schema's `type` names them.
+type Types = std::collections::BTreeSet<&'static str>;
+
+const ALL_TYPES: [&str; 7] = [
+    "array", "boolean", "integer", "null", "number", "object", "string",
+];
+
+/// `integer` is a `number` in JSON Schema: a set holding both is just `number`.
+fn normalised(mut types: Types) -> Types {
+    if types.contains("number") {
+        types.remove("integer");
+    }
+    types
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn resolve<'a>(schema: &'a Value, reference: &str) -> &'a Value {
+    reference
+        .strip_prefix('#')
+        .and_then(|p| schema.pointer(p))
+        .unwrap_or_else(|| panic!("the schema has no {reference}"))
+}
+
+/// The JSON types `node` admits: its `$ref`'s (when it has no `type` of its own), else its
+/// `type`, else its `const` or `enum` values' types, else the union of its `oneOf`/`anyOf`
+/// branches; a node that constrains none admits any JSON value.
+fn schema_types(schema: &Value, node: &Value) -> Types {
+    let types: Types =
+        if let (Some(r), None) = (node.get("$ref").and_then(Value::as_str), node.get("type")) {
+            return schema_types(schema, resolve(schema, r));
+        } else if let Some(t) = node.get("type") {
+            let names: Vec<&Value> = match t {
+                Value::Array(a) => a.iter().collect(),
+                one => vec![one],
+            };
+            names
+                .into_iter()
+                .filter_map(Value::as_str)
+                .map(|n| {
+                    *ALL_TYPES
+                        .iter()
+                        .find(|t| **t == n)
+                        .unwrap_or_else(|| panic!("unknown JSON type {n}"))
+                })
+                .collect()
+        } else if let Some(c) = node.get("const") {
+            [json_type(c)].into()
+        } else if let Some(values) = node.get("enum").and_then(Value::as_array) {
+            values.iter().map(json_type).collect()
+        } else if let Some(branches) = node
+            .get("oneOf")
+            .or_else(|| node.get("anyOf"))
+            .and_then(Value::as_array)
+        {
+            branches
+                .iter()
+                .flat_map(|b| schema_types(schema, b))
+                .collect()
+        } else {
+            ALL_TYPES.into()
+        };
+    normalised(types)
+}
+
+/// An object schema's properties by name.
+type Fields = serde_json::Map<String, Value>;
+
+/// The properties of an object schema, through its `$ref` and `allOf`.
+fn properties(schema: &Value, node: &Value) -> Fields {
+    let mut out = Fields::new();
+    if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+        out.extend(properties(schema, resolve(schema, r)));
+    }
+    for part in node
+        .get("allOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        out.extend(properties(schema, part));
+    }
+    if let Some(own) = node.get("properties").and_then(Value::as_object) {
+        out.extend(own.clone());
+    }
+    out
+}
+
+/// The success shapes of a `<cmd>_response_or_error` (the `else` of its failure test, and of
+/// any further `if` in it: `build`'s body or its `raised` answer), their properties merged.
+fn success_properties(schema: &Value, node: &Value) -> Fields {
+    let node = match node.get("$ref").and_then(Value::as_str) {
+        Some(r) if node.get("if").is_none() => resolve(schema, r),
+        _ => node,
+    };
+    match (node.get("if"), node.get("then"), node.get("else")) {
+        (Some(cond), Some(then), Some(other)) => {
+            let mut out = success_properties(schema, other);
+            if cond.get("$ref").and_then(Value::as_str) != Some("#/$defs/is_failure") {
+                out.extend(success_properties(schema, then));
+            }
+            out
+        }
+        _ => properties(schema, node),
+    }
+}
+
+/// `cmd`'s request and success-response properties, found as the schema pairs them itself:
+/// `request.allOf`'s entry whose `if` is `cmd_<cmd>`, and `exchange.allOf`'s.
+fn command_fields(schema: &Value, cmd: &str) -> (Fields, Fields) {
+    let discriminator = json!(format!("#/$defs/cmd_{cmd}"));
+    let entries = |def: &str| {
+        schema
+            .pointer(&format!("/$defs/{def}/allOf"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let request = entries("request")
+        .into_iter()
+        .find(|e| e.pointer("/if/$ref") == Some(&discriminator))
+        .and_then(|e| e.get("then").cloned())
+        .unwrap_or_else(|| panic!("the schema's request has no branch for `{cmd}`"));
+    let response = entries("exchange")
+        .into_iter()
+        .find(|e| e.pointer("/if/properties/request/$ref") == Some(&discriminator))
+        .and_then(|e| e.pointer("/then/properties/response").cloned())
+        .unwrap_or_else(|| panic!("the schema's exchange has no branch for `{cmd}`"));
+    (
+        properties(schema, &request),
+        success_properties(schema, &response),
+    )
+}
+
+/// The JSON types a PROTOCOL.md table's type cell states, or `None` for words this reader does
+/// not know (the test then fails, asking for words it reads). The vocabulary: `any JSON value`;
+/// `array of …` and `object K → V` (one type, whatever `\|` the element or value has);
+/// otherwise alternatives split by `\|` or ` or `, each read by its start: a quoted literal is
+/// a string, `{…}` an object, `[…]` an array, a JSON type name (`strings` too) itself, and
+/// `ToolResult`, `RunResult`, `Request`, `Answer`, `SkillDef`, `behaviour` objects.
+fn doc_types(cell: &str) -> Option<Types> {
+    let text = cell.replace('`', "");
+    let text = text.trim();
+    if text.starts_with("any JSON") {
+        return Some(normalised(ALL_TYPES.into()));
+    }
+    if text.starts_with("array of") {
+        return Some(["array"].into());
+    }
+    if text.starts_with("object") && text.contains('→') {
+        return Some(["object"].into());
+    }
+    let mut alternatives = Vec::new();
+    let (mut depth, mut current) = (0i32, String::new());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if depth == 0 {
+            if let Some(after) = rest
+                .strip_prefix("\\|")
+                .or_else(|| rest.strip_prefix(" or "))
+            {
+                alternatives.push(std::mem::take(&mut current));
+                rest = after;
+                continue;
+            }
+        }
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        current.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    alternatives.push(current);
+    let mut types = Types::new();
+    for alternative in alternatives
+        .iter()
+        .map(|a| a.trim())
+        .filter(|a| !a.is_empty())
+    {
+        let word: String = alternative
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect();
+        let t = match (alternative.chars().next(), word.as_str()) {
+            (Some('"'), _) => "string",
+            (Some('{'), _) => "object",
+            (Some('['), _) => "array",
+            (_, "string" | "strings") => "string",
+            (_, "true" | "false" | "boolean") => "boolean",
+            (_, "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "behaviour") => {
+                "object"
+            }
+            (_, w) => ALL_TYPES.iter().copied().find(|t| *t == w)?,
+        };
+        types.insert(t);
+    }
+    Some(normalised(types))
+}
+
+/// The cells of a Markdown table row, split on `|` but not on `\|`.
+fn cells(row: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut chars = row.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                current.push_str("\\|");
+                chars.next();
+            }
+            '|' => out.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    out.push(current);
+    // The text before the first `|` and after the last one is not a cell.
+    out.remove(0);
+    out.pop();
+    out.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// Every field of PROTOCOL.md's command tables (§5: `| request field | type |` and
+/// `| response field | type |`, under a heading naming the commands) and option tables (§6,
+/// §6A: `| key | JSON type |`) states the types the schema gives it: the document's type words
+/// (read by [`doc_types`]) and the schema's JSON types (by [`schema_types`]) are the same set.
+/// A row whose type cell is empty or refers elsewhere (`as run`) states nothing; a row
+/// restricted to one command (its meaning starts with `` `cmd` only``) is checked for that one.
+#[test]
+fn the_field_types_in_protocol_md_tables_are_the_schemas() {
+    let s = schema();
+    let path = root().join("conformance").join("PROTOCOL.md");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let only = regex::Regex::new(r"^`([a-z_]+)` only").unwrap_or_else(|e| panic!("{e}"));
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    // The objects the current heading's tables describe: (label, request fields, response fields).
+    let mut targets: Vec<(String, Fields, Fields)> = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if let Some(title) = line
+            .strip_prefix("### ")
+            .or_else(|| line.strip_prefix("## "))
+        {
+            header = None;
+            let (number, rest) = title.split_once(' ').unwrap_or((title, ""));
+            targets = if number.starts_with("5.") {
+                rest.split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|c| Command::parse(c).is_some())
+                    .map(|c| {
+                        let (req, resp) = command_fields(&s, c);
+                        (c.to_string(), req, resp)
+                    })
+                    .collect()
+            } else {
+                let def = match number {
+                    "6." => Some("ToolkitOptions"),
+                    "6A." => Some("ClientOptions"),
+                    _ => None,
+                };
+                def.map(|d| {
+                    let fields = properties(&s, &s["$defs"][d]);
+                    (d.to_string(), fields.clone(), fields)
+                })
+                .into_iter()
+                .collect()
+            };
+            continue;
+        }
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let row = cells(line);
+        let Some(head) = &header else {
+            header = Some(row);
+            continue;
+        };
+        if row.iter().all(|c| c.chars().all(|ch| "-: ".contains(ch))) {
+            continue;
+        }
+        let request_side = match (
+            head.first().map(String::as_str),
+            head.get(1).map(String::as_str),
+        ) {
+            (Some("request field"), Some("type")) | (Some("key"), Some("JSON type")) => true,
+            (Some("response field"), Some("type")) => false,
+            _ => continue,
+        };
+        let names: Vec<&str> = row[0].split('`').skip(1).step_by(2).collect();
+        let stated = row.get(1).map(String::as_str).unwrap_or("");
+        if names.len() != 1 || stated.is_empty() || stated.starts_with("as ") {
+            continue;
+        }
+        let field = names[0];
+        let Some(said) = doc_types(stated) else {
+            problems.push(format!(
+                "line {n}: cannot read the type words {stated:?} of `{field}`"
+            ));
+            continue;
+        };
+        let restricted = row[2..]
+            .iter()
+            .find_map(|c| only.captures(c).map(|m| m[1].to_string()));
+        for (label, request, response) in &targets {
+            if restricted.as_ref().is_some_and(|r| r != label) {
+                continue;
+            }
+            let mut node: Option<Value> = None;
+            let mut fields = if request_side {
+                request.clone()
+            } else {
+                response.clone()
+            };
+            for part in field.split('.') {
+                node = fields.get(part).cloned();
+                let Some(found) = &node else { break };
+                fields = properties(&s, found);
+            }
+            let Some(node) = node else {
+                problems.push(format!(
+                    "line {n}: `{field}` of `{label}` is not in the schema's {} fields",
+                    if request_side { "request" } else { "response" }
+                ));
+                continue;
+            };
+            compared += 1;
+            let schema_said = schema_types(&s, &node);
+            if schema_said != said {
+                problems.push(format!(
+                    "line {n}: `{label}` `{field}`: PROTOCOL.md says {stated:?} ({said:?}), the schema {schema_said:?}"
+                ));
+            }
+        }
+    }
+    for p in &problems {
+        eprintln!("PROTOCOL.md {p}");
+    }
+    assert!(
+        problems.is_empty(),
+        "{} disagreement(s); see above",
+        problems.len()
+    );
+    assert!(
+        compared >= 120,
+        "only {compared} fields compared: has the table layout changed?"
+    );
+}
+
+#[test]
+fn the_type_words_reader_reads_what_the_tables_say() {
+    let t = |c: &str| doc_types(c).map(|t| t.into_iter().collect::<Vec<_>>());
+    assert_eq!(
+        t("any JSON value"),
+        Some(
+            ALL_TYPES
+                .iter()
+                .copied()
+                .filter(|t| *t != "integer")
+                .collect()
+        )
+    );
+    assert_eq!(
+        t("`null` \\| boolean \\| object"),
+        Some(vec!["boolean", "null", "object"])
+    );
+    assert_eq!(t("object \\| string"), Some(vec!["object", "string"]));
+    assert_eq!(t("`\"openai\"` \\| `\"anthropic\"`"), Some(vec!["string"]));
+    assert_eq!(
+        t("array of `{\"send\": prompt}` \\| `{\"reset\": true}`"),
+        Some(vec!["array"])
+    );
+    assert_eq!(
+        t("object server → `connected` \\| `failed`"),
+        Some(vec!["object"])
+    );
+    assert_eq!(t("array or null"), Some(vec!["array", "null"]));
+    assert_eq!(
+        t("string \\| array of strings"),
+        Some(vec!["array", "string"])
+    );
+    assert_eq!(t("RunResult (§8)"), Some(vec!["object"]));
+    assert_eq!(t("integer"), Some(vec!["integer"]));
+    assert_eq!(t("a mystery"), None);
 }

@@ -4,9 +4,11 @@
 # command. Each defect must make the scenarios that are about it fail:
 #
 #   --builtins-error        every `execute` of a builtin tool (`source: "builtin"` in the
-#                           build answer) answers an error whose output names no cause, so a
-#                           scenario that checks only `isError` cannot tell it from the right
-#                           error (keeping the real output would leave error answers intact)
+#                           build answer) answers an error whose output names no cause, only
+#                           the tool, as ports prefix their messages (`question: toy port, not
+#                           implemented`), so a scenario that checks only `isError`, or a word
+#                           the tool's name holds, cannot tell it from the right error
+#                           (keeping the real output would leave error answers intact)
 #   --no-skill-discovery    a `build` whose options carry `skillsDir` answers `unsupported`
 #                           (a port without skill discovery: the scenario is skipped, which a
 #                           run counts as green), so a scenario that builds with `skillsDir`
@@ -91,7 +93,7 @@ for line in child.stdout:
                 and what[2] in builtins.get(what[1], set())
                 and isinstance(ans.get("result"), dict)
             ):
-                ans["result"] = {"isError": True, "output": "toy port: not implemented"}
+                ans["result"] = {"isError": True, "output": f"{what[2]}: toy port, not implemented"}
                 changed = True
             if changed:
                 emit(ans)

@@ -160,7 +160,7 @@ def fill_template(template, args):
     return re.sub(r"\{\{(.*?)\}\}", one, template)
 
 
-# PROTOCOL.md §5.25 `toolCancels`: every finished awaitCancel call of the session.
+# PROTOCOL.md §5.25 `toolCancels`: every finished awaitCancel call since the latest build.
 TOOL_CANCELS = []
 
 
@@ -1420,10 +1420,14 @@ class Session:
             # The port reports warnings (duplicate skills, unknown filter names) only by
             # printing `[toolnexus] …` to stderr; collect them for the `warnings` field while
             # still passing them through to the log.
+            # PROTOCOL.md §5.25: `toolCancels` holds the calls since the latest build.
+            TOOL_CANCELS.clear()
             real_err, tee = sys.stderr, _Tee(sys.stderr)
             sys.stderr = tee
             try:
                 tk = await create_toolkit(**kwargs)
+            except Exception as e:  # noqa: BLE001 — the port's createToolkit threw: §5.2 `raised`
+                return {"raised": str(e) or type(e).__name__}
             finally:
                 sys.stderr = real_err
             self.kits[tid] = tk
@@ -1777,7 +1781,8 @@ class Session:
         except Failure:
             raise
         except Exception as e:  # noqa: BLE001 — e.g. the port's unknown-store ValueError
-            raise bad(f"serve failed: {e}") from None
+            # The port's serve threw: PROTOCOL.md §5.23 `raised`, not a driver error.
+            return {"raised": str(e) or type(e).__name__}
         self.serves[sid] = entry
         return {"url": entry.handle.url}
 

@@ -326,7 +326,11 @@ fn scripted_generate(steps: Vec<proto::GenerateStep>, rec: Arc<Recorder>) -> Gen
             Ok(Generated {
                 content: step.content,
                 tool_calls,
-                usage: step.usage,
+                usage: step.usage.map(|u| {
+                    json!({"prompt_tokens": u.prompt_tokens,
+                           "completion_tokens": u.completion_tokens,
+                           "total_tokens": u.total_tokens})
+                }),
             })
         })
     })

@@ -272,9 +272,23 @@ impl ReferenceSession {
     }
 
     async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
+        // `toolCancels` holds the calls since the latest build (PROTOCOL.md §5.25), so one
+        // scenario never reads another's.
+        self.tool_cancels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
         let opts = options::toolkit_options(options, &self.tool_cancels).map_err(bad_request)?;
-        // The relay collision guard (SPEC §10 addendum) is the one construction failure.
-        let tk = Toolkit::try_build(opts).await.map_err(bad_request)?;
+        // The relay collision guard (SPEC §10 addendum) is the one construction failure: the
+        // port's createToolkit throws, which is `raised` (PROTOCOL.md §5.2), not a driver error.
+        let tk = match Toolkit::try_build(opts).await {
+            Ok(tk) => tk,
+            Err(message) => {
+                // As a build that succeeded would have replaced it, nothing stays under `id`.
+                self.close(id).await?;
+                return Ok(json!({ "raised": message }));
+            }
+        };
         let body = json!({
             "toolkit": id,
             "tools": describe_tools(&tk),

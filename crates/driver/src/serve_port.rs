@@ -104,10 +104,11 @@ impl Serves {
             mcp,
             on_call,
         };
-        let handle = toolkit
-            .serve("127.0.0.1:0", options)
-            .await
-            .map_err(|e| bad_request(e.to_string()))?;
+        // The port's `serve` throwing is `raised` (PROTOCOL.md §5.23), not a driver error.
+        let handle = match toolkit.serve("127.0.0.1:0", options).await {
+            Ok(handle) => handle,
+            Err(e) => return Ok(json!({ "raised": e.to_string() })),
+        };
         let url = handle.url().to_string();
         self.handles.insert(
             req.id,
@@ -122,8 +123,9 @@ impl Serves {
         Ok(json!({ "url": url }))
     }
 
-    /// `serve_stop`: stops and forgets the handle; an id never served is `bad_request`, one
-    /// already stopped is not an error.
+    /// `serve_stop`: stops the handle, whose records stay readable (§5.24) until its id is
+    /// served again or the session ends; an id never served is `bad_request`, one already
+    /// stopped is not an error.
     pub async fn stop(&mut self, id: &str) -> Reply {
         match self.handles.get(id) {
             Some(served) => {
@@ -134,7 +136,8 @@ impl Serves {
         }
     }
 
-    /// `serve_records`: the handle's lists plus the session's `toolCancels`.
+    /// `serve_records`: the handle's lists (a stopped handle's too) plus the session's
+    /// `toolCancels` (the calls since the latest `build`).
     pub fn records(&self, id: &str, tool_cancels: Vec<Value>) -> Reply {
         let served = self
             .handles

@@ -46,6 +46,11 @@ pub const BEYOND_SPEC_PREFIX: &str = "Beyond the SPEC:";
 /// not a porting obligation, so `run` leaves it out unless asked (`--include-preview`).
 pub const PREVIEW_TAG: &str = "preview";
 
+/// The tag marking a scenario whose every expectation comes from a seed page (the user's own
+/// pages) and none from a SPEC clause: a port failing it breaks the user's promise, not the
+/// SPEC's, and reports say so. It must carry a `@seed-NNN` tag and no clause tag.
+pub const SEED_ONLY_TAG: &str = "seed-only";
+
 /// The tag marking a scenario that cannot share the machine (it measures wall time or load):
 /// `run --jobs N` runs it alone, as cucumber does.
 pub const SERIAL_TAG: &str = "serial";
@@ -196,6 +201,26 @@ pub fn beyond_spec_reason(description: Option<&str>) -> Option<String> {
     (reason.len() > BEYOND_SPEC_PREFIX.len()).then_some(reason)
 }
 
+/// Why a `@seed-only` tag list is malformed: it names no seed page, or it names a SPEC clause
+/// (then a failure is the SPEC's, not only the seed's).
+fn seed_only_error(tags: &[String]) -> Option<String> {
+    if !tags.iter().any(|t| t == SEED_ONLY_TAG) {
+        return None;
+    }
+    let is_seed = |t: &String| {
+        t.strip_prefix("seed-")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if !tags.iter().any(is_seed) {
+        return Some(format!(
+            "@{SEED_ONLY_TAG} needs the @seed-NNN tag of its page"
+        ));
+    }
+    tags.iter()
+        .find(|t| t.starts_with("clause-") || t.starts_with("partial-clause-"))
+        .map(|t| format!("@{SEED_ONLY_TAG} cannot name a SPEC clause (@{t})"))
+}
+
 /// Loads every `*.feature` under `root`, sorted by path; a file that does not parse, or a
 /// scenario whose version or `@beyond-spec` tags are malformed, is returned as an error
 /// entry so the run can report it.
@@ -307,6 +332,10 @@ fn expand(feature: &gherkin::Feature, file: &str) -> (Vec<ScenarioSpec>, Vec<Str
             } else {
                 None
             };
+            if let Some(why) = seed_only_error(&tags) {
+                errors.push(format!("{file}: scenario \"{id}\": {why}"));
+                continue;
+            }
             out.push(ScenarioSpec {
                 id,
                 file: file.to_string(),
@@ -561,6 +590,28 @@ mod tests {
         );
         assert_eq!(scenarios[1].beyond_spec, None);
         assert_eq!(scenarios[1].bounds.describe(), "SPEC 0.16.0 only");
+    }
+
+    #[test]
+    fn a_seed_only_scenario_names_its_seed_and_no_clause() {
+        let text = "@pin-0.16.0\nFeature: f\n\n  @seed-only\n  Scenario: no seed\n    Given a step\n\n  @seed-001 @seed-only @partial-clause-4.x\n  Scenario: a clause\n    Given a step\n\n  @seed-001 @seed-only\n  Scenario: fine\n    Given a step\n";
+        let feature = gherkin::Feature::parse(text, GherkinEnv::default()).unwrap();
+        let (scenarios, errors) = expand(&feature, "f.feature");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("\"f: no seed\"") && e.contains("@seed-NNN")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("\"f: a clause\"") && e.contains("@partial-clause-4.x")),
+            "{errors:?}"
+        );
+        let names: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(names, vec!["f: fine"]);
     }
 
     #[test]

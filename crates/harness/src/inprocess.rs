@@ -46,9 +46,11 @@ impl InProcessPort {
         tokio::time::timeout(limit, self.handler.handle(request))
             .await
             .map_err(|_| {
-                PortError::Transport(format!(
-                    "the in-process reference did not answer `{cmd}` within {} ms",
-                    limit.as_millis()
+                PortError::Transport(crate::time_bound::no_answer(
+                    "the in-process reference",
+                    "answer",
+                    &cmd,
+                    limit,
                 ))
             })
     }

@@ -34,4 +34,5 @@ pub mod spec_diff;
 pub mod steps;
 pub mod subprocess;
 pub mod surroundings;
+pub mod time_bound;
 pub mod trace;

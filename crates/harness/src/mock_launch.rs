@@ -17,10 +17,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// The environment variable whose value `secured.json` expects as the `authorization` header.
 pub const EXPECTED_AUTH_VAR: &str = "MOCK_EXPECTED_AUTH";
 
-/// The mock LLM's variable holding the expected `x-api-key` (the secret).
+/// The mock LLM's variable holding the expected `x-api-key`: the value the harness put in
+/// `ANTHROPIC_API_KEY` ([`secret::client_key`]).
 pub const LLM_API_KEY_VAR: &str = "MOCK_LLM_API_KEY";
 
-/// The mock LLM's variable holding the expected `authorization` (`Bearer <secret>`).
+/// The mock LLM's variable holding the expected `authorization`: `Bearer ` and the value the
+/// harness put in `OPENAI_API_KEY` (the secret).
 pub const LLM_BEARER_VAR: &str = "MOCK_LLM_BEARER";
 
 /// Asks a mock to exit when its stdin closes: the harness keeps the only write end, which
@@ -56,8 +58,9 @@ pub async fn a2a(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
 }
 
 /// Starts `BIN mock llm --scenario FILE` (a scripted model provider) and waits for its base
-/// URL. Its `requireHeadersFromEnv` can name `MOCK_LLM_API_KEY` (the secret) and
-/// `MOCK_LLM_BEARER` (`Bearer <secret>`): the keys a client reads from the environment.
+/// URL. Its `requireHeadersFromEnv` can name `MOCK_LLM_API_KEY` (the `ANTHROPIC_API_KEY`
+/// value) and `MOCK_LLM_BEARER` (`Bearer ` + the `OPENAI_API_KEY` value): the keys a client
+/// reads from the environment, one per variable.
 pub async fn llm(bin: &Path, scenario: &Path) -> Result<RunningMock, String> {
     start(bin, &["llm"], "--scenario", scenario, "LLM").await
 }
@@ -91,8 +94,11 @@ async fn start(
         .kill_on_drop(true);
     if let Some(s) = secret::current() {
         cmd.env(EXPECTED_AUTH_VAR, format!("Bearer {s}"));
-        cmd.env(LLM_API_KEY_VAR, &s);
-        cmd.env(LLM_BEARER_VAR, format!("Bearer {s}"));
+        cmd.env(LLM_API_KEY_VAR, secret::client_key("ANTHROPIC_API_KEY", &s));
+        cmd.env(
+            LLM_BEARER_VAR,
+            format!("Bearer {}", secret::client_key("OPENAI_API_KEY", &s)),
+        );
     }
     let mut child = cmd
         .spawn()

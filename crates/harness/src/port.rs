@@ -35,6 +35,18 @@ pub enum PortError {
     },
     /// The driver crashed, hung, or spoke something other than the protocol.
     Transport(String),
+    /// The port's answer breaks a SPEC data type (an unsanitized tool name, a ToolResult with
+    /// a key the SPEC's has not, ...): what a faithful driver passes on, so the port's failure,
+    /// not the driver's (PROTOCOL.md §9 "Typed decoding").
+    Spec {
+        /// The SPEC rule broken (`SPEC §1 Tool (…)`).
+        rule: String,
+        /// Which answer, the field at fault and the answer, as for a protocol violation.
+        message: String,
+    },
+    /// `build` or `serve` answered `raised` (PROTOCOL.md §5.2, §5.23): the port's own
+    /// `createToolkit` / `serve` threw this message.
+    Raised(String),
 }
 
 impl fmt::Display for PortError {
@@ -43,6 +55,8 @@ impl fmt::Display for PortError {
             PortError::Unsupported(m) => write!(f, "unsupported by the port: {m}"),
             PortError::Driver { kind, message } => write!(f, "driver error ({kind}): {message}"),
             PortError::Transport(m) => write!(f, "driver failure: {m}"),
+            PortError::Spec { rule, message } => write!(f, "the port breaks {rule}: {message}"),
+            PortError::Raised(m) => write!(f, "the port raised: {m}"),
         }
     }
 }
@@ -184,9 +198,11 @@ fn text_field(response: &Value, key: &str) -> Result<String, PortError> {
 }
 
 /// Sends `request`, decodes the answer into its typed form (PROTOCOL.md §5, §8) and unwraps
-/// the envelope: `ok:false` becomes a `PortError`, an answer that breaks the protocol a
-/// `malformed_response` naming the field at fault. The raw answer is returned for the
-/// scenarios to compare (the typed decode only vouches for its shape).
+/// the envelope: `ok:false` becomes a `PortError`, `raised` from `build`/`serve` a
+/// [`PortError::Raised`], an answer whose SPEC data type is broken a [`PortError::Spec`] (the
+/// port's fault) and one that breaks only the protocol a `malformed_response` (the driver's),
+/// each naming the field at fault. The raw answer is returned for the scenarios to compare (the
+/// typed decode only vouches for its shape).
 pub async fn request<P: Port + ?Sized>(port: &mut P, request: Value) -> Result<Value, PortError> {
     typed_request(port, request).await.map(|(raw, _)| raw)
 }
@@ -217,6 +233,7 @@ fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
             kind: e.kind,
             message: e.message,
         }),
+        Ok(TypedResponse::Raised(message)) => Err(PortError::Raised(message)),
         Ok(typed) => Ok(typed),
         Err(violation) => {
             // Quoted without its `seq` (checked already): that counter depends on how many
@@ -225,10 +242,17 @@ fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
             if let Some(m) = quoted.as_object_mut() {
                 m.remove("seq");
             }
-            Err(malformed(format!(
-                "the `{cmd}` answer breaks the protocol: {violation}; answer was {}",
-                truncate(&quoted.to_string(), 200)
-            )))
+            let quoted = truncate(&quoted.to_string(), 200);
+            match violation.spec_rule {
+                // Inside a SPEC data type: the port's value, passed on by the driver.
+                Some(rule) => Err(PortError::Spec {
+                    rule: rule.to_string(),
+                    message: format!("in the `{cmd}` answer, {violation}; answer was {quoted}"),
+                }),
+                None => Err(malformed(format!(
+                    "the `{cmd}` answer breaks the protocol: {violation}; answer was {quoted}"
+                ))),
+            }
         }
     }
 }

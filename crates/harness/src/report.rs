@@ -24,7 +24,44 @@ pub fn progress_line_known(r: &ScenarioResult, known: bool) -> String {
         ""
     };
     let preview = if r.preview { " (preview)" } else { "" };
-    format!("{mark} [{}] {}{beyond}{preview}", r.section, r.name)
+    let seed = if seed_only(r) { " (seed-only)" } else { "" };
+    format!("{mark} [{}] {}{beyond}{seed}{preview}", r.section, r.name)
+}
+
+/// The outcome of a result in one word, as the progress marks give it.
+fn status_word(r: &ScenarioResult) -> &'static str {
+    match r.status {
+        Status::Passed => "passed",
+        Status::Failed if r.known => "xfail",
+        Status::Failed => "failed",
+        Status::Skipped => "skipped",
+    }
+}
+
+/// Whether the scenario is tagged `@seed-only`: its promise is a seed page's, not the SPEC's.
+fn seed_only(r: &ScenarioResult) -> bool {
+    r.meta
+        .tags
+        .iter()
+        .any(|t| t == crate::features::SEED_ONLY_TAG)
+}
+
+/// The failure header's note for a `@seed-only` scenario, naming its pages.
+fn seed_only_note(r: &ScenarioResult) -> String {
+    if !seed_only(r) {
+        return String::new();
+    }
+    let pages: Vec<&str> = r
+        .meta
+        .tags
+        .iter()
+        .filter_map(|t| t.strip_prefix("seed-"))
+        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    format!(
+        " (seed-only: the promise of seed {}, which the SPEC does not state)",
+        pages.join(", ")
+    )
 }
 
 /// A `beyond` cell: `@beyond-spec` passed/failed/skipped, or `-` when there are none.
@@ -100,7 +137,14 @@ pub fn text(report: &RunReport) -> String {
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
         for f in failures {
-            let _ = writeln!(out, "\n--- [{}] {}\n{}", f.section, f.name, failure_text(f));
+            let note = seed_only_note(f);
+            let _ = writeln!(
+                out,
+                "\n--- [{}] {}{note}\n{}",
+                f.section,
+                f.name,
+                failure_text(f)
+            );
         }
     }
     let beyond: Vec<&ScenarioResult> = report
@@ -122,6 +166,27 @@ pub fn text(report: &RunReport) -> String {
             let reason = f.beyond_spec_reason.as_deref().unwrap_or("");
             let text = failure_text(f);
             let _ = writeln!(out, "\n--- [{}] {}\n{reason}\n{text}", f.section, f.name);
+        }
+    }
+    let retried: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.meta.retried.is_some())
+        .collect();
+    if !retried.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nretried once, alone, after a harness time bound broke (the result is the second run's):"
+        );
+        for r in retried {
+            let first = r.meta.retried.as_deref().unwrap_or("");
+            let line = first.lines().next().unwrap_or("");
+            let _ = writeln!(
+                out,
+                "  {} [{}]\n    first run: {line}",
+                r.name,
+                status_word(r)
+            );
         }
     }
     if let Some(b) = &report.baseline {
@@ -243,6 +308,7 @@ mod tests {
             line: 12,
             tags: vec!["spec-4A".into()],
             duration_ms: 7,
+            retried: None,
         };
         let report = RunReport {
             started: Some("2026-11-30T16:58:11Z".into()),
@@ -259,6 +325,43 @@ mod tests {
         // Read back, the report is the same.
         let back: RunReport = serde_json::from_value(v).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, report);
+    }
+
+    #[test]
+    fn a_retried_scenario_is_listed_with_its_first_failure() {
+        let mut late = scenario("late", Status::Passed, false);
+        late.meta.retried = Some("step `When x`: driver failure: driver did not answer `run` within 5000 ms; killed it\nmore".into());
+        let text = text(&RunReport::of(vec![
+            late,
+            scenario("p", Status::Passed, false),
+        ]));
+        assert!(
+            text.contains("retried once, alone, after a harness time bound broke"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  late [passed]\n    first run: step `When x`: driver failure: driver did not answer `run` within 5000 ms; killed it\n"),
+            "{text}"
+        );
+        assert!(!text.contains("  p [passed]"), "{text}");
+    }
+
+    #[test]
+    fn a_seed_only_failure_says_whose_promise_it_breaks() {
+        let mut seed = scenario("s", Status::Failed, false);
+        seed.meta.tags = vec!["spec-4".into(), "seed-001".into(), "seed-only".into()];
+        assert_eq!(progress_line(&seed), "FAIL [4A] s (seed-only)");
+        let text = text(&RunReport::of(vec![
+            seed,
+            scenario("n", Status::Failed, false),
+        ]));
+        assert!(
+            text.contains(
+                "--- [4A] s (seed-only: the promise of seed 001, which the SPEC does not state)\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("--- [4A] n\n"), "{text}");
     }
 
     #[test]

@@ -175,6 +175,9 @@ pub struct ScenarioState {
     pub(super) agents: super::steps::client::agents::AgentState,
     /// The §7F compaction steps' transcript and answer.
     pub(super) compaction: CompactState,
+    /// The scenario's tags (without `@`), when the runner gave them: what a failure can name
+    /// as the promise it broke (a `raised` build in a scenario about isolation).
+    pub(super) tags: Vec<String>,
     expectations: RefCell<BTreeSet<String>>,
 }
 
@@ -187,6 +190,15 @@ impl ScenarioState {
     /// The kinds of every expectation that held in this scenario, sorted.
     pub fn expectations(&self) -> Vec<String> {
         self.expectations.borrow().iter().cloned().collect()
+    }
+
+    /// The same state, knowing its scenario's tags (with or without `@`).
+    pub fn with_tags(mut self, tags: &[String]) -> Self {
+        self.tags = tags
+            .iter()
+            .map(|t| t.trim_start_matches('@').to_string())
+            .collect();
+        self
     }
 
     /// A fresh state with the fixture and example placeholders of `env`.

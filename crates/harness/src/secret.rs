@@ -17,7 +17,7 @@ pub const SECRET_VAR: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
 pub fn ensure() -> String {
     let secret = ensure_secret();
     for var in CLIENT_KEY_VARS {
-        std::env::set_var(var, &secret);
+        std::env::set_var(var, client_key(var, &secret));
     }
     for var in REMOVED_KEY_VARS {
         std::env::remove_var(var);
@@ -26,20 +26,33 @@ pub fn ensure() -> String {
 }
 
 /// The provider key variables a §8 client reads when created without `apiKey`; every driver
-/// (and the harness itself, for in-process ports) gets the secret in them (PROTOCOL.md §10).
+/// (and the harness itself, for in-process ports) gets a value derived from the secret in
+/// each, one per variable ([`client_key`], PROTOCOL.md §10).
 pub const CLIENT_KEY_VARS: [&str; 2] = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/// What the harness puts in the client key variable `var`: the secret itself for
+/// `OPENAI_API_KEY`, the secret and `-anthropic` for `ANTHROPIC_API_KEY`. Each variable holds
+/// a value of its own, so a mock that requires one of them (`MOCK_LLM_BEARER`,
+/// `MOCK_LLM_API_KEY`) tells which variable a port read; each still contains the secret, so
+/// a report that repeats either is caught and redacted like the secret.
+pub fn client_key(var: &str, secret: &str) -> String {
+    match var {
+        "ANTHROPIC_API_KEY" => format!("{secret}-anthropic"),
+        _ => secret.to_string(),
+    }
+}
 
 /// Provider keys removed from every driver's environment, so no real key of the caller's
 /// reaches a mock (PROTOCOL.md §10).
 pub const REMOVED_KEY_VARS: [&str; 1] = ["OPENROUTER_API_KEY"];
 
-/// Gives a driver's command the §10 key environment: the client keys set to the current
-/// secret, the removed ones unset (explicitly, so a driver started by a harness used as a
-/// library without [`ensure`] is held to the same rule).
+/// Gives a driver's command the §10 key environment: the client keys set to their values
+/// derived from the current secret ([`client_key`]), the removed ones unset (explicitly, so a
+/// driver started by a harness used as a library without [`ensure`] is held to the same rule).
 pub fn driver_env(cmd: &mut tokio::process::Command) {
     if let Some(s) = current() {
         for var in CLIENT_KEY_VARS {
-            cmd.env(var, &s);
+            cmd.env(var, client_key(var, &s));
         }
     }
     for var in REMOVED_KEY_VARS {
@@ -88,4 +101,27 @@ fn fresh_value() -> String {
     );
     h.write_u32(std::process::id());
     format!("tnx-canary-{:016x}", h.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_client_key_variable_gets_a_value_of_its_own_holding_the_secret() {
+        let secret = "tnx-canary-0123456789abcdef";
+        let values: Vec<String> = CLIENT_KEY_VARS
+            .iter()
+            .map(|v| client_key(v, secret))
+            .collect();
+        assert_eq!(values[0], secret, "OPENAI_API_KEY is the secret itself");
+        assert_ne!(
+            values[0], values[1],
+            "a mock must tell the two variables apart"
+        );
+        assert!(
+            values.iter().all(|v| v.contains(secret)),
+            "a leaked key is still caught"
+        );
+    }
 }

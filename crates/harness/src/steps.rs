@@ -688,10 +688,34 @@ pub fn registry() -> &'static [StepDef] {
                         _ => fail(format!("[lenient (contains)] expected an error for \"{}\" mentioning \"{}\"; errors: {errors}", arg.at(1), arg.at(2))),
                     }
                 }),
+            step!(Expectations, r#"^there is an error for "(?P<KEY>[^"]+)"$"#,
+                "`errors` has a non-empty entry for KEY (its wording is the port's)",
+                records "lenient (non-empty)",
+                |StepCtx { st, arg, .. }| {
+                    let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
+                    match errors.get(arg.at(1)).and_then(Value::as_str) {
+                        Some(text) if !text.trim().is_empty() => Ok(()),
+                        _ => fail(format!("[lenient (non-empty)] expected a non-empty error for \"{}\"; errors: {errors}", arg.at(1))),
+                    }
+                }),
             step!(Expectations, r#"^a warning mentions "(?P<TEXT>[^"]+)"$"#,
                 "the build's `warnings` (free-form strings; lenient)",
                 records "lenient (contains)",
                 |StepCtx { st, arg, .. }| { mentioned(st, "warnings", "warning", &arg.at(1)) }),
+            step!(Expectations, r#"^there is a warning$"#,
+                "the build's `warnings` has a non-empty entry (where the SPEC says \"warn\" but gives no words)",
+                records "lenient (non-empty)",
+                |StepCtx { st, .. }| {
+                    let warnings = st.norm(&st.built()?.get("warnings").cloned().unwrap_or(Value::Null));
+                    let some = warnings
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|w| w.as_str().is_some_and(|s| !s.trim().is_empty())));
+                    if some {
+                        Ok(())
+                    } else {
+                        fail(format!("[lenient (non-empty)] expected a warning; warnings: {warnings}"))
+                    }
+                }),
             step!(Expectations, r#"^the skill catalog names are:$"# + "JSON array",
                 "the build's `skills` (the filtered catalog), in any order",
                 |StepCtx { st, step, .. }| {
@@ -753,7 +777,9 @@ pub fn registry() -> &'static [StepDef] {
                     })?;
                     expect_json(st, &st.expect_doc(step)?, &inv)
                 }),
-            step!(Expectations, r#"^the sanitized value is "(?P<X>.*)"$"#,
+            // An escaped quote may stand inside X, a bare one may not: the either-or step below
+            // must not match this pattern too.
+            step!(Expectations, r#"^the sanitized value is "(?P<X>(?:[^"\\]|\\.)*)"$"#,
                 "`sanitize`, pinned",
                 records "pinned",
                 |StepCtx { st, arg, .. }| {
@@ -762,6 +788,19 @@ pub fn registry() -> &'static [StepDef] {
                         other => fail(format!(
                             "[pinned] expected sanitized value {:?}, got {other:?}",
                             unescape(&arg.at(1))
+                        )),
+                    }
+                }),
+            step!(Expectations, r#"^the sanitized value is "(?P<X>[^"]*)" or "(?P<Y>[^"]*)"$"#,
+                "`sanitize`, either reading of SPEC-quoted code (NOTES #27)",
+                records "lenient (one of)",
+                |StepCtx { st, arg, .. }| {
+                    let readings = [unescape(&arg.at(1)), unescape(&arg.at(2))];
+                    match &st.sanitized {
+                        Some(v) if readings.contains(v) => Ok(()),
+                        other => fail(format!(
+                            "[lenient (one of)] expected sanitized value {:?} or {:?}, got {other:?}",
+                            readings[0], readings[1]
                         )),
                     }
                 }),
@@ -1093,7 +1132,10 @@ async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     let id = format!("tk{}", st.counter);
     let options = st.options.clone().unwrap_or_else(|| json!({}));
     let started = std::time::Instant::now();
-    let r = port.build(&id, &options).await?;
+    let r = match port.build(&id, &options).await {
+        Err(PortError::Raised(message)) => return fail(raised_build(st, &message)),
+        other => other?,
+    };
     st.build_ms = Some(started.elapsed().as_millis());
     for key in ["tools", "names", "statuses", "errors", "skills"] {
         if r.get(key).is_none() {
@@ -1103,6 +1145,86 @@ async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepResult {
     st.toolkit = Some(id);
     st.built = Some(r);
     Ok(())
+}
+
+/// The failure of a build that answered `raised` (PROTOCOL.md §5.2) where the scenario wants a
+/// toolkit: the port's `createToolkit` threw. In a scenario about a failing source (its clause
+/// tags end in `isolated`, or it is `@seed-only`, a seed's `:errors` promise) the message names
+/// the promise the throw broke: the build survives a failing source.
+pub(crate) fn raised_build(st: &ScenarioState, message: &str) -> String {
+    let clauses: Vec<&str> = st
+        .tags
+        .iter()
+        .filter_map(|t| {
+            t.strip_prefix("partial-clause-")
+                .or_else(|| t.strip_prefix("clause-"))
+        })
+        .filter(|id| id.ends_with("isolated"))
+        .collect();
+    let seeds: Vec<&str> = if st.tags.iter().any(|t| t == crate::features::SEED_ONLY_TAG) {
+        st.tags
+            .iter()
+            .filter_map(|t| t.strip_prefix("seed-"))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut promise = Vec::new();
+    if !clauses.is_empty() {
+        promise.push(format!(
+            "a failing source is isolated, never fatal (SPEC clause {})",
+            clauses.join(", ")
+        ));
+    }
+    if !seeds.is_empty() {
+        promise.push(format!(
+            "a source that fails is an `errors` entry (seed {} `:errors`)",
+            seeds.join(", ")
+        ));
+    }
+    let message = crate::port::truncate(message, 300);
+    if promise.is_empty() {
+        format!("the port raised: {message} (its createToolkit threw where the scenario builds a toolkit)")
+    } else {
+        format!(
+            "the port raised: {message} (its createToolkit threw, but the build must survive here: {})",
+            promise.join("; ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod raised_build_tests {
+    use super::*;
+
+    fn state(tags: &[&str]) -> ScenarioState {
+        let tags: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
+        ScenarioState::default().with_tags(&tags)
+    }
+
+    #[test]
+    fn a_raised_build_names_the_promise_of_its_scenario() {
+        let plain = raised_build(&state(&["spec-6"]), "boom");
+        assert_eq!(
+            plain,
+            "the port raised: boom (its createToolkit threw where the scenario builds a toolkit)"
+        );
+        let isolated = raised_build(
+            &state(&[
+                "@spec-2",
+                "@clause-2.behaviour.failure-isolated",
+                "@partial-clause-2.load-bound.bounded-isolated",
+                "@clause-2.x.other",
+            ]),
+            "boom",
+        );
+        assert!(isolated.ends_with("a failing source is isolated, never fatal (SPEC clause 2.behaviour.failure-isolated, 2.load-bound.bounded-isolated))"), "{isolated}");
+        let seed = raised_build(&state(&["spec-4", "seed-001", "seed-only"]), "bad json");
+        assert!(seed.contains("(seed 001 `:errors`)"), "{seed}");
+        // A seed tag alone (not `@seed-only`) promises nothing here.
+        assert!(!raised_build(&state(&["seed-001"]), "x").contains("seed"));
+    }
 }
 
 async fn execute(

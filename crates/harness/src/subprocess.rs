@@ -402,8 +402,8 @@ impl SubprocessPort {
             Err(_) => {
                 return Err(self
                     .fail(format!(
-                        "driver did not read `{cmd}` within {} ms; killed it",
-                        limit.as_millis()
+                        "{}; killed it",
+                        crate::time_bound::no_answer("driver", "read", &cmd, limit)
                     ))
                     .await)
             }
@@ -413,8 +413,8 @@ impl SubprocessPort {
         match read {
             Err(_) => Err(self
                 .fail(format!(
-                    "driver did not answer `{cmd}` within {} ms; killed it",
-                    limit.as_millis()
+                    "{}; killed it",
+                    crate::time_bound::no_answer("driver", "answer", &cmd, limit)
                 ))
                 .await),
             Ok(Err(e)) => Err(self

@@ -201,12 +201,27 @@ pub struct GenerateStep {
     /// Flat tool calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<Vec<GenerateToolCall>>,
-    /// OpenAI-spelled usage.
+    /// The usage `generate` returns beside its message, OpenAI-spelled (PROTOCOL.md §7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Value>,
+    pub usage: Option<GenerateUsage>,
     /// `generate` raises this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fail: Option<String>,
+}
+
+/// The optional `usage` of a `generate` answer (SPEC §8 "In-process models": `generate`
+/// returns one assistant message "+ optional `usage`" and the library "builds the `choices`
+/// envelope"): the OpenAI envelope's usage, so its snake_case keys are payload the driver
+/// passes on as it is, not protocol names it maps (PROTOCOL.md §5.13, §7 "`generate`").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateUsage {
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    pub completion_tokens: u64,
+    /// Their sum (as the script says; not checked).
+    pub total_tokens: u64,
 }
 
 /// A flat tool call `{id?, name, arguments}`.

@@ -25,6 +25,12 @@ pub struct ProtocolViolation {
     pub path: String,
     /// What is wrong there.
     pub message: String,
+    /// The SPEC rule broken, when the fault is inside a pinned SPEC data type (PROTOCOL.md §8:
+    /// a tool description, a ToolResult, a Request, a source status): a value a faithful
+    /// driver passes on as the port gave it, so the port's failure. `None` for what only the
+    /// protocol asks (envelopes, required fields, `names` order, `metadata` rendering): the
+    /// driver's.
+    pub spec_rule: Option<&'static str>,
 }
 
 impl ProtocolViolation {
@@ -33,8 +39,37 @@ impl ProtocolViolation {
         Self {
             path: path.into(),
             message: message.into(),
+            spec_rule: None,
         }
     }
+
+    /// The same violation, as a break of the SPEC rule `rule` (kept if one is named already:
+    /// the innermost type names the rule most precisely).
+    pub fn breaking(mut self, rule: &'static str) -> Self {
+        self.spec_rule.get_or_insert(rule);
+        self
+    }
+}
+
+/// The SPEC rules the typed decode checks (PROTOCOL.md §8, §9 "Typed decoding").
+pub mod spec_rule {
+    /// A tool description's shape.
+    pub const TOOL: &str =
+        "SPEC §1 Tool (`{name, description: string, inputSchema: object, source}`)";
+    /// A tool name's alphabet.
+    pub const TOOL_NAME: &str = "SPEC §1 Tool (`name` sanitized to [a-zA-Z0-9_-], §0.2)";
+    /// A tool's source vocabulary.
+    pub const TOOL_SOURCE: &str = "SPEC §1 Tool (`source`: one of the SPEC's source names)";
+    /// A ToolResult's shape.
+    pub const TOOL_RESULT: &str =
+        "SPEC §1 ToolResult (`{output: string, isError: boolean, metadata?: object}`)";
+    /// A suspension Request's shape.
+    pub const REQUEST: &str =
+        "SPEC §10 Request (`{id, kind, prompt, url?, data?, expiresAt?}`, a generated id)";
+    /// An Answer's shape.
+    pub const ANSWER: &str = "SPEC §10 Answer (`{id, ok, data?, reason?}`)";
+    /// A source status's vocabulary.
+    pub const STATUS: &str = "SPEC §4 `mcpStatus()` (`\"connected\"|\"failed\"|\"disabled\"`)";
 }
 
 impl fmt::Display for ProtocolViolation {
@@ -128,31 +163,38 @@ fn is_tool_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// A SPEC §1 tool description: exactly its four keys, a sanitised name, a known source.
+/// A SPEC §1 tool description: exactly its four keys, a sanitised name, a known source. Every
+/// fault is the port's (a [`spec_rule`]): the driver passes the description on.
 pub fn decode_tool_description(v: &Value, path: &str) -> Decoded<ToolDescription> {
-    let map = object(v, path)?;
-    closed(map, path, &["name", "description", "inputSchema", "source"])?;
-    let name: String = field(map, path, "name")?;
+    let map = object(v, path).map_err(|e| e.breaking(spec_rule::TOOL))?;
+    closed(map, path, &["name", "description", "inputSchema", "source"])
+        .map_err(|e| e.breaking(spec_rule::TOOL))?;
+    let name: String = field(map, path, "name").map_err(|e| e.breaking(spec_rule::TOOL))?;
     if !is_tool_name(&name) {
         return Err(ProtocolViolation::new(
             join(path, "name"),
             format!("{name:?} does not match [a-zA-Z0-9_-]+"),
-        ));
+        )
+        .breaking(spec_rule::TOOL_NAME));
     }
-    let input_schema = required(map, path, "inputSchema")?;
-    object(input_schema, &join(path, "inputSchema"))?;
+    let input_schema =
+        required(map, path, "inputSchema").map_err(|e| e.breaking(spec_rule::TOOL))?;
+    object(input_schema, &join(path, "inputSchema")).map_err(|e| e.breaking(spec_rule::TOOL))?;
     Ok(ToolDescription {
         name,
-        description: field(map, path, "description")?,
+        description: field(map, path, "description").map_err(|e| e.breaking(spec_rule::TOOL))?,
         input_schema: input_schema.clone(),
-        source: field(map, path, "source")?,
+        source: field(map, path, "source").map_err(|e| e.breaking(spec_rule::TOOL_SOURCE))?,
     })
 }
 
 /// A SPEC §1 ToolResult: exactly `output`, `isError` and, only when there is some, `metadata`.
+/// Its keys and their types are the port's (a [`spec_rule`]); an empty or `null` `metadata` is
+/// the protocol's rendering rule (PROTOCOL.md §8), so the driver's.
 pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
-    let map = object(v, path)?;
-    closed(map, path, &["output", "isError", "metadata"])?;
+    let spec = |e: ProtocolViolation| e.breaking(spec_rule::TOOL_RESULT);
+    let map = object(v, path).map_err(spec)?;
+    closed(map, path, &["output", "isError", "metadata"]).map_err(spec)?;
     let at = join(path, "metadata");
     let metadata = match map.get("metadata") {
         None => None,
@@ -163,7 +205,7 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
             ))
         }
         Some(m) => {
-            let meta = object(m, &at)?;
+            let meta = object(m, &at).map_err(spec)?;
             if meta.is_empty() {
                 return Err(ProtocolViolation::new(
                     at,
@@ -177,8 +219,8 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
         }
     };
     Ok(ToolResult {
-        output: field(map, path, "output")?,
-        is_error: field(map, path, "isError")?,
+        output: field(map, path, "output").map_err(spec)?,
+        is_error: field(map, path, "isError").map_err(spec)?,
         metadata,
     })
 }
@@ -186,27 +228,30 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
 /// A SPEC §10 Request: its six keys only and a non-empty id. (`null` optional keys are
 /// tolerated here: a scenario comparing the whole result reports them, with a better message.)
 pub fn decode_suspension_request(v: &Value, path: &str) -> Decoded<SuspensionRequest> {
-    let map = object(v, path)?;
+    let spec = |e: ProtocolViolation| e.breaking(spec_rule::REQUEST);
+    let map = object(v, path).map_err(spec)?;
     closed(
         map,
         path,
         &["id", "kind", "prompt", "url", "data", "expiresAt"],
-    )?;
-    let request: SuspensionRequest = leaf(v, path)?;
+    )
+    .map_err(spec)?;
+    let request: SuspensionRequest = leaf(v, path).map_err(spec)?;
     if request.id.is_empty() {
-        return Err(ProtocolViolation::new(
+        return Err(spec(ProtocolViolation::new(
             join(path, "id"),
             "must be a non-empty string",
-        ));
+        )));
     }
     Ok(request)
 }
 
 /// A SPEC §10 Answer: its four keys only.
 pub fn decode_answer(v: &Value, path: &str) -> Decoded<Answer> {
-    let map = object(v, path)?;
-    closed(map, path, &["id", "ok", "data", "reason"])?;
-    leaf(v, path)
+    let spec = |e: ProtocolViolation| e.breaking(spec_rule::ANSWER);
+    let map = object(v, path).map_err(spec)?;
+    closed(map, path, &["id", "ok", "data", "reason"]).map_err(spec)?;
+    leaf(v, path).map_err(spec)
 }
 
 /// Checks that an answer echoes the request's sequence number (§2).
@@ -243,6 +288,7 @@ fn statuses(v: &Value, path: &str) -> Decoded<BTreeMap<String, SourceStatus>> {
                         shown(x)
                     ),
                 )
+                .breaking(spec_rule::STATUS)
             })?;
             Ok((k.clone(), status))
         })
@@ -386,7 +432,10 @@ pub fn decode_response(
             implements: field(map, "", "implements")?,
             spec: optional(map, "", "spec")?,
         }),
-        Command::Build => TypedResponse::Build(decode_build(map)?),
+        Command::Build => match raised_instead(map, &["tools", "names", "statuses"])? {
+            Some(message) => TypedResponse::Raised(message),
+            None => TypedResponse::Build(decode_build(map)?),
+        },
         Command::Tools => TypedResponse::Tools(tools_body(map)?),
         Command::Execute => TypedResponse::Execute(ExecuteResponse {
             result: decode_tool_result(required(map, "", "result")?, "result")?,
@@ -420,7 +469,10 @@ pub fn decode_response(
         Command::StoreSave => TypedResponse::StoreSave,
         Command::Metrics => TypedResponse::Metrics(field(map, "", "text")?),
         Command::Translate => TypedResponse::Translate(Box::new(decode_translate(response, map)?)),
-        Command::Serve => TypedResponse::Serve(field(map, "", "url")?),
+        Command::Serve => match raised_instead(map, &["url"])? {
+            Some(message) => TypedResponse::Raised(message),
+            None => TypedResponse::Serve(field(map, "", "url")?),
+        },
         Command::ServeStop => TypedResponse::ServeStop,
         Command::AgentRuntime
         | Command::AgentSpawn
@@ -456,6 +508,23 @@ pub fn decode_response(
             summarize_calls: field(map, "", "summarizeCalls")?,
         })),
     })
+}
+
+/// `raised` in place of a command's success body (`build`, `serve`: PROTOCOL.md §5.2, §5.23):
+/// the port's own call threw this message. Answering it beside the body's `keys` is a
+/// violation: a call either returned or raised.
+fn raised_instead(map: &Map<String, Value>, keys: &[&str]) -> Decoded<Option<String>> {
+    let Some(raised) = map.get("raised") else {
+        return Ok(None);
+    };
+    let message: String = leaf(raised, "raised")?;
+    if let Some(k) = keys.iter().find(|k| map.contains_key(**k)) {
+        return Err(ProtocolViolation::new(
+            "",
+            format!("has both `raised` and `{k}`; a call that raised answers `raised` alone"),
+        ));
+    }
+    Ok(Some(message))
 }
 
 fn observed(map: &Map<String, Value>) -> Decoded<Observed> {
@@ -723,6 +792,109 @@ mod tests {
             violation("tools", json!({"ok": 1}), None),
             "ok: must be a boolean, got 1"
         );
+    }
+
+    #[test]
+    fn faults_inside_a_spec_type_name_the_spec_rule_and_protocol_faults_none() {
+        let rule = |cmd: &str, answer: Value| match decode_response(cmd, &answer, None) {
+            Ok(t) => panic!("{answer} should be refused, decoded as {t:?}"),
+            Err(v) => v.spec_rule,
+        };
+        // The port's values, passed on by the driver: SPEC rules.
+        let mut bad_name = build_answer(json!(["a", "b"]));
+        bad_name["tools"][0]["name"] = json!("a.b");
+        assert_eq!(rule("build", bad_name), Some(spec_rule::TOOL_NAME));
+        let mut titled = build_answer(json!(["a", "b"]));
+        titled["tools"][1]["title"] = json!("B");
+        assert_eq!(rule("build", titled), Some(spec_rule::TOOL));
+        let mut sourced = build_answer(json!(["a", "b"]));
+        sourced["tools"][1]["source"] = json!("plugin");
+        assert_eq!(rule("build", sourced), Some(spec_rule::TOOL_SOURCE));
+        let mut status = build_answer(json!(["a", "b"]));
+        status["statuses"]["x"] = json!("up");
+        assert_eq!(rule("build", status), Some(spec_rule::STATUS));
+        let result = |r: Value| json!({"ok": true, "result": r});
+        for r in [
+            json!({"output": "x", "isError": false, "extra": 1}),
+            json!({"output": 3, "isError": false}),
+            json!({"isError": false}),
+            json!({"output": "x", "isError": false, "metadata": []}),
+        ] {
+            assert_eq!(rule("execute", result(r)), Some(spec_rule::TOOL_RESULT));
+        }
+        let pending = result(json!({"output": "p", "isError": true, "metadata":
+            {"pending": {"id": "", "kind": "approval", "prompt": "p"}}}));
+        assert_eq!(rule("execute", pending), Some(spec_rule::REQUEST));
+        assert_eq!(
+            rule(
+                "select_builtins",
+                json!({"ok": true, "tools": [{"name": "a b",
+                "description": "", "inputSchema": {}, "source": "builtin"}]})
+            ),
+            Some(spec_rule::TOOL_NAME)
+        );
+        // What only the protocol asks: the driver's.
+        assert_eq!(rule("build", build_answer(json!(["b", "a"]))), None);
+        assert_eq!(rule("execute", json!({"ok": true})), None);
+        for meta in [json!({}), Value::Null] {
+            let plain = result(json!({"output": "x", "isError": false, "metadata": meta}));
+            assert_eq!(rule("execute", plain), None);
+        }
+        let mut no_statuses = build_answer(json!(["a", "b"]));
+        no_statuses["statuses"] = json!([]);
+        assert_eq!(rule("build", no_statuses), None);
+        assert_eq!(rule("sanitize", json!({"ok": true, "value": 1})), None);
+    }
+
+    #[test]
+    fn a_build_or_serve_that_raised_decodes_as_raised() {
+        let raised = json!({"ok": true, "raised": "createToolkit: bad config"});
+        for cmd in ["build", "serve"] {
+            assert_eq!(
+                decode_response(cmd, &raised, None),
+                Ok(TypedResponse::Raised("createToolkit: bad config".into())),
+                "{cmd}"
+            );
+        }
+        let mut both = build_answer(json!(["a", "b"]));
+        both["raised"] = json!("x");
+        assert!(violation("build", both, None).contains("has both `raised` and `tools`"));
+        let serve_both = json!({"ok": true, "url": "http://127.0.0.1:1", "raised": "x"});
+        assert!(violation("serve", serve_both, None).contains("`raised` and `url`"));
+        assert_eq!(
+            violation("build", json!({"ok": true, "raised": 7}), None),
+            "raised: invalid type: integer `7`, expected a string"
+        );
+        // Only build and serve: another command's `raised` is not read as one.
+        assert!(matches!(
+            decode_response(
+                "sanitize",
+                &json!({"ok": true, "raised": "x", "value": "v"}),
+                None
+            ),
+            Ok(TypedResponse::Sanitize(_))
+        ));
+    }
+
+    #[test]
+    fn a_generate_usage_is_openai_spelled() {
+        let client = |usage: Value| {
+            decode_request(
+                &json!({"cmd": "client", "id": "c1", "options": {"model": "m",
+                "generate": {"script": [{"content": "hi", "usage": usage}]}}}),
+            )
+        };
+        let Ok(Request::Client { options, .. }) =
+            client(json!({"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}))
+        else {
+            panic!("snake_case usage decodes");
+        };
+        let Some(crate::client::GenerateBehaviour::Script(steps)) = options.generate else {
+            panic!("a script");
+        };
+        assert_eq!(steps[0].usage.map(|u| u.total_tokens), Some(5));
+        let camel = client(json!({"promptTokens": 3, "completionTokens": 2, "totalTokens": 5}));
+        assert_eq!(camel.unwrap_err().kind, "bad_request");
     }
 
     #[test]

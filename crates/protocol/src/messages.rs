@@ -1202,6 +1202,9 @@ pub enum TypedResponse {
     Translate(Box<TranslateResponse>),
     /// `serve`: the handle's URL.
     Serve(String),
+    /// `build` or `serve` answered `raised` (PROTOCOL.md §5.2, §5.23): the port's
+    /// `createToolkit` / `serve` threw this message. Not a driver failure, and not a success.
+    Raised(String),
     /// `serve_stop` (the envelope only).
     ServeStop,
     /// `serve_records`.

@@ -780,16 +780,26 @@ impl Session {
                 if let Some(old) = self.kits.remove(&id) {
                     old.close().await;
                 }
+                // PROTOCOL.md §5.25: `toolCancels` holds the calls since the latest build.
+                serve_cmds::clear_tool_cancels();
                 let built = match toolkit_options(opts)? {
                     Ok(o) => toolnexus::create_toolkit(o).await,
                     Err(e) => Err(e),
                 };
-                let tk = built.map_err(|e| match e {
-                    // PROTOCOL.md §6: a relay tool named like a builtin fails the build with
-                    // the port's message, as `bad_request`.
-                    ToolkitError::Relay(m) => bad(m),
-                    e => internal(format!("create_toolkit failed: {e}")),
-                })?;
+                let tk = match built {
+                    Ok(tk) => tk,
+                    // PROTOCOL.md §5.2: the crate's create_toolkit failed (a relay tool named
+                    // like a builtin, §6; a config file that does not parse): `raised`, with
+                    // the port's own message, not a driver error.
+                    Err(e) => {
+                        let message = match e {
+                            ToolkitError::Relay(m) => m,
+                            e => e.to_string(),
+                        };
+                        out.insert("raised".into(), Value::String(message));
+                        return Ok(out);
+                    }
+                };
                 let tools: Vec<Value> = tk.tools().iter().map(describe).collect();
                 let mut names: Vec<String> = tk.tools().into_iter().map(|t| t.name).collect();
                 names.sort();

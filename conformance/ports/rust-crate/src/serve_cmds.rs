@@ -19,8 +19,17 @@ use crate::{bad, client_cmds, compact, str_field, Res};
 /// Every list the protocol answers is bounded at this many entries.
 const CAP: usize = 1000;
 
-/// PROTOCOL.md §5.25 `toolCancels`: every finished `awaitCancel` call of the session.
+/// PROTOCOL.md §5.25 `toolCancels`: every finished `awaitCancel` call since the latest build.
 static TOOL_CANCELS: Mutex<Vec<Value>> = Mutex::new(Vec::new());
+
+/// Empties `toolCancels`: `build` calls it (PROTOCOL.md §5.25), so one scenario never reads
+/// another's calls.
+pub fn clear_tool_cancels() {
+    TOOL_CANCELS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
+}
 
 fn push(list: &Mutex<Vec<Value>>, v: Value) {
     let mut l = list.lock().unwrap_or_else(|e| e.into_inner());
@@ -235,10 +244,15 @@ impl Serves {
         if let Some(old) = self.handles.remove(&id) {
             old.stop();
         }
-        let handle = tk
-            .serve("127.0.0.1:0", opts)
-            .await
-            .map_err(|e| bad(format!("serve failed: {e}")))?;
+        // PROTOCOL.md §5.23: the crate's serve failing is `raised`, not a driver error.
+        let handle = match tk.serve("127.0.0.1:0", opts).await {
+            Ok(handle) => handle,
+            Err(e) => {
+                let mut out = Map::new();
+                out.insert("raised".into(), Value::String(e.to_string()));
+                return Ok(out);
+            }
+        };
         let mut out = Map::new();
         out.insert("url".into(), Value::String(handle.url.clone()));
         self.handles.insert(

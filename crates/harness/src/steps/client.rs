@@ -29,7 +29,7 @@ pub(super) fn steps() -> Vec<StepDef> {
     vec![
         // ---- Setup
         step!(Setup, r#"^a mock LLM(?: "(?P<NAME>[^"]+)")? runs "(?P<FILE>[^"]+)"$"#,
-            "starts `{{BIN}} mock llm --scenario {{MOCKS}}/llm/FILE` with `MOCK_LLM_API_KEY` = the secret and `MOCK_LLM_BEARER` = `Bearer <secret>`; `{{LLM}}` (or `{{LLM:NAME}}`) is its base URL; stopped when the scenario ends",
+            "starts `{{BIN}} mock llm --scenario {{MOCKS}}/llm/FILE` with `MOCK_LLM_API_KEY` = the `ANTHROPIC_API_KEY` value (`<secret>-anthropic`) and `MOCK_LLM_BEARER` = `Bearer ` + the `OPENAI_API_KEY` value (the secret); `{{LLM}}` (or `{{LLM:NAME}}`) is its base URL; stopped when the scenario ends",
             |StepCtx { env, st, arg, .. }| {
                 let scenario = env.mocks.join("llm").join(arg.at(2));
                 let mock = mock_launch::llm(&env.mock_bin, &scenario)
@@ -130,7 +130,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             records "pinned",
             |StepCtx { st, .. }| { run_result(st).map(|_| ()) }),
         step!(Expectations, r#"^the run raised an error mentioning "(?P<TEXT>.*)"$"#,
-            "the last loop command answered `raised` containing TEXT (normalised); the message is the port's, so name the cause's own words (a status, the hook's message)",
+            "the last loop command answered `raised` containing TEXT (normalised); TEXT may be empty (any message): where the SPEC gives a raise no words, use `\"\"` and check the cause with another step (NOTES #320)",
             records "lenient (contains)",
             |StepCtx { st, arg, .. }| {
                 let needle = super::unescape(&arg.at(1));
@@ -299,7 +299,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             |StepCtx { st, arg, .. }| {
                 let (ms, whose) = elapsed(st)?;
                 let bound: f64 = arg.at(1).parse().unwrap_or(f64::MAX);
-                if ms >= bound { Ok(()) } else { fail(format!("[bound] {whose} {ms} ms, less than {bound} ms")) }
+                if ms >= bound { Ok(()) } else { fail(format!("{} {whose} {ms} ms, less than {bound} ms", crate::time_bound::LOWER)) }
             }),
         step!(Expectations, r#"^the elapsed time is below (?P<N>\d+) ms$"#,
             "`elapsedMs` (else the harness's round trip) < N",
@@ -708,7 +708,13 @@ async fn llm_requests(st: &ScenarioState, name: Option<&str>) -> Result<Vec<Valu
         .ok_or_else(|| StepFailure::failed("no such mock LLM runs in this scenario"))?;
     // The mock may require the key headers on every route, `/_mock/requests` included.
     let headers = match secret::current() {
-        Some(s) => vec![("authorization", format!("Bearer {s}")), ("x-api-key", s)],
+        Some(s) => vec![
+            (
+                "authorization",
+                format!("Bearer {}", secret::client_key("OPENAI_API_KEY", &s)),
+            ),
+            ("x-api-key", secret::client_key("ANTHROPIC_API_KEY", &s)),
+        ],
         None => Vec::new(),
     };
     let recorded = surroundings::get_json(&url, "/_mock/requests", &headers)

@@ -11,8 +11,8 @@ use crate::scenario::{fail, StepFailure, StepResult};
 pub(super) fn steps() -> Vec<StepDef> {
     vec![step!(
         Actions,
-        r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]+)"$"#,
-        "`build` with the stored options must answer an error (not `unsupported`: that skips) whose message contains TEXT (normalised, lenient: the wording is the port's); no toolkit results",
+        r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]*)"$"#,
+        "`build` with the stored options must fail, answering `raised` (its createToolkit threw, PROTOCOL.md §5.2) or an error (not `unsupported`: that skips), whose message contains TEXT (normalised, lenient: the wording is the port's; `\"\"`: any message, where the SPEC gives no words, NOTES #320); no toolkit results",
         records "lenient (contains)",
         |StepCtx { port, st, arg, .. }| {
             if let Some(old) = st.toolkit.take() {
@@ -34,14 +34,17 @@ pub(super) fn steps() -> Vec<StepDef> {
     )]
 }
 
-/// The message of a refused build; a build that succeeded fails the step, an `unsupported`
-/// one skips it, a transport failure fails it (a crash is not a refusal).
+/// The message of a refused build: `createToolkit` raised (PROTOCOL.md §5.2 `raised`), or a
+/// driver that reports the throw as an error envelope answered one; a build that succeeded
+/// fails the step, an `unsupported` one skips it, a transport failure fails it (a crash is
+/// not a refusal), and so does an answer that breaks a SPEC type.
 fn build_failure(answer: Result<Value, PortError>) -> Result<String, StepFailure> {
     match answer {
         Ok(_) => fail("the build succeeded; the SPEC says it fails"),
-        Err(PortError::Driver { message, .. }) => Ok(message),
+        Err(PortError::Raised(message) | PortError::Driver { message, .. }) => Ok(message),
         Err(e @ PortError::Unsupported(_)) => Err(e.into()),
         Err(e @ PortError::Transport(_)) => fail(format!("the build did not answer: {e}")),
+        Err(e @ PortError::Spec { .. }) => fail(format!("the build did not fail: {e}")),
     }
 }
 
@@ -70,6 +73,10 @@ mod tests {
         };
         let m = build_failure(refused()).unwrap();
         assert!(expect_mention(&json!(m), &json!("\"read\"")).is_ok());
+        let raised = build_failure(Err(PortError::Raised(
+            "relay tool \"read\" collides".into(),
+        )));
+        assert_eq!(raised.unwrap(), m, "a raised build is the refusal too");
         assert!(expect_mention(&json!(m), &json!("\"bash\"")).is_err());
         assert!(matches!(
             build_failure(Ok(json!({}))),
