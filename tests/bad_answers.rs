@@ -84,18 +84,10 @@ fn an_unsanitized_tool_name_fails_as_the_port_naming_the_spec_rule() {
 
 /// Runs the scenarios whose name contains `filter` through `script` wrapping the driver.
 fn run_filtered(script: &str, filter: &str) -> (Option<i32>, Value) {
-    let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
-    let port = format!("sh {} {bin} driver", wrapped::script(script));
-    let out = std::process::Command::new(bin)
-        .args([
-            "run", "--format", "json", "--filter", filter, "--port", &port,
-        ])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let report = serde_json::from_str(&stdout)
-        .unwrap_or_else(|e| panic!("report is not JSON ({e}): {stdout}"));
-    (out.status.code(), report)
+    wrapped::run_wrapped_selecting(
+        &format!("sh {}", wrapped::script(script)),
+        &["--filter", filter],
+    )
 }
 
 #[test]

@@ -18,21 +18,21 @@ pub fn script(name: &str) -> String {
 /// Runs `sections` in JSON with `--port "<wrapper> <this binary> driver"`; returns the exit
 /// code and the report.
 pub fn run_wrapped(wrapper: &str, sections: &str) -> (Option<i32>, Value) {
+    run_wrapped_selecting(wrapper, &["--section", sections])
+}
+
+/// Runs the scenarios `selection` picks (`--section 6`, `--filter TEXT`) in JSON with
+/// `--port "<wrapper> <this binary> driver"`; returns the exit code and the report.
+pub fn run_wrapped_selecting(wrapper: &str, selection: &[&str]) -> (Option<i32>, Value) {
     let port = format!(
         "{wrapper} {} driver",
         env!("CARGO_BIN_EXE_toolnexus-conformance")
     );
     let out = Command::cargo_bin("toolnexus-conformance")
         .unwrap_or_else(|e| panic!("binary not built: {e}"))
-        .args([
-            "run",
-            "--format",
-            "json",
-            "--section",
-            sections,
-            "--port",
-            &port,
-        ])
+        .args(["run", "--format", "json"])
+        .args(selection)
+        .args(["--port", &port])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -1111,6 +1111,27 @@ mod tests {
         assert_eq!(stopped.summary.passed, 1);
     }
 
+    /// Runs `scenarios` on a pool of `ports` in this directory, one current-thread runtime.
+    fn on_pool<P: Port>(
+        ports: &mut [P],
+        scenarios: &[ScenarioSpec],
+        progress: impl FnMut(&ScenarioResult) -> bool,
+    ) -> RunReport {
+        let env = Env::from_root(std::path::Path::new("."));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(run_pool_or_refuse(
+            ports.iter_mut().map(|p| p as &mut dyn Port).collect(),
+            &env,
+            scenarios,
+            "g",
+            progress,
+        ))
+        .unwrap()
+    }
+
     /// Records which scenarios run at once: its scenario lasts from `begin_scenario` to the
     /// end of `end_scenario`, which waits a little so that scenarios overlap.
     struct Overlap {
@@ -1147,7 +1168,6 @@ mod tests {
                 _ => spec(&format!("shared-{i:02}"), &["pin-0.16.0"]),
             })
             .collect();
-        let env = Env::from_root(std::path::Path::new("."));
         let running = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut ports: Vec<Overlap> = (0..4)
@@ -1157,23 +1177,11 @@ mod tests {
                 current: String::new(),
             })
             .collect();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
         let mut progressed = Vec::new();
-        let report = rt
-            .block_on(run_pool_or_refuse(
-                ports.iter_mut().map(|p| p as &mut dyn Port).collect(),
-                &env,
-                &scenarios,
-                "g",
-                |r| {
-                    progressed.push(r.name.clone());
-                    true
-                },
-            ))
-            .unwrap();
+        let report = on_pool(&mut ports, &scenarios, |r| {
+            progressed.push(r.name.clone());
+            true
+        });
         let order: Vec<String> = scenarios.iter().map(|s| s.id.clone()).collect();
         assert_eq!(progressed, order);
         let reported: Vec<String> = report.scenarios.iter().map(|r| r.name.clone()).collect();
@@ -1247,7 +1255,6 @@ mod tests {
     fn a_scenario_broken_only_by_a_time_bound_runs_once_more_alone() {
         let names = ["late-1", "fine-1", "wrong", "late-2", "fine-2", "fine-3"];
         let scenarios: Vec<ScenarioSpec> = names.iter().map(|n| spec(n, &["pin-0.16.0"])).collect();
-        let env = Env::from_root(std::path::Path::new("."));
         let tries = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let running = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let beside = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -1259,19 +1266,7 @@ mod tests {
                 current: String::new(),
             })
             .collect();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .unwrap();
-        let report = rt
-            .block_on(run_pool_or_refuse(
-                ports.iter_mut().map(|p| p as &mut dyn Port).collect(),
-                &env,
-                &scenarios,
-                "g",
-                |_| true,
-            ))
-            .unwrap();
+        let report = on_pool(&mut ports, &scenarios, |_| true);
         let by_name = |n: &str| report.scenarios.iter().find(|r| r.name == n).unwrap();
         for late in ["late-1", "late-2"] {
             let r = by_name(late);
