@@ -201,17 +201,26 @@ pub fn beyond_spec_reason(description: Option<&str>) -> Option<String> {
     (reason.len() > BEYOND_SPEC_PREFIX.len()).then_some(reason)
 }
 
+/// Whether a tag list marks its scenario `@seed-only`.
+pub fn is_seed_only(tags: &[String]) -> bool {
+    tags.iter().any(|t| t == SEED_ONLY_TAG)
+}
+
+/// The seed pages a tag list names (`seed-001` ⇒ `001`), in tag order.
+pub fn seed_pages(tags: &[String]) -> Vec<&str> {
+    tags.iter()
+        .filter_map(|t| t.strip_prefix("seed-"))
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .collect()
+}
+
 /// Why a `@seed-only` tag list is malformed: it names no seed page, or it names a SPEC clause
 /// (then a failure is the SPEC's, not only the seed's).
 fn seed_only_error(tags: &[String]) -> Option<String> {
-    if !tags.iter().any(|t| t == SEED_ONLY_TAG) {
+    if !is_seed_only(tags) {
         return None;
     }
-    let is_seed = |t: &String| {
-        t.strip_prefix("seed-")
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    };
-    if !tags.iter().any(is_seed) {
+    if seed_pages(tags).is_empty() {
         return Some(format!(
             "@{SEED_ONLY_TAG} needs the @seed-NNN tag of its page"
         ));

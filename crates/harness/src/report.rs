@@ -40,10 +40,7 @@ fn status_word(r: &ScenarioResult) -> &'static str {
 
 /// Whether the scenario is tagged `@seed-only`: its promise is a seed page's, not the SPEC's.
 fn seed_only(r: &ScenarioResult) -> bool {
-    r.meta
-        .tags
-        .iter()
-        .any(|t| t == crate::features::SEED_ONLY_TAG)
+    crate::features::is_seed_only(&r.meta.tags)
 }
 
 /// The failure header's note for a `@seed-only` scenario, naming its pages.
@@ -51,13 +48,7 @@ fn seed_only_note(r: &ScenarioResult) -> String {
     if !seed_only(r) {
         return String::new();
     }
-    let pages: Vec<&str> = r
-        .meta
-        .tags
-        .iter()
-        .filter_map(|t| t.strip_prefix("seed-"))
-        .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-        .collect();
+    let pages = crate::features::seed_pages(&r.meta.tags);
     format!(
         " (seed-only: the promise of seed {}, which the SPEC does not state)",
         pages.join(", ")

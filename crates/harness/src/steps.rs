@@ -1161,12 +1161,8 @@ pub(crate) fn raised_build(st: &ScenarioState, message: &str) -> String {
         })
         .filter(|id| id.ends_with("isolated"))
         .collect();
-    let seeds: Vec<&str> = if st.tags.iter().any(|t| t == crate::features::SEED_ONLY_TAG) {
-        st.tags
-            .iter()
-            .filter_map(|t| t.strip_prefix("seed-"))
-            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            .collect()
+    let seeds: Vec<&str> = if crate::features::is_seed_only(&st.tags) {
+        crate::features::seed_pages(&st.tags)
     } else {
         Vec::new()
     };
