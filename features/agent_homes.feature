@@ -307,6 +307,39 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       [{"handle": "root/ava.1", "text": {"$contains": "3pm sync"}}]
       """
 
+  @spec-7E @partial-clause-7E.heartbeat.tick-inbox @partial-clause-7E.heartbeat.virtual-clock
+  Scenario: H5 a clock jump over ten billion intervals coalesces its ticks into one beat, answered at once
+    # §7E: ticks "coalesce, so a slow beat can't pile up" (NOTES #302). A jump must cost what the
+    # inbox holds, not one step per interval: a port that walks 10^10 intervals does not answer
+    # `agent_clock` within the driver's bound.
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-heartbeat", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/ava.1", "everyMs": 1}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 10000000000}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1"}
+      """
+    Then the agent answer at "result.text" contains "3pm sync"
+    And the agent trace at "beats" is:
+      """
+      [{"handle": "root/ava.1", "text": {"$contains": "3pm sync"}}]
+      """
+
   @spec-7E @clause-7E.heartbeat.ok-silent
   Scenario: H5 a heartbeat with nothing due answers HEARTBEAT_OK and stays silent
     Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"

@@ -733,25 +733,30 @@ impl Runtime {
             let mut ticked = Vec::new();
             let ids: Vec<String> = t.heartbeats.keys().cloned().collect();
             for id in ids {
-                let Some((every, mut due)) = t.heartbeats.get(&id).copied() else {
+                let Some((every, due)) = t.heartbeats.get(&id).copied() else {
                     continue;
                 };
-                while due <= now {
-                    if let Some(h) = t.handles.get_mut(&id) {
-                        if h.inbox.len() < self.inner.options.inbox_cap {
-                            h.inbox.push(Item {
-                                from: "clock".into(),
-                                channel: inbox::TIMER.into(),
-                                text: "tick".into(),
-                            });
-                        }
-                    }
-                    due += every;
-                    if !ticked.contains(&id) {
-                        ticked.push(id.clone());
+                if due > now {
+                    continue;
+                }
+                // A clock jump costs what the inbox can hold, not one step per interval
+                // (§7E: ticks coalesce, so a slow beat can't pile up): the ticks past the cap
+                // would be dropped anyway, so they are counted, not walked.
+                let fell_due = (now - due) / every + 1;
+                if let Some(h) = t.handles.get_mut(&id) {
+                    let room = self.inner.options.inbox_cap.saturating_sub(h.inbox.len());
+                    let posted = usize::try_from(fell_due).map_or(room, |n| n.min(room));
+                    for _ in 0..posted {
+                        h.inbox.push(Item {
+                            from: "clock".into(),
+                            channel: inbox::TIMER.into(),
+                            text: "tick".into(),
+                        });
                     }
                 }
-                t.heartbeats.insert(id, (every, due));
+                ticked.push(id.clone());
+                let next = due.saturating_add(fell_due.saturating_mul(every));
+                t.heartbeats.insert(id, (every, next));
             }
             ticked
         };
