@@ -4,8 +4,9 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   tool's description and errors, the store and the lifecycle callbacks. The port's runtime runs
   on the mock LLM (mock-servers/scenarios/llm/agents.json: per model, `m-slow` answers after
   60 s, `m-fail` always 500, `m-loop` calls `lookup` forever, `m-three` calls `lookup` until
-  it has three results, `m-delegate` calls `task`, anything else echoes `echo: <last user
-  text>`) and is driven through the `agent_*` commands (PROTOCOL.md §5.27). Handle ids are
+  it has three results, `m-delegate` calls `task`, `m-ping`/`m-pong` and `m-tick`/`m-tock`
+  hand a `task` to the other of their pair on every turn, anything else echoes `echo: <last
+  user text>`) and is driven through the `agent_*` commands (PROTOCOL.md §5.27). Handle ids are
   written out: the SPEC makes them deterministic. A refused verb answers data (`error`,
   `accepted:false`), so each refusal is checked together with what it names.
 
@@ -21,7 +22,11 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
          "boss":     {"does": "delegates", "model": "m-delegate", "team": ["worker", "failer", "echo"]},
          "worker":   {"does": "does the work", "model": "m-echo"},
          "failer":   {"does": "always fails", "model": "m-fail"},
-         "nester":   {"does": "nests", "model": "m-echo", "team": ["nester"], "budget": {"maxDepth": 1}}},
+         "nester":   {"does": "nests", "model": "m-echo", "team": ["nester"], "budget": {"maxDepth": 1}},
+         "ping":     {"does": "hands over to pong", "model": "m-ping", "team": ["pong"], "budget": {"maxDepth": 2}},
+         "pong":     {"does": "hands over to ping", "model": "m-pong", "team": ["ping"], "budget": {"maxDepth": 2}},
+         "tick":     {"does": "hands over to tock", "model": "m-tick", "team": ["tock"]},
+         "tock":     {"does": "hands over to tick", "model": "m-tock", "team": ["tick"]}},
        "tools": [{"name": "lookup", "behaviour": {"template": "data({{q}})"}}],
        "options": {"inboxCap": 3, "shutdownMs": 200}}
       """
@@ -117,6 +122,63 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       {"parent": "root/nester.1", "def": "worker"}
       """
     Then the agent answer at "error.output" contains "maxDepth"
+
+  @spec-7D @clause-7D.budget.incomplete @clause-7D.spawn.budget-carve
+  Scenario: a delegation cycle under maxDepth ends incomplete with the limit named, in a bounded number of model calls
+    # `ping` and `pong` are on each other's team and hand over on every turn. maxDepth 2 refuses
+    # a third level at spawn, so the refusal is the deepest run's tool result, and the §8 default
+    # of 10 turns ends every run: ping's run stops at its tenth turn, loud (NOTES #334). At most
+    # 10 + 10 × 10 model calls (fewer where a re-invoked task reattaches to a settled child).
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ping", "prompt": "go"}
+      """
+    Then the agent answer at "handle" is "root/ping.1"
+    And the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxTurns"
+    And the LLM received at most 110 requests
+    # The cycle did recurse (pong ran below ping), and stopped at the cap: no third level has
+    # a conversation (absent reads `null`, or `[]` where a port's store answers so).
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/ping.1/pong.1"}
+      """
+    Then the agent answer at "messages[0].content" is "over to you"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/ping.1/pong.1/ping.1"}
+      """
+    Then the agent answer at "messages" is:
+      """
+      {"$oneOf": [null, []]}
+      """
+
+  @spec-7D @beyond-spec
+  Scenario: a delegation cycle with no budget at all still ends, incomplete, its depth capped by default
+    Beyond the SPEC: §7D gives `maxDepth` no default, so `tick` ⇄ `tock`, handing over on every
+    turn with no budget, would recurse one level per model call without end. The reference
+    defaults maxDepth to 3, as the published ports do (NOTES #334): the cycle stops three levels
+    down, each run at the §8 default of 10 turns, so ≤ 10 + 100 + 1000 model calls.
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "tick", "prompt": "go"}
+      """
+    Then the agent answer at "result.status" is "incomplete"
+    And the agent answer at "result.limit" is "maxTurns"
+    And the LLM received at most 1110 requests
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/tick.1/tock.1/tick.1"}
+      """
+    Then the agent answer at "messages[0].content" is "over to you"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/tick.1/tock.1/tick.1/tock.1"}
+      """
+    Then the agent answer at "messages" is:
+      """
+      {"$oneOf": [null, []]}
+      """
 
   # ---------------------------------------------------------------- post
 

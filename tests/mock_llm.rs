@@ -938,11 +938,12 @@ async fn stats(llm: &Llm) -> Value {
 async fn stats_see_overlapping_requests() {
     let scenario = json!({"replies": [{"delayMs": 400, "text": "late"}]});
     let (llm, _dir) = start_json(&scenario).await;
-    assert_eq!(stats(&llm).await, json!({"peakInFlight": 0, "inFlight": 0}));
+    let in_flight = |s: Value| (s["peakInFlight"].clone(), s["inFlight"].clone());
+    assert_eq!(in_flight(stats(&llm).await), (json!(0), json!(0)));
     let (one, two) = (chat("m", "one", &[]), chat("m", "two", &[]));
     let (a, b) = tokio::join!(llm.openai(&one), llm.openai(&two));
     assert_eq!((content(&a), content(&b)), ("late".into(), "late".into()));
-    assert_eq!(stats(&llm).await, json!({"peakInFlight": 2, "inFlight": 0}));
+    assert_eq!(in_flight(stats(&llm).await), (json!(2), json!(0)));
     // One at a time does not raise the peak.
     llm.openai(&chat("m", "three", &[])).await;
     assert_eq!(stats(&llm).await["peakInFlight"], 2);
@@ -977,4 +978,51 @@ async fn a_blocking_step_is_dropped_when_the_client_gives_up() {
     // The server still answers others.
     let a = llm.openai(&chat("m-peer", "1. a", &[])).await;
     assert_eq!(content(&a), "processed 1 items");
+}
+
+/// The mock's peak resident memory (`VmHWM`) in bytes, where `/proc` tells it.
+fn peak_resident(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[tokio::test]
+async fn the_recording_stays_under_its_byte_cap_under_big_bodies() {
+    // The cap mock-servers/README.md states; 100 bodies cut to 1 MiB each hold ~100 MiB.
+    const CAP: u64 = 64 << 20;
+    let (llm, _dir) = start_json(&json!({"replies": [{"text": "ok"}]})).await;
+    let body = chat("m", &"x".repeat(4_000_000), &[]).to_string();
+    for i in 0..100 {
+        let response = bounded(
+            "4 MB request",
+            llm.http
+                .post(format!("{}/chat/completions", llm.url))
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "request {i}");
+        bounded("answer", response.bytes()).await.unwrap();
+    }
+    let s = stats(&llm).await;
+    let peak = llm._child.id().and_then(peak_resident);
+    eprintln!(
+        "mock-llm after 100 × 4 MB bodies: VmHWM {:?} MiB, stats {s}",
+        peak.map(|p| p >> 20)
+    );
+    let held = s["recordedBytes"].as_u64().unwrap_or(u64::MAX);
+    assert!(held <= CAP, "the recording holds {held} bytes: {s}");
+    assert_eq!(s["recordedBytesCap"], CAP, "{s}");
+    let kept = s["recorded"].as_u64().unwrap_or(0);
+    assert!((1..100).contains(&kept), "{s}");
+    assert_eq!(s["recordedEvicted"], 100 - kept, "{s}");
+    // A loose bound only (4 MB bodies are read whole, and the allocator keeps what it
+    // freed); the byte count above is what the cap promises.
+    if let Some(peak) = peak {
+        assert!(peak < 512 << 20, "mock-llm peaked at {} MiB", peak >> 20);
+    }
 }

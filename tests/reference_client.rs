@@ -260,6 +260,26 @@ async fn conversation_memory_and_in_process_clients() {
     assert_eq!(bad["error"]["kind"], "bad_request");
 }
 
+/// Issue 28 item 4: a one-letter key is redacted where it leaks (the server echoing it
+/// back as a token) and leaves the words around it alone ("key", "known").
+#[tokio::test]
+async fn a_one_letter_api_key_is_redacted_as_a_token_without_mangling_the_error() {
+    let m = llm("failures.json").await;
+    let mut s = ReferenceSession::new();
+    ok(
+        &mut s,
+        json!({"cmd": "client", "id": "k", "options": {"baseUrl": m.url, "style": "openai",
+            "model": "s401-echo", "apiKey": "k", "retries": 0}}),
+    )
+    .await;
+    let r = ok(&mut s, json!({"cmd": "run", "client": "k", "prompt": "x"})).await;
+    let raised = r["raised"].as_str().unwrap_or_default();
+    assert!(
+        raised.contains("bad key [redacted]; the key must be a known one"),
+        "{r}"
+    );
+}
+
 #[tokio::test]
 async fn timeout_and_cancel_abort_the_in_flight_call() {
     let m = llm("failures.json").await;

@@ -1,6 +1,6 @@
 //! Leftover processes (issue 14 item 12): after `run` is sent SIGINT, SIGTERM or SIGHUP
 //! mid-scenario, no process it started survives, checked by process group and by parent;
-//! and the mock servers it starts exit when it dies, even of SIGKILL.
+//! and the mock servers and drivers it starts exit when it dies, even of SIGKILL.
 //!
 //! Linux only: the process tree is read from `/proc`.
 #![cfg(target_os = "linux")]
@@ -269,8 +269,8 @@ fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
 }
 
 /// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server's whole
-/// process group with it: the reference driver's watchdog (`mcp::watchdog`), in a group of
-/// its own, sees the driver's end of its pipe close and kills every group still listed.
+/// process group with it: the reference driver's watchdog (`toolnexus_watchdog`), in a group
+/// of its own, sees the driver's end of its pipe close and kills every group still listed.
 #[test]
 fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     use std::io::{BufRead as _, BufReader, Write as _};
@@ -309,7 +309,7 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
         .filter(|p| {
             p.ppid == driver.id() as i32
                 && p.cmdline.starts_with("sh ")
-                && !p.cmdline.contains("toolnexus-mcp-watchdog")
+                && !p.cmdline.contains("toolnexus-watchdog")
         })
         .map(|p| p.pid)
         .collect();
@@ -327,9 +327,7 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     for _ in 0..100 {
         left = descendants(std::process::id() as i32)
             .into_iter()
-            .filter(|p| {
-                p.cmdline.contains("sleep 303") || p.cmdline.contains("toolnexus-mcp-watchdog")
-            })
+            .filter(|p| p.cmdline.contains("sleep 303") || p.cmdline.contains("toolnexus-watchdog"))
             .collect();
         if left.is_empty() {
             break;
@@ -340,4 +338,56 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
         let _ = kill(Pid::from_raw(p.pid), Signal::SIGKILL);
     }
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// SIGKILL of `run` cannot be caught, and a driver that ignores the end of its stdin would
+/// outlive it, re-parented to init with its `sleep 305 &`. The run lists each driver's group
+/// with the same watchdog as the reference's MCP servers (`toolnexus_watchdog`), which kills
+/// the group when the run's end of its pipe closes, then exits itself.
+#[test]
+fn a_driver_that_ignores_eof_dies_with_its_sigkilled_run() {
+    // As `run` does: orphans below us come back to us instead of init, so the check by
+    // parent still sees them (and the failure path can kill them).
+    nix::sys::prctl::set_child_subreaper(true).unwrap();
+    // Two workers: two drivers, so the watchdog has more than one group to kill.
+    let mut run = start_run(&[
+        "run",
+        "--port",
+        "tests/drivers/hello-then-ignore-eof.sh",
+        "--section",
+        "1",
+        "--jobs",
+        "2",
+        "--timeout-ms",
+        "60000",
+    ]);
+    // `sleep 1006` starts once a driver has read a scenario's first request: mid-scenario.
+    let snap = snapshot_when(&mut run, &["sleep 305", "sleep 1006"]);
+    let run_pid = run.id() as i32;
+    let below = descendants(run_pid);
+    run.kill().unwrap();
+    let _ = run.wait();
+    // Every process of the snapshot (the drivers, their children, the watchdog: the run's
+    // children and theirs) and every process of their groups, the drivers' included.
+    assert_all_gone(
+        &snap,
+        "what a SIGKILLed run started, its EOF-ignoring drivers included",
+    );
+    // What was killed was what this test means: the run's drivers, each leading a group that
+    // holds its children.
+    let drivers: BTreeSet<i32> = below
+        .iter()
+        .filter(|p| p.ppid == run_pid && p.cmdline.contains("hello-then-ignore-eof"))
+        .map(|p| p.pid)
+        .collect();
+    let sleeps: Vec<&Proc> = below
+        .iter()
+        .filter(|p| p.cmdline.starts_with("sleep "))
+        .collect();
+    assert!(
+        !drivers.is_empty()
+            && !sleeps.is_empty()
+            && sleeps.iter().all(|p| drivers.contains(&p.pgid)),
+        "the drivers' children are not in the drivers' groups: {below:#?}"
+    );
 }

@@ -206,6 +206,9 @@ async fn read_line_capped(
 }
 
 struct Running {
+    /// First, so that a dropped `Running` kills the group before `child` goes (and may be
+    /// reaped).
+    group: DriverGroup,
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -214,6 +217,49 @@ struct Running {
     stderr_reader: JoinHandle<()>,
     /// Keeps the driver's group in the registry an interrupted run stops.
     _lease: Option<children::Lease>,
+}
+
+/// A driver's process group, listed with the watchdog (`toolnexus_watchdog`) from the spawn
+/// until the harness kills it: a harness killed with SIGKILL, which cannot clean up, still
+/// takes the group with it, a driver that ignores the end of its stdin and its `sleep 300 &`
+/// included (NOTES #160). Unlisted before the leader is reaped, so a reused id is never
+/// signalled.
+struct DriverGroup(Option<i32>);
+
+impl DriverGroup {
+    /// Lists the group of a driver just spawned as its leader (`None`: nothing to list).
+    fn watch(pgid: Option<i32>) -> Self {
+        if let Some(pgid) = pgid {
+            toolnexus_watchdog::watch(pgid);
+        }
+        Self(pgid)
+    }
+
+    /// SIGKILLs the driver's tree ([`kill_driver_tree`]) and unlists it; call before the reap.
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            kill_driver_tree(pgid);
+            toolnexus_watchdog::unwatch(pgid);
+        }
+    }
+
+    /// After a clean exit of the leader (reaped): SIGKILLs what is left in its group (a
+    /// `sleep 300 &`: started for the run, it ends with it, NOTES #161) and unlists it. The
+    /// group id cannot have been reused while any of them is alive.
+    fn end_leftovers(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            process_group::kill_group(pgid);
+            toolnexus_watchdog::unwatch(pgid);
+        }
+    }
+}
+
+impl Drop for DriverGroup {
+    /// A driver abandoned unkilled (its port dropped mid-run) goes now, its group with it,
+    /// rather than at the watchdog's hands when the harness ends.
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
 /// SIGKILLs the driver's group and every group its descendants lead or joined (an MCP
@@ -300,6 +346,7 @@ impl SubprocessPort {
         let mut child = cmd.spawn().map_err(|e| {
             PortError::Transport(format!("cannot start driver `{}`: {e}", self.command))
         })?;
+        let group = DriverGroup::watch(process_group::group_of(&child));
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -311,6 +358,7 @@ impl SubprocessPort {
         self.starts += 1;
         self.seq = 0;
         self.running = Some(Running {
+            group,
             child,
             stdin,
             stdout: BufReader::new(stdout),
@@ -326,9 +374,7 @@ impl SubprocessPort {
         let mut message = why;
         self.greeting = None;
         if let Some(mut running) = self.running.take() {
-            if let Some(pgid) = process_group::group_of(&running.child) {
-                kill_driver_tree(pgid);
-            }
+            running.group.kill();
             let _ = running.child.start_kill();
             if let Ok(Ok(status)) =
                 tokio::time::timeout(Duration::from_secs(2), running.child.wait()).await
@@ -571,20 +617,14 @@ impl Port for SubprocessPort {
         }
         if let Some(mut running) = self.running.take() {
             drop(running.stdin);
-            let pgid = process_group::group_of(&running.child);
             if tokio::time::timeout(Duration::from_secs(2), running.child.wait())
                 .await
                 .is_err()
             {
-                if let Some(pgid) = pgid {
-                    kill_driver_tree(pgid);
-                }
+                running.group.kill();
                 let _ = running.child.kill().await;
-            } else if let Some(pgid) = pgid {
-                // A clean exit may leave background children in the driver's group (a
-                // `sleep 300 &`): they were started for the run and end with it (NOTES #161).
-                // The group id cannot have been reused while any of them is alive.
-                process_group::kill_group(pgid);
+            } else {
+                running.group.end_leftovers();
             }
         }
     }

@@ -104,12 +104,50 @@ impl Redactor {
         self.add(values.into_iter().filter(|v| is_secret(name, v)));
     }
 
-    /// The message with every secret replaced.
+    /// The message with every secret replaced ([`replace_secret`]).
     pub fn redact(&self, message: &str) -> String {
         self.secrets
             .iter()
-            .fold(message.to_string(), |acc, s| acc.replace(s.as_str(), "***"))
+            .fold(message.to_string(), |acc, s| replace_secret(&acc, s, "***"))
     }
+}
+
+/// `text` with `secret` replaced by `mark`: everywhere when the secret has at least
+/// [`MIN_SECRET_LEN`] characters; a shorter one (an `apiKey` of `k`, a token `ab12`) only
+/// where it stands as a whole token, not inside a word. A one-letter key replaced
+/// everywhere turned "key must be a string" into "[redacted]ey must be a string", while
+/// where a short key can leak (a header echoed back, `key=k`, `Bearer k`) it is a token of
+/// its own.
+pub fn replace_secret(text: &str, secret: &str, mark: &str) -> String {
+    if secret.is_empty() || !text.contains(secret) {
+        return text.to_string();
+    }
+    if secret.chars().count() >= MIN_SECRET_LEN {
+        return text.replace(secret, mark);
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (at, _) in text.match_indices(secret) {
+        if at < copied {
+            continue; // overlaps the occurrence just replaced
+        }
+        let end = at + secret.len();
+        let before = text[..at].chars().next_back();
+        let after = text[end..].chars().next();
+        // A secret that itself starts or ends with a word character needs a non-word
+        // neighbour on that side; one that starts with, say, `-` is a token boundary itself.
+        let starts_word = word(secret.chars().next());
+        let ends_word = word(secret.chars().next_back());
+        if (starts_word && word(before)) || (ends_word && word(after)) {
+            continue;
+        }
+        out.push_str(&text[copied..at]);
+        out.push_str(mark);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 #[cfg(test)]
@@ -172,6 +210,25 @@ mod tests {
             r.redact("invalid token s3cret; echo abcdefgh12"),
             "invalid token ***; echo ***"
         );
+    }
+
+    #[test]
+    fn a_short_secret_is_replaced_as_a_whole_token_only() {
+        // The no-mangle case: a one-letter key inside words stays.
+        assert_eq!(
+            replace_secret("key must be a string", "k", "[redacted]"),
+            "key must be a string"
+        );
+        // The leak cases: the key standing alone, after `=` or a scheme, at either end.
+        assert_eq!(
+            replace_secret("invalid key k; url ?key=k&x=1 Bearer k", "k", "***"),
+            "invalid key ***; url ?key=***&x=1 Bearer ***"
+        );
+        assert_eq!(replace_secret("k", "k", "***"), "***");
+        assert_eq!(replace_secret("kk k", "k", "***"), "kk ***");
+        assert_eq!(replace_secret("é-ab12-é ab12x", "ab12", "*"), "é-*-é ab12x");
+        // A long secret goes everywhere, even inside a word.
+        assert_eq!(replace_secret("xabcdefgh12y", "abcdefgh12", "***"), "x***y");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! separate: a pooled connection belongs to the runtime it was opened on.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// A client builder with the shared TLS configuration (reqwest's own when that cannot be
 /// made, which then loads the certificates itself).
@@ -20,6 +21,32 @@ pub fn builder() -> reqwest::ClientBuilder {
 /// A client with default settings and the shared TLS configuration.
 pub fn client() -> reqwest::Client {
     builder().build().unwrap_or_default()
+}
+
+/// How long an LLM request may go without a byte from the server (waiting for the response
+/// head, or between two chunks of a body or stream) when the run has no `timeoutMs`. §8
+/// makes `timeoutMs` optional and gives no other bound; without one a model that accepts
+/// and never answers held a run, and the driver serving it, forever. A per-read bound, not a
+/// deadline: a slow stream that keeps sending is never cut. 120 s, as the Python port's
+/// per-request default (NOTES #336).
+pub const LLM_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long connecting to an LLM endpoint may take: the §2 connect default.
+pub const LLM_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default client of LLM requests (the §8 client's, an agent runtime's): the shared
+/// TLS configuration, [`LLM_CONNECT_TIMEOUT`] and [`LLM_IDLE_TIMEOUT`].
+pub fn llm_client() -> reqwest::Client {
+    llm_client_with_idle(LLM_IDLE_TIMEOUT)
+}
+
+/// [`llm_client`] with another idle bound (tests use a short one).
+pub fn llm_client_with_idle(idle: Duration) -> reqwest::Client {
+    builder()
+        .connect_timeout(LLM_CONNECT_TIMEOUT)
+        .read_timeout(idle)
+        .build()
+        .unwrap_or_default()
 }
 
 /// What reqwest builds by default: the platform verifier, safe protocol versions, HTTP/1.1.
@@ -38,10 +65,38 @@ fn tls_config() -> Option<rustls::ClientConfig> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn clients_build_with_the_shared_configuration() {
         for _ in 0..3 {
             assert!(super::builder().build().is_ok());
         }
+    }
+
+    /// A server that accepts and never answers ends an LLM request with a timeout instead
+    /// of holding it for ever (issue 28 item 3). The outer bound is only the test's own
+    /// guard, far above the idle bound, so load cannot break it.
+    #[tokio::test]
+    async fn a_silent_server_times_out_on_the_idle_bound() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hold = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                held.push(socket); // never read from, never written to
+            }
+        });
+        let client = llm_client_with_idle(Duration::from_millis(200));
+        let sent = client
+            .post(format!("http://{addr}/v1/chat/completions"))
+            .body("{}")
+            .send();
+        let outcome = tokio::time::timeout(Duration::from_secs(60), sent).await;
+        hold.abort();
+        let err = outcome
+            .expect("the idle bound did not end the request")
+            .unwrap_err();
+        assert!(err.is_timeout(), "{err}");
     }
 }

@@ -398,6 +398,21 @@ pub(super) fn steps() -> Vec<StepDef> {
                     fail(format!("[pinned] the LLM received {} requests, not {want}: {routes:?}", requests.len()))
                 }
             }),
+        step!(Expectations, r#"^the LLM(?: "(?P<NAME>[^"]+)")? received at most (?P<N>\d+) requests$"#,
+            "the mock LLM's `GET /_mock/stats` counts at most N requests (those recorded plus those the recording's caps evicted, so a flood still counts)",
+            records "lenient (at most)",
+            |StepCtx { st, arg, .. }| {
+                let stats = llm_get(st, arg.opt(1), "/_mock/stats").await?;
+                let count = |k: &str| stats.get(k).and_then(Value::as_u64);
+                let (Some(kept), Some(evicted)) = (count("recorded"), count("recordedEvicted")) else {
+                    return fail(format!("the mock LLM's stats have no request counts: {}", crate::port::truncate(&stats.to_string(), 300)));
+                };
+                let most: u64 = arg.at(2).parse().unwrap_or(0);
+                let received = kept.saturating_add(evicted);
+                if received <= most { Ok(()) } else {
+                    fail(format!("[lenient (at most)] the LLM received {received} requests, more than {most}"))
+                }
+            }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) path is "(?P<PATH>[^"]+)"$"#,
             "the K-th (1-based) recorded request's path",
             |StepCtx { st, arg, .. }| {
@@ -699,6 +714,14 @@ fn metrics(st: &ScenarioState) -> Result<String, StepFailure> {
 /// The requests the mock LLM (named, else the unnamed or first one) recorded, normalised;
 /// they too must not carry the secret (the mock redacts the key headers, not bodies).
 async fn llm_requests(st: &ScenarioState, name: Option<&str>) -> Result<Vec<Value>, StepFailure> {
+    let recorded = llm_get(st, name, "/_mock/requests").await?;
+    leak_check(&recorded, "a request the mock LLM recorded")?;
+    Ok(st.norm(&recorded).as_array().cloned().unwrap_or_default())
+}
+
+/// `GET path` of the scenario's mock LLM `name` (the first one when unnamed), with the key
+/// headers the mock may require on every route.
+async fn llm_get(st: &ScenarioState, name: Option<&str>, path: &str) -> Result<Value, StepFailure> {
     let url = st
         .llms
         .iter()
@@ -717,11 +740,9 @@ async fn llm_requests(st: &ScenarioState, name: Option<&str>) -> Result<Vec<Valu
         ],
         None => Vec::new(),
     };
-    let recorded = surroundings::get_json(&url, "/_mock/requests", &headers)
+    surroundings::get_json(&url, path, &headers)
         .await
-        .map_err(StepFailure::failed)?;
-    leak_check(&recorded, "a request the mock LLM recorded")?;
-    Ok(st.norm(&recorded).as_array().cloned().unwrap_or_default())
+        .map_err(StepFailure::failed)
 }
 
 async fn llm_request(st: &ScenarioState, k: &str) -> Result<Value, StepFailure> {

@@ -17,7 +17,8 @@ pub use scenario::{
     Pattern, Piece, Reply, Scenario, Style, Template, ToolCall, Turn, Usage, DEFAULT_USAGE,
 };
 pub use server::{
-    MAX_RECORDED, MAX_RECORDED_BODY, REDACTED, REQUESTS_PATH, SECRET_ENV, STATS_PATH,
+    MAX_RECORDED, MAX_RECORDED_BODY, MAX_RECORDED_BYTES, REDACTED, REQUESTS_PATH, SECRET_ENV,
+    STATS_PATH,
 };
 
 use crate::loopback;

@@ -24,7 +24,7 @@ use crate::loopback::{self, Guard};
 
 /// Where the recorded requests are read.
 pub const REQUESTS_PATH: &str = "/_mock/requests";
-/// Where the in-flight counts are read: `{"peakInFlight": N, "inFlight": M}`.
+/// Where the in-flight counts and the recording's size and caps are read.
 pub const STATS_PATH: &str = "/_mock/stats";
 /// The canary secret: a header carrying it is recorded as `<redacted>`.
 pub const SECRET_ENV: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
@@ -32,6 +32,11 @@ pub const SECRET_ENV: &str = "TOOLNEXUS_CONFORMANCE_SECRET";
 pub const MAX_RECORDED: usize = 1000;
 /// How much of one body the recording keeps.
 pub const MAX_RECORDED_BODY: usize = 1 << 20;
+/// How many bytes the whole recording keeps (the oldest go first), so it is bounded like
+/// every other buffer rather than by count alone (1,000 × 1 MiB, about 1 GiB). 64 MiB still
+/// holds all 1,000 entries of an agent loop's requests up to 64 KiB each, or the last 64
+/// bodies cut at [`MAX_RECORDED_BODY`]; a test reads the recent requests, not a gigabyte.
+pub const MAX_RECORDED_BYTES: usize = 64 << 20;
 /// What a redacted header value reads as.
 pub const REDACTED: &str = "<redacted>";
 
@@ -42,7 +47,7 @@ struct Mock {
     scenario: Scenario,
     /// How often each reply was used, for `times`.
     used: Mutex<Vec<u64>>,
-    recorded: Mutex<VecDeque<Recorded>>,
+    recorded: Mutex<Recording>,
     secret: Option<String>,
     next_id: AtomicU64,
     /// Model-route requests being handled now.
@@ -69,6 +74,40 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// The recorded requests, oldest first, and what they hold: bounded by
+/// [`MAX_RECORDED`] entries and [`MAX_RECORDED_BYTES`] bytes.
+#[derive(Default)]
+struct Recording {
+    entries: VecDeque<Recorded>,
+    /// The sum of the entries' [`Recorded::cost`], kept as they come and go.
+    bytes: usize,
+    /// How many entries were dropped (or never kept) to stay within the caps.
+    evicted: u64,
+}
+
+impl Recording {
+    /// Keeps `entry`, dropping the oldest first while either cap would be exceeded.
+    fn push(&mut self, entry: Recorded) {
+        let cost = entry.cost();
+        while !self.entries.is_empty()
+            && (self.entries.len() >= MAX_RECORDED || self.bytes + cost > MAX_RECORDED_BYTES)
+        {
+            if let Some(old) = self.entries.pop_front() {
+                self.bytes -= old.cost();
+                self.evicted += 1;
+            }
+        }
+        if cost > MAX_RECORDED_BYTES {
+            // Cannot happen with a body cut at 1 MiB and hyper's header limits, but the
+            // cap is a promise: an entry too big for it alone is counted, not kept.
+            self.evicted += 1;
+            return;
+        }
+        self.bytes += cost;
+        self.entries.push_back(entry);
+    }
+}
+
 /// One request as received, kept raw: its JSON entry is built only when
 /// `GET /_mock/requests` asks, so serving a request never parses its body twice.
 struct Recorded {
@@ -76,13 +115,30 @@ struct Recorded {
     path: String,
     /// Name and shown (joined or redacted) value, in the request's order.
     headers: Vec<(String, String)>,
-    /// At most [`MAX_RECORDED_BODY`] bytes of the body.
+    /// At most [`MAX_RECORDED_BODY`] bytes of the body, in its own allocation.
     body: Bytes,
     /// The whole body's length.
     len: usize,
 }
 
 impl Recorded {
+    /// The bytes this entry holds, for [`MAX_RECORDED_BYTES`]: its strings' capacities,
+    /// the body (an exact copy, so its length is what it holds) and the fixed parts.
+    /// Allocator rounding aside, every byte the entry holds is counted.
+    fn cost(&self) -> usize {
+        let headers: usize = self
+            .headers
+            .iter()
+            .map(|(name, shown)| name.capacity() + shown.capacity())
+            .sum();
+        std::mem::size_of::<Self>()
+            + self.method.capacity()
+            + self.path.capacity()
+            + self.headers.capacity() * std::mem::size_of::<(String, String)>()
+            + headers
+            + self.body.len()
+    }
+
     /// The entry as `GET /_mock/requests` shows it.
     fn entry(&self) -> Value {
         let mut recorded_headers = Map::new();
@@ -130,7 +186,7 @@ fn router(scenario: Scenario, secret: Option<String>) -> Router {
     let mock = Arc::new(Mock {
         scenario,
         used: Mutex::new(used),
-        recorded: Mutex::new(VecDeque::new()),
+        recorded: Mutex::new(Recording::default()),
         secret,
         next_id: AtomicU64::new(1),
         in_flight: AtomicU64::new(0),
@@ -170,16 +226,16 @@ async fn anthropic_route(State(mock): State<Arc<Mock>>, request: Request) -> Res
 }
 
 async fn requests(State(mock): State<Arc<Mock>>) -> Response<Body> {
-    let all: Vec<Value> = lock(&mock.recorded).iter().map(Recorded::entry).collect();
+    let all: Vec<Value> = lock(&mock.recorded)
+        .entries
+        .iter()
+        .map(Recorded::entry)
+        .collect();
     json_response(StatusCode::OK, &Value::Array(all))
 }
 
 async fn stats(State(mock): State<Arc<Mock>>) -> Response<Body> {
-    let body = json!({
-        "peakInFlight": mock.peak_in_flight.load(Ordering::SeqCst),
-        "inFlight": mock.in_flight.load(Ordering::SeqCst),
-    });
-    json_response(StatusCode::OK, &body)
+    json_response(StatusCode::OK, &mock.stats())
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
@@ -309,13 +365,10 @@ impl Mock {
             };
             shown_headers.push((name.as_str().to_string(), shown));
         }
-        let body = if bytes.len() > MAX_RECORDED_BODY {
-            // A copy, so the recording does not pin the whole (up to 16 MiB) body.
-            Bytes::copy_from_slice(&bytes[..MAX_RECORDED_BODY])
-        } else {
-            // Shares the received buffer: no copy.
-            bytes.clone()
-        };
+        // Always a copy: a shared slice would pin the whole (up to 16 MiB) body, or for a
+        // small body hyper's connection read buffer it was cut from (up to ~400 KiB), and
+        // the byte cap would count far less than the recording holds.
+        let body = Bytes::copy_from_slice(&bytes[..bytes.len().min(MAX_RECORDED_BODY)]);
         let entry = Recorded {
             method: method.to_string(),
             path: path.to_string(),
@@ -323,11 +376,22 @@ impl Mock {
             body,
             len: bytes.len(),
         };
-        let mut recorded = lock(&self.recorded);
-        if recorded.len() >= MAX_RECORDED {
-            recorded.pop_front();
-        }
-        recorded.push_back(entry);
+        lock(&self.recorded).push(entry);
+    }
+
+    /// What `GET /_mock/stats` answers: the in-flight counts, and the recording's size
+    /// next to its caps.
+    fn stats(&self) -> Value {
+        let recording = lock(&self.recorded);
+        json!({
+            "peakInFlight": self.peak_in_flight.load(Ordering::SeqCst),
+            "inFlight": self.in_flight.load(Ordering::SeqCst),
+            "recorded": recording.entries.len(),
+            "recordedCap": MAX_RECORDED,
+            "recordedBytes": recording.bytes,
+            "recordedBytesCap": MAX_RECORDED_BYTES,
+            "recordedEvicted": recording.evicted,
+        })
     }
 
     fn turn(&self, facts: &Facts, turn: &Turn) -> Response<Body> {
@@ -444,12 +508,20 @@ mod tests {
         Mock {
             scenario: parse_scenario(r#"{"replies": [{"text": "x"}]}"#).unwrap(),
             used: Mutex::new(vec![0]),
-            recorded: Mutex::new(VecDeque::new()),
+            recorded: Mutex::new(Recording::default()),
             secret: secret.map(String::from),
             next_id: AtomicU64::new(1),
             in_flight: AtomicU64::new(0),
             peak_in_flight: AtomicU64::new(0),
         }
+    }
+
+    fn entries(m: &Mock) -> Vec<Value> {
+        lock(&m.recorded)
+            .entries
+            .iter()
+            .map(Recorded::entry)
+            .collect()
     }
 
     #[test]
@@ -464,19 +536,102 @@ mod tests {
                 &Bytes::from_static(b"{}"),
             );
         }
-        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
+        let recorded: Vec<Value> = entries(&m);
         assert_eq!(recorded.len(), MAX_RECORDED);
         assert_eq!(recorded[0]["path"], "/r5", "the oldest go first");
 
         let m = mock(None);
         let big = Bytes::from(vec![b'a'; MAX_RECORDED_BODY + 10]);
         m.record("POST", "/big", &headers, &big);
-        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
+        let recorded: Vec<Value> = entries(&m);
         assert_eq!(
             recorded[0]["body"].as_str().map(str::len),
             Some(MAX_RECORDED_BODY)
         );
         assert!(recorded[0]["note"].as_str().unwrap().contains("truncated"));
+    }
+
+    /// The recount the running total stands in for.
+    fn recount(m: &Mock) -> usize {
+        lock(&m.recorded).entries.iter().map(Recorded::cost).sum()
+    }
+
+    #[test]
+    fn the_recording_is_bounded_in_bytes_keeping_the_newest() {
+        let m = mock(None);
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        // One 4 MB buffer, sliced per request: the body each request brings.
+        let big = Bytes::from(vec![b'a'; 4_000_000]);
+        for i in 0..100 {
+            m.record("POST", &format!("/r{i}"), &headers, &big);
+            let held = lock(&m.recorded).bytes;
+            assert!(held <= MAX_RECORDED_BYTES, "request {i}: {held} bytes held");
+            assert_eq!(held, recount(&m), "request {i}: the running total drifted");
+        }
+        let recorded = entries(&m);
+        let kept = recorded.len();
+        // Each entry costs a little over 1 MiB: fewer than 64 fit, and most of them do.
+        assert!(
+            (MAX_RECORDED_BYTES / MAX_RECORDED_BODY / 2..64).contains(&kept),
+            "{kept}"
+        );
+        assert_eq!(recorded[kept - 1]["path"], "/r99", "the newest is kept");
+        assert_eq!(
+            recorded[0]["path"],
+            format!("/r{}", 100 - kept),
+            "the oldest go first"
+        );
+        let stats = m.stats();
+        assert_eq!(stats["recordedEvicted"], 100 - kept);
+        // The count cap still holds alongside the byte cap, and small bodies are counted
+        // by what they hold, not by a shared buffer.
+        for i in 0..MAX_RECORDED {
+            m.record("POST", &format!("/s{i}"), &headers, &big.slice(..2));
+        }
+        assert_eq!(entries(&m).len(), MAX_RECORDED);
+        let held = lock(&m.recorded).bytes;
+        assert_eq!(held, recount(&m));
+        assert!(entries(&m)
+            .iter()
+            .all(|e| e["body"].as_str().map(str::len) == Some(2)));
+        let pinned = lock(&m.recorded)
+            .entries
+            .iter()
+            .filter(|e| big.as_ptr_range().contains(&e.body.as_ptr()))
+            .count();
+        assert_eq!(pinned, 0, "kept bodies share the received buffer");
+    }
+
+    #[test]
+    fn stats_state_the_recording_next_to_its_caps() {
+        let m = mock(None);
+        let empty = json!({
+            "peakInFlight": 0, "inFlight": 0,
+            "recorded": 0, "recordedCap": MAX_RECORDED,
+            "recordedBytes": 0, "recordedBytesCap": MAX_RECORDED_BYTES,
+            "recordedEvicted": 0,
+        });
+        assert_eq!(m.stats(), empty);
+        m.record(
+            "POST",
+            "/one",
+            &HeaderMap::new(),
+            &Bytes::from_static(b"{}"),
+        );
+        let stats = m.stats();
+        assert_eq!(stats["recorded"], 1);
+        let held = stats["recordedBytes"].as_u64().unwrap();
+        assert_eq!(held as usize, recount(&m));
+        assert!(
+            held >= 2 + 4 + 4,
+            "body, path and method are all counted: {held}"
+        );
+        assert_eq!(
+            MAX_RECORDED_BYTES,
+            64 << 20,
+            "the cap mock-servers/README.md states"
+        );
     }
 
     #[test]
@@ -492,7 +647,7 @@ mod tests {
             &headers,
             &Bytes::from_static(b"nope"),
         );
-        let recorded: Vec<Value> = lock(&m.recorded).iter().map(Recorded::entry).collect();
+        let recorded: Vec<Value> = entries(&m);
         let h = &recorded[0]["headers"];
         assert_eq!(h["authorization"], REDACTED);
         assert_eq!(h["x-other"], REDACTED);

@@ -23,7 +23,7 @@ use crate::client::{ConversationStore, Hooks, OnMetric, Style, Usage};
 use crate::suspension::{Request, WaitFor};
 
 pub use budget::Budget;
-pub use runtime::{Runtime, Spawned, WakeOutcome};
+pub use runtime::{Runtime, Spawned, WakeOutcome, DEFAULT_MAX_DEPTH};
 pub use trace::Observations;
 
 /// One registry entry: `agent(name, {does, soul?, team?, budget?, model?, waitFor?,

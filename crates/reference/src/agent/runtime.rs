@@ -18,6 +18,11 @@ use crate::client::{ConversationStore, InMemoryStore, TurnGate, Usage};
 use crate::suspension::{Answer, Request};
 use crate::tool::Tool;
 
+/// How deep below root a handle may sit when no budget on its chain sets `maxDepth`: §7D
+/// gives no default, and recursion through a team cycle (`a` ⇄ `b`) would otherwise spawn
+/// one level per model call without end. 3, as the published ports default (NOTES #334).
+pub const DEFAULT_MAX_DEPTH: u64 = 3;
+
 /// The §7D agent runtime; cheap to clone (clones share everything).
 #[derive(Clone)]
 pub struct Runtime {
@@ -165,7 +170,7 @@ impl Runtime {
                 tools,
                 options,
                 store,
-                http: crate::http_client::client(),
+                http: crate::http_client::llm_client(),
                 gate,
                 clock: VirtualClock::new(),
                 table: Mutex::new(Table::default()),
@@ -267,13 +272,14 @@ impl Runtime {
             let depth = p.depth + 1;
             // maxDepth caps how deep below root a handle may sit; it carves like the
             // spendable limits (the smaller of the new handle's own and its parent's).
+            // Neither set: the default, so a team cycle with no budget still ends (NOTES #334).
             let cap = match (own.max_depth, p.budget.max_depth) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => a.or(b).unwrap_or(DEFAULT_MAX_DEPTH),
             };
-            if let Some(max) = cap.filter(|m| depth > *m) {
+            if depth > cap {
                 return Err(format!(
-                    "maxDepth: a {def} under {parent} would sit at depth {depth} (maxDepth {max})"
+                    "maxDepth: a {def} under {parent} would sit at depth {depth} (maxDepth {cap})"
                 ));
             }
             if let Some((_, _, reason)) = walk_exhausted(&t, parent) {

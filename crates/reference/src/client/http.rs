@@ -208,15 +208,12 @@ impl Secrets {
         Secrets(out)
     }
 
-    /// `text` with every secret replaced by `[redacted]`.
+    /// `text` with every secret replaced by `[redacted]` (a short one only as a whole
+    /// token, so a one-letter key does not mangle the words around it: NOTES #335).
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for s in &self.0 {
-            if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), "[redacted]");
-            }
-        }
-        out
+        self.0.iter().fold(text.to_string(), |acc, s| {
+            crate::env_expand::replace_secret(&acc, s, "[redacted]")
+        })
     }
 }
 
@@ -313,6 +310,16 @@ mod tests {
         assert_eq!(
             s.redact("sk-1 tok-123 Bearer tok-123 plain"),
             "[redacted] [redacted] [redacted] plain"
+        );
+    }
+
+    #[test]
+    fn a_one_letter_key_is_redacted_where_it_leaks_and_nowhere_else() {
+        let headers = [("X-Api-Key".to_string(), "k".to_string())];
+        let s = Secrets::new(Some("k"), headers.iter().map(|(k, v)| (k, v)));
+        assert_eq!(
+            s.redact("HTTP 401: key must be a string, got k"),
+            "HTTP 401: key must be a string, got [redacted]"
         );
     }
 }

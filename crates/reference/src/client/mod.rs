@@ -95,7 +95,7 @@ impl Client {
         let http = options
             .http_client
             .clone()
-            .unwrap_or_else(crate::http_client::client);
+            .unwrap_or_else(crate::http_client::llm_client);
         Self::with_backend(options, Backend::Http(http))
     }
 

@@ -124,7 +124,8 @@ pub struct ClientOptions {
     pub on_metric: Option<OnMetric>,
     /// The conversation provider; absent ⇒ a per-client in-memory store.
     pub store: Option<Arc<dyn ConversationStore>>,
-    /// Gap 2: the HTTP client for LLM requests; absent ⇒ a default one.
+    /// Gap 2: the HTTP client for LLM requests; absent ⇒ [`crate::http_client::llm_client`]
+    /// (a connect and an idle bound, so a silent model cannot hold a run for ever).
     pub http_client: Option<reqwest::Client>,
     /// §10: resolves a suspension inline; absent ⇒ a suspension halts the run (`pending`).
     pub wait_for: Option<WaitFor>,

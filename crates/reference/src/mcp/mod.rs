@@ -6,7 +6,6 @@ pub mod convert;
 pub mod elicitation;
 pub mod session;
 pub mod stdio;
-pub mod watchdog;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -19,12 +20,20 @@ const STDERR_TAIL_BYTES: usize = 2048;
 /// How much the stdout guard reads from the pipe at a time.
 const READ_CHUNK_BYTES: usize = 64 * 1024;
 
+/// Set by [`die_with_this_process`]: whether spawned servers are listed with the watchdog.
+static DIE_WITH_THIS_PROCESS: AtomicBool = AtomicBool::new(false);
+
 /// Makes every local MCP server spawned from now on die with this process, even when it is
-/// killed with SIGKILL (see [`super::watchdog`]), so a killed driver leaves no server behind.
+/// killed with SIGKILL (see `toolnexus_watchdog`), so a killed driver leaves no server behind.
 ///
 /// Opt-in: a library user may well want its servers to outlive a crash of its own.
 pub fn die_with_this_process() {
-    super::watchdog::arm();
+    DIE_WITH_THIS_PROCESS.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`die_with_this_process`] was called.
+fn watched() -> bool {
+    DIE_WITH_THIS_PROCESS.load(Ordering::Relaxed)
 }
 
 /// What the guards learned about a misbehaving server.
@@ -58,7 +67,9 @@ impl ChildTree {
         if let Some(pgid) = self.pgid {
             process_group::kill_group(pgid);
             // Before the reap: until then the group id cannot be reused.
-            super::watchdog::unwatch(pgid);
+            if watched() {
+                toolnexus_watchdog::unwatch(pgid);
+            }
         }
     }
 }
@@ -109,8 +120,8 @@ pub fn spawn(
         None => format!("cannot start \"{program}\": {e}"),
     })?;
     let pgid = process_group::group_of(&child);
-    if let Some(pgid) = pgid {
-        super::watchdog::watch(pgid);
+    if let Some(pgid) = pgid.filter(|_| watched()) {
+        toolnexus_watchdog::watch(pgid);
     }
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())

@@ -1,19 +1,22 @@
-//! Local MCP servers that die with this process, even when it is killed with SIGKILL.
+//! Process groups that die with this process, even when it is killed with SIGKILL.
 //!
 //! A process killed with SIGKILL cannot clean up, so something outside it must: a watchdog,
-//! a tiny `sh` started once (at the first server) in a process group of its own, reading
-//! the group ids of the live servers on a pipe. When this process dies, however it dies,
-//! the kernel closes the pipe; the watchdog then kills every group still listed and exits.
-//! A server is listed right after its spawn and unlisted when it is killed, before it is
-//! reaped (until then its group id cannot be reused, so the watchdog never signals a
-//! stranger).
+//! a tiny `sh` started once (at the first [`watch`]) in a process group of its own, reading
+//! the ids of the live groups on a pipe. When this process dies, however it dies, the kernel
+//! closes the pipe; the watchdog then kills every group still listed and exits. A group is
+//! listed right after its leader's spawn and unlisted when it is killed, before the leader is
+//! reaped (until then its id cannot be reused, so the watchdog never signals a stranger).
 //!
-//! This replaces `PR_SET_PDEATHSIG`, armed in each server between fork and exec: a
-//! `pre_exec` step makes the spawn a full `fork`, whose cost grows with this process's
-//! memory (a driver that had just built a toolkit over 5,000 skills paid about a
-//! millisecond more per server), while without it the spawn is a `posix_spawn`, the same
-//! for any heap. The watchdog also takes the server's whole group, where the death signal
-//! reached only the server itself.
+//! Two users, one per process: the reference's local MCP servers (in a driver) and the
+//! harness's drivers (in `run`). Both spawn each child as the leader of its own group
+//! (`process_group(0)`).
+//!
+//! Why not `PR_SET_PDEATHSIG`, armed in each child between fork and exec: a `pre_exec` step
+//! makes the spawn a full `fork`, whose cost grows with this process's memory (a driver that
+//! had just built a toolkit over 5,000 skills paid about a millisecond more per server),
+//! while without it the spawn is a `posix_spawn`, the same for any heap. The death signal
+//! also reaches only the child itself, not its group (a driver's `sleep 300 &`), and fires
+//! when the spawning *thread* ends, which on a tokio runtime may be any worker.
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
@@ -22,7 +25,7 @@ use std::sync::Mutex;
 
 /// Reads `+PGID` / `-PGID` lines; at end of input kills every group still listed. Builtins
 /// only, so it needs nothing but a POSIX shell. The first word names it in `ps`.
-const SCRIPT: &str = r#": toolnexus-mcp-watchdog
+const SCRIPT: &str = r#": toolnexus-watchdog
 groups=""
 while IFS= read -r line; do
   case "$line" in
@@ -35,26 +38,15 @@ done
 for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
 "#;
 
-/// The watchdog's stdin, once it runs; `None` before the first server or when it could not
-/// start (servers then simply are not watched: a failure to guard is never a failure to
-/// serve).
+/// The running watchdog and its stdin.
 struct Watchdog {
     child: Child,
     pipe: ChildStdin,
 }
 
-static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// `None` before the first group, or when the watchdog could not start (groups then simply
+/// are not watched: a failure to guard is never a failure to spawn).
 static WATCHDOG: Mutex<Option<Watchdog>> = Mutex::new(None);
-
-/// Makes every local MCP server spawned from now on die with this process.
-pub fn arm() {
-    ARMED.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether [`arm`] was called.
-pub fn armed() -> bool {
-    ARMED.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 fn start() -> Option<Watchdog> {
     let mut child = Command::new("/bin/sh")
@@ -87,7 +79,7 @@ fn send(line: &str) {
     };
     if failed {
         // The watchdog is gone (killed from outside): reap it, and start a fresh one with
-        // the next server rather than writing into a dead pipe.
+        // the next group rather than writing into a dead pipe.
         if let Some(mut w) = slot.take() {
             let _ = w.child.kill();
             let _ = w.child.wait();
@@ -95,16 +87,23 @@ fn send(line: &str) {
     }
 }
 
-/// Lists a freshly spawned server's process group.
+/// Whether `pgid` names one group: kill(2) reads 0 as "my own group" and -1 as "every
+/// process I may signal", which the watchdog must never be told to kill.
+fn is_group(pgid: i32) -> bool {
+    pgid > 1
+}
+
+/// Lists the process group `pgid` (a child just spawned as its leader): it is SIGKILLed
+/// when this process dies, unless [`unwatch`]ed first.
 pub fn watch(pgid: i32) {
-    if armed() {
+    if is_group(pgid) {
         send(&format!("+{pgid}\n"));
     }
 }
 
-/// Unlists a server's group: call it when the group is killed, before the leader is reaped.
+/// Unlists the group `pgid`: call it when the group is killed, before its leader is reaped.
 pub fn unwatch(pgid: i32) {
-    if armed() {
+    if is_group(pgid) {
         send(&format!("-{pgid}\n"));
     }
 }
@@ -137,5 +136,20 @@ mod tests {
         );
         let _ = kept.kill();
         let _ = kept.wait();
+    }
+
+    #[test]
+    fn ids_that_are_not_one_group_are_never_listed() {
+        for id in [1, 0, -1, -7] {
+            watch(id);
+        }
+        let started = WATCHDOG.lock().unwrap().take();
+        if let Some(mut w) = started {
+            // Killed before its input ends: told `+1`, it would kill every process we may
+            // signal.
+            let _ = w.child.kill();
+            let _ = w.child.wait();
+            panic!("a watchdog started for an id that names no single group");
+        }
     }
 }
