@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::runner::{Counts, RunReport, ScenarioResult, Status};
+use super::outcome::{Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario (`xfail` for a failure marked `known`).
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn json_carries_each_scenarios_file_line_tags_and_duration() {
         let mut sc = scenario("p", Status::Passed, false);
-        sc.meta = crate::runner::ScenarioMeta {
+        sc.meta = crate::outcome::ScenarioMeta {
             file: "core.feature".into(),
             line: 12,
             tags: vec!["spec-4A".into()],
@@ -419,7 +419,7 @@ mod tests {
         long.message = "y".repeat(REASON_CHARS + 50);
         let mut report = RunReport::of(vec![slow, long]);
         report.recount();
-        report.baseline = Some(crate::baseline::Baseline {
+        report.baseline = Some(crate::outcome::Baseline {
             file: "expected.txt".into(),
             new_failures: vec!["slow".into(), "long".into()],
             ..Default::default()

@@ -364,7 +364,8 @@ pub fn diff(
         }
     }
     added.sort_by(|a, b| {
-        super::html::cmp_sections(&a.section, &b.section).then_with(|| a.sentence.cmp(&b.sentence))
+        super::sections::cmp_sections(&a.section, &b.section)
+            .then_with(|| a.sentence.cmp(&b.sentence))
     });
     added.dedup();
     SpecDiff {
