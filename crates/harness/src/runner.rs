@@ -892,7 +892,7 @@ mod tests {
             beside.iter().all(|b| b.is_empty()),
             "a retry shared the machine: {beside:?}"
         );
-        let json = crate::report::json(&report);
+        let json = crate::reporting::report::json(&report);
         assert!(json.contains("\"retried\""), "{json}");
     }
 }

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::features::ScenarioSpec;
-use super::outcome::{RunReport, Status};
-use super::sections::cmp_sections;
+use crate::features::ScenarioSpec;
+use crate::outcome::{RunReport, Status};
+use crate::sections::cmp_sections;
 
 /// Tag prefix (without `@`) of a scenario that checks a whole clause.
 pub const CLAUSE_TAG: &str = "clause-";

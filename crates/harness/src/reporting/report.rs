@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::outcome::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario (`xfail` for a failure marked `known`).
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -289,6 +289,18 @@ mod tests {
             preview: false,
             known,
         }
+    }
+
+    #[test]
+    fn a_preview_failure_is_reported_in_its_own_group() {
+        let preview = ScenarioResult {
+            preview: true,
+            ..scenario("relay", Status::Failed, false)
+        };
+        let report = RunReport::of(vec![scenario("p", Status::Passed, false), preview]);
+        let text = text(&report);
+        assert!(text.contains("preview (@preview"), "{text}");
+        assert!(progress_line(&report.scenarios[1]).ends_with("(preview)"));
     }
 
     #[test]

@@ -10,11 +10,11 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::clauses::CoverageReport;
-use super::expectation::ExpectationKind;
 use super::history::{History, Outcome};
-use super::matchers::{Mismatch, Problem};
-use super::outcome::{Counts, RunReport, ScenarioResult, Status};
-use super::sections::{self, cmp_sections};
+use crate::expectation::ExpectationKind;
+use crate::matchers::{Mismatch, Problem};
+use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
+use crate::sections::{self, cmp_sections};
 
 /// The longest message kept in a `title` tooltip, in characters.
 const TOOLTIP_MAX: usize = 1500;
@@ -1152,7 +1152,7 @@ mod tests {
             ("0.17.0".to_string(), Err("no such <release>".to_string())),
             ("0.18.0".to_string(), Ok(new.clone())),
         ];
-        let h = crate::history::build("python", &runs);
+        let h = crate::reporting::history::build("python", &runs);
         let html = render_with_history(&[old.clone(), new], Some(&h));
         let start = html.find("<h2 id=\"history\">").expect("history section");
         let end = start + html[start..].find("</table>").expect("table closed");

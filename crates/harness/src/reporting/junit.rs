@@ -10,8 +10,8 @@
 
 use std::fmt::Write;
 
-use super::expectation::ExpectationKind;
-use super::outcome::{RunReport, ScenarioResult, Status};
+use crate::expectation::ExpectationKind;
+use crate::outcome::{RunReport, ScenarioResult, Status};
 
 /// Milliseconds as JUnit's `time`: seconds with three decimals.
 fn seconds(ms: u64) -> String {
