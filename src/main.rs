@@ -13,9 +13,10 @@ use toolnexus_driver::driver;
 use toolnexus_harness::clauses::{self, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
 use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::outcome::{RunReport, Status};
 use toolnexus_harness::port::Port;
 use toolnexus_harness::registry::{self, Registry, ResolvedPort};
-use toolnexus_harness::runner::{self, RunReport, Selection};
+use toolnexus_harness::runner::{self, Selection};
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::subprocess::SubprocessPort;
 use toolnexus_harness::trace::Tracer;
@@ -588,7 +589,7 @@ async fn run_command(
             eprintln!("{}", report::progress_line_known(r, known));
         }
         let fails_the_run =
-            r.status == runner::Status::Failed && (r.preview || !r.beyond_spec || strict) && !known;
+            r.status == Status::Failed && (r.preview || !r.beyond_spec || strict) && !known;
         stopped = fail_fast && fails_the_run;
         !stopped
     })

@@ -15,8 +15,9 @@ use serde_json::Value;
 use toolnexus_harness::features::load;
 use toolnexus_harness::html::render;
 use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::outcome::{RunReport, Status};
 use toolnexus_harness::port::{Port, PortError};
-use toolnexus_harness::runner::{run, RunReport, Status};
+use toolnexus_harness::runner::run;
 use toolnexus_harness::scenario::Env;
 
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);

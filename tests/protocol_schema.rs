@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 
 use toolnexus_harness::features;
 use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::outcome::Status;
 use toolnexus_harness::port::{Port, PortError};
-use toolnexus_harness::runner::{self, Status};
+use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_protocol::{decode_request, decode_response, Command, TypedResponse};
 

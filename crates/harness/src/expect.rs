@@ -5,7 +5,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::failure::{ExpectationKind, Failure, FailureData};
+use super::expectation::ExpectationKind;
+use super::failure::{Failure, FailureData};
 use super::matchers::{match_json, MatchOutcome, Mismatch};
 use super::snapshots;
 

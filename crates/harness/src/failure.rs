@@ -9,54 +9,9 @@ use std::ops::{Deref, DerefMut};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::expectation::{ExpectationKind, Kind};
 use super::matchers::{present, Mismatch};
-
-/// The kind of expectation a failure broke.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum ExpectationKind {
-    /// The SPEC pins the bytes: compared exactly.
-    Pinned,
-    /// The SPEC pins meaning: compared with matchers, which `reason` names (`contains, partial`).
-    Lenient {
-        /// The matchers or relaxations that applied.
-        reason: String,
-    },
-    /// No expectation broke: the port failed, an input was missing, a step was misused.
-    #[default]
-    Other,
-}
-
-impl ExpectationKind {
-    /// The label messages carry in brackets (`pinned`, `lenient (contains)`); none for `Other`.
-    pub fn label(&self) -> Option<String> {
-        match self {
-            ExpectationKind::Pinned => Some("pinned".to_string()),
-            ExpectationKind::Lenient { reason } => Some(format!("lenient ({reason})")),
-            ExpectationKind::Other => None,
-        }
-    }
-
-    /// The kind without its reason: `pinned`, `lenient` or `other` (the JSON `kind`).
-    pub fn tag(&self) -> &'static str {
-        match self {
-            ExpectationKind::Pinned => "pinned",
-            ExpectationKind::Lenient { .. } => "lenient",
-            ExpectationKind::Other => "other",
-        }
-    }
-
-    /// The kind a label names, if it names one.
-    pub fn from_label(label: &str) -> Option<ExpectationKind> {
-        if label == "pinned" {
-            return Some(ExpectationKind::Pinned);
-        }
-        let reason = label.strip_prefix("lenient (")?.strip_suffix(')')?;
-        Some(ExpectationKind::Lenient {
-            reason: reason.to_string(),
-        })
-    }
-}
+use super::time_bound::Bound;
 
 /// Why a step failed, as data: its fields are `FailureData`'s, boxed so that every
 /// `Result<_, Failure>` stays one pointer wide on the path where nothing failed.
@@ -98,6 +53,10 @@ pub struct FailureData {
     /// Context lines shown after the diff (the statuses a status check looked at).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The harness time bound that broke, when one did (its label leads `message`, as
+    /// reports have always shown it). Not serialised: it steers the retry of this run only.
+    #[serde(skip)]
+    pub bound: Option<Bound>,
 }
 
 impl Deref for Failure {
@@ -134,18 +93,49 @@ impl Failure {
         })
     }
 
-    /// A message a step phrased itself: a leading `[pinned] ` or `[lenient (…)] ` label (the
-    /// way steps that compare by hand state their kind) becomes the kind; the text stays.
-    pub fn from_text(text: impl Into<String>) -> Failure {
-        let text = text.into();
-        let labelled = text
-            .strip_prefix('[')
-            .and_then(|rest| rest.split_once("] "))
-            .and_then(|(label, rest)| Some((ExpectationKind::from_label(label)?, rest)));
-        match labelled {
-            Some((kind, rest)) => Failure::of_kind(kind, rest),
-            None => Failure::other(text),
+    /// A failure of the kind a step declares: a pinned or lenient one breaks that
+    /// expectation; a time bound breaks none of the SPEC's, and its label leads the message.
+    pub fn checked(kind: Kind, message: impl Into<String>) -> Failure {
+        let message = message.into();
+        match kind.bound() {
+            Some(bound) => Failure::from(FailureData {
+                message: format!("[{}] {message}", bound.label()),
+                bound: Some(bound),
+                ..FailureData::default()
+            }),
+            None => Failure::of_kind(kind.expectation(), message),
         }
+    }
+
+    /// The same failure with `ctx` in front of its text, its kind (and label) kept first; the
+    /// diff and notes fold into the message, as they read in the text.
+    pub fn within(self, ctx: &str) -> Failure {
+        match self.bound {
+            Some(bound) => {
+                let text = self.to_string();
+                let label = format!("[{}] ", bound.label());
+                let rest = text.strip_prefix(&label).unwrap_or(&text);
+                Failure::from(FailureData {
+                    message: format!("{label}{ctx}: {rest}"),
+                    bound: Some(bound),
+                    ..FailureData::default()
+                })
+            }
+            None => {
+                let kind = self.kind.clone();
+                let body = Failure::from(FailureData {
+                    kind: ExpectationKind::Other,
+                    ..*self.0
+                });
+                Failure::of_kind(kind, format!("{ctx}: {body}"))
+            }
+        }
+    }
+
+    /// Whether a harness time bound broke it (a step's upper bound, a port answer that came
+    /// too late), which the machine's load alone can do.
+    pub fn broke_a_time_bound(&self) -> bool {
+        self.bound == Some(Bound::Upper) || super::time_bound::late_answer(&self.message)
     }
 
     /// The same failure with a context line after the diff.
@@ -197,6 +187,7 @@ impl Failure {
             expected: value(f.expected),
             actual: value(f.actual),
             notes: f.notes.iter().map(|n| redact(n)).collect(),
+            bound: f.bound,
         })
     }
 }
@@ -232,15 +223,17 @@ impl fmt::Display for Failure {
     }
 }
 
+/// A message that breaks no expectation; a step declares a kind with [`Failure::checked`].
 impl From<String> for Failure {
     fn from(text: String) -> Self {
-        Failure::from_text(text)
+        Failure::other(text)
     }
 }
 
+/// As `From<String>`.
 impl From<&str> for Failure {
     fn from(text: &str) -> Self {
-        Failure::from_text(text)
+        Failure::other(text)
     }
 }
 
@@ -266,6 +259,7 @@ mod tests {
             expected: Some(json!({"x": null})),
             actual: Some(json!({})),
             notes: vec!["statuses: {}".into()],
+            bound: None,
         })
     }
 
@@ -297,24 +291,51 @@ mod tests {
     }
 
     #[test]
-    fn a_self_phrased_message_keeps_its_text_and_gains_its_kind() {
-        for text in [
-            "[pinned] the secret appears in output",
-            "[lenient (contains)] expected an error",
-            "[bound] the build took 9 ms",
-            "no toolkit has been built",
-            "[pinned]no space",
+    fn a_declared_kind_renders_the_label_messages_always_had() {
+        for (kind, text) in [
+            (Kind::Pinned, "[pinned] the secret appears in output"),
+            (
+                Kind::Lenient("contains"),
+                "[lenient (contains)] expected an error",
+            ),
+            (Kind::UpperBound, "[bound] the build took 9 ms"),
+            (
+                Kind::LowerBound,
+                "[lower bound] the run 1 ms, less than 5 ms",
+            ),
         ] {
-            assert_eq!(Failure::from(text).to_string(), text);
+            let rest = text.split_once("] ").map_or(text, |(_, r)| r);
+            assert_eq!(Failure::checked(kind, rest).to_string(), text);
         }
-        assert_eq!(Failure::from("[pinned] x").kind, ExpectationKind::Pinned);
         assert_eq!(
-            Failure::from("[lenient (contains)] x").kind,
+            Failure::checked(Kind::Pinned, "x").kind,
+            ExpectationKind::Pinned
+        );
+        assert_eq!(
+            Failure::checked(Kind::Lenient("contains"), "x").kind,
             ExpectationKind::Lenient {
                 reason: "contains".into()
             }
         );
-        assert_eq!(Failure::from("[bound] x").kind, ExpectationKind::Other);
+        let bound = Failure::checked(Kind::UpperBound, "x");
+        assert_eq!(bound.kind, ExpectationKind::Other);
+        assert_eq!(bound.message, "[bound] x");
+        assert_eq!(bound.bound, Some(Bound::Upper));
+        // A plain message is only a message, whatever it starts with.
+        assert_eq!(Failure::from("[pinned] x").kind, ExpectationKind::Other);
+        assert_eq!(Failure::from("[pinned] x").to_string(), "[pinned] x");
+    }
+
+    #[test]
+    fn context_goes_after_the_label_and_the_kind_stays() {
+        let f = Failure::checked(Kind::Pinned, "a differs").with_note("seen");
+        let w = f.within("child c");
+        assert_eq!(w.to_string(), "[pinned] child c: a differs\nseen");
+        assert_eq!(w.kind, ExpectationKind::Pinned);
+        let b = Failure::checked(Kind::UpperBound, "9 ms").within("child c");
+        assert_eq!(b.to_string(), "[bound] child c: 9 ms");
+        assert_eq!(b.bound, Some(Bound::Upper));
+        assert_eq!(Failure::other("boom").within("c").to_string(), "c: boom");
     }
 
     #[test]

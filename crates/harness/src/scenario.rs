@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::expectation::Kind;
 use super::failure::Failure;
 use super::features::StepSpec;
 use super::normalise::Placeholders;
@@ -60,9 +61,14 @@ pub enum StepFailure {
 }
 
 impl StepFailure {
-    /// A failed step from a failure or a message (`[pinned] …` labels become the kind).
+    /// A failed step from a failure, or from a message that breaks no expectation.
     pub fn failed(f: impl Into<Failure>) -> StepFailure {
         StepFailure::Failed(f.into())
+    }
+
+    /// A failed check of the kind the step declares (its label leads the message).
+    pub fn kind(kind: Kind, msg: impl Into<String>) -> StepFailure {
+        StepFailure::Failed(Failure::checked(kind, msg))
     }
 }
 
@@ -79,10 +85,14 @@ impl fmt::Display for StepFailure {
 /// The outcome of one step.
 pub type StepResult = Result<(), StepFailure>;
 
-/// A failed step with `msg`; it breaks no expectation unless the message starts with a
-/// `[pinned] ` or `[lenient (…)] ` label.
+/// A failed step with `msg`, breaking no expectation (a port error, a missing input).
 pub fn fail<T>(msg: impl Into<String>) -> Result<T, StepFailure> {
-    Err(StepFailure::Failed(Failure::from_text(msg.into())))
+    Err(StepFailure::Failed(Failure::other(msg)))
+}
+
+/// A failed check of `kind` (pinned, lenient, a time bound) with `msg` after its label.
+pub fn fail_as<T>(kind: Kind, msg: impl Into<String>) -> Result<T, StepFailure> {
+    Err(StepFailure::kind(kind, msg))
 }
 
 impl From<PortError> for StepFailure {

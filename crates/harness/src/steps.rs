@@ -11,9 +11,10 @@ use regex::Regex;
 use serde_json::{json, Value};
 
 use super::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
+use super::expectation::Kind;
 use super::features::StepSpec;
 use super::port::{Port, PortError};
-use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
+use super::scenario::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult};
 use super::snapshots;
 use super::surroundings;
 use super::{mock_launch, secret};
@@ -138,7 +139,7 @@ pub struct StepDef {
     /// One line for STEPS.md: what the step does, sends or checks.
     pub doc: &'static str,
     /// The expectation kind a passing step records when it compares without the helpers.
-    pub records: Option<&'static str>,
+    pub records: Option<Kind>,
     /// Runs the step.
     pub handler: Handler,
     re: Regex,
@@ -160,10 +161,10 @@ fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("bad step regex {pattern}: {e}"))
 }
 
-/// `step!(Group, pattern [+ "what the doc string holds"], "doc line", [records "kind",]
+/// `step!(Group, pattern [+ "what the doc string holds"], "doc line", [records Kind::…,]
 /// |StepCtx { .. }| { body })`: one registry item, its handler body an async block.
 macro_rules! step {
-    ($group:ident, $pattern:literal $(+ $takes:literal)?, $doc:literal, $(records $records:literal,)? |$cx:pat_param| $body:block) => {
+    ($group:ident, $pattern:literal $(+ $takes:literal)?, $doc:literal, $(records $records:expr,)? |$cx:pat_param| $body:block) => {
         StepDef {
             group: Group::$group,
             pattern: $pattern,
@@ -386,7 +387,7 @@ pub fn registry() -> &'static [StepDef] {
             // ---- Expectations
             step!(Expectations, r#"^the toolkit is no longer known to the port$"#,
                 "`tools` answers `unknown_toolkit` (after `close`)",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { port, st, .. }| {
                     let id = st.toolkit_id()?;
                     match port.tools(&id).await {
@@ -419,7 +420,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the toolkit has (?P<N>\d+) tools$"#,
                 "count",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { port, st, arg, .. }| {
                     let listed = live_tools(port, st).await?;
                     let n = arg.at(1).parse::<usize>().unwrap_or(0);
@@ -432,7 +433,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the toolkit has the tool "(?P<X>[^"]+)"$"#,
                 "presence",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { port, st, arg, .. }| {
                     let listed = live_tools(port, st).await?;
                     let name = arg.at(1);
@@ -444,7 +445,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the toolkit has no tool "(?P<X>[^"]+)"$"#,
                 "absence",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { port, st, arg, .. }| {
                     let listed = live_tools(port, st).await?;
                     let name = arg.at(1);
@@ -475,11 +476,11 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the result is an error$"#,
                 "`isError` is true",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, .. }| { is_error(st, true) }),
             step!(Expectations, r#"^the result is not an error$"#,
                 "`isError` is false",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, .. }| { is_error(st, false) }),
             step!(Expectations, r#"^the output is:$"# + "text",
                 "output, pinned",
@@ -498,12 +499,12 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the output does not contain "(?P<TEXT>.*)"$"#,
                 "absence in the output",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     let out = st.output()?;
                     if out.contains(&unescape(&arg.at(1))) {
-                        fail(format!(
-                            "[pinned] the output contains {:?}: {out:?}",
+                        fail_as(Kind::Pinned, format!(
+                            "the output contains {:?}: {out:?}",
                             arg.at(1)
                         ))
                     } else {
@@ -541,7 +542,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the result suspends with a "(?P<KIND>[^"]+)" request$"#,
                 "`metadata.pending` is a Request of that kind with a string id",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     let r = st.result()?;
                     let pending = r.pointer("/metadata/pending");
@@ -575,7 +576,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the skills prompt does not mention "(?P<TEXT>[^"]+)"$"#,
                 "absence",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { port, st, arg, .. }| {
                     let prompt = skills_prompt(port, st).await?;
                     if prompt.contains(&arg.at(1)) {
@@ -653,7 +654,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^there is no status for "(?P<SOURCE>[^"]+)"$"#,
                 "`statuses` has no entry for SOURCE",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     match st
                         .built()?
@@ -665,7 +666,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^there are no errors$"#,
                 "`errors` is empty",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, .. }| {
                     let errors = st.built()?.get("errors").cloned().unwrap_or(json!({}));
                     if errors.as_object().is_some_and(|m| m.is_empty()) {
@@ -676,35 +677,35 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^an error mentions "(?P<TEXT>[^"]+)"$"#,
                 "some entry of `errors` contains TEXT (lenient)",
-                records "lenient (contains)",
+                records Kind::Lenient("contains"),
                 |StepCtx { st, arg, .. }| { mentioned(st, "errors", "error", &arg.at(1)) }),
             step!(Expectations, r#"^the error for "(?P<KEY>[^"]+)" mentions "(?P<TEXT>[^"]+)"$"#,
                 "`errors`'s entry for KEY contains TEXT (lenient)",
-                records "lenient (contains)",
+                records Kind::Lenient("contains"),
                 |StepCtx { st, arg, .. }| {
                     let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
                     match errors.get(arg.at(1)).and_then(Value::as_str) {
                         Some(text) if text.contains(&arg.at(2)) => Ok(()),
-                        _ => fail(format!("[lenient (contains)] expected an error for \"{}\" mentioning \"{}\"; errors: {errors}", arg.at(1), arg.at(2))),
+                        _ => fail_as(Kind::Lenient("contains"), format!("expected an error for \"{}\" mentioning \"{}\"; errors: {errors}", arg.at(1), arg.at(2))),
                     }
                 }),
             step!(Expectations, r#"^there is an error for "(?P<KEY>[^"]+)"$"#,
                 "`errors` has a non-empty entry for KEY (its wording is the port's)",
-                records "lenient (non-empty)",
+                records Kind::Lenient("non-empty"),
                 |StepCtx { st, arg, .. }| {
                     let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
                     match errors.get(arg.at(1)).and_then(Value::as_str) {
                         Some(text) if !text.trim().is_empty() => Ok(()),
-                        _ => fail(format!("[lenient (non-empty)] expected a non-empty error for \"{}\"; errors: {errors}", arg.at(1))),
+                        _ => fail_as(Kind::Lenient("non-empty"), format!("expected a non-empty error for \"{}\"; errors: {errors}", arg.at(1))),
                     }
                 }),
             step!(Expectations, r#"^a warning mentions "(?P<TEXT>[^"]+)"$"#,
                 "the build's `warnings` (free-form strings; lenient)",
-                records "lenient (contains)",
+                records Kind::Lenient("contains"),
                 |StepCtx { st, arg, .. }| { mentioned(st, "warnings", "warning", &arg.at(1)) }),
             step!(Expectations, r#"^there is a warning$"#,
                 "the build's `warnings` has a non-empty entry (where the SPEC says \"warn\" but gives no words)",
-                records "lenient (non-empty)",
+                records Kind::Lenient("non-empty"),
                 |StepCtx { st, .. }| {
                     let warnings = st.norm(&st.built()?.get("warnings").cloned().unwrap_or(Value::Null));
                     let some = warnings
@@ -713,7 +714,7 @@ pub fn registry() -> &'static [StepDef] {
                     if some {
                         Ok(())
                     } else {
-                        fail(format!("[lenient (non-empty)] expected a warning; warnings: {warnings}"))
+                        fail_as(Kind::Lenient("non-empty"), format!("expected a warning; warnings: {warnings}"))
                     }
                 }),
             step!(Expectations, r#"^the skill catalog names are:$"# + "JSON array",
@@ -781,25 +782,25 @@ pub fn registry() -> &'static [StepDef] {
             // must not match this pattern too.
             step!(Expectations, r#"^the sanitized value is "(?P<X>(?:[^"\\]|\\.)*)"$"#,
                 "`sanitize`, pinned",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     match &st.sanitized {
                         Some(v) if *v == unescape(&arg.at(1)) => Ok(()),
-                        other => fail(format!(
-                            "[pinned] expected sanitized value {:?}, got {other:?}",
+                        other => fail_as(Kind::Pinned, format!(
+                            "expected sanitized value {:?}, got {other:?}",
                             unescape(&arg.at(1))
                         )),
                     }
                 }),
             step!(Expectations, r#"^the sanitized value is "(?P<X>[^"]*)" or "(?P<Y>[^"]*)"$"#,
                 "`sanitize`, either reading of SPEC-quoted code (NOTES #27)",
-                records "lenient (one of)",
+                records Kind::Lenient("one of"),
                 |StepCtx { st, arg, .. }| {
                     let readings = [unescape(&arg.at(1)), unescape(&arg.at(2))];
                     match &st.sanitized {
                         Some(v) if readings.contains(v) => Ok(()),
-                        other => fail(format!(
-                            "[lenient (one of)] expected sanitized value {:?} or {:?}, got {other:?}",
+                        other => fail_as(Kind::Lenient("one of"), format!(
+                            "expected sanitized value {:?} or {:?}, got {other:?}",
                             readings[0], readings[1]
                         )),
                     }
@@ -814,7 +815,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" does not exist$"#,
                 "absence on disk",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     let path = st.path(&arg.at(1))?;
                     if path.symlink_metadata().is_ok() {
@@ -828,7 +829,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the files under "(?P<DIR>[^"]+)" are unchanged$"#,
                 "byte-identical to when they were recorded (nothing created, removed or changed)",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     let dir = st.path(&arg.at(1))?;
                     let Some((recorded_dir, before)) = st.recorded.as_ref() else {
@@ -843,18 +844,18 @@ pub fn registry() -> &'static [StepDef] {
                     let after = surroundings::record_tree(&dir).map_err(StepFailure::failed)?;
                     match surroundings::tree_difference(before, &after) {
                         None => Ok(()),
-                        Some(d) => fail(format!("[pinned] files changed: {d}")),
+                        Some(d) => fail_as(Kind::Pinned, format!("files changed: {d}")),
                     }
                 }),
             step!(Expectations, r#"^the call took less than (?P<N>\d+) ms$"#,
                 "the last `execute` request's round trip (a bound: a timeout ends in time)",
-                records "bound",
+                records Kind::UpperBound,
                 |StepCtx { st, arg, .. }| {
                     let bound: u128 = arg.at(1).parse().unwrap_or(0);
                     match st.call_ms {
                         Some(ms) if ms < bound => Ok(()),
-                        Some(ms) => fail(format!(
-                            "[bound] the call took {ms} ms, more than {bound} ms"
+                        Some(ms) => fail_as(Kind::UpperBound, format!(
+                            "the call took {ms} ms, more than {bound} ms"
                         )),
                         None => fail("no tool has been executed in this scenario"),
                     }
@@ -873,13 +874,13 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^the build took less than (?P<N>\d+) ms$"#,
                 "the last `build` request's round trip (a bound, not a benchmark: it tells a bounded failure from a hang)",
-                records "bound",
+                records Kind::UpperBound,
                 |StepCtx { st, arg, .. }| {
                     let bound: u128 = arg.at(1).parse().unwrap_or(0);
                     match st.build_ms {
                         Some(ms) if ms < bound => Ok(()),
-                        Some(ms) => fail(format!(
-                            "[bound] the build took {ms} ms, more than {bound} ms"
+                        Some(ms) => fail_as(Kind::UpperBound, format!(
+                            "the build took {ms} ms, more than {bound} ms"
                         )),
                         None => fail("no toolkit has been built in this scenario"),
                     }
@@ -896,7 +897,7 @@ pub fn registry() -> &'static [StepDef] {
                 }),
             step!(Expectations, r#"^nothing the port reported mentions the secret$"#,
                 "the build answer, every tool result and the MCP inventory do not contain the canary secret",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, .. }| {
                     let Some(secret) = secret::current() else {
                         return fail(format!(
@@ -920,15 +921,15 @@ pub fn registry() -> &'static [StepDef] {
                         Ok(())
                     } else {
                         // Never print the secret itself: the report would then leak it.
-                        fail(format!(
-                            "[pinned] the secret appears in {}",
+                        fail_as(Kind::Pinned, format!(
+                            "the secret appears in {}",
                             leaks.join(", ")
                         ))
                     }
                 }),
             step!(Expectations, r#"^the process whose pid is in "(?P<PATH>[^"]+)" is gone$"#,
                 "the process (e.g. a backgrounded grandchild) has exited, waiting up to 3 s",
-                records "pinned",
+                records Kind::Pinned,
                 |StepCtx { st, arg, .. }| {
                     let path = st.path(&arg.at(1))?;
                     // Polling sleeps; on a blocking thread it cannot stall other scenarios' timers.
@@ -980,7 +981,7 @@ pub async fn run_step(
     .await?;
     // Checks that compare without the expectation helpers still say what kind they were.
     if let Some(kind) = def.records {
-        st.record(kind);
+        st.record(kind.label());
     }
     Ok(())
 }
@@ -1265,9 +1266,10 @@ fn mentioned(st: &ScenarioState, key: &str, what: &str, needle: &str) -> StepRes
     {
         Ok(())
     } else {
-        fail(format!(
-            "[lenient (contains)] no {what} mentions \"{needle}\"; {key}: {found_in}"
-        ))
+        fail_as(
+            Kind::Lenient("contains"),
+            format!("no {what} mentions \"{needle}\"; {key}: {found_in}"),
+        )
     }
 }
 

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use super::{at_path, contains, inline_json};
+use crate::expectation::Kind;
 use crate::mock_launch;
 use crate::port::{self, Port};
-use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::{boxed, compile, expect_json, Group, StepCtx, StepDef};
 
 /// What a scenario's agent steps accumulate.
@@ -211,27 +212,27 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
             "the string at PATH contains TEXT (another value: its compact JSON does)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
                 contains(&actual, &crate::steps::unescape(&arg.at(2)))
             }),
         step!(Expectations, r#"^the agent answer at "(?P<PATH>[^"]*)" (?P<NOT>does not match|matches) "(?P<REGEX>.*)"$"#,
             "the string at PATH matches the regex (searched, not anchored), or does not",
-            records "lenient (regex)",
+            records Kind::Lenient("regex"),
             |StepCtx { st, arg, .. }| {
                 let actual = at_path(&answer(st)?, &arg.at(1), "the agent answer")?;
                 if arg.at(2) == "matches" {
                     return super::matches(&actual, &arg.at(3));
                 }
                 match super::matches(&actual, &arg.at(3)) {
-                    Ok(()) => fail(format!("[lenient (regex)] {} matches {:?}", crate::port::truncate(&actual.to_string(), 400), arg.at(3))),
+                    Ok(()) => fail_as(Kind::Lenient("regex"), format!("{} matches {:?}", crate::port::truncate(&actual.to_string(), 400), arg.at(3))),
                     Err(_) => Ok(()),
                 }
             }),
         step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" (?P<NOT>does not contain|contains) "(?P<TEXT>.*)"$"#,
             "the file's text (lossy UTF-8) contains TEXT, or does not",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let path = st.path(&arg.at(1))?;
                 let bytes = std::fs::read(&path).map_err(|e| StepFailure::failed(format!("cannot read {}: {e}", path.display())))?;
@@ -239,36 +240,36 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let needle = crate::steps::unescape(&arg.at(3));
                 match (arg.at(2) == "contains", text.contains(&needle)) {
                     (true, true) | (false, false) => Ok(()),
-                    (true, false) => fail(format!("[pinned] {} does not contain {needle:?}: {}", path.display(), crate::port::truncate(&text, 300))),
-                    (false, true) => fail(format!("[pinned] {} contains {needle:?}", path.display())),
+                    (true, false) => fail_as(Kind::Pinned, format!("{} does not contain {needle:?}: {}", path.display(), crate::port::truncate(&text, 300))),
+                    (false, true) => fail_as(Kind::Pinned, format!("{} contains {needle:?}", path.display())),
                 }
             }),
         step!(Expectations, r#"^the file "(?P<PATH>[^"]+)" is (?P<N>\d+) bytes long$"#,
             "the file's size",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let path = st.path(&arg.at(1))?;
                 let len = std::fs::metadata(&path).map_err(|e| StepFailure::failed(format!("cannot stat {}: {e}", path.display())))?.len();
-                if len.to_string() == arg.at(2) { Ok(()) } else { fail(format!("[pinned] {} is {len} bytes, not {}", path.display(), arg.at(2))) }
+                if len.to_string() == arg.at(2) { Ok(()) } else { fail_as(Kind::Pinned, format!("{} is {len} bytes, not {}", path.display(), arg.at(2))) }
             }),
         step!(Expectations, r#"^the agent answer has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the last `agent_*` answer",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 super::absent(&answer(st)?, &arg.at(1), "the agent answer")
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+) body is the same as LLM request (?P<J>\d+) body$"#,
             "the two recorded request bodies are equal, byte for byte after normalisation",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let a = super::llm_request(st, &arg.at(1)).await?;
                 let b = super::llm_request(st, &arg.at(2)).await?;
                 let (a, b) = (a.get("body").cloned().unwrap_or(Value::Null), b.get("body").cloned().unwrap_or(Value::Null));
-                if a == b { Ok(()) } else { fail(format!("[pinned] request bodies differ:\n{a}\n{b}")) }
+                if a == b { Ok(()) } else { fail_as(Kind::Pinned, format!("request bodies differ:\n{a}\n{b}")) }
             }),
         step!(Expectations, r#"^the transitions of "(?P<H>[^"]+)" are:$"# + "JSON array of `from→to` (`→closed` matches any source state)",
             "`agent_trace`'s `transitions` of handle H, whole and in order",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { port, st, step, arg, .. }| {
                 let expected = st.expect_doc(step)?;
                 let trace = agent(port, st, "agent_trace", json!({})).await?;
@@ -823,16 +824,17 @@ async fn check_step_expect(
                     .and_then(|a| a.pointer("/error/output"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| {
-                        StepFailure::failed(format!(
-                            "[pinned] the spawn was not refused: {:?}",
-                            seen.get("spawn")
-                        ))
+                        StepFailure::kind(
+                            Kind::Pinned,
+                            format!("the spawn was not refused: {:?}", seen.get("spawn")),
+                        )
                     })?;
                 let needle = want.as_str().unwrap_or_default();
                 if !out.contains(needle) {
-                    return fail(format!(
-                        "[pinned] the refused spawn's error does not name {needle:?}: {out:?}"
-                    ));
+                    return fail_as(
+                        Kind::Pinned,
+                        format!("the refused spawn's error does not name {needle:?}: {out:?}"),
+                    );
                 }
             }
             "status" => {
@@ -856,9 +858,10 @@ async fn check_step_expect(
                     })
                     .unwrap_or_default();
                 if !text.contains(needle) {
-                    return fail(format!(
-                        "[pinned] the error {text:?} does not contain {needle:?}"
-                    ));
+                    return fail_as(
+                        Kind::Pinned,
+                        format!("the error {text:?} does not contain {needle:?}"),
+                    );
                 }
             }
             "parentPoolAfter" => {
@@ -902,21 +905,11 @@ async fn check_step_expect(
     Ok(())
 }
 
-/// `e` with `ctx` in front of its message, its `[kind]` label kept first; a skip stays a skip.
+/// `e` with `ctx` in front of its message, its kind's label kept first; a skip stays a skip.
 fn within(e: StepFailure, ctx: &str) -> StepFailure {
     match e {
         StepFailure::Skipped(m) => StepFailure::Skipped(m),
-        StepFailure::Failed(f) => {
-            let text = f.to_string();
-            let text = match text.strip_prefix('[').and_then(|r| r.split_once("] ")) {
-                Some((label, rest)) => format!("[{label}] {ctx}: {rest}"),
-                None => format!("{ctx}: {text}"),
-            };
-            match fail::<()>(text) {
-                Err(e) => e,
-                Ok(()) => StepFailure::failed(ctx.to_string()),
-            }
-        }
+        StepFailure::Failed(f) => StepFailure::Failed(f.within(ctx)),
     }
 }
 
@@ -924,7 +917,7 @@ fn same(what: &str, want: &Value, got: &Value) -> StepResult {
     if want == got {
         Ok(())
     } else {
-        fail(format!("[pinned] {what}: expected {want}, got {got}"))
+        fail_as(Kind::Pinned, format!("{what}: expected {want}, got {got}"))
     }
 }
 
@@ -953,11 +946,14 @@ fn transitions_hold(trace: &Value, expected: &Value) -> StepResult {
                     (g, w) => g == w,
                 });
         if !ok {
-            return fail(format!(
-                "[pinned] the transitions of {h}: expected {}, got {}",
-                Value::Array(want),
-                Value::Array(got)
-            ));
+            return fail_as(
+                Kind::Pinned,
+                format!(
+                    "the transitions of {h}: expected {}, got {}",
+                    Value::Array(want),
+                    Value::Array(got)
+                ),
+            );
         }
     }
     Ok(())
@@ -1018,9 +1014,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                         .filter_map(Value::as_str)
                     {
                         if !text.contains(needle) {
-                            return fail(format!(
-                                "[pinned] the text {text:?} does not contain {needle:?}"
-                            ));
+                            return fail_as(
+                                Kind::Pinned,
+                                format!("the text {text:?} does not contain {needle:?}"),
+                            );
                         }
                     }
                     Ok(())
@@ -1068,7 +1065,12 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (want == &json!(true)) == (open.is_empty() && !children.is_empty()) {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] children closed after their task: expected {want}; open: {open:?}"))
+                        fail_as(
+                            Kind::Pinned,
+                            format!(
+                                "children closed after their task: expected {want}; open: {open:?}"
+                            ),
+                        )
                     }
                 }
                 "concurrentTurnsObservedAtLeast" => {
@@ -1080,7 +1082,12 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if got >= min {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] at most {got} sibling runs overlapped; expected at least {min}"))
+                        fail_as(
+                            Kind::Pinned,
+                            format!(
+                                "at most {got} sibling runs overlapped; expected at least {min}"
+                            ),
+                        )
                     }
                 }
                 "maxObservedConcurrentTurns" => {
@@ -1092,7 +1099,12 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (1..=max).contains(&got) {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] {got} LLM calls were in flight at once; the gate allows {max}"))
+                        fail_as(
+                            Kind::Pinned,
+                            format!(
+                                "{got} LLM calls were in flight at once; the gate allows {max}"
+                            ),
+                        )
                     }
                 }
                 "transitions" => transitions_hold(&trace, want),
@@ -1105,9 +1117,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                         .filter_map(Value::as_str)
                     {
                         if !texts.iter().any(|t| t.contains(needle)) {
-                            return fail(format!(
-                                "[pinned] no trace event contains {needle:?}: {texts:?}"
-                            ));
+                            return fail_as(
+                                Kind::Pinned,
+                                format!("no trace event contains {needle:?}: {texts:?}"),
+                            );
                         }
                     }
                     Ok(())
@@ -1126,9 +1139,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                         .iter()
                         .any(|c| c.get("handle").and_then(Value::as_str) == Some(answered))
                     {
-                        return fail(format!(
-                            "[pinned] no escalation was answered by {answered}: {calls:?}"
-                        ));
+                        return fail_as(
+                            Kind::Pinned,
+                            format!("no escalation was answered by {answered}: {calls:?}"),
+                        );
                     }
                     let leaf = children.first().cloned().unwrap_or_default();
                     let got = trace
@@ -1143,9 +1157,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if got.windows(sub.len().max(1)).any(|w| w == sub.as_slice()) {
                         Ok(())
                     } else {
-                        fail(format!(
-                            "[pinned] the child's trace {got:?} does not contain {sub:?}"
-                        ))
+                        fail_as(
+                            Kind::Pinned,
+                            format!("the child's trace {got:?} does not contain {sub:?}"),
+                        )
                     }
                 }
                 "waiterStatus" | "finalState" | "inboxLen" => same(
@@ -1170,9 +1185,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if order.len() >= 3 && depths.windows(2).all(|w| w[0] > w[1]) {
                         Ok(())
                     } else {
-                        fail(format!(
-                            "[pinned] onClose ran in the order {order:?}, not leaf-first"
-                        ))
+                        fail_as(
+                            Kind::Pinned,
+                            format!("onClose ran in the order {order:?}, not leaf-first"),
+                        )
                     }
                 }
                 "allStates" | "allHandles" => {
@@ -1183,7 +1199,7 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if wrong.is_empty() && !handles.is_empty() {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] handles not {want}: {wrong:?}"))
+                        fail_as(Kind::Pinned, format!("handles not {want}: {wrong:?}"))
                     }
                 }
                 "pendingKind" => same(
@@ -1205,12 +1221,13 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     let joined = path.join("/");
                     let inside = |p: &str| p == within || p.starts_with(&format!("{within}/"));
                     if inside(&joined) || path.last().is_some_and(|l| inside(l)) {
-                        st.record("lenient (data.path segments or ids)");
+                        st.record(Kind::Lenient("data.path segments or ids").label());
                         Ok(())
                     } else {
-                        fail(format!(
-                            "[pinned] pending.data.path {path:?} does not lie within {within:?}"
-                        ))
+                        fail_as(
+                            Kind::Pinned,
+                            format!("pending.data.path {path:?} does not lie within {within:?}"),
+                        )
                     }
                 }
                 "finalParentState" => {
@@ -1234,7 +1251,7 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (want == &json!(true)) == (unique.len() == defs.len()) {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] the entry's children {children:?}"))
+                        fail_as(Kind::Pinned, format!("the entry's children {children:?}"))
                     }
                 }
                 "parentCascadeReattached" => {
@@ -1251,9 +1268,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (want == &json!(true)) == hit {
                         Ok(())
                     } else {
-                        fail(format!(
-                            "[pinned] the entry's events {events} (REATTACH expected: {want})"
-                        ))
+                        fail_as(
+                            Kind::Pinned,
+                            format!("the entry's events {events} (REATTACH expected: {want})"),
+                        )
                     }
                 }
                 "leafUsageGrewNotReset" => {
@@ -1272,9 +1290,10 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (want == &json!(true)) == (after > before && before > 0) {
                         Ok(())
                     } else {
-                        fail(format!(
-                            "[pinned] the leaf's tokens went from {before} to {after}"
-                        ))
+                        fail_as(
+                            Kind::Pinned,
+                            format!("the leaf's tokens went from {before} to {after}"),
+                        )
                     }
                 }
                 "leafResumedAtCheckpoint" => {
@@ -1298,7 +1317,7 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
                     if (want == &json!(true)) == (users == 1 && answered) {
                         Ok(())
                     } else {
-                        fail(format!("[pinned] the leaf's stored transcript has {users} user turns (1 expected) and the answered tool result: {answered}"))
+                        fail_as(Kind::Pinned, format!("the leaf's stored transcript has {users} user turns (1 expected) and the answered tool result: {answered}"))
                     }
                 }
                 other => fail(format!(
@@ -1308,6 +1327,6 @@ async fn check_block(port: &mut dyn Port, st: &mut ScenarioState, block: &Value)
         };
         check.await.map_err(at)?;
     }
-    st.record("pinned");
+    st.record(Kind::Pinned.label());
     Ok(())
 }

@@ -4,9 +4,10 @@
 use serde_json::{json, Value};
 
 use super::{boxed, compile, expect_json, expect_text, Group, StepCtx, StepDef};
+use crate::expectation::Kind;
 use crate::json_path;
 use crate::port::{self, Port};
-use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
 
 #[path = "agents.rs"]
@@ -127,21 +128,21 @@ pub(super) fn steps() -> Vec<StepDef> {
         // ---- Expectations
         step!(Expectations, r#"^the run did not raise$"#,
             "the last loop command answered `result` (a stream: a `done` event), not `raised`",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| { run_result(st).map(|_| ()) }),
         step!(Expectations, r#"^the run raised an error mentioning "(?P<TEXT>.*)"$"#,
             "the last loop command answered `raised` containing TEXT (normalised); TEXT may be empty (any message): where the SPEC gives a raise no words, use `\"\"` and check the cause with another step (NOTES #320)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let needle = super::unescape(&arg.at(1));
                 match outcome(st)? {
                     (_, Some(raised)) if st.placeholders.normalise_text(&raised).contains(&needle) => Ok(()),
-                    (_, Some(raised)) => fail(format!(
-                        "[lenient (contains)] the run raised {:?}, which does not mention {needle:?}",
+                    (_, Some(raised)) => fail_as(Kind::Lenient("contains"), format!(
+                        "the run raised {:?}, which does not mention {needle:?}",
                         st.placeholders.normalise_text(&raised)
                     )),
-                    (Some(result), None) => fail(format!(
-                        "[lenient (contains)] the run did not raise; it returned {}",
+                    (Some(result), None) => fail_as(Kind::Lenient("contains"), format!(
+                        "the run did not raise; it returned {}",
                         crate::port::truncate(&st.norm(&result).to_string(), 300)
                     )),
                     (None, None) => fail("the last answer has neither `result` nor `raised`"),
@@ -172,7 +173,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the run result at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
             "the string at PATH contains TEXT (another value: its compact JSON does)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let result = run_result(st)?;
                 let actual = at_path(&result, &arg.at(1), "the run result")?;
@@ -180,7 +181,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the run result at "(?P<PATH>[^"]*)" matches "(?P<REGEX>.*)"$"#,
             "the string at PATH matches the regex (searched, not anchored)",
-            records "lenient (regex)",
+            records Kind::Lenient("regex"),
             |StepCtx { st, arg, .. }| {
                 let result = run_result(st)?;
                 let actual = at_path(&result, &arg.at(1), "the run result")?;
@@ -188,7 +189,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the run result has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the run's `result`",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let result = run_result(st)?;
                 absent(&result, &arg.at(1), "the run result")
@@ -238,7 +239,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^there were several text deltas$"#,
             "more than one delta (a real stream, not one chunk)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let (cmd, answer) = last_loop(st)?;
                 let n = if cmd == "stream" {
@@ -246,22 +247,22 @@ pub(super) fn steps() -> Vec<StepDef> {
                 } else {
                     answer.get("textDeltas").and_then(Value::as_array).map_or(0, Vec::len)
                 };
-                if n > 1 { Ok(()) } else { fail(format!("[pinned] {n} text delta(s)")) }
+                if n > 1 { Ok(()) } else { fail_as(Kind::Pinned, format!("{n} text delta(s)")) }
             }),
         step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries$"#,
             "the observed list of the last loop command (§5.13), or of the last `serve_records` (§5.25: `onTask`, `onCall`, `storeCalls`, `toolCancels`), has N entries",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let list = observed(st, &arg.at(1))?;
                 let want: usize = arg.at(2).parse().unwrap_or(usize::MAX);
                 if list.len() == want { Ok(()) } else {
-                    fail(format!("[pinned] {} has {} entries, not {want}: {}", arg.at(1), list.len(),
+                    fail_as(Kind::Pinned, format!("{} has {} entries, not {want}: {}", arg.at(1), list.len(),
                         crate::port::truncate(&st.norm(&Value::Array(list)).to_string(), 400)))
                 }
             }),
         step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
             "N entries of the list hold that JSON value at PATH",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let list = observed(st, &arg.at(1))?;
                 let value = inline_json(&arg.at(4))?;
@@ -274,7 +275,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                     }
                 }
                 if n == want { Ok(()) } else {
-                    fail(format!("[pinned] {n} {} entries have {path} = {value}, not {want}", arg.at(1)))
+                    fail_as(Kind::Pinned, format!("{n} {} entries have {path} = {value}, not {want}", arg.at(1)))
                 }
             }),
         step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
@@ -295,19 +296,19 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the elapsed time is at least (?P<N>\d+) ms$"#,
             "`elapsedMs` (else the harness's round trip) ≥ N",
-            records "bound",
+            records Kind::UpperBound,
             |StepCtx { st, arg, .. }| {
                 let (ms, whose) = elapsed(st)?;
                 let bound: f64 = arg.at(1).parse().unwrap_or(f64::MAX);
-                if ms >= bound { Ok(()) } else { fail(format!("{} {whose} {ms} ms, less than {bound} ms", crate::time_bound::LOWER)) }
+                if ms >= bound { Ok(()) } else { fail_as(Kind::LowerBound, format!("{whose} {ms} ms, less than {bound} ms")) }
             }),
         step!(Expectations, r#"^the elapsed time is below (?P<N>\d+) ms$"#,
             "`elapsedMs` (else the harness's round trip) < N",
-            records "bound",
+            records Kind::UpperBound,
             |StepCtx { st, arg, .. }| {
                 let (ms, whose) = elapsed(st)?;
                 let bound: f64 = arg.at(1).parse().unwrap_or(0.0);
-                if ms < bound { Ok(()) } else { fail(format!("[bound] {whose} {ms} ms, not below {bound} ms")) }
+                if ms < bound { Ok(()) } else { fail_as(Kind::UpperBound, format!("{whose} {ms} ms, not below {bound} ms")) }
             }),
         step!(Expectations, r#"^the conversation transcript is:$"# + "JSON (matchers allowed)",
             "`conversation`'s `messages` (normalised)",
@@ -342,11 +343,11 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the store has nothing there$"#,
             "the last `store_get` answered `messages: null`",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 match &st.stored {
                     Some(Value::Null) => Ok(()),
-                    Some(other) => fail(format!("[pinned] the store holds {}", st.norm(other))),
+                    Some(other) => fail_as(Kind::Pinned, format!("the store holds {}", st.norm(other))),
                     None => fail("the store has not been read"),
                 }
             }),
@@ -367,27 +368,27 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the metrics text has the line "(?P<LINE>.*)"$"#,
             "one line of the normalised `metrics` text equals LINE",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let text = metrics(st)?;
                 let line = arg.at(1);
                 if text.lines().any(|l| l == line) { Ok(()) } else {
-                    fail(format!("[pinned] no line {line:?} in:\n{text}"))
+                    fail_as(Kind::Pinned, format!("no line {line:?} in:\n{text}"))
                 }
             }),
         step!(Expectations, r#"^the metrics text matches "(?P<REGEX>.*)"$"#,
             "the raw `metrics` text matches the regex (multi-line mode; for bucket placement)",
-            records "lenient (regex)",
+            records Kind::Lenient("regex"),
             |StepCtx { st, arg, .. }| {
                 let text = st.metrics_text.clone().ok_or_else(|| StepFailure::failed("the metrics have not been read"))?;
                 let re = regex::Regex::new(&format!("(?m){}", arg.at(1))).map_err(|e| StepFailure::failed(format!("bad regex: {e}")))?;
                 if re.is_match(&text) { Ok(()) } else {
-                    fail(format!("[lenient (regex)] the metrics text does not match {}:\n{text}", arg.at(1)))
+                    fail_as(Kind::Lenient("regex"), format!("the metrics text does not match {}:\n{text}", arg.at(1)))
                 }
             }),
         step!(Expectations, r#"^the LLM(?: "(?P<NAME>[^"]+)")? received (?P<N>\d+) requests?$"#,
             "the mock LLM's `GET /_mock/requests` lists N requests",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let requests = llm_requests(st, arg.opt(1)).await?;
                 let want: usize = arg.at(2).parse().unwrap_or(usize::MAX);
@@ -395,12 +396,12 @@ pub(super) fn steps() -> Vec<StepDef> {
                     let routes: Vec<String> = requests.iter().map(|r| format!("{} {}",
                         r.get("method").and_then(Value::as_str).unwrap_or("?"),
                         r.get("path").and_then(Value::as_str).unwrap_or("?"))).collect();
-                    fail(format!("[pinned] the LLM received {} requests, not {want}: {routes:?}", requests.len()))
+                    fail_as(Kind::Pinned, format!("the LLM received {} requests, not {want}: {routes:?}", requests.len()))
                 }
             }),
         step!(Expectations, r#"^the LLM(?: "(?P<NAME>[^"]+)")? received at most (?P<N>\d+) requests$"#,
             "the mock LLM's `GET /_mock/stats` counts at most N requests (those recorded plus those the recording's caps evicted, so a flood still counts)",
-            records "lenient (at most)",
+            records Kind::Lenient("at most"),
             |StepCtx { st, arg, .. }| {
                 let stats = llm_get(st, arg.opt(1), "/_mock/stats").await?;
                 let count = |k: &str| stats.get(k).and_then(Value::as_u64);
@@ -410,7 +411,7 @@ pub(super) fn steps() -> Vec<StepDef> {
                 let most: u64 = arg.at(2).parse().unwrap_or(0);
                 let received = kept.saturating_add(evicted);
                 if received <= most { Ok(()) } else {
-                    fail(format!("[lenient (at most)] the LLM received {received} requests, more than {most}"))
+                    fail_as(Kind::Lenient("at most"), format!("the LLM received {received} requests, more than {most}"))
                 }
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) path is "(?P<PATH>[^"]+)"$"#,
@@ -429,13 +430,13 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) header "(?P<H>[^"]+)" is absent$"#,
             "the recorded request has no such header",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let request = llm_request(st, &arg.at(1)).await?;
                 let name = arg.at(2).to_ascii_lowercase();
                 match request.get("headers").and_then(|h| h.get(&name)) {
                     None => Ok(()),
-                    Some(v) => fail(format!("[pinned] header {name} is present: {v}")),
+                    Some(v) => fail_as(Kind::Pinned, format!("header {name} is present: {v}")),
                 }
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
@@ -456,7 +457,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
             "the string at PATH contains TEXT (another value: its compact JSON does; unescapes `\\n`)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let request = llm_request(st, &arg.at(1)).await?;
                 let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
@@ -464,7 +465,7 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" matches "(?P<REGEX>.*)"$"#,
             "the string at PATH matches the regex (searched, not anchored)",
-            records "lenient (regex)",
+            records Kind::Lenient("regex"),
             |StepCtx { st, arg, .. }| {
                 let request = llm_request(st, &arg.at(1)).await?;
                 let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
@@ -472,24 +473,24 @@ pub(super) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the recorded body (e.g. `tools` with no tools)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let request = llm_request(st, &arg.at(1)).await?;
                 absent(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")
             }),
         step!(Expectations, r#"^every LLM request body at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
             "every recorded request (at least one) has that JSON at PATH",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let expected = inline_json(&arg.at(2))?;
                 let requests = llm_requests(st, None).await?;
                 if requests.is_empty() {
-                    return fail("[pinned] the LLM received no request");
+                    return fail_as(Kind::Pinned, "the LLM received no request");
                 }
                 for (i, r) in requests.iter().enumerate() {
                     let actual = json_path::get(r.get("body").unwrap_or(&Value::Null), &arg.at(1)).map_err(StepFailure::failed)?;
                     if actual != Some(&expected) {
-                        return fail(format!("[pinned] LLM request {} has {} at {}, not {expected}",
+                        return fail_as(Kind::Pinned, format!("LLM request {} has {} at {}, not {expected}",
                             i + 1, actual.map_or("nothing".to_string(), Value::to_string), arg.at(1)));
                     }
                 }
@@ -508,7 +509,7 @@ fn client_id(st: &ScenarioState) -> Result<String, StepFailure> {
 fn leak_check(answer: &Value, what: &str) -> StepResult {
     match secret::current() {
         Some(s) if answer.to_string().contains(&s) => {
-            fail(format!("[pinned] the secret appears in {what}"))
+            fail_as(Kind::Pinned, format!("the secret appears in {what}"))
         }
         _ => Ok(()),
     }
@@ -661,7 +662,7 @@ fn at_path(root: &Value, path: &str, what: &str) -> Result<Value, StepFailure> {
 fn absent(root: &Value, path: &str, what: &str) -> StepResult {
     match json_path::get(root, path).map_err(StepFailure::failed)? {
         None => Ok(()),
-        Some(v) => fail(format!("[pinned] {what} has {v} at {path:?}")),
+        Some(v) => fail_as(Kind::Pinned, format!("{what} has {v} at {path:?}")),
     }
 }
 
@@ -678,10 +679,13 @@ fn contains(actual: &Value, needle: &str) -> StepResult {
     if text.contains(needle) {
         Ok(())
     } else {
-        fail(format!(
-            "[lenient (contains)] {} does not contain {needle:?}",
-            crate::port::truncate(&text, 400)
-        ))
+        fail_as(
+            Kind::Lenient("contains"),
+            format!(
+                "{} does not contain {needle:?}",
+                crate::port::truncate(&text, 400)
+            ),
+        )
     }
 }
 
@@ -690,10 +694,13 @@ fn matches(actual: &Value, pattern: &str) -> StepResult {
         .map_err(|e| StepFailure::failed(format!("bad regex {pattern:?}: {e}")))?;
     match actual.as_str() {
         Some(s) if re.is_match(s) => Ok(()),
-        _ => fail(format!(
-            "[lenient (regex)] {} does not match {pattern:?}",
-            crate::port::truncate(&actual.to_string(), 400)
-        )),
+        _ => fail_as(
+            Kind::Lenient("regex"),
+            format!(
+                "{} does not match {pattern:?}",
+                crate::port::truncate(&actual.to_string(), 400)
+            ),
+        ),
     }
 }
 
@@ -704,9 +711,10 @@ fn metrics(st: &ScenarioState) -> Result<String, StepFailure> {
         .clone()
         .ok_or_else(|| StepFailure::failed("the metrics have not been read"))?;
     let normalised = prometheus::normalise_durations(&text).map_err(|why| {
-        StepFailure::failed(format!(
-            "[pinned] the metrics histograms are malformed: {why}"
-        ))
+        StepFailure::kind(
+            Kind::Pinned,
+            format!("the metrics histograms are malformed: {why}"),
+        )
     })?;
     Ok(st.placeholders.normalise_text(&normalised))
 }
@@ -752,9 +760,12 @@ async fn llm_request(st: &ScenarioState, k: &str) -> Result<Value, StepFailure> 
         n => n.parse::<usize>().ok().and_then(|n| n.checked_sub(1)),
     };
     index.and_then(|i| requests.get(i).cloned()).ok_or_else(|| {
-        StepFailure::failed(format!(
-            "[pinned] the LLM received {} requests; there is no request {k}",
-            requests.len()
-        ))
+        StepFailure::kind(
+            Kind::Pinned,
+            format!(
+                "the LLM received {} requests; there is no request {k}",
+                requests.len()
+            ),
+        )
     })
 }

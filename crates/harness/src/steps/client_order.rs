@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use super::{at_path, events, llm_request, observed};
-use crate::scenario::{fail, StepFailure};
+use crate::expectation::Kind;
+use crate::scenario::{fail_as, StepFailure};
 use crate::steps::{boxed, compile, Group, StepCtx, StepDef};
 
 /// The order-lenient client steps.
@@ -13,38 +14,38 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
     vec![
         step!(Expectations, r#"^the stream event types, repeats collapsed, are:$"# + "JSON array of types",
         "`events[].type` in order, each run of one type counted once (text deltas are as many as the port cuts)",
-        records "lenient (repeats collapsed)",
+        records Kind::Lenient("repeats collapsed"),
         |StepCtx { st, step, .. }| {
             let expected = st.expect_doc(step)?;
             let types = collapse(&event_types(&events(st)?));
             if Value::from(types.clone()) == expected { Ok(()) } else {
-                fail(format!("[lenient (repeats collapsed)] the event types are {types:?}, not {expected}"))
+                fail_as(Kind::Lenient("repeats collapsed"), format!("the event types are {types:?}, not {expected}"))
             }
         }),
         step!(Expectations, r#"^the stream event types include, in this order:$"# + "JSON array of types",
         "these types occur in `events[].type` in this order, other events allowed between them",
-        records "lenient (in order)",
+        records Kind::Lenient("in order"),
         |StepCtx { st, step, .. }| {
             let expected = st.expect_doc(step)?;
             let wanted: Vec<String> = expected.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
             let types = event_types(&events(st)?);
             if is_subsequence(&wanted, &types) { Ok(()) } else {
-                fail(format!("[lenient (in order)] {wanted:?} do not occur in that order in {types:?}"))
+                fail_as(Kind::Lenient("in order"), format!("{wanted:?} do not occur in that order in {types:?}"))
             }
         }),
         step!(Expectations, r#"^the last stream event is of type "(?P<TYPE>[^"]+)"$"#,
         "the final entry of `events` has this type",
-        records "pinned",
+        records Kind::Pinned,
         |StepCtx { st, arg, .. }| {
             let types = event_types(&events(st)?);
             match types.last() {
                 Some(t) if *t == arg.at(1) => Ok(()),
-                _ => fail(format!("[pinned] the last event is not {:?}: {types:?}", arg.at(1))),
+                _ => fail_as(Kind::Pinned, format!("the last event is not {:?}: {types:?}", arg.at(1))),
             }
         }),
         step!(Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) values at "(?P<PATH>[^"]+)" strictly increase$"#,
         "every entry has a number at PATH, each greater than the one before (at least two entries); for hook turns, whose base the SPEC leaves open",
-        records "lenient (relative)",
+        records Kind::Lenient("relative"),
         |StepCtx { st, arg, .. }| {
             let list = observed(st, &arg.at(1))?;
             let mut values = Vec::new();
@@ -53,18 +54,18 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 values.push(v.as_f64().ok_or_else(|| StepFailure::failed(format!("{} at {:?} is {v}, not a number", arg.at(1), arg.at(2))))?);
             }
             if values.len() >= 2 && strictly_increasing(&values) { Ok(()) } else {
-                fail(format!("[lenient (relative)] {} values at {:?} are {values:?}: not at least two, each greater than the last", arg.at(1), arg.at(2)))
+                fail_as(Kind::Lenient("relative"), format!("{} values at {:?} are {values:?}: not at least two, each greater than the last", arg.at(1), arg.at(2)))
             }
         }),
         step!(Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" does not contain "(?P<TEXT>.*)"$"#,
         "the string at PATH (another value: its compact JSON) lacks TEXT (unescapes `\\n`); a negative control for `contains`",
-        records "pinned",
+        records Kind::Pinned,
         |StepCtx { st, arg, .. }| {
             let request = llm_request(st, &arg.at(1)).await?;
             let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
             let needle = crate::steps::unescape(&arg.at(3));
             if text_of(&actual).contains(&needle) {
-                fail(format!("[pinned] {} contains {needle:?}", crate::port::truncate(&text_of(&actual), 400)))
+                fail_as(Kind::Pinned, format!("{} contains {needle:?}", crate::port::truncate(&text_of(&actual), 400)))
             } else { Ok(()) }
         }),
     ]

@@ -7,8 +7,9 @@
 use serde_json::{json, Value};
 
 use super::{boxed, compile, unescape, Group, StepCtx, StepDef};
+use crate::expectation::Kind;
 use crate::port;
-use crate::scenario::{fail, ScenarioState, StepFailure};
+use crate::scenario::{fail, fail_as, ScenarioState, StepFailure};
 
 /// The compaction steps.
 pub(super) fn steps() -> Vec<StepDef> {
@@ -57,20 +58,20 @@ pub(super) fn steps() -> Vec<StepDef> {
         // ---- Expectations
         step!(Expectations, r#"^the compactor returned nothing$"#,
             "the answer's `messages` is null (the no-op: the loop keeps its transcript as it is) and `summarize` was never called",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let answer = answer(st)?;
                 if !answer["messages"].is_null() {
-                    return fail(format!("[pinned] the compactor returned {} messages; a no-op returns nothing", len_of(&answer["messages"])));
+                    return fail_as(Kind::Pinned, format!("the compactor returned {} messages; a no-op returns nothing", len_of(&answer["messages"])));
                 }
                 match calls(st)?.len() {
                     0 => Ok(()),
-                    n => fail(format!("[pinned] summarize was called {n} time(s) on a no-op")),
+                    n => fail_as(Kind::Pinned, format!("summarize was called {n} time(s) on a no-op")),
                 }
             }),
         step!(Expectations, r#"^the compactor returned a transcript smaller than the input$"#,
             "`messages` is an array with fewer characters of JSON than the input, and no more messages",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let out = compacted(st)?;
                 let input = &st.compaction.input;
@@ -78,12 +79,12 @@ pub(super) fn steps() -> Vec<StepDef> {
                 if out.len() <= input.len() && size(&out) < size(input) {
                     Ok(())
                 } else {
-                    fail(format!("[pinned] the result ({} messages, {} chars) is not smaller than the input ({} messages, {} chars)", out.len(), size(&out), input.len(), size(input)))
+                    fail_as(Kind::Pinned, format!("the result ({} messages, {} chars) is not smaller than the input ({} messages, {} chars)", out.len(), size(&out), input.len(), size(input)))
                 }
             }),
         step!(Expectations, r#"^the compacted transcript starts with the input's system prompt, unchanged$"#,
             "the input's first message is a system message and the result's first message equals it exactly",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let out = compacted(st)?;
                 let first = st.compaction.input.first().cloned().unwrap_or(Value::Null);
@@ -91,17 +92,17 @@ pub(super) fn steps() -> Vec<StepDef> {
                     return fail("the scenario's input does not start with a system message");
                 }
                 if out.first() == Some(&first) { Ok(()) } else {
-                    fail(format!("[pinned] the result starts with {}, not the input's system prompt {first}", out.first().cloned().unwrap_or(Value::Null)))
+                    fail_as(Kind::Pinned, format!("the result starts with {}, not the input's system prompt {first}", out.first().cloned().unwrap_or(Value::Null)))
                 }
             }),
         step!(Expectations, r#"^the summary is a system message "(?P<PREFIX>[^"]*)" followed by the summarizer's answer$"#,
             "the message after the system prompt (the first one when the input has none) is `{\"role\":\"system\",\"content\": PREFIX + answer}`, `\\n` in PREFIX unescaped; the answer is the sent `summarize.text`, or its `template` with `<N>` = the messages of the one summarize call",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let out = compacted(st)?;
                 let calls = calls(st)?;
                 let [older] = calls.as_slice() else {
-                    return fail(format!("[pinned] summarize was called {} times, not once", calls.len()));
+                    return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
                 };
                 let summarize = &st.compaction.options["summarize"];
                 let said = match (summarize["text"].as_str(), summarize["template"].as_str()) {
@@ -112,73 +113,73 @@ pub(super) fn steps() -> Vec<StepDef> {
                 let want = json!({"role": "system", "content": format!("{}{said}", unescape(&arg.at(1)))});
                 let got = out.get(head(st)).cloned().unwrap_or(Value::Null);
                 if got == want { Ok(()) } else {
-                    fail(format!("[pinned] the summary message is {got}, not {want}"))
+                    fail_as(Kind::Pinned, format!("the summary message is {got}, not {want}"))
                 }
             }),
         step!(Expectations, r#"^the summarizer was called once, with exactly the input between the system prompt and the retained tail$"#,
             "one summarize call whose messages are the input's, from after its system prompt (if any) on; the rest of the result after the summary (and the flush reminder, when sent) is exactly the input's remaining suffix: older + tail + system prompt = the whole input",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let calls = calls(st)?;
                 let [Value::Array(older)] = calls.as_slice() else {
-                    return fail(format!("[pinned] summarize was called {} times, not once", calls.len()));
+                    return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
                 };
                 let input = &st.compaction.input;
                 let h = head(st);
                 let n = older.len();
                 if n == 0 || input.get(h..h + n) != Some(older.as_slice()) {
-                    return fail(format!("[pinned] summarize got {n} messages that are not the input's messages {h}..{}", h + n));
+                    return fail_as(Kind::Pinned, format!("summarize got {n} messages that are not the input's messages {h}..{}", h + n));
                 }
                 let tail = tail(st)?;
                 if h + n + tail.len() != input.len() || input[h + n..] != tail[..] {
-                    return fail(format!("[pinned] the retained tail ({} messages) is not the input's rest after the {n} summarized ones ({} messages)", tail.len(), input.len() - h - n));
+                    return fail_as(Kind::Pinned, format!("the retained tail ({} messages) is not the input's rest after the {n} summarized ones ({} messages)", tail.len(), input.len() - h - n));
                 }
                 Ok(())
             }),
         step!(Expectations, r#"^the retained tail is the last (?P<K>\d+) input messages$"#,
             "the result's messages after the summary (and flush reminder) are exactly the input's last K messages",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 last_messages(st, arg.at(1).parse().unwrap_or(usize::MAX))
             }),
         step!(Expectations, r#"^the retained tail is empty$"#,
             "nothing follows the summary (and flush reminder)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| { last_messages(st, 0) }),
         step!(Expectations, r#"^the retained tail starts at a user message that carries no tool result$"#,
             "the tail's first message has role `user` and no `tool_result` content block",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let tail = tail(st)?;
                 match tail.first() {
-                    None => fail("[pinned] the retained tail is empty"),
+                    None => fail_as(Kind::Pinned, "the retained tail is empty"),
                     Some(m) if m["role"] == "user" && !carries_tool_result(m) => Ok(()),
-                    Some(m) => fail(format!("[pinned] the retained tail starts with {}", port::truncate(&m.to_string(), 200))),
+                    Some(m) => fail_as(Kind::Pinned, format!("the retained tail starts with {}", port::truncate(&m.to_string(), 200))),
                 }
             }),
         step!(Expectations, r#"^the first non-system message of the compacted transcript is a user message$"#,
             "the fixture's `firstNonSystemMessageRole`",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let out = compacted(st)?;
                 match out.iter().find(|m| m["role"] != "system") {
                     Some(m) if m["role"] == "user" => Ok(()),
-                    other => fail(format!("[pinned] the first non-system message is {}", other.map_or("missing".to_string(), |m| port::truncate(&m.to_string(), 200)))),
+                    other => fail_as(Kind::Pinned, format!("the first non-system message is {}", other.map_or("missing".to_string(), |m| port::truncate(&m.to_string(), 200)))),
                 }
             }),
         step!(Expectations, r#"^the compacted transcript is tool-pair safe$"#,
             "every tool result (an openai `tool` message's `tool_call_id`, an anthropic `tool_result` block's `tool_use_id`) follows an assistant message calling that id (`tool_calls[].id`, a `tool_use` block's `id`)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let out = compacted(st)?;
                 match orphan(&out) {
                     None => Ok(()),
-                    Some(id) => fail(format!("[pinned] the tool result for {id} is orphaned: no earlier assistant message calls it")),
+                    Some(id) => fail_as(Kind::Pinned, format!("the tool result for {id} is orphaned: no earlier assistant message calls it")),
                 }
             }),
         step!(Expectations, r#"^the compacted transcript has a flush reminder mentioning "(?P<WORD>[^"]+)" before the retained tail$"#,
             "the message right after the summary is a system message whose content contains WORD (case-insensitive) and is not the summary's text",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let out = compacted(st)?;
                 let h = head(st);
@@ -187,17 +188,17 @@ pub(super) fn steps() -> Vec<StepDef> {
                 if reminder["role"] == "system" && text.contains(&arg.at(1).to_lowercase()) && out.get(h) != Some(&reminder) {
                     Ok(())
                 } else {
-                    fail(format!("[pinned] the message after the summary is {}, not a system reminder mentioning {:?}", port::truncate(&reminder.to_string(), 200), arg.at(1)))
+                    fail_as(Kind::Pinned, format!("the message after the summary is {}, not a system reminder mentioning {:?}", port::truncate(&reminder.to_string(), 200), arg.at(1)))
                 }
             }),
         step!(Expectations, r#"^the compacted transcript has no system message after the summary$"#,
             "no flush reminder (or any other system message) follows the summary",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let out = compacted(st)?;
                 match out.iter().skip(head(st) + 1).find(|m| m["role"] == "system") {
                     None => Ok(()),
-                    Some(m) => fail(format!("[pinned] a system message follows the summary: {}", port::truncate(&m.to_string(), 200))),
+                    Some(m) => fail_as(Kind::Pinned, format!("a system message follows the summary: {}", port::truncate(&m.to_string(), 200))),
                 }
             }),
     ]
@@ -238,10 +239,13 @@ fn last_messages(st: &ScenarioState, k: usize) -> Result<(), StepFailure> {
     if tail.len() == k && tail[..] == *want {
         Ok(())
     } else {
-        fail(format!(
-            "[pinned] the retained tail has {} messages, not the input's last {k}",
-            tail.len()
-        ))
+        fail_as(
+            Kind::Pinned,
+            format!(
+                "the retained tail has {} messages, not the input's last {k}",
+                tail.len()
+            ),
+        )
     }
 }
 
@@ -255,8 +259,9 @@ fn answer(st: &ScenarioState) -> Result<&Value, StepFailure> {
 fn compacted(st: &ScenarioState) -> Result<Vec<Value>, StepFailure> {
     match &answer(st)?["messages"] {
         Value::Array(m) => Ok(m.clone()),
-        _ => fail(
-            "[pinned] the compactor returned nothing (a no-op) where a compaction was expected",
+        _ => fail_as(
+            Kind::Pinned,
+            "the compactor returned nothing (a no-op) where a compaction was expected",
         ),
     }
 }

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{boxed, compile, Group, StepCtx, StepDef};
+use crate::expectation::Kind;
 use crate::port::PortError;
 use crate::scenario::{fail, StepFailure, StepResult};
 
@@ -13,7 +14,7 @@ pub(super) fn steps() -> Vec<StepDef> {
         Actions,
         r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]*)"$"#,
         "`build` with the stored options must fail, answering `raised` (its createToolkit threw, PROTOCOL.md §5.2) or an error (not `unsupported`: that skips), whose message contains TEXT (normalised, lenient: the wording is the port's; `\"\"`: any message, where the SPEC gives no words, NOTES #320); no toolkit results",
-        records "lenient (contains)",
+        records Kind::Lenient("contains"),
         |StepCtx { port, st, arg, .. }| {
             if let Some(old) = st.toolkit.take() {
                 let _ = port.close(&old).await;

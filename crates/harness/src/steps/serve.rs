@@ -12,8 +12,9 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
 use super::{absent, at_path, contains, inline_json};
+use crate::expectation::Kind;
 use crate::port::{self, truncate};
-use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::{boxed, compile, expect_json, Group, StepCtx, StepDef};
 
 /// The serve lists of `serve_records` (§5.25), read by the client steps' list checks.
@@ -57,11 +58,11 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 request["toolkit"] = json!(toolkit);
                 let answer = port::request(port, request).await?;
                 let Some(url) = answer.get("url").and_then(Value::as_str) else {
-                    return fail(format!("[pinned] the serve answer has no string `url`: {answer}"));
+                    return fail_as(Kind::Pinned, format!("the serve answer has no string `url`: {answer}"));
                 };
                 let base = url.strip_suffix('/').unwrap_or(url).to_string();
                 if !base.starts_with("http://") && !base.starts_with("https://") {
-                    return fail(format!("[pinned] the serve url {url:?} is not an http(s) URL"));
+                    return fail_as(Kind::Pinned, format!("the serve url {url:?} is not an http(s) URL"));
                 }
                 st.placeholders.add_text(&format!("{{{{SERVE:{id}}}}}"), &base);
                 st.serve.handles.retain(|(h, _)| *h != id);
@@ -117,19 +118,19 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     rpc(st, None, "GetTask", json!({"id": id})).await?;
                     let answer = st.serve.a2a.as_ref().map(|(_, _, a)| a.clone()).unwrap_or(Value::Null);
                     if answer.get("error").is_some() {
-                        return fail(format!("[pinned] GetTask {id} answered an error while polling: {}",
+                        return fail_as(Kind::Pinned, format!("GetTask {id} answered an error while polling: {}",
                             truncate(&st.norm(&answer).to_string(), 400)));
                     }
                     let state = answer.pointer("/result/status/state").and_then(Value::as_str).unwrap_or("");
                     if state.is_empty() {
-                        return fail(format!("[pinned] GetTask {id} answered no result.status.state: {}",
+                        return fail_as(Kind::Pinned, format!("GetTask {id} answered no result.status.state: {}",
                             truncate(&st.norm(&answer).to_string(), 400)));
                     }
                     if state != "submitted" && state != "working" {
                         return Ok(());
                     }
                     if started.elapsed() > POLL_BOUND {
-                        return fail(format!("[bound] task {id} is still {state:?} after {} s", POLL_BOUND.as_secs()));
+                        return fail_as(Kind::UpperBound, format!("task {id} is still {state:?} after {} s", POLL_BOUND.as_secs()));
                     }
                     tokio::time::sleep(POLL_EVERY).await;
                 }
@@ -159,8 +160,8 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let base = base_url(st, Some(&id))?;
                 let transport = StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
                 let service = match tokio::time::timeout(HTTP_BOUND, ().serve(transport)).await {
-                    Err(_) => return fail(format!("[bound] initialize at {base}/mcp took over {} s", HTTP_BOUND.as_secs())),
-                    Ok(Err(e)) => return fail(format!("[pinned] the MCP client could not initialize at {}/mcp: {e}",
+                    Err(_) => return fail_as(Kind::UpperBound, format!("initialize at {base}/mcp took over {} s", HTTP_BOUND.as_secs())),
+                    Ok(Err(e)) => return fail_as(Kind::Pinned, format!("the MCP client could not initialize at {}/mcp: {e}",
                         st.placeholders.normalise_text(&base))),
                     Ok(Ok(s)) => s,
                 };
@@ -174,7 +175,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             |StepCtx { st, .. }| {
                 let peer = mcp_peer(st)?;
                 let answer = match tokio::time::timeout(HTTP_BOUND, peer.list_all_tools()).await {
-                    Err(_) => return fail("[bound] tools/list took over 10 s"),
+                    Err(_) => return fail_as(Kind::UpperBound, "tools/list took over 10 s"),
                     Ok(Err(e)) => mcp_error(e)?,
                     Ok(Ok(tools)) => json!({"tools": serde_json::to_value(tools).unwrap_or(Value::Null)}),
                 };
@@ -194,7 +195,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let peer = mcp_peer(st)?;
                 let params = CallToolRequestParams::new(arg.at(1)).with_arguments(args);
                 let answer = match tokio::time::timeout(HTTP_BOUND, peer.call_tool(params)).await {
-                    Err(_) => return fail("[bound] tools/call took over 10 s"),
+                    Err(_) => return fail_as(Kind::UpperBound, "tools/call took over 10 s"),
                     Ok(Err(e)) => mcp_error(e)?,
                     Ok(Ok(result)) => serde_json::to_value(result).unwrap_or(Value::Null),
                 };
@@ -217,7 +218,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     }
                 };
                 if let Ok(done) = tokio::time::timeout(Duration::from_millis(ms), post).await {
-                    return fail(format!("[pinned] the call finished before it was abandoned after {ms} ms: {}",
+                    return fail_as(Kind::Pinned, format!("the call finished before it was abandoned after {ms} ms: {}",
                         truncate(&format!("{done:?}"), 300)));
                 }
                 // The dropped future closed the connection; a stateful server hears this too.
@@ -266,7 +267,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                         return Ok(());
                     }
                     if started.elapsed() > POLL_BOUND {
-                        return fail(format!("[bound] {list} has {have} entries after {} s, not {want}", POLL_BOUND.as_secs()));
+                        return fail_as(Kind::UpperBound, format!("{list} has {have} entries after {} s, not {want}", POLL_BOUND.as_secs()));
                     }
                     tokio::time::sleep(POLL_EVERY).await;
                 }
@@ -297,7 +298,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the A2A answer at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
             "the string at PATH contains TEXT (another value: its compact JSON does)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let (_, _, answer) = a2a_answer(st)?;
                 let actual = at_path(&st.norm(&answer), &arg.at(1), "the A2A answer")?;
@@ -305,14 +306,14 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the A2A answer has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the last A2A answer",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let (_, _, answer) = a2a_answer(st)?;
                 absent(&answer, &arg.at(1), "the A2A answer")
             }),
         step!(Expectations, r#"^the A2A answer is the JSON-RPC error (?P<CODE>-?\d+)$"#,
             "the last answer is a JSON-RPC 2.0 error object with that `error.code`, no `result`, and the request's `id` echoed (`null` for a body that is not JSON)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let (sent, status, answer) = a2a_answer(st)?;
                 let code: i64 = arg.at(1).parse().unwrap_or(0);
@@ -320,7 +321,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the task file is in "(?P<DIR>[^"]+)"$"#,
             "DIR holds `<task id>.json` for the remembered task, a JSON object whose `id` is that id",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let id = task_id(st)?;
                 let dir = st.path(&arg.at(1))?;
@@ -330,25 +331,25 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     Err(e) => {
                         let names: Vec<String> = std::fs::read_dir(&dir).map(|d| d.filter_map(Result::ok)
                             .map(|e| e.file_name().to_string_lossy().to_string()).collect()).unwrap_or_default();
-                        return fail(format!("[pinned] no readable {id}.json in {} ({e}); it holds {names:?}", arg.at(1)));
+                        return fail_as(Kind::Pinned, format!("no readable {id}.json in {} ({e}); it holds {names:?}", arg.at(1)));
                     }
                 };
                 let stored: Value = serde_json::from_str(&text)
-                    .or_else(|e| fail(format!("[pinned] {id}.json is not JSON ({e})")))?;
+                    .or_else(|e| fail_as(Kind::Pinned, format!("{id}.json is not JSON ({e})")))?;
                 if stored.get("id").and_then(Value::as_str) == Some(id.as_str()) { Ok(()) } else {
-                    fail(format!("[pinned] {id}.json holds another task: {}", truncate(&text, 300)))
+                    fail_as(Kind::Pinned, format!("{id}.json holds another task: {}", truncate(&text, 300)))
                 }
             }),
         step!(Expectations, r#"^"(?P<ID>[^"]+)" refuses connections$"#,
             "a GET of the handle's agent card gets no HTTP answer at all (refused, reset or 3 s of silence)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let base = base_url(st, Some(&arg.at(1)))?;
                 let client = reqwest::Client::builder().timeout(Duration::from_secs(3)).build()
                     .map_err(|e| StepFailure::failed(format!("cannot build an HTTP client: {e}")))?;
                 match client.get(format!("{base}/.well-known/agent-card.json")).send().await {
                     Err(_) => Ok(()),
-                    Ok(r) => fail(format!("[pinned] the stopped handle still answered HTTP {}", r.status().as_u16())),
+                    Ok(r) => fail_as(Kind::Pinned, format!("the stopped handle still answered HTTP {}", r.status().as_u16())),
                 }
             }),
         step!(Expectations, r#"^the MCP server info at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
@@ -377,7 +378,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the MCP answer at "(?P<PATH>[^"]*)" contains "(?P<TEXT>.*)"$"#,
             "the string at PATH contains TEXT (another value: its compact JSON does)",
-            records "lenient (contains)",
+            records Kind::Lenient("contains"),
             |StepCtx { st, arg, .. }| {
                 let answer = mcp_answer(st)?;
                 let actual = at_path(&answer, &arg.at(1), "the MCP answer")?;
@@ -385,14 +386,14 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the MCP answer has nothing at "(?P<PATH>[^"]+)"$"#,
             "PATH is absent from the last MCP answer",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let answer = mcp_answer(st)?;
                 absent(&answer, &arg.at(1), "the MCP answer")
             }),
         step!(Expectations, r#"^the MCP tool names are, in any order:$"# + "JSON array of names",
             "the last `tools/list` answer's names, sorted, equal the sorted list (the SPEC fixes no order)",
-            records "lenient (any order)",
+            records Kind::Lenient("any order"),
             |StepCtx { st, step, .. }| {
                 let expected = st.expect_doc(step)?;
                 let answer = mcp_answer(st)?;
@@ -406,7 +407,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 names.sort();
                 want.sort();
                 if names == want { Ok(()) } else {
-                    fail(format!("[lenient (any order)] the MCP tools are {names:?}, not {want:?}"))
+                    fail_as(Kind::Lenient("any order"), format!("the MCP tools are {names:?}, not {want:?}"))
                 }
             }),
         step!(Expectations, r#"^the MCP tool "(?P<NAME>[^"]+)" is listed as:$"# + "JSON (matchers allowed)",
@@ -420,30 +421,30 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                     .cloned();
                 match entry {
                     Some(e) => expect_json(st, &expected, &e),
-                    None => fail(format!("[pinned] tools/list has no tool {name:?}: {}", truncate(&answer.to_string(), 400))),
+                    None => fail_as(Kind::Pinned, format!("tools/list has no tool {name:?}: {}", truncate(&answer.to_string(), 400))),
                 }
             }),
         step!(Expectations, r#"^the MCP answer is the error (?P<CODE>-?\d+)$"#,
             "the last MCP request got a JSON-RPC error with that code (not a `CallToolResult`)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let answer = mcp_answer(st)?;
                 let code: i64 = arg.at(1).parse().unwrap_or(0);
                 match answer.pointer("/error/code").and_then(Value::as_i64) {
                     Some(c) if c == code => Ok(()),
-                    Some(c) => fail(format!("[pinned] the MCP error code is {c}, not {code}: {answer}")),
-                    None => fail(format!("[pinned] the MCP request did not fail with a JSON-RPC error; it answered {}",
+                    Some(c) => fail_as(Kind::Pinned, format!("the MCP error code is {c}, not {code}: {answer}")),
+                    None => fail_as(Kind::Pinned, format!("the MCP request did not fail with a JSON-RPC error; it answered {}",
                         truncate(&answer.to_string(), 400))),
                 }
             }),
         step!(Expectations, r#"^the MCP answer does not mention "(?P<TEXT>.*)"$"#,
             "the last MCP answer's compact JSON does not contain TEXT (e.g. a metadata key)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let answer = mcp_answer(st)?.to_string();
                 let needle = crate::steps::unescape(&arg.at(1));
                 if answer.contains(&needle) {
-                    fail(format!("[pinned] the MCP answer mentions {needle:?}: {}", truncate(&answer, 400)))
+                    fail_as(Kind::Pinned, format!("the MCP answer mentions {needle:?}: {}", truncate(&answer, 400)))
                 } else { Ok(()) }
             }),
         step!(Expectations, r#"^the MCP answer's first text is the output of the last execution$"#,
@@ -462,7 +463,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 let stored = st.stored.clone().ok_or_else(|| StepFailure::failed("the store has not been read"))?;
                 let messages = st.norm(&stored).as_array().cloned().unwrap_or_default();
                 if messages.len() < want {
-                    return fail(format!("[pinned] the store holds {} messages, fewer than {want}: {}",
+                    return fail_as(Kind::Pinned, format!("the store holds {} messages, fewer than {want}: {}",
                         messages.len(), truncate(&Value::Array(messages).to_string(), 400)));
                 }
                 let tail = Value::Array(messages[messages.len() - want..].to_vec());
@@ -477,21 +478,21 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             }),
         step!(Expectations, r#"^the MCP call result is (?P<NOT>not )?an error$"#,
             "the last answer is a `CallToolResult` (has `content`) whose `isError` is true (`not`: false or absent, the MCP default)",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, arg, .. }| {
                 let answer = mcp_answer(st)?;
                 if answer.get("content").and_then(Value::as_array).is_none() {
-                    return fail(format!("[pinned] the last MCP answer is not a CallToolResult: {}", truncate(&answer.to_string(), 400)));
+                    return fail_as(Kind::Pinned, format!("the last MCP answer is not a CallToolResult: {}", truncate(&answer.to_string(), 400)));
                 }
                 let is_error = answer.get("isError").and_then(Value::as_bool).unwrap_or(false);
                 let want = arg.opt(1).is_none();
                 if is_error == want { Ok(()) } else {
-                    fail(format!("[pinned] isError is {is_error}: {}", truncate(&answer.to_string(), 400)))
+                    fail_as(Kind::Pinned, format!("isError is {is_error}: {}", truncate(&answer.to_string(), 400)))
                 }
             }),
         step!(Expectations, r#"^the MCP server lists every toolkit tool as the toolkit does$"#,
             "the last `tools/list` has exactly the built toolkit's tool names (any order), each with the toolkit's `description` and `inputSchema`",
-            records "pinned",
+            records Kind::Pinned,
             |StepCtx { st, .. }| {
                 let answer = mcp_answer(st)?;
                 let built = st.norm(&st.built()?.get("tools").cloned().unwrap_or(Value::Null));
@@ -503,7 +504,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                 a.sort();
                 b.sort();
                 if a != b {
-                    return fail(format!("[pinned] tools/list names {a:?}, the toolkit has {b:?}"));
+                    return fail_as(Kind::Pinned, format!("tools/list names {a:?}, the toolkit has {b:?}"));
                 }
                 for t in &toolkit {
                     let n = name(t);
@@ -512,7 +513,7 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
                         let want = t.get(key).cloned().unwrap_or(Value::Null);
                         let got = entry.get(key).cloned().unwrap_or(Value::Null);
                         if want != got {
-                            return fail(format!("[pinned] tools/list gives {n:?} the {key} {got}, the toolkit {want}"));
+                            return fail_as(Kind::Pinned, format!("tools/list gives {n:?} the {key} {got}, the toolkit {want}"));
                         }
                     }
                 }
@@ -559,12 +560,14 @@ async fn read_answer(
     what: &str,
 ) -> Result<(u16, Value), StepFailure> {
     let response =
-        response.or_else(|e| fail(format!("[pinned] {what} got no HTTP answer: {e}")))?;
+        response.or_else(|e| fail_as(Kind::Pinned, format!("{what} got no HTTP answer: {e}")))?;
     let status = response.status().as_u16();
-    let text = response
-        .text()
-        .await
-        .or_else(|e| fail(format!("[pinned] {what}: the answer body broke off: {e}")))?;
+    let text = response.text().await.or_else(|e| {
+        fail_as(
+            Kind::Pinned,
+            format!("{what}: the answer body broke off: {e}"),
+        )
+    })?;
     let body = if text.trim().is_empty() {
         Value::Null
     } else {
@@ -597,37 +600,45 @@ fn a2a_answer(st: &ScenarioState) -> Result<(Value, u16, Value), StepFailure> {
 fn rpc_error(sent: &Value, status: u16, answer: &Value, code: i64) -> StepResult {
     let shown = truncate(&answer.to_string(), 400);
     if !answer.is_object() {
-        return fail(format!(
-            "[pinned] HTTP {status}: the answer is not a JSON-RPC object: {shown}"
-        ));
+        return fail_as(
+            Kind::Pinned,
+            format!("HTTP {status}: the answer is not a JSON-RPC object: {shown}"),
+        );
     }
     if answer.get("jsonrpc") != Some(&json!("2.0")) {
-        return fail(format!(
-            "[pinned] the answer lacks \"jsonrpc\": \"2.0\": {shown}"
-        ));
+        return fail_as(
+            Kind::Pinned,
+            format!("the answer lacks \"jsonrpc\": \"2.0\": {shown}"),
+        );
     }
     if answer.get("result").is_some() {
-        return fail(format!(
-            "[pinned] the answer carries a result, not only an error: {shown}"
-        ));
+        return fail_as(
+            Kind::Pinned,
+            format!("the answer carries a result, not only an error: {shown}"),
+        );
     }
     let want_id = sent.get("id").cloned().unwrap_or(Value::Null);
     if answer.get("id").cloned().unwrap_or(Value::Null) != want_id {
-        return fail(format!(
-            "[pinned] the error answers id {}, not the request's {want_id}: {shown}",
-            answer
-                .get("id")
-                .map_or("nothing".to_string(), Value::to_string)
-        ));
+        return fail_as(
+            Kind::Pinned,
+            format!(
+                "the error answers id {}, not the request's {want_id}: {shown}",
+                answer
+                    .get("id")
+                    .map_or("nothing".to_string(), Value::to_string)
+            ),
+        );
     }
     match answer.pointer("/error/code").and_then(Value::as_i64) {
         Some(c) if c == code => Ok(()),
-        Some(c) => fail(format!(
-            "[pinned] the JSON-RPC error code is {c}, not {code}: {shown}"
-        )),
-        None => fail(format!(
-            "[pinned] the answer has no integer error.code: {shown}"
-        )),
+        Some(c) => fail_as(
+            Kind::Pinned,
+            format!("the JSON-RPC error code is {c}, not {code}: {shown}"),
+        ),
+        None => fail_as(
+            Kind::Pinned,
+            format!("the answer has no integer error.code: {shown}"),
+        ),
     }
 }
 
@@ -645,9 +656,10 @@ fn mcp_error(e: rmcp::ServiceError) -> Result<Value, StepFailure> {
         rmcp::ServiceError::McpError(data) => {
             Ok(json!({"error": {"code": data.code.0, "message": data.message}}))
         }
-        other => fail(format!(
-            "[pinned] the MCP request failed without a JSON-RPC error: {other}"
-        )),
+        other => fail_as(
+            Kind::Pinned,
+            format!("the MCP request failed without a JSON-RPC error: {other}"),
+        ),
     }
 }
 

@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 
 use super::{loop_command, run_result};
-use crate::scenario::{fail, StepFailure};
+use crate::expectation::Kind;
+use crate::scenario::{fail_as, StepFailure};
 use crate::steps::{boxed, compile, expect_json, Group, StepCtx, StepDef};
 use crate::surroundings;
 
@@ -21,25 +22,25 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
         }),
         step!(Expectations, r#"^the finish reason is "(?P<R>[^"]+)"$"#,
         "the translate `result.finishReason` exactly",
-        records "pinned",
+        records Kind::Pinned,
         |StepCtx { st, arg, .. }| {
             let result = run_result(st)?;
             let actual = result.get("finishReason").cloned().unwrap_or(Value::Null);
             if actual == json!(arg.at(1)) { Ok(()) } else {
-                fail(format!("[pinned] the finish reason is {actual}, not {:?}", arg.at(1)))
+                fail_as(Kind::Pinned, format!("the finish reason is {actual}, not {:?}", arg.at(1)))
             }
         }),
         step!(Expectations, r#"^every translated tool call's arguments is a JSON string$"#,
         "each `result.toolCalls[].arguments` (at least one call) is a string holding JSON text, not an object",
-        records "pinned",
+        records Kind::Pinned,
         |StepCtx { st, .. }| {
             let result = run_result(st)?;
             let calls = result.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default();
             if calls.is_empty() {
-                return fail("[pinned] the result has no tool calls");
+                return fail_as(Kind::Pinned, "the result has no tool calls");
             }
             for (i, call) in calls.iter().enumerate() {
-                parse_arguments(call.get("arguments")).map_err(|why| StepFailure::failed(format!("[pinned] toolCalls[{i}].arguments {why}")))?;
+                parse_arguments(call.get("arguments")).map_err(|why| StepFailure::kind(Kind::Pinned, format!("toolCalls[{i}].arguments {why}")))?;
             }
             Ok(())
         }),
@@ -50,13 +51,13 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
             let result = run_result(st)?;
             let k: usize = arg.at(1).parse().unwrap_or(0);
             let call = k.checked_sub(1).and_then(|i| result.pointer(&format!("/toolCalls/{i}")))
-                .ok_or_else(|| StepFailure::failed(format!("[pinned] the result has no tool call {k}")))?;
-            let parsed = parse_arguments(call.get("arguments")).map_err(|why| StepFailure::failed(format!("[pinned] tool call {k}'s arguments {why}")))?;
+                .ok_or_else(|| StepFailure::kind(Kind::Pinned, format!("the result has no tool call {k}")))?;
+            let parsed = parse_arguments(call.get("arguments")).map_err(|why| StepFailure::kind(Kind::Pinned, format!("tool call {k}'s arguments {why}")))?;
             expect_json(st, &expected, &parsed)
         }),
         step!(Expectations, r#"^the translate result's raw, when present, at "(?P<PATH>[^"]+)" is (?P<JSON>[^:].*)$"#,
         "`result.raw` is optional (SPEC §11 `raw?`); when the port answers it, the provider's decoded response has this JSON at PATH",
-        records "lenient (optional)",
+        records Kind::Lenient("optional"),
         |StepCtx { st, arg, .. }| {
             let result = run_result(st)?;
             let Some(raw) = result.get("raw").filter(|r| !r.is_null()) else { return Ok(()) };
@@ -66,12 +67,12 @@ pub(in crate::steps) fn steps() -> Vec<StepDef> {
         }),
         step!(Expectations, r#"^the HTTP server received no request$"#,
         "the local HTTP server (`an HTTP server answers:`) got nothing: an HTTP tool pointing at it never ran",
-        records "pinned",
+        records Kind::Pinned,
         |StepCtx { st, .. }| {
             let server = st.http.as_ref().ok_or_else(|| StepFailure::failed("no HTTP server runs in this scenario"))?;
             match surroundings::last_request(server).await {
                 None => Ok(()),
-                Some(r) => fail(format!("[pinned] the HTTP server received {}", crate::port::truncate(&r.to_string(), 300))),
+                Some(r) => fail_as(Kind::Pinned, format!("the HTTP server received {}", crate::port::truncate(&r.to_string(), 300))),
             }
         }),
     ]

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::features::ScenarioSpec;
-use super::html::cmp_sections;
-use super::runner::{RunReport, Status};
+use crate::features::ScenarioSpec;
+use crate::outcome::{RunReport, Status};
+use crate::sections::cmp_sections;
 
 /// Tag prefix (without `@`) of a scenario that checks a whole clause.
 pub const CLAUSE_TAG: &str = "clause-";
@@ -561,7 +561,7 @@ pub fn shorten(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::features;
-    use crate::runner::ScenarioResult;
+    use crate::outcome::ScenarioResult;
 
     const INDEX: &str = r#"{"spec": "0.16.0", "clauses": [
       {"id": "0.a.one", "section": "0", "quote": "Ports MUST do one.", "kind": "observable"},

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::clauses::{collapse_ws, shorten, ClauseIndex, ScenarioRef, Ties};
-use super::features::ScenarioSpec;
+use crate::features::ScenarioSpec;
 
 /// The lowest word-level similarity at which a vanished quote counts as changed, not removed.
 const CHANGED_AT: f32 = 0.6;
@@ -364,7 +364,8 @@ pub fn diff(
         }
     }
     added.sort_by(|a, b| {
-        super::html::cmp_sections(&a.section, &b.section).then_with(|| a.sentence.cmp(&b.sentence))
+        crate::sections::cmp_sections(&a.section, &b.section)
+            .then_with(|| a.sentence.cmp(&b.sentence))
     });
     added.dedup();
     SpecDiff {
@@ -451,8 +452,8 @@ pub fn text(d: &SpecDiff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clauses::tie;
     use crate::features;
+    use crate::reporting::clauses::tie;
 
     const SPEC: &str = "# Title\n\nPreamble MUST be ignored.\n\n## 0. Contract\n\nA port MUST answer every request\nwith exactly one line. Other prose.\n\n```\n## Not a heading\n```\n\n## 4A. Built-ins\n\n- `grep` returns at most 100 matches by default.\n- `glob` sorts by path.\n\n## 5. Usage\n\nNothing normative.\n";
 

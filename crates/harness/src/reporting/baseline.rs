@@ -4,33 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-use super::runner::{RunReport, ScenarioResult, Status};
-
-/// A run compared with the port's expected failures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Baseline {
-    /// The expected-failures file, as given.
-    pub file: String,
-    /// Failed, and not expected to.
-    pub new_failures: Vec<String>,
-    /// Expected to fail, but passed: the file needs updating (or the port was fixed).
-    pub unexpected_passes: Vec<String>,
-    /// Failed as expected.
-    pub known_failures: usize,
-    /// Listed in the file but naming no scenario of the whole suite (renamed or removed
-    /// scenarios); an entry naming a scenario the selection left out is not stale.
-    pub stale: Vec<String>,
-}
-
-impl Baseline {
-    /// Whether the run is acceptable against the file.
-    pub fn holds(&self) -> bool {
-        self.new_failures.is_empty() && self.unexpected_passes.is_empty()
-    }
-}
+use crate::outcome::{Baseline, RunReport, ScenarioResult, Status};
 
 /// Reads an expected-failures file: one scenario name per line; `#` starts a comment line.
 pub fn read(path: &Path) -> Result<BTreeSet<String>, String> {

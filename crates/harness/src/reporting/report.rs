@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::runner::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario (`xfail` for a failure marked `known`).
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -292,9 +292,21 @@ mod tests {
     }
 
     #[test]
+    fn a_preview_failure_is_reported_in_its_own_group() {
+        let preview = ScenarioResult {
+            preview: true,
+            ..scenario("relay", Status::Failed, false)
+        };
+        let report = RunReport::of(vec![scenario("p", Status::Passed, false), preview]);
+        let text = text(&report);
+        assert!(text.contains("preview (@preview"), "{text}");
+        assert!(progress_line(&report.scenarios[1]).ends_with("(preview)"));
+    }
+
+    #[test]
     fn json_carries_each_scenarios_file_line_tags_and_duration() {
         let mut sc = scenario("p", Status::Passed, false);
-        sc.meta = crate::runner::ScenarioMeta {
+        sc.meta = crate::outcome::ScenarioMeta {
             file: "core.feature".into(),
             line: 12,
             tags: vec!["spec-4A".into()],
@@ -419,7 +431,7 @@ mod tests {
         long.message = "y".repeat(REASON_CHARS + 50);
         let mut report = RunReport::of(vec![slow, long]);
         report.recount();
-        report.baseline = Some(crate::baseline::Baseline {
+        report.baseline = Some(crate::outcome::Baseline {
             file: "expected.txt".into(),
             new_failures: vec!["slow".into(), "long".into()],
             ..Default::default()

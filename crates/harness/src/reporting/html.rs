@@ -4,17 +4,17 @@
 //! section too, and optionally the SPEC clause coverage. No scripts, no network assets; the
 //! same reports always give the same bytes.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use serde_json::Value;
 
 use super::clauses::CoverageReport;
-use super::failure::ExpectationKind;
 use super::history::{History, Outcome};
-use super::matchers::{Mismatch, Problem};
-use super::runner::{Counts, RunReport, ScenarioResult, Status};
+use crate::expectation::ExpectationKind;
+use crate::matchers::{Mismatch, Problem};
+use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
+use crate::sections::{self, cmp_sections};
 
 /// The longest message kept in a `title` tooltip, in characters.
 const TOOLTIP_MAX: usize = 1500;
@@ -823,26 +823,6 @@ fn sections_of(reports: &[RunReport]) -> Vec<String> {
     v
 }
 
-/// Natural order for SPEC sections: numeric part first, then the suffix (`4` < `4A` < `5`
-/// < `10`); names without a leading number come last, alphabetically.
-pub fn cmp_sections(a: &str, b: &str) -> Ordering {
-    section_key(a).cmp(&section_key(b))
-}
-
-fn section_key(s: &str) -> (bool, usize, String, String, String) {
-    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-    let suffix = s[digits.len()..].to_string();
-    let trimmed = digits.trim_start_matches('0');
-    // Length then text orders numbers of any size without parsing them.
-    (
-        digits.is_empty(),
-        trimmed.len(),
-        trimmed.to_string(),
-        suffix,
-        s.to_string(),
-    )
-}
-
 fn section_label(section: &str) -> String {
     if section.starts_with(|c: char| c.is_ascii_digit()) {
         format!("§{section}")
@@ -851,35 +831,9 @@ fn section_label(section: &str) -> String {
     }
 }
 
-/// The SPEC's name for a section (its `## N. Title` heading, shortened), for the matrix.
-fn section_title(section: &str) -> Option<&'static str> {
-    Some(match section {
-        "0" => "Conformance contract",
-        "1" => "Core types",
-        "2" => "MCP source",
-        "3" => "Skill source",
-        "4" => "Toolkit",
-        "4A" => "Built-in tools",
-        "5" => "Reference usage",
-        "6" => "Native tools",
-        "7" => "HTTP tools",
-        "7A" => "A2A outbound",
-        "7B" => "A2A inbound",
-        "7C" => "MCP server inbound",
-        "7D" => "Sub-agents",
-        "7E" => "Agent home",
-        "7F" => "Context compaction",
-        "8" => "Unified LLM client",
-        "9" => "Go CLI",
-        "10" => "Suspension",
-        "11" => "Single-turn translation",
-        _ => return None,
-    })
-}
-
 /// A matrix row header: `§7B A2A inbound`, or the bare label for a section the SPEC lacks.
 fn section_heading(section: &str) -> String {
-    match section_title(section) {
+    match sections::title(section) {
         Some(t) => format!("{} {t}", section_label(section)),
         None => section_label(section),
     }
@@ -1198,7 +1152,7 @@ mod tests {
             ("0.17.0".to_string(), Err("no such <release>".to_string())),
             ("0.18.0".to_string(), Ok(new.clone())),
         ];
-        let h = crate::history::build("python", &runs);
+        let h = crate::reporting::history::build("python", &runs);
         let html = render_with_history(&[old.clone(), new], Some(&h));
         let start = html.find("<h2 id=\"history\">").expect("history section");
         let end = start + html[start..].find("</table>").expect("table closed");

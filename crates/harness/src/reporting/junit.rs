@@ -10,8 +10,8 @@
 
 use std::fmt::Write;
 
-use super::failure::ExpectationKind;
-use super::runner::{RunReport, ScenarioResult, Status};
+use crate::expectation::ExpectationKind;
+use crate::outcome::{RunReport, ScenarioResult, Status};
 
 /// Milliseconds as JUnit's `time`: seconds with three decimals.
 fn seconds(ms: u64) -> String {
@@ -260,7 +260,7 @@ mod tests {
             beyond_spec_reason: None,
             preview: false,
             known: false,
-            meta: crate::runner::ScenarioMeta {
+            meta: crate::outcome::ScenarioMeta {
                 duration_ms: ms,
                 ..Default::default()
             },

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::{Counts, RunReport, Status};
+use crate::outcome::{Counts, RunReport, Status};
 
 /// The `--versions` argument: an inclusive range `LO..HI` or an explicit comma list.
 #[derive(Debug, Clone, PartialEq, Eq)]
