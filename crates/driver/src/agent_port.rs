@@ -7,12 +7,13 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::behaviours::{self, ToolCancels};
-use crate::client_behaviours::{metric_json, DriverHooks, Recorder};
-use crate::client_port::Reply;
+use crate::client_behaviours::{metric_json, DriverHooks};
+use crate::recorder::{Recorder, RECORD_CAP};
+use crate::reply::{bad_request as bad, unsupported, Reply};
 use toolnexus_protocol::agent::{AgentBudget, AgentRegistry, AgentRuntimeOptions};
 use toolnexus_protocol::client::{HookBehaviours, OnMetricBehaviour};
 use toolnexus_protocol::options::ExtraTool;
-use toolnexus_protocol::{error_kind, Request};
+use toolnexus_protocol::Request;
 use toolnexus_reference::agent::inbox::Item;
 use toolnexus_reference::agent::{AgentDef, Budget, BudgetDecision, Runtime, RuntimeOptions};
 use toolnexus_reference::client::{MetricEvent, OnMetric, Style};
@@ -31,14 +32,6 @@ struct Session {
     recorders: Vec<(String, Arc<Recorder>)>,
     hook_calls: Vec<Value>,
     metric_events: Vec<Value>,
-}
-
-fn bad(message: impl Into<String>) -> (String, String) {
-    (error_kind::BAD_REQUEST.to_string(), message.into())
-}
-
-fn unsupported(message: impl Into<String>) -> (String, String) {
-    (error_kind::UNSUPPORTED.to_string(), message.into())
 }
 
 impl Agents {
@@ -234,7 +227,7 @@ impl Agents {
                         };
                         for mut e in entries {
                             e["owner"] = json!(owner);
-                            if list.len() < crate::client_behaviours::RECORD_CAP {
+                            if list.len() < RECORD_CAP {
                                 list.push(e);
                             }
                         }
