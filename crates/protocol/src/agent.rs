@@ -48,8 +48,11 @@ pub fn check_runtime_keys(request: &Value) -> Result<(), String> {
         }
         Some(_) => return Err("\"options\" must be an object".into()),
     }
-    let Some(Value::Object(defs)) = request.get("registry") else {
-        return Err("needs a \"registry\" object {name: def}".into());
+    let defs = match request.get("registry") {
+        // Missing: serde names the missing field, as for every command.
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(defs)) => defs,
+        Some(_) => return Err("needs a \"registry\" object {name: def}".into()),
     };
     for (name, d) in defs {
         let Some(d) = d.as_object() else {

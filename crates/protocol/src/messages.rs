@@ -568,7 +568,8 @@ pub enum Request {
         /// The mock LLM's base URL.
         #[serde(rename = "baseUrl")]
         base_url: String,
-        /// `openai` | `anthropic`; kept as text so an unknown one is the driver's `bad_request` with its own words.
+        /// `openai` | `anthropic`; kept as text so an unknown one is the driver's `bad_request`
+        /// with its own words.
         style: String,
         /// The API key; absent ⇒ the port's default.
         #[serde(default, rename = "apiKey", skip_serializing_if = "Option::is_none")]
