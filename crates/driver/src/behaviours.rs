@@ -168,7 +168,7 @@ async fn await_cancel(name: &str, ms: u64, ctx: &Context, cancels: &ToolCancels)
         () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => false,
     };
     let mut list = cancels.lock().unwrap_or_else(|p| p.into_inner());
-    if list.len() < crate::client_behaviours::RECORD_CAP {
+    if list.len() < crate::recorder::RECORD_CAP {
         list.push(json!({"name": name, "cancelled": cancelled}));
     }
     NativeReturn::Text(

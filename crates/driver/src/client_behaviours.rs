@@ -2,7 +2,7 @@
 //! the reference's `ClientOptions`, with every host callback recording what it saw.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -19,75 +19,7 @@ use toolnexus_reference::client::{
 };
 use toolnexus_reference::tool::ToolResult;
 
-/// A driver keeps at most this many entries per recorded list (§5.13).
-pub const RECORD_CAP: usize = 1_000;
-
-/// What the host callbacks observed during one loop command.
-#[derive(Default)]
-pub struct Recorder {
-    lists: Mutex<Lists>,
-    /// `replaceMessages` acts on the first `beforeLLM` call of a run only.
-    replaced: AtomicBool,
-}
-
-#[derive(Default)]
-struct Lists {
-    hook_calls: Vec<Value>,
-    metric_events: Vec<Value>,
-    on_error_calls: Vec<Value>,
-    generate_calls: Vec<Value>,
-    wait_for_calls: Vec<Value>,
-}
-
-/// Which recorded list an entry goes to.
-#[derive(Clone, Copy)]
-enum List {
-    Hooks,
-    Metrics,
-    OnError,
-    Generate,
-    WaitFor,
-}
-
-impl Recorder {
-    /// Records one metric event (an agent runtime's `onMetric`).
-    pub(crate) fn push_metric(&self, entry: Value) {
-        self.push(List::Metrics, entry);
-    }
-
-    fn push(&self, list: List, entry: Value) {
-        let mut l = self.lists.lock().unwrap_or_else(|p| p.into_inner());
-        let v = match list {
-            List::Hooks => &mut l.hook_calls,
-            List::Metrics => &mut l.metric_events,
-            List::OnError => &mut l.on_error_calls,
-            List::Generate => &mut l.generate_calls,
-            List::WaitFor => &mut l.wait_for_calls,
-        };
-        if v.len() < RECORD_CAP {
-            v.push(entry);
-        }
-    }
-
-    /// Empties every list (a new loop command starts).
-    pub fn reset(&self) {
-        *self.lists.lock().unwrap_or_else(|p| p.into_inner()) = Lists::default();
-        self.replaced.store(false, Ordering::SeqCst);
-    }
-
-    /// The lists as `(field, entries)`.
-    pub(crate) fn take(&self) -> [(&'static str, Vec<Value>); 5] {
-        let mut l = self.lists.lock().unwrap_or_else(|p| p.into_inner());
-        let l = std::mem::take(&mut *l);
-        [
-            ("hookCalls", l.hook_calls),
-            ("metricEvents", l.metric_events),
-            ("onErrorCalls", l.on_error_calls),
-            ("generateCalls", l.generate_calls),
-            ("waitForCalls", l.wait_for_calls),
-        ]
-    }
-}
+use crate::recorder::{List, Recorder};
 
 /// A client as the driver keeps it: the reference client plus what it records.
 pub struct DriverClient {
@@ -417,7 +349,7 @@ impl Hooks for DriverHooks {
         );
         match b {
             HookBehaviour::ReplaceMessages(m) => {
-                if self.rec.replaced.swap(true, Ordering::SeqCst) {
+                if self.rec.replaced_already() {
                     return Ok(None);
                 }
                 Ok(Some(LlmOverride {
@@ -446,7 +378,7 @@ impl Hooks for DriverHooks {
             HookBehaviour::Abort(m) => Err(m.clone()),
             HookBehaviour::Compactor(o) => {
                 // The §7F compactor is itself the hook: its answer is the hook's answer.
-                let opts = crate::reference_port::compact_options(o, Arc::default());
+                let opts = crate::compact_port::compact_options(o, Arc::default());
                 let compacted = toolnexus_reference::compact::compact(&ctx.messages, &opts)
                     .await
                     .map_err(|e| format!("compaction failed: {e}"))?;

@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 
 use toolnexus_protocol::client::TranslateRequest as ProtoTranslateRequest;
 use toolnexus_protocol::client::{ClientOptions as ProtoClientOptions, ConversationStep};
-use toolnexus_protocol::error_kind;
 use toolnexus_reference::client::{
     AskOptions, ClientError, RunOptions, RunResult, StreamEvent, Usage,
 };
@@ -19,9 +18,7 @@ use toolnexus_reference::suspension::{Answer, Request};
 use toolnexus_reference::toolkit::Toolkit;
 
 use crate::client_behaviours::{build_client, DriverClient};
-
-/// A command's body, or `(kind, message)`.
-pub type Reply = Result<Value, (String, String)>;
+use crate::reply::{bad_request, Reply};
 
 /// The clients of a session, by id.
 #[derive(Default)]
@@ -216,8 +213,7 @@ impl Clients {
                         }
                         _ => {
                             return Err(bad_request(
-                                "a conversation step is {\"send\": prompt} or {\"reset\": true}"
-                                    .into(),
+                                "a conversation step is {\"send\": prompt} or {\"reset\": true}",
                             ))
                         }
                     }
@@ -385,8 +381,4 @@ fn event_json(ev: &StreamEvent) -> Value {
         StreamEvent::Usage { usage } => json!({"type": "usage", "usage": usage_json(usage)}),
         StreamEvent::Done { result } => json!({"type": "done", "result": result_json(result)}),
     }
-}
-
-fn bad_request(message: String) -> (String, String) {
-    (error_kind::BAD_REQUEST.to_string(), message)
 }

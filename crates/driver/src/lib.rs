@@ -9,9 +9,12 @@ pub mod agent_port;
 pub mod behaviours;
 pub mod client_behaviours;
 pub mod client_port;
+pub mod compact_port;
 pub mod driver;
 pub mod options;
+pub mod recorder;
 pub mod reference_port;
+pub mod reply;
 pub mod serve_port;
 
 pub use reference_port::ReferenceSession;

@@ -1,16 +1,16 @@
 //! Answers protocol requests with the reference implementation.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
 use crate::agent_port::Agents;
 use crate::behaviours::ToolCancels;
 use crate::client_port::{Clients, LoopCommand};
+use crate::compact_port::compact;
 use crate::options;
+use crate::reply::{bad_request, Reply};
 use crate::serve_port::{ServeRequest, Serves};
-use toolnexus_protocol::compact::{CompactOptions as ProtoCompactOptions, TokenCounter};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
@@ -18,7 +18,6 @@ use toolnexus_protocol::{
 };
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
-use toolnexus_reference::compact::{self, CompactOptions, CountTokens, Summarize};
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};
@@ -375,56 +374,11 @@ impl ReferenceSession {
     }
 }
 
-type Reply = Result<Value, (String, String)>;
-
-/// §5.26: one SPEC §7F compaction, recording every `summarize` argument.
-async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Reply {
-    let calls: Arc<Mutex<Vec<Vec<Value>>>> = Arc::default();
-    let opts = compact_options(options, Arc::clone(&calls));
-    let compacted = compact::compact(&messages, &opts)
-        .await
-        .map_err(|e| (error_kind::INTERNAL.to_string(), e))?;
-    let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    Ok(json!({"messages": compacted, "summarizeCalls": calls}))
-}
-
-/// The protocol's compactor options as the reference's, each `summarize` argument pushed
-/// to `calls`.
-pub(crate) fn compact_options(
-    options: &ProtoCompactOptions,
-    calls: Arc<Mutex<Vec<Vec<Value>>>>,
-) -> CompactOptions {
-    let summarizer = options.summarize.clone();
-    let summarize: Summarize = Arc::new(move |older: Vec<Value>| {
-        let text = summarizer.summarize(&older);
-        calls.lock().unwrap_or_else(|p| p.into_inner()).push(older);
-        Box::pin(async move { Ok(text) })
-    });
-    let count_tokens = options.count_tokens.as_ref().map(|counter| {
-        let TokenCounter::PerMessage(k) = *counter;
-        let k = usize::try_from(k).unwrap_or(usize::MAX);
-        Arc::new(move |m: &[Value]| m.len().saturating_mul(k)) as CountTokens
-    });
-    CompactOptions {
-        max_tokens: usize::try_from(options.max_tokens).unwrap_or(usize::MAX),
-        keep_tail: options
-            .keep_tail
-            .map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
-        summarize,
-        count_tokens,
-        flush_to_memory: options.flush_to_memory,
-    }
-}
-
 fn unknown_toolkit(id: &str) -> (String, String) {
     (
         error_kind::UNKNOWN_TOOLKIT.to_string(),
         format!("no toolkit \"{id}\""),
     )
-}
-
-fn bad_request(message: String) -> (String, String) {
-    (error_kind::BAD_REQUEST.to_string(), message)
 }
 
 /// The `hello` answer: who this port is and what it implements.

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use toolnexus_protocol::error_kind;
 use toolnexus_reference::client::Client;
 use toolnexus_reference::serve::{
     A2AConfig, CallEvent, McpServeConfig, OnCall, OnTask, ServeHandle, ServeOptions, StoreSpec,
@@ -15,8 +14,9 @@ use toolnexus_reference::serve::{
 };
 use toolnexus_reference::toolkit::Toolkit;
 
-use crate::client_behaviours::RECORD_CAP;
-use crate::client_port::{result_json, Reply};
+use crate::client_port::result_json;
+use crate::recorder::RECORD_CAP;
+use crate::reply::{bad_request, Reply};
 
 /// A bounded, shared list of recorded entries.
 #[derive(Clone, Default)]
@@ -242,8 +242,4 @@ fn task_event_json(ev: &TaskEvent) -> Value {
 
 fn call_event_json(ev: &CallEvent) -> Value {
     json!({"name": ev.name, "source": ev.source.as_str(), "ms": ev.ms, "isError": ev.is_error})
-}
-
-fn bad_request(message: String) -> (String, String) {
-    (error_kind::BAD_REQUEST.to_string(), message)
 }

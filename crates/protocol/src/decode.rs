@@ -9,6 +9,10 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::agent::{
+    check_runtime_keys, AgentExecuteResponse, AgentResponse, AgentResult, Refusable, SpawnResponse,
+    TraceResponse, WakeResponse,
+};
 use crate::client::{
     ConversationResponse, Observed, RunOutcome, RunResponse, StreamResponse, CLIENT_OPTION_KEYS,
 };
@@ -491,12 +495,7 @@ pub fn decode_response(
         | Command::AgentStoreGet
         | Command::AgentStoreSave
         | Command::AgentTrace
-        | Command::AgentCloseRuntime => {
-            let mut body = map.clone();
-            body.remove("ok");
-            body.remove("seq");
-            TypedResponse::Agent(body)
-        }
+        | Command::AgentCloseRuntime => TypedResponse::Agent(Box::new(decode_agent(command, map)?)),
         Command::ServeRecords => TypedResponse::ServeRecords(Box::new(ServeRecordsResponse {
             on_task: optional(map, "", "onTask")?.unwrap_or_default(),
             on_call: optional(map, "", "onCall")?.unwrap_or_default(),
@@ -507,6 +506,87 @@ pub fn decode_response(
             messages: field(map, "", "messages")?,
             summarize_calls: field(map, "", "summarizeCalls")?,
         })),
+    })
+}
+
+/// An answer's body: everything but the envelope's `ok` and `seq`.
+fn body(map: &Map<String, Value>) -> Map<String, Value> {
+    let mut body = map.clone();
+    body.remove("ok");
+    body.remove("seq");
+    body
+}
+
+/// An answer that is `{error}` when the port refused the verb (PROTOCOL.md §5.27: data, not the
+/// error envelope), else what `done` reads.
+fn refusable<T>(
+    map: &Map<String, Value>,
+    done: impl FnOnce() -> Decoded<T>,
+) -> Decoded<Refusable<T>> {
+    match optional(map, "", "error")? {
+        Some(error) => Ok(Refusable::Refused(error)),
+        None => done().map(Refusable::Done),
+    }
+}
+
+/// The answer to an `agent_*` command (§5.27): the fields the schema requires, typed; the
+/// answers stay open (a port may add keys).
+fn decode_agent(command: Command, map: &Map<String, Value>) -> Decoded<AgentResponse> {
+    let result = || -> Decoded<Box<AgentResult>> { field(map, "", "result") };
+    Ok(match command {
+        Command::AgentSpawn => AgentResponse::Spawn(match map.get("error") {
+            Some(error) => SpawnResponse::Refused(decode_tool_result(error, "error")?),
+            None => SpawnResponse::Spawned {
+                handle: field(map, "", "handle")?,
+                budget: map.get("budget").cloned(),
+            },
+        }),
+        Command::AgentPost => AgentResponse::Post {
+            accepted: field(map, "", "accepted")?,
+            error: optional(map, "", "error")?,
+        },
+        Command::AgentWake => AgentResponse::Wake(refusable(map, || {
+            Ok(WakeResponse {
+                state: field(map, "", "state")?,
+                queued: optional(map, "", "queued")?,
+            })
+        })?),
+        Command::AgentWait => AgentResponse::Wait(result()?),
+        Command::AgentInterrupt => {
+            AgentResponse::Interrupt(refusable(map, || field(map, "", "state"))?)
+        }
+        Command::AgentClose => AgentResponse::Close(refusable(map, || field(map, "", "state"))?),
+        Command::AgentList => AgentResponse::List(field(map, "", "handles")?),
+        Command::AgentInspect => AgentResponse::Inspect(open_item(
+            &Value::Object(body(map)),
+            "",
+            &["id", "def", "state", "inboxLen"],
+        )?),
+        Command::AgentRun => AgentResponse::Run(refusable(map, || {
+            Ok((field(map, "", "handle")?, result()?))
+        })?),
+        Command::AgentResume => AgentResponse::Resume(match optional(map, "", "raised")? {
+            Some(raised) => Refusable::Refused(raised),
+            None => Refusable::Done(result()?),
+        }),
+        Command::AgentExecute => AgentResponse::Execute(Box::new(AgentExecuteResponse {
+            tool: object(required(map, "", "tool")?, "tool")?.clone().into(),
+            result: decode_tool_result(required(map, "", "result")?, "result")?,
+        })),
+        Command::AgentClock => AgentResponse::Clock(field(map, "", "now")?),
+        Command::AgentStoreGet => AgentResponse::StoreGet(match required(map, "", "messages")? {
+            Value::Null => None,
+            other => Some(leaf(other, "messages")?),
+        }),
+        Command::AgentTrace => AgentResponse::Trace(Box::new(TraceResponse {
+            transitions: field(map, "", "transitions")?,
+            rest: body(map),
+        })),
+        Command::AgentHeartbeat => AgentResponse::Heartbeat,
+        Command::AgentStoreSave => AgentResponse::StoreSave,
+        Command::AgentCloseRuntime => AgentResponse::CloseRuntime,
+        // `agent_runtime`, and (never reached) the other commands.
+        _ => AgentResponse::Runtime,
     })
 }
 
@@ -676,6 +756,9 @@ pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
                 format!("unknown option \"{unknown}\""),
             ));
         }
+    }
+    if command == Command::AgentRuntime {
+        check_runtime_keys(request).map_err(|m| refused(error_kind::BAD_REQUEST, m))?;
     }
     // `null` where a value may be absent is absent (§6), so nulls are dropped before serde
     // sees them: `"options": null` is no options.
@@ -1055,5 +1138,100 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn agent_requests_decode_typed_and_name_unknown_keys() {
+        let runtime = |extra: Value| {
+            let mut r = json!({"cmd": "agent_runtime", "id": "rt1", "baseUrl": "http://x",
+                "style": "openai", "registry": {"zed": {"model": "m"}, "abe": {"model": "m",
+                "budget": {"maxTurns": 3}, "team": ["zed"]}}});
+            if let (Some(r), Some(extra)) = (r.as_object_mut(), extra.as_object()) {
+                r.extend(extra.clone());
+            }
+            decode_request(&r)
+        };
+        let Ok(Request::AgentRuntime { registry, .. }) = runtime(json!({})) else {
+            panic!("a runtime decodes");
+        };
+        let names: Vec<&str> = registry.0.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["zed", "abe"], "the registry keeps request order");
+        assert_eq!(registry.0[1].1.budget.and_then(|b| b.max_turns), Some(3));
+        let message = |r: Result<Request, RequestError>| r.map(|_| ()).unwrap_err().message;
+        assert_eq!(
+            message(runtime(json!({"options": {"inboxcap": 1}}))),
+            "unknown agent runtime option \"inboxcap\""
+        );
+        assert_eq!(
+            message(runtime(
+                json!({"registry": {"a": {"model": "m", "modle": "x"}}})
+            )),
+            "registry entry \"a\": unknown key \"modle\""
+        );
+        assert_eq!(
+            message(runtime(json!({"registry": {"a": 1}}))),
+            "registry entry \"a\" must be an object"
+        );
+        let wait = decode_request(&json!({"cmd": "agent_wait", "runtime": "rt1",
+            "handle": "root/a.1", "timeoutMs": 100, "advanceMs": null}));
+        assert!(matches!(
+            wait,
+            Ok(Request::AgentWait {
+                timeout_ms: Some(100),
+                advance_ms: None,
+                ..
+            })
+        ));
+        let no_handle = decode_request(&json!({"cmd": "agent_wake", "runtime": "rt1"}));
+        assert_eq!(no_handle.unwrap_err().kind, "bad_request");
+    }
+
+    #[test]
+    fn agent_answers_decode_typed_with_refusals_as_data() {
+        let agent = |cmd: &str, answer: Value| match decode_response(cmd, &answer, None) {
+            Ok(TypedResponse::Agent(a)) => *a,
+            other => panic!("{cmd}: {other:?}"),
+        };
+        assert_eq!(
+            agent("agent_wake", json!({"ok": true, "error": "running"})),
+            AgentResponse::Wake(Refusable::Refused("running".into()))
+        );
+        assert!(matches!(
+            agent("agent_spawn", json!({"ok": true, "handle": "root/a.1",
+                "budget": {"effective": {}}})),
+            AgentResponse::Spawn(SpawnResponse::Spawned { handle, .. }) if handle == "root/a.1"
+        ));
+        assert!(matches!(
+            agent("agent_spawn", json!({"ok": true, "error": {"output": "maxChildren",
+                "isError": true}})),
+            AgentResponse::Spawn(SpawnResponse::Refused(r)) if r.is_error
+        ));
+        let result = json!({"handle": "root/a.1", "status": "done", "text": "t",
+            "isError": false, "turns": 1, "usage": {"total_tokens": 3}, "portExtra": 1});
+        let AgentResponse::Wait(r) = agent("agent_wait", json!({"ok": true, "result": result}))
+        else {
+            panic!("a wait answer");
+        };
+        assert_eq!(
+            (r.status.as_str(), r.extra.get("portExtra")),
+            ("done", Some(&json!(1)))
+        );
+        assert_eq!(
+            violation("agent_clock", json!({"ok": true}), None),
+            "now: missing"
+        );
+        assert_eq!(
+            violation(
+                "agent_inspect",
+                json!({"ok": true, "id": "h", "def": "d",
+                "state": "idle"}),
+                None
+            ),
+            "inboxLen: missing"
+        );
+        assert_eq!(
+            agent("agent_store_get", json!({"ok": true, "messages": null})),
+            AgentResponse::StoreGet(None)
+        );
     }
 }

@@ -9,6 +9,7 @@
 
 use async_trait::async_trait;
 
+pub mod agent;
 pub mod client;
 pub mod compact;
 pub mod decode;

@@ -565,9 +565,23 @@ pub enum Request {
     AgentRuntime {
         /// The handle later agent commands pass as `runtime`.
         id: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The mock LLM's base URL.
+        #[serde(rename = "baseUrl")]
+        base_url: String,
+        /// `openai` | `anthropic`; kept as text so an unknown one is the driver's `bad_request`
+        /// with its own words.
+        style: String,
+        /// The API key; absent ⇒ the port's default.
+        #[serde(default, rename = "apiKey", skip_serializing_if = "Option::is_none")]
+        api_key: Option<String>,
+        /// {name: def}, in request order.
+        registry: crate::agent::AgentRegistry,
+        /// The runtime's extra tools (§7); absent ⇒ none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tools: Option<Vec<crate::options::ExtraTool>>,
+        /// The runtime's options; absent ⇒ all defaults.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        options: Option<Box<crate::agent::AgentRuntimeOptions>>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -576,9 +590,14 @@ pub enum Request {
     AgentSpawn {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// `"root"` or a handle; absent ⇒ root.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        /// The registry entry to spawn.
+        def: String,
+        /// The handle's budget, carved from its parent's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        budget: Option<crate::agent::AgentBudget>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -587,9 +606,16 @@ pub enum Request {
     AgentPost {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
+        /// The item's text.
+        text: String,
+        /// Its sender; absent ⇒ `external`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        /// Its channel; absent ⇒ `external`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<String>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -598,9 +624,11 @@ pub enum Request {
     AgentWake {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
+        /// The wake prompt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -609,9 +637,14 @@ pub enum Request {
     AgentWait {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
+        /// The wait's timeout, in virtual ms.
+        #[serde(default, rename = "timeoutMs", skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+        /// Advance the clock this much once the wait is registered.
+        #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
+        advance_ms: Option<u64>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -620,9 +653,8 @@ pub enum Request {
     AgentInterrupt {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -631,9 +663,14 @@ pub enum Request {
     AgentClose {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
+        /// Close without waiting for the running turn.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        force: bool,
+        /// Advance the clock this much once the shutdown deadline is registered.
+        #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
+        advance_ms: Option<u64>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -642,9 +679,6 @@ pub enum Request {
     AgentList {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -653,9 +687,8 @@ pub enum Request {
     AgentInspect {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -664,9 +697,10 @@ pub enum Request {
     AgentRun {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The def to run.
+        entry: String,
+        /// The prompt.
+        prompt: String,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -675,9 +709,8 @@ pub enum Request {
     AgentResume {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The host's SPEC §10 Answer.
+        answer: Answer,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -686,9 +719,11 @@ pub enum Request {
     AgentExecute {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The def whose tool runs.
+        def: String,
+        /// The tool's arguments, passed through unchanged (absent means `{}`).
+        #[serde(default = "empty_object")]
+        args: Value,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -697,9 +732,9 @@ pub enum Request {
     AgentClock {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// How far; absent ⇒ 0.
+        #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
+        advance_ms: Option<u64>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -708,9 +743,11 @@ pub enum Request {
     AgentHeartbeat {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// A handle id (`root/<def>.<n>/…`).
+        handle: String,
+        /// The beat interval, in virtual ms.
+        #[serde(rename = "everyMs")]
+        every_ms: u64,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -719,9 +756,8 @@ pub enum Request {
     AgentStoreGet {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The conversation id (a handle id).
+        id: String,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -730,9 +766,10 @@ pub enum Request {
     AgentStoreSave {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
+        /// The conversation id (a handle id).
+        id: String,
+        /// The transcript to save.
+        messages: Vec<Value>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -741,9 +778,6 @@ pub enum Request {
     AgentTrace {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -752,9 +786,6 @@ pub enum Request {
     AgentCloseRuntime {
         /// An agent runtime id.
         runtime: String,
-        /// The command's other fields (PROTOCOL.md §5.27), kept as JSON.
-        #[serde(flatten)]
-        body: serde_json::Map<String, Value>,
         /// Sequence number (§2).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seq: Option<u64>,
@@ -1211,8 +1242,8 @@ pub enum TypedResponse {
     ServeRecords(Box<ServeRecordsResponse>),
     /// `compact`.
     Compact(Box<CompactResponse>),
-    /// Every `agent_*` command: its success body, open JSON (§5.27).
-    Agent(serde_json::Map<String, Value>),
+    /// Every `agent_*` command: its success body (§5.27).
+    Agent(Box<crate::agent::AgentResponse>),
 }
 
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because
