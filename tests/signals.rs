@@ -269,8 +269,9 @@ fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
 }
 
 /// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server's whole
-/// process group with it: the reference driver's watchdog (`toolnexus_watchdog`), in a group
-/// of its own, sees the driver's end of its pipe close and kills every group still listed.
+/// process group with it: the reference driver's watchdog
+/// (`toolnexus_process_group::watchdog`), in a group of its own, sees the driver's end of its
+/// pipe close and kills every group still listed.
 #[test]
 fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     use std::io::{BufRead as _, BufReader, Write as _};
@@ -342,8 +343,8 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
 
 /// SIGKILL of `run` cannot be caught, and a driver that ignores the end of its stdin would
 /// outlive it, re-parented to init with its `sleep 305 &`. The run lists each driver's group
-/// with the same watchdog as the reference's MCP servers (`toolnexus_watchdog`), which kills
-/// the group when the run's end of its pipe closes, then exits itself.
+/// with the same watchdog as the reference's MCP servers (`toolnexus_process_group::watchdog`),
+/// which kills the group when the run's end of its pipe closes, then exits itself.
 #[test]
 fn a_driver_that_ignores_eof_dies_with_its_sigkilled_run() {
     // As `run` does: orphans below us come back to us instead of init, so the check by

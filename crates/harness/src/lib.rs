@@ -22,7 +22,6 @@ pub mod matchers;
 pub mod mock_launch;
 pub mod normalise;
 pub mod port;
-pub mod process_group;
 pub mod prometheus;
 pub mod registry;
 pub mod report;

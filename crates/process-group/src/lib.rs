@@ -1,7 +1,12 @@
-//! Process groups: a driver is spawned as the leader of its own group (`process_group(0)`),
-//! so stopping it means signalling the whole group, which also reaches whatever it started.
-//! Every such signal, and every "is it gone" check (`surroundings::process_gone`), goes
-//! through here. (The reference has its own copy: neither crate depends on the other.)
+//! Process groups, the one place both the reference and the harness signal them.
+//!
+//! A child that may start children of its own (a driver, a local MCP server, a `bash`
+//! command) is spawned as the leader of its own group (`process_group(0)`), so stopping it
+//! means signalling the whole group, which also reaches whatever it backgrounded. Every such
+//! signal, every "is it gone" check and every walk of `/proc` for what is left goes through
+//! here; [`watchdog`] kills the listed groups when this process dies, even by SIGKILL.
+
+pub mod watchdog;
 
 use nix::sys::signal::{kill, killpg};
 use nix::unistd::Pid;
