@@ -27,57 +27,27 @@ struct Proc {
 }
 
 fn proc_table() -> Vec<Proc> {
-    let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid pgrp …`: comm may hold spaces, so split after the last `)`.
-        let Some(rest) = stat.rsplit(')').next() else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() < 3 {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
-            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
-            .unwrap_or_default();
-        out.push(Proc {
-            pid,
-            ppid: fields[1].parse().unwrap_or(0),
-            pgid: fields[2].parse().unwrap_or(0),
-            zombie: fields[0] == "Z",
-            cmdline,
-        });
-    }
-    out
+    toolnexus_process_group::processes()
+        .into_iter()
+        .map(|p| Proc {
+            pid: p.pid,
+            ppid: p.ppid,
+            pgid: p.pgid,
+            zombie: p.zombie,
+            cmdline: std::fs::read(format!("/proc/{}/cmdline", p.pid))
+                .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                .unwrap_or_default(),
+        })
+        .collect()
 }
 
-/// Every live (non-zombie) process whose parent chain leads to `root`.
+/// Every live (non-zombie) process whose parent chain leads to `root`, with its command line.
 fn descendants(root: i32) -> Vec<Proc> {
     let table = proc_table();
-    let mut children: BTreeMap<i32, Vec<&Proc>> = BTreeMap::new();
-    for p in &table {
-        children.entry(p.ppid).or_default().push(p);
-    }
-    let mut out = Vec::new();
-    let mut todo = vec![root];
-    while let Some(pid) = todo.pop() {
-        for c in children.get(&pid).into_iter().flatten() {
-            todo.push(c.pid);
-            if !c.zombie {
-                out.push((*c).clone());
-            }
-        }
-    }
-    out
+    toolnexus_process_group::descendants(root)
+        .into_iter()
+        .filter_map(|d| table.iter().find(|p| p.pid == d.pid).cloned())
+        .collect()
 }
 
 /// What a run had started just before it was signalled.
@@ -269,8 +239,9 @@ fn a2a_and_http_mcp_mocks_exit_when_the_run_that_started_them_is_killed() {
 }
 
 /// A driver killed with SIGKILL (it cannot clean up) still takes its MCP server's whole
-/// process group with it: the reference driver's watchdog (`toolnexus_watchdog`), in a group
-/// of its own, sees the driver's end of its pipe close and kills every group still listed.
+/// process group with it: the reference driver's watchdog
+/// (`toolnexus_process_group::watchdog`), in a group of its own, sees the driver's end of its
+/// pipe close and kills every group still listed.
 #[test]
 fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
     use std::io::{BufRead as _, BufReader, Write as _};
@@ -342,8 +313,8 @@ fn an_mcp_server_dies_with_its_sigkilled_reference_driver() {
 
 /// SIGKILL of `run` cannot be caught, and a driver that ignores the end of its stdin would
 /// outlive it, re-parented to init with its `sleep 305 &`. The run lists each driver's group
-/// with the same watchdog as the reference's MCP servers (`toolnexus_watchdog`), which kills
-/// the group when the run's end of its pipe closes, then exits itself.
+/// with the same watchdog as the reference's MCP servers (`toolnexus_process_group::watchdog`),
+/// which kills the group when the run's end of its pipe closes, then exits itself.
 #[test]
 fn a_driver_that_ignores_eof_dies_with_its_sigkilled_run() {
     // As `run` does: orphans below us come back to us instead of init, so the check by

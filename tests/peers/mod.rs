@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
-use toolnexus_harness::process_group::{self, Signal};
+use toolnexus_process_group::{self as process_group, Signal};
 
 // The including test binary declares `mod optional;` beside `mod peers;`.
 use crate::optional;

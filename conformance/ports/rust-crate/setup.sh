@@ -29,7 +29,10 @@ cp "$here/Cargo.toml" "$here/Cargo.lock" "$dir/"
 cp -R "$here/src/." "$dir/src/"
 # The copy pins the release (manifest and the driver's reported version); the lock's old
 # toolnexus entry no longer matches, so cargo re-resolves just that package (no --locked).
+# The protocol crate by an absolute path: the copy's DIR may sit at any depth.
+protocol="$(cd "$here/../../../crates/protocol" && pwd)"
 sed -i -e "s/^toolnexus = \"=[^\"]*\"/toolnexus = \"=$version\"/" \
+    -e "s#^toolnexus-protocol = { path = \"[^\"]*\" }#toolnexus-protocol = { path = \"$protocol\" }#" \
     -e "/^description/s/[0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9A-Za-z.+-]*/$version/" "$dir/Cargo.toml"
 sed -i -e "s/^const PORT_VERSION: &str = \"[^\"]*\";/const PORT_VERSION: \&str = \"$version\";/" "$dir/src/main.rs"
 grep -q "^toolnexus = \"=$version\"" "$dir/Cargo.toml" ||

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::process_group::{self, Signal};
+use toolnexus_process_group::{self as process_group, Signal};
 
 /// How one registered child is signalled.
 #[derive(Debug, Clone, Copy)]

@@ -19,7 +19,6 @@ pub(crate) mod mock_launch;
 pub mod normalise;
 pub mod outcome;
 pub mod port;
-pub mod process_group;
 pub(crate) mod prometheus;
 pub mod registry;
 pub mod reporting;

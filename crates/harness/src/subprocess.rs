@@ -14,9 +14,9 @@ use tokio::task::JoinHandle;
 
 use super::children;
 use super::port::{truncate, Port, PortError};
-use super::process_group;
 use super::secret;
 use super::trace::Tracer;
+use toolnexus_process_group as process_group;
 use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
 
 /// How many stderr lines of a driver are kept for failure messages.
@@ -219,18 +219,18 @@ struct Running {
     _lease: Option<children::Lease>,
 }
 
-/// A driver's process group, listed with the watchdog (`toolnexus_watchdog`) from the spawn
-/// until the harness kills it: a harness killed with SIGKILL, which cannot clean up, still
-/// takes the group with it, a driver that ignores the end of its stdin and its `sleep 300 &`
-/// included (NOTES #160). Unlisted before the leader is reaped, so a reused id is never
-/// signalled.
+/// A driver's process group, listed with the watchdog (`toolnexus_process_group::watchdog`)
+/// from the spawn until the harness kills it: a harness killed with SIGKILL, which cannot
+/// clean up, still takes the group with it, a driver that ignores the end of its stdin and
+/// its `sleep 300 &` included (NOTES #160). Unlisted before the leader is reaped, so a reused
+/// id is never signalled.
 struct DriverGroup(Option<i32>);
 
 impl DriverGroup {
     /// Lists the group of a driver just spawned as its leader (`None`: nothing to list).
     fn watch(pgid: Option<i32>) -> Self {
         if let Some(pgid) = pgid {
-            toolnexus_watchdog::watch(pgid);
+            process_group::watchdog::watch(pgid);
         }
         Self(pgid)
     }
@@ -239,7 +239,7 @@ impl DriverGroup {
     fn kill(&mut self) {
         if let Some(pgid) = self.0.take() {
             kill_driver_tree(pgid);
-            toolnexus_watchdog::unwatch(pgid);
+            process_group::watchdog::unwatch(pgid);
         }
     }
 
@@ -249,7 +249,7 @@ impl DriverGroup {
     fn end_leftovers(&mut self) {
         if let Some(pgid) = self.0.take() {
             process_group::kill_group(pgid);
-            toolnexus_watchdog::unwatch(pgid);
+            process_group::watchdog::unwatch(pgid);
         }
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::process_group;
+use toolnexus_process_group as process_group;
 
 /// Every regular file under `dir` with its bytes, keyed by relative path (symlinks not
 /// followed): a byte-exact record to compare a tree against later.

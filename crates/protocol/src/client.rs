@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 
 use crate::messages::ToolResult;
 
-/// Every client option key (§6A); an unknown key is a `bad_request`.
+/// Every client option key (§6A), the fields of [`ClientOptions`]; an unknown key is a
+/// `bad_request`. For drivers that read the options as JSON (the rust-crate port's).
 pub const CLIENT_OPTION_KEYS: [&str; 18] = [
     "baseUrl",
     "style",

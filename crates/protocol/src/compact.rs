@@ -3,6 +3,16 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Every `compact` option key (SPEC §7F), the fields of [`CompactOptions`]; an unknown key is
+/// a `bad_request`. For drivers that read the options as JSON (the rust-crate port's).
+pub const COMPACT_OPTION_KEYS: [&str; 5] = [
+    "maxTokens",
+    "keepTail",
+    "summarize",
+    "countTokens",
+    "flushToMemory",
+];
+
 /// SPEC §7F compactor options; the host callbacks come from a fixed catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -58,4 +68,26 @@ pub struct CompactResponse {
     /// The `older` argument of every `summarize` call, in order.
     #[serde(rename = "summarizeCalls")]
     pub summarize_calls: Vec<Vec<Value>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_list_names_every_field_of_the_options() {
+        let full = CompactOptions {
+            max_tokens: 1,
+            keep_tail: Some(1),
+            summarize: Summarizer::Text("s".into()),
+            count_tokens: Some(TokenCounter::PerMessage(1)),
+            flush_to_memory: true,
+        };
+        let json = serde_json::to_value(full).unwrap_or_default();
+        let keys: Vec<&str> = json
+            .as_object()
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(keys, COMPACT_OPTION_KEYS);
+    }
 }

@@ -65,7 +65,6 @@ pub mod tool;
 pub mod toolkit;
 
 mod percent;
-mod process_group;
 
 pub use tool::{Context, Source, Tool, ToolExec, ToolResult};
 pub use toolkit::{Toolkit, ToolkitOptions};

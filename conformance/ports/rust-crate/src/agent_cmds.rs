@@ -18,6 +18,7 @@ use toolnexus::agents::{
 };
 use toolnexus::client::{BeforeLlmEvent, BoxFuture, Style, WaitForFn};
 use toolnexus::{Answer, Request, Tool, ToolContext};
+use toolnexus_protocol::compact::COMPACT_OPTION_KEYS;
 
 use crate::client_cmds::{agent_hooks, agent_on_metric, Recorder};
 use crate::{
@@ -1061,14 +1062,6 @@ fn recorded_wait_for(inner: WaitForFn, seen: Arc<Mutex<Seen>>) -> WaitForFn {
     })
 }
 
-const COMPACT_KEYS: [&str; 5] = [
-    "maxTokens",
-    "keepTail",
-    "summarize",
-    "countTokens",
-    "flushToMemory",
-];
-
 /// PROTOCOL.md §5.26: one §7F compaction through the crate's `compactor` (a `before_llm` hook),
 /// called once on `messages` with no client involved.
 pub async fn compact(req: &Map<String, Value>) -> Res<Map<String, Value>> {
@@ -1106,7 +1099,10 @@ pub async fn compact(req: &Map<String, Value>) -> Res<Map<String, Value>> {
 pub(crate) fn compactor_options(
     opts: &Map<String, Value>,
 ) -> Res<(CompactorOptions, Arc<Mutex<Vec<Value>>>)> {
-    if let Some(k) = opts.keys().find(|k| !COMPACT_KEYS.contains(&k.as_str())) {
+    if let Some(k) = opts
+        .keys()
+        .find(|k| !COMPACT_OPTION_KEYS.contains(&k.as_str()))
+    {
         return Err(bad(format!("unknown compact option \"{k}\"")));
     }
     let (kind, text) = behaviour_key(field(opts, "summarize")?, "summarize")?;

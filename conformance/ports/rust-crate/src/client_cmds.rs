@@ -24,6 +24,7 @@ use toolnexus::client::{
 };
 use toolnexus::store::ConversationStore;
 use toolnexus::{Answer, Request, ToolResult, Toolkit};
+use toolnexus_protocol::client::CLIENT_OPTION_KEYS;
 
 use crate::{
     as_obj, bad, behaviour_key, field, internal, result_json, str_field, unsupported, Res,
@@ -650,32 +651,15 @@ pub(crate) fn uint(v: &Value, what: &str) -> Res<u64> {
 
 /// `client`: build the crate client from protocol options.
 pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
-    const KEYS: [&str; 18] = [
-        "baseUrl",
-        "style",
-        "model",
-        "apiKey",
-        "headers",
-        "systemPrompt",
-        "maxTurns",
-        "retries",
-        "retryBaseMs",
-        "timeoutMs",
-        "requestParams",
-        "bodyTransform",
-        "hooks",
-        "onError",
-        "onMetric",
-        "store",
-        "generate",
-        "waitFor",
-    ];
     let opts: Map<String, Value> = opts
         .iter()
         .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if let Some(k) = opts.keys().find(|k| !KEYS.contains(&k.as_str())) {
+    if let Some(k) = opts
+        .keys()
+        .find(|k| !CLIENT_OPTION_KEYS.contains(&k.as_str()))
+    {
         return Err(bad(format!("unknown client option \"{k}\"")));
     }
     let in_process = opts.contains_key("generate");

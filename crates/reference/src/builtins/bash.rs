@@ -11,10 +11,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use nix::errno::Errno;
 use serde_json::{json, Map, Value};
+use toolnexus_process_group::{group_of, kill_group, signal_group, Signal};
 
 use super::cap::Capped;
 use super::write::{args_object, io_msg, opt_num, opt_str, req_str, Step};
-use crate::process_group::{group_of, kill_group, signal_group, Signal};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// The interpreter argv; Python reports it joined as `metadata.shell`.
@@ -244,8 +244,8 @@ pub fn tool() -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process_group::is_gone;
     use tokio_util::sync::CancellationToken;
+    use toolnexus_process_group::is_gone;
 
     async fn run(args: Value) -> ToolResult {
         tool().execute(args, &Context::default()).await

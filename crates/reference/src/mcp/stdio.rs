@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::process_group;
+use toolnexus_process_group as process_group;
 
 /// The longest stdout line forwarded (a larger one is a protocol error, not a memory hog).
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
@@ -24,7 +24,8 @@ const READ_CHUNK_BYTES: usize = 64 * 1024;
 static DIE_WITH_THIS_PROCESS: AtomicBool = AtomicBool::new(false);
 
 /// Makes every local MCP server spawned from now on die with this process, even when it is
-/// killed with SIGKILL (see `toolnexus_watchdog`), so a killed driver leaves no server behind.
+/// killed with SIGKILL (see `toolnexus_process_group::watchdog`), so a killed driver leaves no
+/// server behind.
 ///
 /// Opt-in: a library user may well want its servers to outlive a crash of its own.
 pub fn die_with_this_process() {
@@ -68,7 +69,7 @@ impl ChildTree {
             process_group::kill_group(pgid);
             // Before the reap: until then the group id cannot be reused.
             if watched() {
-                toolnexus_watchdog::unwatch(pgid);
+                process_group::watchdog::unwatch(pgid);
             }
         }
     }
@@ -121,7 +122,7 @@ pub fn spawn(
     })?;
     let pgid = process_group::group_of(&child);
     if let Some(pgid) = pgid.filter(|_| watched()) {
-        toolnexus_watchdog::watch(pgid);
+        process_group::watchdog::watch(pgid);
     }
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())

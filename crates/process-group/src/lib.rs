@@ -1,7 +1,12 @@
-//! Process groups: a driver is spawned as the leader of its own group (`process_group(0)`),
-//! so stopping it means signalling the whole group, which also reaches whatever it started.
-//! Every such signal, and every "is it gone" check (`surroundings::process_gone`), goes
-//! through here. (The reference has its own copy: neither crate depends on the other.)
+//! Process groups, the one place both the reference and the harness signal them.
+//!
+//! A child that may start children of its own (a driver, a local MCP server, a `bash`
+//! command) is spawned as the leader of its own group (`process_group(0)`), so stopping it
+//! means signalling the whole group, which also reaches whatever it backgrounded. Every such
+//! signal, every "is it gone" check and every walk of `/proc` for what is left goes through
+//! here; [`watchdog`] kills the listed groups when this process dies, even by SIGKILL.
+
+pub mod watchdog;
 
 use nix::sys::signal::{kill, killpg};
 use nix::unistd::Pid;
@@ -34,14 +39,25 @@ pub struct ProcEntry {
     pub pgid: i32,
 }
 
-/// Every live (non-zombie) process whose parent chain leads to `root`, read from `/proc`;
-/// empty where there is no `/proc`.
-pub fn descendants(root: i32) -> Vec<ProcEntry> {
-    let mut children: std::collections::BTreeMap<i32, Vec<(ProcEntry, bool)>> =
-        std::collections::BTreeMap::new();
+/// One process as its `/proc/<pid>/stat` line shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Its pid.
+    pub pid: i32,
+    /// Its parent's pid.
+    pub ppid: i32,
+    /// Its process group.
+    pub pgid: i32,
+    /// Whether it is a zombie (state `Z`): exited, waiting for its parent to reap it.
+    pub zombie: bool,
+}
+
+/// Every process `/proc` lists, zombies included; empty where there is no `/proc`.
+pub fn processes() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
+    let mut out = Vec::new();
     for entry in dir.flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
             continue;
@@ -49,7 +65,8 @@ pub fn descendants(root: i32) -> Vec<ProcEntry> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        // `pid (comm) state ppid pgrp …`: the fields after the last `)`.
+        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so the
+        // fields follow the last `)`.
         let Some(rest) = stat.rsplit(')').next() else {
             continue;
         };
@@ -61,18 +78,34 @@ pub fn descendants(root: i32) -> Vec<ProcEntry> {
         let (Ok(ppid), Ok(pgid)) = (ppid.parse::<i32>(), pgid.parse::<i32>()) else {
             continue;
         };
-        children
-            .entry(ppid)
-            .or_default()
-            .push((ProcEntry { pid, pgid }, state == "Z"));
+        out.push(ProcStat {
+            pid,
+            ppid,
+            pgid,
+            zombie: state == "Z",
+        });
+    }
+    out
+}
+
+/// Every live (non-zombie) process whose parent chain leads to `root`, read from `/proc`;
+/// empty where there is no `/proc`.
+pub fn descendants(root: i32) -> Vec<ProcEntry> {
+    let mut children: std::collections::BTreeMap<i32, Vec<ProcStat>> =
+        std::collections::BTreeMap::new();
+    for p in processes() {
+        children.entry(p.ppid).or_default().push(p);
     }
     let mut out = Vec::new();
     let mut todo = vec![root];
     while let Some(parent) = todo.pop() {
-        for (p, zombie) in children.get(&parent).into_iter().flatten() {
+        for p in children.get(&parent).into_iter().flatten() {
             todo.push(p.pid);
-            if !zombie {
-                out.push(*p);
+            if !p.zombie {
+                out.push(ProcEntry {
+                    pid: p.pid,
+                    pgid: p.pgid,
+                });
             }
         }
     }

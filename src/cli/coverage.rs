@@ -1,0 +1,88 @@
+//! `coverage`: per SPEC section, the clauses the scenarios' `@clause-` tags cover; with
+//! `--port`, each clause's verdict on that port.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use toolnexus_harness::registry::Registry;
+use toolnexus_harness::scenario::Env;
+use toolnexus_harness::{clauses, html, report, runner};
+
+use super::{fail, handshake_failure, load_clauses, open_port, timeout_ms, Format};
+
+/// The arguments of `coverage`.
+#[derive(clap::Args)]
+pub struct CoverageArgs {
+    /// Run the scenarios tagging clauses against this port (a name from
+    /// conformance/ports.json or a driver command) and show each clause's verdict.
+    #[arg(long)]
+    port: Option<String>,
+    /// Output format (text or json).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Also write the report as a self-contained HTML page.
+    #[arg(short, long, value_name = "FILE.html")]
+    output: Option<PathBuf>,
+    /// Per-request timeout for the `--port` driver, in milliseconds.
+    #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
+    timeout_ms: u64,
+    /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
+    #[arg(long)]
+    index: Option<PathBuf>,
+}
+
+/// Prints the coverage report (and writes the page); exit 1 when a clause fails on the port.
+pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
+    if matches!(args.format, Format::Junit) {
+        return fail("coverage: --format is text or json");
+    }
+    let (index, scenarios, ties, shown) = match load_clauses(root, args.index) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(&e),
+    };
+    let mut report = clauses::coverage(&index, &ties, &shown);
+    if let Some(name) = &args.port {
+        let registry = match Registry::load(root) {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        let tagged = clauses::tagged_scenarios(&scenarios, &ties);
+        let env = Env::from_root(root);
+        let (mut driver, resolved) = open_port(
+            root,
+            &registry,
+            Some(name),
+            Duration::from_millis(args.timeout_ms),
+        );
+        let fallback = resolved.map_or(name.clone(), |r| r.name);
+        let run = runner::run_or_refuse(driver.as_mut(), &env, &tagged, &fallback, |r| {
+            eprintln!("{}", report::progress_line(r));
+            true
+        })
+        .await;
+        match run {
+            Ok(run) => clauses::apply_run(&mut report, &run),
+            // One clear message, as `run` gives, not one failure per clause.
+            Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
+        }
+    }
+    match args.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        _ => print!("{}", clauses::text(&report)),
+    }
+    if let Some(out) = &args.output {
+        if let Err(e) = std::fs::write(out, html::render_coverage(&report)) {
+            return fail(&format!("cannot write {}: {e}", out.display()));
+        }
+        eprintln!("wrote {}", out.display());
+    }
+    if report.total.port.is_some_and(|p| p.failed > 0) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

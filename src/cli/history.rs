@@ -1,0 +1,146 @@
+//! `history`: the whole suite on each published release of a port, then per changed
+//! scenario its outcome per release.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use toolnexus_harness::registry;
+use toolnexus_harness::outcome::RunReport;
+use toolnexus_harness::runner;
+use toolnexus_harness::scenario::Env;
+use toolnexus_harness::{history, html};
+
+use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
+
+/// The arguments of `history`.
+#[derive(clap::Args)]
+pub struct HistoryArgs {
+    /// The port family: python or rust-crate (each release runs as `FAMILY@VERSION`).
+    #[arg(long)]
+    port: String,
+    /// Releases: an inclusive range `0.16.0..0.21.0` (the published ones inside it; python
+    /// asks pip) or a comma list `0.16.0,0.18.0`.
+    #[arg(long)]
+    versions: String,
+    /// Output format (text or json).
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Also write the HTML report (the releases as ports, plus the history section).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Per-request timeout for a driver (and the in-process reference), in milliseconds.
+    #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
+    timeout_ms: u64,
+    #[command(flatten)]
+    filter: Filter,
+}
+
+/// The published releases of a port family, from its registry's ordinary client.
+fn published_releases(family: &str) -> Result<Vec<String>, String> {
+    if family != "python" {
+        return Err(format!(
+            "{family}: releases are not looked up; give them as a list (--versions 0.22.0,0.23.0)"
+        ));
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "index",
+            "versions",
+            "toolnexus",
+            "--disable-pip-version-check",
+        ])
+        .output()
+        .map_err(|e| format!("cannot run `python3 -m pip index versions toolnexus`: {e}"))?;
+    let found = history::pip_versions(&String::from_utf8_lossy(&out.stdout));
+    if found.is_empty() {
+        return Err(format!(
+            "`python3 -m pip index versions toolnexus` listed no release: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(found)
+}
+
+/// The suite on each release of `--port`, then the release matrix. A release whose setup
+/// fails is a column saying so, not the end of the run.
+pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
+    let HistoryArgs {
+        port: family,
+        versions,
+        format,
+        output,
+        timeout_ms,
+        filter,
+    } = args;
+    if !registry::RELEASE_FAMILIES.contains(&family.as_str()) {
+        return fail(&format!(
+            "history: --port must be one of {}",
+            registry::RELEASE_FAMILIES.join(", ")
+        ));
+    }
+    if matches!(format, Format::Junit) {
+        return fail("history: --format is text or json");
+    }
+    let wanted = match history::parse_versions(&versions) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    let published = match &wanted {
+        history::Versions::Range(..) => match published_releases(&family) {
+            Ok(p) => p,
+            Err(e) => return fail(&e),
+        },
+        history::Versions::List(_) => Vec::new(),
+    };
+    let releases = match history::expand(&wanted, &published) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let (scenarios, registry) = match selection_and_registry(root, &filter) {
+        Ok(both) => both,
+        Err(e) => return fail(&e),
+    };
+    let env = Env::from_root(root);
+    let mut runs: Vec<(String, Result<RunReport, String>)> = Vec::new();
+    for version in &releases {
+        let name = format!("{family}@{version}");
+        eprintln!("{name}: running {} scenarios", scenarios.len());
+        let (mut driver, resolved) = open_port(
+            root,
+            &registry,
+            Some(&name),
+            Duration::from_millis(timeout_ms),
+        );
+        if let Err(e) = ensure_set_up(root, &name, resolved.as_ref()) {
+            eprintln!("{e}");
+            runs.push((version.clone(), Err(e)));
+            continue;
+        }
+        let report = runner::run(driver.as_mut(), &env, &scenarios, &name, |_| {}).await;
+        let s = report.summary;
+        eprintln!(
+            "{name}: {} passed, {} failed, {} skipped",
+            s.passed, s.failed, s.skipped
+        );
+        runs.push((version.clone(), Ok(report)));
+    }
+    let h = history::build(&family, &runs);
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&h).unwrap_or_default()),
+        _ => print!("{}", history::text(&h)),
+    }
+    if let Some(file) = output.as_deref() {
+        let reports: Vec<RunReport> = runs.into_iter().filter_map(|(_, r)| r.ok()).collect();
+        if let Err(e) = std::fs::write(file, html::render_with_history(&reports, Some(&h))) {
+            return fail(&format!("cannot write {}: {e}", file.display()));
+        }
+        eprintln!("wrote {}", file.display());
+    }
+    if h.releases.iter().all(|r| r.summary.is_none()) {
+        return fail("history: no release could be set up");
+    }
+    ExitCode::SUCCESS
+}
