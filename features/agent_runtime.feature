@@ -4,8 +4,8 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   tool's description and errors, the store and the lifecycle callbacks. The port's runtime runs
   on the mock LLM (mock-servers/scenarios/llm/agents.json: per model, `m-slow` answers after
   60 s, `m-fail` always 500, `m-loop` calls `lookup` forever, `m-three` calls `lookup` until
-  it has three results, `m-delegate` calls `task`, `m-ping`/`m-pong` and `m-tick`/`m-tock`
-  hand a `task` to the other of their pair on every turn, anything else echoes `echo: <last
+  it has three results, `m-delegate` calls `task`, `m-ping`/`m-pong` hand a `task` to each
+  other on every turn and `m-tick`/`m-tock` on their first, anything else echoes `echo: <last
   user text>`) and is driven through the `agent_*` commands (PROTOCOL.md §5.27). Handle ids are
   written out: the SPEC makes them deterministic. A refused verb answers data (`error`,
   `accepted:false`), so each refusal is checked together with what it names.
@@ -154,18 +154,19 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
 
   @spec-7D @beyond-spec
-  Scenario: a delegation cycle with no budget at all still ends, incomplete, its depth capped by default
-    Beyond the SPEC: §7D gives `maxDepth` no default, so `tick` ⇄ `tock`, handing over on every
-    turn with no budget, would recurse one level per model call without end. The reference
-    defaults maxDepth to 3, as the published ports do (NOTES #334): the cycle stops three levels
-    down, each run at the §8 default of 10 turns, so ≤ 10 + 100 + 1000 model calls.
+  Scenario: a delegation cycle with no budget at all still ends, its depth capped by default
+    Beyond the SPEC: §7D gives `maxDepth` no default, so `tick` ⇄ `tock`, each handing over on
+    its first turn, with no budget, would recurse one level per model call without end. The
+    reference defaults maxDepth to 3, as the published ports do (NOTES #334): the third level's
+    hand-over is refused, it answers with that refusal, and each level above answers in turn:
+    two model calls a level, six in all.
     When the agent command "agent_run" is sent with:
       """
       {"entry": "tick", "prompt": "go"}
       """
-    Then the agent answer at "result.status" is "incomplete"
-    And the agent answer at "result.limit" is "maxTurns"
-    And the LLM received at most 1110 requests
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "maxDepth"
+    And the LLM received at most 6 requests
     When the agent command "agent_store_get" is sent with:
       """
       {"id": "root/tick.1/tock.1/tick.1"}

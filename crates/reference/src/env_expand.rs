@@ -126,6 +126,10 @@ pub fn replace_secret(text: &str, secret: &str, mark: &str) -> String {
         return text.replace(secret, mark);
     }
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    // A secret that itself starts or ends with a word character needs a non-word neighbour
+    // on that side; one that starts with, say, `-` is a token boundary itself.
+    let starts_word = word(secret.chars().next());
+    let ends_word = word(secret.chars().next_back());
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     for (at, _) in text.match_indices(secret) {
@@ -135,10 +139,6 @@ pub fn replace_secret(text: &str, secret: &str, mark: &str) -> String {
         let end = at + secret.len();
         let before = text[..at].chars().next_back();
         let after = text[end..].chars().next();
-        // A secret that itself starts or ends with a word character needs a non-word
-        // neighbour on that side; one that starts with, say, `-` is a token boundary itself.
-        let starts_word = word(secret.chars().next());
-        let ends_word = word(secret.chars().next_back());
         if (starts_word && word(before)) || (ends_word && word(after)) {
             continue;
         }
