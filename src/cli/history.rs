@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::registry;
 use toolnexus_harness::outcome::RunReport;
+use toolnexus_harness::registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::{history, html};

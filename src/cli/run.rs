@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_harness::outcome::RunReport;
 use toolnexus_harness::port::Port;
 use toolnexus_harness::registry::Registry;
-use toolnexus_harness::outcome::RunReport;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::trace::Tracer;
@@ -179,8 +179,9 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
         } else {
             eprintln!("{}", report::progress_line_known(r, known));
         }
-        let fails_the_run =
-            r.status == toolnexus_harness::outcome::Status::Failed && (r.preview || !r.beyond_spec || strict) && !known;
+        let fails_the_run = r.status == toolnexus_harness::outcome::Status::Failed
+            && (r.preview || !r.beyond_spec || strict)
+            && !known;
         stopped = fail_fast && fails_the_run;
         !stopped
     })

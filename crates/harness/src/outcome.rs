@@ -295,8 +295,6 @@ impl RunReport {
     }
 }
 
-/// Which scenarios to run.
-
 impl ScenarioResult {
     /// A passed result with nothing to say yet: the scenario's identity and its beyond-SPEC mark.
     pub(crate) fn blank(spec: &ScenarioSpec) -> ScenarioResult {
