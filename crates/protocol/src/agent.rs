@@ -65,6 +65,17 @@ pub fn check_runtime_keys(request: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The keys of a SPEC §7D `Budget`, in the SPEC's order (an unknown one is `bad_request`).
+pub const AGENT_BUDGET_KEYS: [&str; 7] = [
+    "maxTurns",
+    "maxTokens",
+    "maxToolCalls",
+    "maxWallMs",
+    "maxChildren",
+    "maxConcurrent",
+    "maxDepth",
+];
+
 /// SPEC §7D `Budget`: each limit absent (or `null`) is no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -352,4 +363,30 @@ pub enum AgentResponse {
     Trace(Box<TraceResponse>),
     /// `agent_close_runtime`: `{}`.
     CloseRuntime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key list the drivers check a budget against is exactly the typed budget's fields,
+    /// in the same order: a field added to one and not the other fails here.
+    #[test]
+    fn the_budget_keys_are_the_typed_budgets_fields() {
+        let all = AgentBudget {
+            max_turns: Some(1),
+            max_tokens: Some(1),
+            max_tool_calls: Some(1),
+            max_wall_ms: Some(1),
+            max_children: Some(1),
+            max_concurrent: Some(1),
+            max_depth: Some(1),
+        };
+        let json = serde_json::to_value(all).unwrap_or_default();
+        let fields: Vec<&str> = json
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(fields, AGENT_BUDGET_KEYS);
+    }
 }

@@ -18,6 +18,7 @@ use toolnexus::agents::{
 };
 use toolnexus::client::{BeforeLlmEvent, BoxFuture, Style, WaitForFn};
 use toolnexus::{Answer, Request, Tool, ToolContext};
+use toolnexus_protocol::agent::{AGENT_BUDGET_KEYS, AGENT_DEF_KEYS, AGENT_RUNTIME_OPTION_KEYS};
 use toolnexus_protocol::compact::COMPACT_OPTION_KEYS;
 
 use crate::client_cmds::{agent_hooks, agent_on_metric, Recorder};
@@ -170,26 +171,16 @@ fn u64_field(m: &Map<String, Value>, key: &str) -> Res<Option<u64>> {
     }
 }
 
-const BUDGET_KEYS: [&str; 7] = [
-    "maxTurns",
-    "maxTokens",
-    "maxToolCalls",
-    "maxWallMs",
-    "maxChildren",
-    "maxConcurrent",
-    "maxDepth",
-];
-
 /// SPEC §7D Budget → the crate's (0 = unset, as the crate reads it).
 fn budget(v: &Value, what: &str) -> Res<(Budget, Map<String, Value>)> {
     let m = as_obj(v, what)?;
     let mut b = Budget::default();
     let mut given = Map::new();
     for (k, val) in m {
-        if !BUDGET_KEYS.contains(&k.as_str()) {
+        if !AGENT_BUDGET_KEYS.contains(&k.as_str()) {
             return Err(bad(format!(
                 "{what}: unknown budget field \"{k}\" (known: {})",
-                BUDGET_KEYS.join(", ")
+                AGENT_BUDGET_KEYS.join(", ")
             )));
         }
         if val.is_null() {
@@ -564,19 +555,6 @@ fn runtime_tools(v: Option<&Value>) -> Res<HashMap<String, Tool>> {
     Ok(out)
 }
 
-const DEF_KEYS: [&str; 11] = [
-    "does", "model", "soul", "home", "memory", "team", "tools", "budget", "waitFor", "hooks",
-    "onMetric",
-];
-const OPTION_KEYS: [&str; 6] = [
-    "inboxCap",
-    "maxConcurrentTurns",
-    "shutdownMs",
-    "hooks",
-    "onMetric",
-    "onBudget",
-];
-
 fn strings(d: &Map<String, Value>, key: &str, what: &str) -> Res<Vec<String>> {
     match d.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
@@ -883,7 +861,10 @@ impl Agents {
             None | Some(Value::Null) => Map::new(),
             Some(v) => as_obj(v, "options")?.clone(),
         };
-        if let Some(k) = opts.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())) {
+        if let Some(k) = opts
+            .keys()
+            .find(|k| !AGENT_RUNTIME_OPTION_KEYS.contains(&k.as_str()))
+        {
             return Err(bad(format!("unknown agent runtime option \"{k}\"")));
         }
         if opts.get("onBudget").is_some_and(|v| !v.is_null()) {
@@ -929,7 +910,7 @@ impl Agents {
         for (name, d) in registry {
             let what = format!("registry entry \"{name}\"");
             let d = as_obj(d, &what)?;
-            if let Some(k) = d.keys().find(|k| !DEF_KEYS.contains(&k.as_str())) {
+            if let Some(k) = d.keys().find(|k| !AGENT_DEF_KEYS.contains(&k.as_str())) {
                 return Err(bad(format!("{what}: unknown key \"{k}\"")));
             }
             let model = d
