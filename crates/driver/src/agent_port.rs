@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::behaviours::{self, ToolCancels};
 use crate::client_behaviours::{metric_json, DriverHooks};
-use crate::recorder::{Recorder, RECORD_CAP};
+use crate::recorder::{push_capped, Recorder};
 use crate::reply::{bad_request as bad, unsupported, Reply};
 use toolnexus_protocol::agent::{AgentBudget, AgentRegistry, AgentRuntimeOptions};
 use toolnexus_protocol::client::{HookBehaviours, OnMetricBehaviour};
@@ -17,7 +17,6 @@ use toolnexus_protocol::Request;
 use toolnexus_reference::agent::inbox::Item;
 use toolnexus_reference::agent::{AgentDef, Budget, BudgetDecision, Runtime, RuntimeOptions};
 use toolnexus_reference::client::{MetricEvent, OnMetric, Style};
-use toolnexus_reference::suspension::Answer;
 use toolnexus_reference::tool::Context;
 
 /// The agent runtimes of a session, by id.
@@ -164,13 +163,7 @@ impl Agents {
                 runtime, answer, ..
             } => {
                 let s = self.session(&runtime)?;
-                let answer = Answer {
-                    id: answer.id,
-                    ok: answer.ok,
-                    data: answer.data,
-                    reason: answer.reason,
-                };
-                match s.rt.resume(answer).await {
+                match s.rt.resume(behaviours::reference_answer(answer)).await {
                     Ok(r) => Ok(json!({"result": r.to_json()})),
                     Err(e) => Ok(json!({"raised": e})),
                 }
@@ -227,9 +220,7 @@ impl Agents {
                         };
                         for mut e in entries {
                             e["owner"] = json!(owner);
-                            if list.len() < RECORD_CAP {
-                                list.push(e);
-                            }
+                            push_capped(list, e);
                         }
                     }
                 }

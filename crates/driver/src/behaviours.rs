@@ -167,10 +167,10 @@ async fn await_cancel(name: &str, ms: u64, ctx: &Context, cancels: &ToolCancels)
         () = ctx.cancelled() => true,
         () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => false,
     };
-    let mut list = cancels.lock().unwrap_or_else(|p| p.into_inner());
-    if list.len() < crate::recorder::RECORD_CAP {
-        list.push(json!({"name": name, "cancelled": cancelled}));
-    }
+    crate::recorder::push_capped(
+        &mut cancels.lock().unwrap_or_else(|p| p.into_inner()),
+        json!({"name": name, "cancelled": cancelled}),
+    );
     NativeReturn::Text(
         if cancelled {
             "cancelled"
@@ -273,6 +273,16 @@ fn flat_request(request: &Request) -> Value {
         flat.insert("expiresAt".into(), json!(at));
     }
     Value::Object(flat)
+}
+
+/// A protocol `Answer` (a request's `answer` field) as the reference's §10 answer.
+pub fn reference_answer(a: toolnexus_protocol::messages::Answer) -> Answer {
+    Answer {
+        id: a.id,
+        ok: a.ok,
+        data: a.data,
+        reason: a.reason,
+    }
 }
 
 /// A wait-for behaviour: `{"answer":{ok, data?, reason?}}` (the id echoes the request's), or

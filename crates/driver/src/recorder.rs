@@ -9,6 +9,14 @@ use serde_json::Value;
 /// A driver keeps at most this many entries per recorded list (§5.13).
 pub const RECORD_CAP: usize = 1_000;
 
+/// Appends `entry` to a recorded list unless it already holds [`RECORD_CAP`] entries: the one
+/// place the cap is applied, for every list a driver records.
+pub fn push_capped(list: &mut Vec<Value>, entry: Value) {
+    if list.len() < RECORD_CAP {
+        list.push(entry);
+    }
+}
+
 /// What the host callbacks observed during one loop command.
 #[derive(Default)]
 pub struct Recorder {
@@ -52,9 +60,7 @@ impl Recorder {
             List::Generate => &mut l.generate_calls,
             List::WaitFor => &mut l.wait_for_calls,
         };
-        if v.len() < RECORD_CAP {
-            v.push(entry);
-        }
+        push_capped(v, entry);
     }
 
     /// Whether `replaceMessages` acted in this run already; marks it as having acted.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use crate::agent_port::Agents;
-use crate::behaviours::ToolCancels;
+use crate::behaviours::{self, ToolCancels};
 use crate::client_port::{Clients, LoopCommand};
 use crate::compact_port::compact;
 use crate::options;
@@ -21,7 +21,6 @@ use toolnexus_reference::builtins::select_builtins;
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};
-use toolnexus_reference::suspension::Answer;
 use toolnexus_reference::tool::Context;
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
@@ -331,12 +330,7 @@ impl ReferenceSession {
     ) -> Reply {
         let tk = self.toolkit(toolkit)?;
         let ctx = Context {
-            answer: answer.map(|a| Answer {
-                id: a.id,
-                ok: a.ok,
-                data: a.data,
-                reason: a.reason,
-            }),
+            answer: answer.map(behaviours::reference_answer),
             ..Context::default()
         };
         let result = tk.execute(name, args, &ctx).await;

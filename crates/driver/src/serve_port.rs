@@ -15,7 +15,7 @@ use toolnexus_reference::serve::{
 use toolnexus_reference::toolkit::Toolkit;
 
 use crate::client_port::result_json;
-use crate::recorder::RECORD_CAP;
+use crate::recorder::push_capped;
 use crate::reply::{bad_request, Reply};
 
 /// A bounded, shared list of recorded entries.
@@ -24,10 +24,7 @@ pub struct Log(Arc<Mutex<Vec<Value>>>);
 
 impl Log {
     fn push(&self, entry: Value) {
-        let mut list = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if list.len() < RECORD_CAP {
-            list.push(entry);
-        }
+        push_capped(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()), entry);
     }
 
     fn snapshot(&self) -> Vec<Value> {

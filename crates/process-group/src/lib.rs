@@ -30,15 +30,6 @@ pub fn signal_process(pid: i32, signal: Signal) -> bool {
     pid > 1 && kill(Pid::from_raw(pid), signal).is_ok()
 }
 
-/// A live process as `/proc` shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcEntry {
-    /// Its pid.
-    pub pid: i32,
-    /// Its process group.
-    pub pgid: i32,
-}
-
 /// One process as its `/proc/<pid>/stat` line shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcStat {
@@ -57,40 +48,31 @@ pub fn processes() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so the
-        // fields follow the last `)`.
-        let Some(rest) = stat.rsplit(')').next() else {
-            continue;
-        };
-        let mut fields = rest.split_whitespace();
-        let (Some(state), Some(ppid), Some(pgid)) = (fields.next(), fields.next(), fields.next())
-        else {
-            continue;
-        };
-        let (Ok(ppid), Ok(pgid)) = (ppid.parse::<i32>(), pgid.parse::<i32>()) else {
-            continue;
-        };
-        out.push(ProcStat {
-            pid,
-            ppid,
-            pgid,
-            zombie: state == "Z",
-        });
-    }
-    out
+    dir.flatten()
+        .filter_map(|entry| entry.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter_map(stat)
+        .collect()
+}
+
+/// `pid` as its `/proc/<pid>/stat` line shows it; `None` when it is gone or there is no
+/// `/proc`. The one reader of that line, for [`processes`] and [`is_gone`].
+fn stat(pid: i32) -> Option<ProcStat> {
+    let line = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`: comm may hold spaces and parentheses, so the fields
+    // follow the last `)`.
+    let mut fields = line.rsplit(')').next()?.split_whitespace();
+    let (state, ppid, pgid) = (fields.next()?, fields.next()?, fields.next()?);
+    Some(ProcStat {
+        pid,
+        ppid: ppid.parse().ok()?,
+        pgid: pgid.parse().ok()?,
+        zombie: state == "Z",
+    })
 }
 
 /// Every live (non-zombie) process whose parent chain leads to `root`, read from `/proc`;
 /// empty where there is no `/proc`.
-pub fn descendants(root: i32) -> Vec<ProcEntry> {
+pub fn descendants(root: i32) -> Vec<ProcStat> {
     let mut children: std::collections::BTreeMap<i32, Vec<ProcStat>> =
         std::collections::BTreeMap::new();
     for p in processes() {
@@ -102,10 +84,7 @@ pub fn descendants(root: i32) -> Vec<ProcEntry> {
         for p in children.get(&parent).into_iter().flatten() {
             todo.push(p.pid);
             if !p.zombie {
-                out.push(ProcEntry {
-                    pid: p.pid,
-                    pgid: p.pgid,
-                });
+                out.push(*p);
             }
         }
     }
@@ -118,23 +97,9 @@ pub fn group_of(child: &tokio::process::Child) -> Option<i32> {
 }
 
 /// Whether `pid` no longer runs: signal 0 cannot reach it (no such process), or it is a
-/// zombie waiting for its parent to reap it.
+/// zombie waiting for its parent to reap it (`false` for a zombie when `/proc` cannot tell).
 pub fn is_gone(pid: i32) -> bool {
-    kill(Pid::from_raw(pid), None).is_err() || is_zombie(pid)
-}
-
-/// Whether `/proc` shows `pid` in state `Z`; `false` when `/proc` cannot tell.
-fn is_zombie(pid: i32) -> bool {
-    // `pid (comm) state …`: comm may hold spaces and parentheses, so the state follows the
-    // last `)`.
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit(')')
-                .next()
-                .map(|rest| rest.trim_start().starts_with('Z'))
-        })
-        .unwrap_or(false)
+    kill(Pid::from_raw(pid), None).is_err() || stat(pid).is_some_and(|p| p.zombie)
 }
 
 #[cfg(test)]
@@ -160,10 +125,8 @@ mod tests {
         assert!(!is_gone(leader) && !is_gone(grandchild));
         let mine = descendants(std::process::id() as i32);
         assert!(
-            mine.contains(&ProcEntry {
-                pid: grandchild,
-                pgid: leader
-            }),
+            mine.iter()
+                .any(|p| p.pid == grandchild && p.pgid == leader && !p.zombie),
             "{mine:?}"
         );
         assert!(!signal_group(0, Signal::SIGKILL) && !signal_group(1, Signal::SIGKILL));
