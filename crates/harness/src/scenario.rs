@@ -182,7 +182,7 @@ pub struct ScenarioState {
     /// The §7B/§7C serve handles and what the scenario's A2A and MCP peers saw.
     pub(super) serve: ServeState,
     /// The §7D agent runtime and what its steps observed.
-    pub(super) agents: super::steps::client::agents::AgentState,
+    pub(super) agents: super::steps::agents::AgentState,
     /// The §7F compaction steps' transcript and answer.
     pub(super) compaction: CompactState,
     /// The scenario's tags (without `@`), when the runner gave them: what a failure can name

@@ -3,37 +3,33 @@
 
 use serde_json::Value;
 
-use super::{boxed, compile, Group, StepCtx, StepDef};
+use super::StepCtx;
 use crate::expectation::Kind;
 use crate::port::PortError;
 use crate::scenario::{fail, StepFailure, StepResult};
 
-/// The relay steps, in the order STEPS.md lists them within each group.
-pub(super) fn steps() -> Vec<StepDef> {
-    vec![step!(
-        Actions,
-        r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]*)"$"#,
-        "`build` with the stored options must fail, answering `raised` (its createToolkit threw, PROTOCOL.md §5.2) or an error (not `unsupported`: that skips), whose message contains TEXT (normalised, lenient: the wording is the port's; `\"\"`: any message, where the SPEC gives no words, NOTES #320); no toolkit results",
-        records Kind::Lenient("contains"),
-        |StepCtx { port, st, arg, .. }| {
-            if let Some(old) = st.toolkit.take() {
-                let _ = port.close(&old).await;
-            }
-            st.counter += 1;
-            let id = format!("tk{}", st.counter);
-            let options = st.options.clone().unwrap_or_else(|| serde_json::json!({}));
-            let answer = port.build(&id, &options).await;
-            if answer.is_ok() {
-                // A toolkit was made after all: close it so nothing leaks.
-                let _ = port.close(&id).await;
-            }
-            let needle = st.norm(&Value::String(arg.at(1)));
-            let message = build_failure(answer)?;
-            let message = st.norm(&Value::String(message));
-            expect_mention(&message, &needle)
+step!(building_toolkit_fails_error_mentioning_text: Actions,
+    r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]*)"$"#,
+    "`build` with the stored options must fail, answering `raised` (its createToolkit threw, PROTOCOL.md §5.2) or an error (not `unsupported`: that skips), whose message contains TEXT (normalised, lenient: the wording is the port's; `\"\"`: any message, where the SPEC gives no words, NOTES #320); no toolkit results",
+    records Kind::Lenient("contains"),
+    |StepCtx { port, st, arg, .. }| {
+        if let Some(old) = st.toolkit.take() {
+            let _ = port.close(&old).await;
         }
-    )]
-}
+        st.counter += 1;
+        let id = format!("tk{}", st.counter);
+        let options = st.options.clone().unwrap_or_else(|| serde_json::json!({}));
+        let answer = port.build(&id, &options).await;
+        if answer.is_ok() {
+            // A toolkit was made after all: close it so nothing leaks.
+            let _ = port.close(&id).await;
+        }
+        let needle = st.norm(&Value::String(arg.at(1)));
+        let message = build_failure(answer)?;
+        let message = st.norm(&Value::String(message));
+        expect_mention(&message, &needle)
+    }
+);
 
 /// The message of a refused build: `createToolkit` raised (PROTOCOL.md §5.2 `raised`), or a
 /// driver that reports the throw as an error envelope answered one; a build that succeeded
