@@ -157,6 +157,8 @@ mod relay;
 mod results;
 mod serve;
 mod setup;
+#[cfg(test)]
+mod size;
 mod skills;
 mod toolkit;
 

@@ -108,39 +108,6 @@ pub(super) fn raised_build(st: &ScenarioState, message: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod raised_build_tests {
-    use super::*;
-
-    fn state(tags: &[&str]) -> ScenarioState {
-        let tags: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
-        ScenarioState::default().with_tags(&tags)
-    }
-
-    #[test]
-    fn a_raised_build_names_the_promise_of_its_scenario() {
-        let plain = raised_build(&state(&["spec-6"]), "boom");
-        assert_eq!(
-            plain,
-            "the port raised: boom (its createToolkit threw where the scenario builds a toolkit)"
-        );
-        let isolated = raised_build(
-            &state(&[
-                "@spec-2",
-                "@clause-2.behaviour.failure-isolated",
-                "@partial-clause-2.load-bound.bounded-isolated",
-                "@clause-2.x.other",
-            ]),
-            "boom",
-        );
-        assert!(isolated.ends_with("a failing source is isolated, never fatal (SPEC clause 2.behaviour.failure-isolated, 2.load-bound.bounded-isolated))"), "{isolated}");
-        let seed = raised_build(&state(&["spec-4", "seed-001", "seed-only"]), "bad json");
-        assert!(seed.contains("(seed 001 `:errors`)"), "{seed}");
-        // A seed tag alone (not `@seed-only`) promises nothing here.
-        assert!(!raised_build(&state(&["seed-001"]), "x").contains("seed"));
-    }
-}
-
 pub(super) async fn execute(
     port: &mut dyn Port,
     st: &mut ScenarioState,
@@ -341,5 +308,38 @@ pub(super) fn matches(actual: &Value, pattern: &str) -> StepResult {
                 crate::port::truncate(&actual.to_string(), 400)
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod raised_build_tests {
+    use super::*;
+
+    fn state(tags: &[&str]) -> ScenarioState {
+        let tags: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
+        ScenarioState::default().with_tags(&tags)
+    }
+
+    #[test]
+    fn a_raised_build_names_the_promise_of_its_scenario() {
+        let plain = raised_build(&state(&["spec-6"]), "boom");
+        assert_eq!(
+            plain,
+            "the port raised: boom (its createToolkit threw where the scenario builds a toolkit)"
+        );
+        let isolated = raised_build(
+            &state(&[
+                "@spec-2",
+                "@clause-2.behaviour.failure-isolated",
+                "@partial-clause-2.load-bound.bounded-isolated",
+                "@clause-2.x.other",
+            ]),
+            "boom",
+        );
+        assert!(isolated.ends_with("a failing source is isolated, never fatal (SPEC clause 2.behaviour.failure-isolated, 2.load-bound.bounded-isolated))"), "{isolated}");
+        let seed = raised_build(&state(&["spec-4", "seed-001", "seed-only"]), "bad json");
+        assert!(seed.contains("(seed 001 `:errors`)"), "{seed}");
+        // A seed tag alone (not `@seed-only`) promises nothing here.
+        assert!(!raised_build(&state(&["seed-001"]), "x").contains("seed"));
     }
 }

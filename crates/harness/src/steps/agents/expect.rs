@@ -316,13 +316,13 @@ fn max_observed_concurrent_turns(
 /// `transitions`.
 fn transitions(seen: &Observed, _st: &mut ScenarioState, _k: &str, want: &Value) -> StepResult {
     let Observed { trace, .. } = seen;
-    transitions_hold(&trace, want)
+    transitions_hold(trace, want)
 }
 
 /// `traceContains`.
 fn trace_contains(seen: &Observed, _st: &mut ScenarioState, _k: &str, want: &Value) -> StepResult {
     let Observed { trace, .. } = seen;
-    let texts = trace_texts(&trace);
+    let texts = trace_texts(trace);
     for needle in want
         .as_array()
         .into_iter()
