@@ -126,9 +126,10 @@ fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("bad step regex {pattern}: {e}"))
 }
 
-/// `step!(name: Group, pattern [+ "what the doc string holds"], "doc line", [records Kind::…,]
-/// |StepCtx { .. }| { body })`: one step as a named item, `fn name() -> StepDef`, its pattern,
-/// doc and handler (an `async fn handler`, the body) declared together.
+/// `step! { name: Group, pattern [+ "what the doc string holds"], "doc line", [records Kind::…,]
+/// |StepCtx { .. }| { body } }`: one step as a named item, `fn name() -> StepDef`, its pattern,
+/// doc and handler (an `async fn handler` whose body is `body`) declared together. Braces keep
+/// rustfmt out: it cannot format the `name: Group` head.
 macro_rules! step {
     ($name:ident: $group:ident, $pattern:literal $(+ $takes:literal)?, $doc:literal, $(records $records:expr,)? |$cx:pat_param| $body:block) => {
         #[doc = concat!("`", $pattern, "`: ", $doc)]
@@ -625,8 +626,12 @@ mod tests {
 
     #[test]
     fn run_time_selection_refuses_unknown_and_ambiguous_steps() {
-        step!(one: Setup, r#"^a file "(?P<PATH>[^"]+)"$"#, "one", |StepCtx { .. }| { Ok(()) });
-        step!(two: Setup, r#"^a (?P<WHAT>\w+) "x"$"#, "two", |StepCtx { .. }| { Ok(()) });
+        step! {
+            one: Setup, r#"^a file "(?P<PATH>[^"]+)"$"#, "one", |StepCtx { .. }| { Ok(()) }
+        }
+        step! {
+            two: Setup, r#"^a (?P<WHAT>\w+) "x"$"#, "two", |StepCtx { .. }| { Ok(()) }
+        }
         let defs = vec![one(), two()];
         let (def, arg) = select(&defs, r#"a file "y""#).unwrap();
         assert_eq!((def.doc, arg.at(1), arg.opt(2)), ("one", "y".into(), None));

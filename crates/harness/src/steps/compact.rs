@@ -12,205 +12,237 @@ use crate::expectation::Kind;
 use crate::port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure};
 
-step!(transcript_n_tool_turns_style_shape_after: Setup, r#"^a transcript of (?P<N>\d+) tool turns(?: in the (?P<STYLE>openai|anthropic) shape)?(?: after the system prompt "(?P<SYSTEM>[^"]*)")?$"#,
-"the compaction fixture's generator: the system message (when given), then per turn i = 0…N-1 a user `question <i> ` + `pad `×40, an assistant call `c<i>` of `lookup` with `{}`, its result `result <i> ` + `data `×40, and an assistant `answer <i>`; openai (default) uses `tool_calls` / a `tool` message, anthropic a `tool_use` block / a user message with a `tool_result` block",
-|StepCtx { st, arg, .. }| {
-    let turns: usize = arg.at(1).parse().unwrap_or(0);
-    let anthropic = arg.opt(2) == Some("anthropic");
-    st.compaction.input = generate(turns, anthropic, arg.opt(3));
-    Ok(())
-});
+step! {
+    transcript_n_tool_turns_style_shape_after: Setup, r#"^a transcript of (?P<N>\d+) tool turns(?: in the (?P<STYLE>openai|anthropic) shape)?(?: after the system prompt "(?P<SYSTEM>[^"]*)")?$"#,
+    "the compaction fixture's generator: the system message (when given), then per turn i = 0…N-1 a user `question <i> ` + `pad `×40, an assistant call `c<i>` of `lookup` with `{}`, its result `result <i> ` + `data `×40, and an assistant `answer <i>`; openai (default) uses `tool_calls` / a `tool` message, anthropic a `tool_use` block / a user message with a `tool_result` block",
+    |StepCtx { st, arg, .. }| {
+        let turns: usize = arg.at(1).parse().unwrap_or(0);
+        let anthropic = arg.opt(2) == Some("anthropic");
+        st.compaction.input = generate(turns, anthropic, arg.opt(3));
+        Ok(())
+    }
+}
 
-step!(transcript_system_prompt_system_user_message_n: Setup, r#"^a transcript of the system prompt "(?P<SYSTEM>[^"]*)" and a user message of (?P<N>\d+) characters$"#,
-"two messages: the system prompt, then a user message whose content is N × `x`",
-|StepCtx { st, arg, .. }| {
-    let chars: usize = arg.at(2).parse().unwrap_or(0);
-    st.compaction.input = vec![
-        json!({"role": "system", "content": arg.at(1)}),
-        json!({"role": "user", "content": "x".repeat(chars)}),
-    ];
-    Ok(())
-});
+step! {
+    transcript_system_prompt_system_user_message_n: Setup, r#"^a transcript of the system prompt "(?P<SYSTEM>[^"]*)" and a user message of (?P<N>\d+) characters$"#,
+    "two messages: the system prompt, then a user message whose content is N × `x`",
+    |StepCtx { st, arg, .. }| {
+        let chars: usize = arg.at(2).parse().unwrap_or(0);
+        st.compaction.input = vec![
+            json!({"role": "system", "content": arg.at(1)}),
+            json!({"role": "user", "content": "x".repeat(chars)}),
+        ];
+        Ok(())
+    }
+}
 
-step!(transcript: Setup, r#"^a transcript:$"# + "JSON array of messages",
-"the transcript later `compact` steps send",
-|StepCtx { st, step, .. }| {
-    match st.json_doc(step)? {
-        Value::Array(messages) => {
-            st.compaction.input = messages;
-            Ok(())
+step! {
+    transcript: Setup, r#"^a transcript:$"# + "JSON array of messages",
+    "the transcript later `compact` steps send",
+    |StepCtx { st, step, .. }| {
+        match st.json_doc(step)? {
+            Value::Array(messages) => {
+                st.compaction.input = messages;
+                Ok(())
+            }
+            other => fail(format!("the transcript must be a JSON array, not {other}")),
         }
-        other => fail(format!("the transcript must be a JSON array, not {other}")),
     }
-});
+}
 
-step!(transcript_compacted: Actions, r#"^the transcript is compacted with:$"# + "JSON compactor options (PROTOCOL.md §5.26)",
-"`compact` with the transcript and these options; the answer is kept for the checks",
-|StepCtx { port, st, step, .. }| {
-    let options = st.json_doc(step)?;
-    let request = json!({"cmd": "compact", "messages": st.compaction.input, "options": options});
-    let answer = port::request(port, request).await?;
-    st.compaction.options = options;
-    st.compaction.answer = Some(answer);
-    Ok(())
-});
-
-step!(compactor_returned_nothing: Expectations, r#"^the compactor returned nothing$"#,
-"the answer's `messages` is null (the no-op: the loop keeps its transcript as it is) and `summarize` was never called",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let answer = answer(st)?;
-    if !answer["messages"].is_null() {
-        return fail_as(Kind::Pinned, format!("the compactor returned {} messages; a no-op returns nothing", len_of(&answer["messages"])));
-    }
-    match calls(st)?.len() {
-        0 => Ok(()),
-        n => fail_as(Kind::Pinned, format!("summarize was called {n} time(s) on a no-op")),
-    }
-});
-
-step!(compactor_returned_transcript_smaller_than_input: Expectations, r#"^the compactor returned a transcript smaller than the input$"#,
-"`messages` is an array with fewer characters of JSON than the input, and no more messages",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let out = compacted(st)?;
-    let input = &st.compaction.input;
-    let size = |m: &[Value]| m.iter().map(|v| v.to_string().chars().count()).sum::<usize>();
-    if out.len() <= input.len() && size(&out) < size(input) {
+step! {
+    transcript_compacted: Actions, r#"^the transcript is compacted with:$"# + "JSON compactor options (PROTOCOL.md §5.26)",
+    "`compact` with the transcript and these options; the answer is kept for the checks",
+    |StepCtx { port, st, step, .. }| {
+        let options = st.json_doc(step)?;
+        let request = json!({"cmd": "compact", "messages": st.compaction.input, "options": options});
+        let answer = port::request(port, request).await?;
+        st.compaction.options = options;
+        st.compaction.answer = Some(answer);
         Ok(())
-    } else {
-        fail_as(Kind::Pinned, format!("the result ({} messages, {} chars) is not smaller than the input ({} messages, {} chars)", out.len(), size(&out), input.len(), size(input)))
     }
-});
+}
 
-step!(compacted_transcript_starts_input_system_prompt_unchanged: Expectations, r#"^the compacted transcript starts with the input's system prompt, unchanged$"#,
-"the input's first message is a system message and the result's first message equals it exactly",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let out = compacted(st)?;
-    let first = st.compaction.input.first().cloned().unwrap_or(Value::Null);
-    if first["role"] != "system" {
-        return fail("the scenario's input does not start with a system message");
-    }
-    if out.first() == Some(&first) { Ok(()) } else {
-        fail_as(Kind::Pinned, format!("the result starts with {}, not the input's system prompt {first}", out.first().cloned().unwrap_or(Value::Null)))
-    }
-});
-
-step!(summary_system_message_prefix_followed_summarizer_answer: Expectations, r#"^the summary is a system message "(?P<PREFIX>[^"]*)" followed by the summarizer's answer$"#,
-"the message after the system prompt (the first one when the input has none) is `{\"role\":\"system\",\"content\": PREFIX + answer}`, `\\n` in PREFIX unescaped; the answer is the sent `summarize.text`, or its `template` with `<N>` = the messages of the one summarize call",
-records Kind::Pinned,
-|StepCtx { st, arg, .. }| {
-    let out = compacted(st)?;
-    let calls = calls(st)?;
-    let [older] = calls.as_slice() else {
-        return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
-    };
-    let summarize = &st.compaction.options["summarize"];
-    let said = match (summarize["text"].as_str(), summarize["template"].as_str()) {
-        (Some(text), _) => text.to_string(),
-        (None, Some(t)) => t.replace("<N>", &len_of(older).to_string()),
-        _ => return fail("the scenario's options have no summarize text or template"),
-    };
-    let want = json!({"role": "system", "content": format!("{}{said}", unescape(&arg.at(1)))});
-    let got = out.get(head(st)).cloned().unwrap_or(Value::Null);
-    if got == want { Ok(()) } else {
-        fail_as(Kind::Pinned, format!("the summary message is {got}, not {want}"))
-    }
-});
-
-step!(summarizer_called_once_exactly_input_between_system: Expectations, r#"^the summarizer was called once, with exactly the input between the system prompt and the retained tail$"#,
-"one summarize call whose messages are the input's, from after its system prompt (if any) on; the rest of the result after the summary (and the flush reminder, when sent) is exactly the input's remaining suffix: older + tail + system prompt = the whole input",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let calls = calls(st)?;
-    let [Value::Array(older)] = calls.as_slice() else {
-        return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
-    };
-    let input = &st.compaction.input;
-    let h = head(st);
-    let n = older.len();
-    if n == 0 || input.get(h..h + n) != Some(older.as_slice()) {
-        return fail_as(Kind::Pinned, format!("summarize got {n} messages that are not the input's messages {h}..{}", h + n));
-    }
-    let tail = tail(st)?;
-    if h + n + tail.len() != input.len() || input[h + n..] != tail[..] {
-        return fail_as(Kind::Pinned, format!("the retained tail ({} messages) is not the input's rest after the {n} summarized ones ({} messages)", tail.len(), input.len() - h - n));
-    }
-    Ok(())
-});
-
-step!(retained_tail_last_k_input_messages: Expectations, r#"^the retained tail is the last (?P<K>\d+) input messages$"#,
-"the result's messages after the summary (and flush reminder) are exactly the input's last K messages",
-records Kind::Pinned,
-|StepCtx { st, arg, .. }| {
-    last_messages(st, arg.at(1).parse().unwrap_or(usize::MAX))
-});
-
-step!(retained_tail_empty: Expectations, r#"^the retained tail is empty$"#,
-    "nothing follows the summary (and flush reminder)",
+step! {
+    compactor_returned_nothing: Expectations, r#"^the compactor returned nothing$"#,
+    "the answer's `messages` is null (the no-op: the loop keeps its transcript as it is) and `summarize` was never called",
     records Kind::Pinned,
-    |StepCtx { st, .. }| { last_messages(st, 0) });
-
-step!(retained_tail_starts_at_user_message_that: Expectations, r#"^the retained tail starts at a user message that carries no tool result$"#,
-"the tail's first message has role `user` and no `tool_result` content block",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let tail = tail(st)?;
-    match tail.first() {
-        None => fail_as(Kind::Pinned, "the retained tail is empty"),
-        Some(m) if m["role"] == "user" && !carries_tool_result(m) => Ok(()),
-        Some(m) => fail_as(Kind::Pinned, format!("the retained tail starts with {}", port::truncate(&m.to_string(), 200))),
+    |StepCtx { st, .. }| {
+        let answer = answer(st)?;
+        if !answer["messages"].is_null() {
+            return fail_as(Kind::Pinned, format!("the compactor returned {} messages; a no-op returns nothing", len_of(&answer["messages"])));
+        }
+        match calls(st)?.len() {
+            0 => Ok(()),
+            n => fail_as(Kind::Pinned, format!("summarize was called {n} time(s) on a no-op")),
+        }
     }
-});
+}
 
-step!(first_non_system_message_compacted_transcript_user: Expectations, r#"^the first non-system message of the compacted transcript is a user message$"#,
-"the fixture's `firstNonSystemMessageRole`",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let out = compacted(st)?;
-    match out.iter().find(|m| m["role"] != "system") {
-        Some(m) if m["role"] == "user" => Ok(()),
-        other => fail_as(Kind::Pinned, format!("the first non-system message is {}", other.map_or("missing".to_string(), |m| port::truncate(&m.to_string(), 200)))),
+step! {
+    compactor_returned_transcript_smaller_than_input: Expectations, r#"^the compactor returned a transcript smaller than the input$"#,
+    "`messages` is an array with fewer characters of JSON than the input, and no more messages",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let out = compacted(st)?;
+        let input = &st.compaction.input;
+        let size = |m: &[Value]| m.iter().map(|v| v.to_string().chars().count()).sum::<usize>();
+        if out.len() <= input.len() && size(&out) < size(input) {
+            Ok(())
+        } else {
+            fail_as(Kind::Pinned, format!("the result ({} messages, {} chars) is not smaller than the input ({} messages, {} chars)", out.len(), size(&out), input.len(), size(input)))
+        }
     }
-});
+}
 
-step!(compacted_transcript_tool_pair_safe: Expectations, r#"^the compacted transcript is tool-pair safe$"#,
-"every tool result (an openai `tool` message's `tool_call_id`, an anthropic `tool_result` block's `tool_use_id`) follows an assistant message calling that id (`tool_calls[].id`, a `tool_use` block's `id`)",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let out = compacted(st)?;
-    match orphan(&out) {
-        None => Ok(()),
-        Some(id) => fail_as(Kind::Pinned, format!("the tool result for {id} is orphaned: no earlier assistant message calls it")),
+step! {
+    compacted_transcript_starts_input_system_prompt_unchanged: Expectations, r#"^the compacted transcript starts with the input's system prompt, unchanged$"#,
+    "the input's first message is a system message and the result's first message equals it exactly",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let out = compacted(st)?;
+        let first = st.compaction.input.first().cloned().unwrap_or(Value::Null);
+        if first["role"] != "system" {
+            return fail("the scenario's input does not start with a system message");
+        }
+        if out.first() == Some(&first) { Ok(()) } else {
+            fail_as(Kind::Pinned, format!("the result starts with {}, not the input's system prompt {first}", out.first().cloned().unwrap_or(Value::Null)))
+        }
     }
-});
+}
 
-step!(compacted_transcript_flush_reminder_mentioning_word_before: Expectations, r#"^the compacted transcript has a flush reminder mentioning "(?P<WORD>[^"]+)" before the retained tail$"#,
-"the message right after the summary is a system message whose content contains WORD (case-insensitive) and is not the summary's text",
-records Kind::Pinned,
-|StepCtx { st, arg, .. }| {
-    let out = compacted(st)?;
-    let h = head(st);
-    let reminder = out.get(h + 1).cloned().unwrap_or(Value::Null);
-    let text = reminder["content"].as_str().unwrap_or_default().to_lowercase();
-    if reminder["role"] == "system" && text.contains(&arg.at(1).to_lowercase()) && out.get(h) != Some(&reminder) {
+step! {
+    summary_system_message_prefix_followed_summarizer_answer: Expectations, r#"^the summary is a system message "(?P<PREFIX>[^"]*)" followed by the summarizer's answer$"#,
+    "the message after the system prompt (the first one when the input has none) is `{\"role\":\"system\",\"content\": PREFIX + answer}`, `\\n` in PREFIX unescaped; the answer is the sent `summarize.text`, or its `template` with `<N>` = the messages of the one summarize call",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let out = compacted(st)?;
+        let calls = calls(st)?;
+        let [older] = calls.as_slice() else {
+            return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
+        };
+        let summarize = &st.compaction.options["summarize"];
+        let said = match (summarize["text"].as_str(), summarize["template"].as_str()) {
+            (Some(text), _) => text.to_string(),
+            (None, Some(t)) => t.replace("<N>", &len_of(older).to_string()),
+            _ => return fail("the scenario's options have no summarize text or template"),
+        };
+        let want = json!({"role": "system", "content": format!("{}{said}", unescape(&arg.at(1)))});
+        let got = out.get(head(st)).cloned().unwrap_or(Value::Null);
+        if got == want { Ok(()) } else {
+            fail_as(Kind::Pinned, format!("the summary message is {got}, not {want}"))
+        }
+    }
+}
+
+step! {
+    summarizer_called_once_exactly_input_between_system: Expectations, r#"^the summarizer was called once, with exactly the input between the system prompt and the retained tail$"#,
+    "one summarize call whose messages are the input's, from after its system prompt (if any) on; the rest of the result after the summary (and the flush reminder, when sent) is exactly the input's remaining suffix: older + tail + system prompt = the whole input",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let calls = calls(st)?;
+        let [Value::Array(older)] = calls.as_slice() else {
+            return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
+        };
+        let input = &st.compaction.input;
+        let h = head(st);
+        let n = older.len();
+        if n == 0 || input.get(h..h + n) != Some(older.as_slice()) {
+            return fail_as(Kind::Pinned, format!("summarize got {n} messages that are not the input's messages {h}..{}", h + n));
+        }
+        let tail = tail(st)?;
+        if h + n + tail.len() != input.len() || input[h + n..] != tail[..] {
+            return fail_as(Kind::Pinned, format!("the retained tail ({} messages) is not the input's rest after the {n} summarized ones ({} messages)", tail.len(), input.len() - h - n));
+        }
         Ok(())
-    } else {
-        fail_as(Kind::Pinned, format!("the message after the summary is {}, not a system reminder mentioning {:?}", port::truncate(&reminder.to_string(), 200), arg.at(1)))
     }
-});
+}
 
-step!(compacted_transcript_no_system_message_after_summary: Expectations, r#"^the compacted transcript has no system message after the summary$"#,
-"no flush reminder (or any other system message) follows the summary",
-records Kind::Pinned,
-|StepCtx { st, .. }| {
-    let out = compacted(st)?;
-    match out.iter().skip(head(st) + 1).find(|m| m["role"] == "system") {
-        None => Ok(()),
-        Some(m) => fail_as(Kind::Pinned, format!("a system message follows the summary: {}", port::truncate(&m.to_string(), 200))),
+step! {
+    retained_tail_last_k_input_messages: Expectations, r#"^the retained tail is the last (?P<K>\d+) input messages$"#,
+    "the result's messages after the summary (and flush reminder) are exactly the input's last K messages",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        last_messages(st, arg.at(1).parse().unwrap_or(usize::MAX))
     }
-});
+}
+
+step! {
+    retained_tail_empty: Expectations, r#"^the retained tail is empty$"#,
+        "nothing follows the summary (and flush reminder)",
+        records Kind::Pinned,
+        |StepCtx { st, .. }| { last_messages(st, 0) }
+}
+
+step! {
+    retained_tail_starts_at_user_message_that: Expectations, r#"^the retained tail starts at a user message that carries no tool result$"#,
+    "the tail's first message has role `user` and no `tool_result` content block",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let tail = tail(st)?;
+        match tail.first() {
+            None => fail_as(Kind::Pinned, "the retained tail is empty"),
+            Some(m) if m["role"] == "user" && !carries_tool_result(m) => Ok(()),
+            Some(m) => fail_as(Kind::Pinned, format!("the retained tail starts with {}", port::truncate(&m.to_string(), 200))),
+        }
+    }
+}
+
+step! {
+    first_non_system_message_compacted_transcript_user: Expectations, r#"^the first non-system message of the compacted transcript is a user message$"#,
+    "the fixture's `firstNonSystemMessageRole`",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let out = compacted(st)?;
+        match out.iter().find(|m| m["role"] != "system") {
+            Some(m) if m["role"] == "user" => Ok(()),
+            other => fail_as(Kind::Pinned, format!("the first non-system message is {}", other.map_or("missing".to_string(), |m| port::truncate(&m.to_string(), 200)))),
+        }
+    }
+}
+
+step! {
+    compacted_transcript_tool_pair_safe: Expectations, r#"^the compacted transcript is tool-pair safe$"#,
+    "every tool result (an openai `tool` message's `tool_call_id`, an anthropic `tool_result` block's `tool_use_id`) follows an assistant message calling that id (`tool_calls[].id`, a `tool_use` block's `id`)",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let out = compacted(st)?;
+        match orphan(&out) {
+            None => Ok(()),
+            Some(id) => fail_as(Kind::Pinned, format!("the tool result for {id} is orphaned: no earlier assistant message calls it")),
+        }
+    }
+}
+
+step! {
+    compacted_transcript_flush_reminder_mentioning_word_before: Expectations, r#"^the compacted transcript has a flush reminder mentioning "(?P<WORD>[^"]+)" before the retained tail$"#,
+    "the message right after the summary is a system message whose content contains WORD (case-insensitive) and is not the summary's text",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let out = compacted(st)?;
+        let h = head(st);
+        let reminder = out.get(h + 1).cloned().unwrap_or(Value::Null);
+        let text = reminder["content"].as_str().unwrap_or_default().to_lowercase();
+        if reminder["role"] == "system" && text.contains(&arg.at(1).to_lowercase()) && out.get(h) != Some(&reminder) {
+            Ok(())
+        } else {
+            fail_as(Kind::Pinned, format!("the message after the summary is {}, not a system reminder mentioning {:?}", port::truncate(&reminder.to_string(), 200), arg.at(1)))
+        }
+    }
+}
+
+step! {
+    compacted_transcript_no_system_message_after_summary: Expectations, r#"^the compacted transcript has no system message after the summary$"#,
+    "no flush reminder (or any other system message) follows the summary",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let out = compacted(st)?;
+        match out.iter().skip(head(st) + 1).find(|m| m["role"] == "system") {
+            None => Ok(()),
+            Some(m) => fail_as(Kind::Pinned, format!("a system message follows the summary: {}", port::truncate(&m.to_string(), 200))),
+        }
+    }
+}
 
 /// The compaction fixture's transcript (examples/compaction `input.generator`), in either shape.
 fn generate(turns: usize, anthropic: bool, system: Option<&str>) -> Vec<Value> {

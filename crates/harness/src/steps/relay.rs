@@ -8,7 +8,8 @@ use crate::expectation::Kind;
 use crate::port::PortError;
 use crate::scenario::{fail, StepFailure, StepResult};
 
-step!(building_toolkit_fails_error_mentioning_text: Actions,
+step! {
+    building_toolkit_fails_error_mentioning_text: Actions,
     r#"^building the toolkit fails with an error mentioning "(?P<TEXT>[^"]*)"$"#,
     "`build` with the stored options must fail, answering `raised` (its createToolkit threw, PROTOCOL.md §5.2) or an error (not `unsupported`: that skips), whose message contains TEXT (normalised, lenient: the wording is the port's; `\"\"`: any message, where the SPEC gives no words, NOTES #320); no toolkit results",
     records Kind::Lenient("contains"),
@@ -29,7 +30,7 @@ step!(building_toolkit_fails_error_mentioning_text: Actions,
         let message = st.norm(&Value::String(message));
         expect_mention(&message, &needle)
     }
-);
+}
 
 /// The message of a refused build: `createToolkit` raised (PROTOCOL.md §5.2 `raised`), or a
 /// driver that reports the throw as an error envelope answered one; a build that succeeded

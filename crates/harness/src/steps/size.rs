@@ -97,7 +97,7 @@ fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
 /// Every function and `step!` item in `src` with its length in lines.
 fn item_lengths(src: &str) -> Vec<(String, usize)> {
     let code = code_only(src);
-    let item = regex::Regex::new(r"\bfn\s+(\w+)|\bstep!\(\s*(\w+)\s*:")
+    let item = regex::Regex::new(r"\bfn\s+(\w+)|\bstep!\s*[({]\s*(\w+)\s*:")
         .unwrap_or_else(|e| panic!("bad regex: {e}"));
     let bytes = code.as_bytes();
     let mut found = Vec::new();
@@ -107,7 +107,11 @@ fn item_lengths(src: &str) -> Vec<(String, usize)> {
         };
         // A step item's extent is its macro call; a function's is its body.
         let open = if caps.get(2).is_some() {
-            Some(code[..whole.end()].rfind('(').unwrap_or(whole.start()))
+            Some(
+                code[..whole.end()]
+                    .rfind(['(', '{'])
+                    .unwrap_or(whole.start()),
+            )
         } else {
             code[whole.end()..]
                 .find(['{', ';'])
@@ -169,9 +173,13 @@ fn no_step_source_has_a_function_over_the_limit() {
 
 #[test]
 fn lengths_skip_strings_comments_and_chars() {
-    let src = "fn a() {\n    let s = \"}\"; // }\n    let c = '}';\n    let r = r#\"{\"#;\n}\nfn b<'x>(v: &'x str);\nstep!(c: Setup, r\"(\", \"doc\",\n |_| {})\n";
+    let src = "fn a() {\n    let s = \"}\"; // }\n    let c = '}';\n    let r = r#\"{\"#;\n}\nfn b<'x>(v: &'x str);\nstep!(c: Setup, r\"(\", \"doc\",\n |_| {})\nstep! {\n  d: Setup, \"{\", |_| {}\n}\n";
     assert_eq!(
         item_lengths(src),
-        vec![("a".to_string(), 5), ("c".to_string(), 2)]
+        vec![
+            ("a".to_string(), 5),
+            ("c".to_string(), 2),
+            ("d".to_string(), 3)
+        ]
     );
 }

@@ -10,66 +10,76 @@ use crate::scenario::{fail_as, StepFailure};
 use crate::steps::helpers::at_path;
 use crate::steps::StepCtx;
 
-step!(stream_event_types_repeats_collapsed: Expectations, r#"^the stream event types, repeats collapsed, are:$"# + "JSON array of types",
-"`events[].type` in order, each run of one type counted once (text deltas are as many as the port cuts)",
-records Kind::Lenient("repeats collapsed"),
-|StepCtx { st, step, .. }| {
-    let expected = st.expect_doc(step)?;
-    let types = collapse(&event_types(&events(st)?));
-    if Value::from(types.clone()) == expected { Ok(()) } else {
-        fail_as(Kind::Lenient("repeats collapsed"), format!("the event types are {types:?}, not {expected}"))
+step! {
+    stream_event_types_repeats_collapsed: Expectations, r#"^the stream event types, repeats collapsed, are:$"# + "JSON array of types",
+    "`events[].type` in order, each run of one type counted once (text deltas are as many as the port cuts)",
+    records Kind::Lenient("repeats collapsed"),
+    |StepCtx { st, step, .. }| {
+        let expected = st.expect_doc(step)?;
+        let types = collapse(&event_types(&events(st)?));
+        if Value::from(types.clone()) == expected { Ok(()) } else {
+            fail_as(Kind::Lenient("repeats collapsed"), format!("the event types are {types:?}, not {expected}"))
+        }
     }
-});
+}
 
-step!(stream_event_types_include_this_order: Expectations, r#"^the stream event types include, in this order:$"# + "JSON array of types",
-"these types occur in `events[].type` in this order, other events allowed between them",
-records Kind::Lenient("in order"),
-|StepCtx { st, step, .. }| {
-    let expected = st.expect_doc(step)?;
-    let wanted: Vec<String> = expected.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
-    let types = event_types(&events(st)?);
-    if is_subsequence(&wanted, &types) { Ok(()) } else {
-        fail_as(Kind::Lenient("in order"), format!("{wanted:?} do not occur in that order in {types:?}"))
+step! {
+    stream_event_types_include_this_order: Expectations, r#"^the stream event types include, in this order:$"# + "JSON array of types",
+    "these types occur in `events[].type` in this order, other events allowed between them",
+    records Kind::Lenient("in order"),
+    |StepCtx { st, step, .. }| {
+        let expected = st.expect_doc(step)?;
+        let wanted: Vec<String> = expected.as_array().map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
+        let types = event_types(&events(st)?);
+        if is_subsequence(&wanted, &types) { Ok(()) } else {
+            fail_as(Kind::Lenient("in order"), format!("{wanted:?} do not occur in that order in {types:?}"))
+        }
     }
-});
+}
 
-step!(last_stream_event_type_type: Expectations, r#"^the last stream event is of type "(?P<TYPE>[^"]+)"$"#,
-"the final entry of `events` has this type",
-records Kind::Pinned,
-|StepCtx { st, arg, .. }| {
-    let types = event_types(&events(st)?);
-    match types.last() {
-        Some(t) if *t == arg.at(1) => Ok(()),
-        _ => fail_as(Kind::Pinned, format!("the last event is not {:?}: {types:?}", arg.at(1))),
+step! {
+    last_stream_event_type_type: Expectations, r#"^the last stream event is of type "(?P<TYPE>[^"]+)"$"#,
+    "the final entry of `events` has this type",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let types = event_types(&events(st)?);
+        match types.last() {
+            Some(t) if *t == arg.at(1) => Ok(()),
+            _ => fail_as(Kind::Pinned, format!("the last event is not {:?}: {types:?}", arg.at(1))),
+        }
     }
-});
+}
 
-step!(list_values_at_path_strictly_increase: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) values at "(?P<PATH>[^"]+)" strictly increase$"#,
-"every entry has a number at PATH, each greater than the one before (at least two entries); for hook turns, whose base the SPEC leaves open",
-records Kind::Lenient("relative"),
-|StepCtx { st, arg, .. }| {
-    let list = observed(st, &arg.at(1))?;
-    let mut values = Vec::new();
-    for entry in &list {
-        let v = at_path(entry, &arg.at(2), &format!("a {} entry", arg.at(1)))?;
-        values.push(v.as_f64().ok_or_else(|| StepFailure::failed(format!("{} at {:?} is {v}, not a number", arg.at(1), arg.at(2))))?);
+step! {
+    list_values_at_path_strictly_increase: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls) values at "(?P<PATH>[^"]+)" strictly increase$"#,
+    "every entry has a number at PATH, each greater than the one before (at least two entries); for hook turns, whose base the SPEC leaves open",
+    records Kind::Lenient("relative"),
+    |StepCtx { st, arg, .. }| {
+        let list = observed(st, &arg.at(1))?;
+        let mut values = Vec::new();
+        for entry in &list {
+            let v = at_path(entry, &arg.at(2), &format!("a {} entry", arg.at(1)))?;
+            values.push(v.as_f64().ok_or_else(|| StepFailure::failed(format!("{} at {:?} is {v}, not a number", arg.at(1), arg.at(2))))?);
+        }
+        if values.len() >= 2 && strictly_increasing(&values) { Ok(()) } else {
+            fail_as(Kind::Lenient("relative"), format!("{} values at {:?} are {values:?}: not at least two, each greater than the last", arg.at(1), arg.at(2)))
+        }
     }
-    if values.len() >= 2 && strictly_increasing(&values) { Ok(()) } else {
-        fail_as(Kind::Lenient("relative"), format!("{} values at {:?} are {values:?}: not at least two, each greater than the last", arg.at(1), arg.at(2)))
-    }
-});
+}
 
-step!(llm_request_k_body_at_path_does: Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" does not contain "(?P<TEXT>.*)"$"#,
-"the string at PATH (another value: its compact JSON) lacks TEXT (unescapes `\\n`); a negative control for `contains`",
-records Kind::Pinned,
-|StepCtx { st, arg, .. }| {
-    let request = llm_request(st, &arg.at(1)).await?;
-    let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
-    let needle = crate::steps::helpers::unescape(&arg.at(3));
-    if text_of(&actual).contains(&needle) {
-        fail_as(Kind::Pinned, format!("{} contains {needle:?}", crate::port::truncate(&text_of(&actual), 400)))
-    } else { Ok(()) }
-});
+step! {
+    llm_request_k_body_at_path_does: Expectations, r#"^LLM request (?P<K>\d+|last) body at "(?P<PATH>[^"]*)" does not contain "(?P<TEXT>.*)"$"#,
+    "the string at PATH (another value: its compact JSON) lacks TEXT (unescapes `\\n`); a negative control for `contains`",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let request = llm_request(st, &arg.at(1)).await?;
+        let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
+        let needle = crate::steps::helpers::unescape(&arg.at(3));
+        if text_of(&actual).contains(&needle) {
+            fail_as(Kind::Pinned, format!("{} contains {needle:?}", crate::port::truncate(&text_of(&actual), 400)))
+        } else { Ok(()) }
+    }
+}
 
 fn event_types(events: &[Value]) -> Vec<String> {
     events

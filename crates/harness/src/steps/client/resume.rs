@@ -9,25 +9,29 @@ use super::{loop_command, outcome};
 use crate::scenario::{fail, ScenarioState, StepFailure};
 use crate::steps::StepCtx;
 
-step!(client_resumes_run_answer: Actions, r#"^the client resumes the run with the answer:$"# + "JSON SPEC §10 Answer (`id` absent ⇒ the pending Request's `id`)",
-"`run_with_answer` on the newest client with `history` = the last run result's `messages`, `pending` = its `pending`, and this `answer`",
-|StepCtx { port, st, step, .. }| {
-    let answer = st.json_doc(step)?;
-    let (messages, pending) = halted(st)?;
-    let answer = echo_id(answer, &pending)?;
-    loop_command(port, st, "run_with_answer",
-        json!({"history": messages, "pending": pending, "answer": answer})).await
-});
+step! {
+    client_resumes_run_answer: Actions, r#"^the client resumes the run with the answer:$"# + "JSON SPEC §10 Answer (`id` absent ⇒ the pending Request's `id`)",
+    "`run_with_answer` on the newest client with `history` = the last run result's `messages`, `pending` = its `pending`, and this `answer`",
+    |StepCtx { port, st, step, .. }| {
+        let answer = st.json_doc(step)?;
+        let (messages, pending) = halted(st)?;
+        let answer = echo_id(answer, &pending)?;
+        loop_command(port, st, "run_with_answer",
+            json!({"history": messages, "pending": pending, "answer": answer})).await
+    }
+}
 
-step!(client_resumes_thread_id_answer: Actions, r#"^the client resumes thread "(?P<ID>[^"]+)" with the answer:$"# + "JSON SPEC §10 Answer (`id` absent ⇒ the pending Request's `id`)",
-"`ask_with_answer` for thread ID with `pending` = the last run result's `pending` and this `answer` (the transcript comes from the client's store)",
-|StepCtx { port, st, step, arg, .. }| {
-    let answer = st.json_doc(step)?;
-    let (_, pending) = halted(st)?;
-    let answer = echo_id(answer, &pending)?;
-    loop_command(port, st, "ask_with_answer",
-        json!({"id": arg.at(1), "pending": pending, "answer": answer})).await
-});
+step! {
+    client_resumes_thread_id_answer: Actions, r#"^the client resumes thread "(?P<ID>[^"]+)" with the answer:$"# + "JSON SPEC §10 Answer (`id` absent ⇒ the pending Request's `id`)",
+    "`ask_with_answer` for thread ID with `pending` = the last run result's `pending` and this `answer` (the transcript comes from the client's store)",
+    |StepCtx { port, st, step, arg, .. }| {
+        let answer = st.json_doc(step)?;
+        let (_, pending) = halted(st)?;
+        let answer = echo_id(answer, &pending)?;
+        loop_command(port, st, "ask_with_answer",
+            json!({"id": arg.at(1), "pending": pending, "answer": answer})).await
+    }
+}
 
 /// The last run's transcript and `pending` Request, as the port returned them.
 fn halted(st: &ScenarioState) -> Result<(Value, Value), StepFailure> {
