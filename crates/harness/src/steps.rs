@@ -1,6 +1,9 @@
-//! The step vocabulary: a registry whose items each declare a step's pattern, its doc line and
-//! its handler (protocol requests and comparisons). features/STEPS.md is rendered from it.
-//! Both the CLI runner and the cucumber test drive scenarios through `run_step`.
+//! The step vocabulary: a registry of named steps, each a `step!` item declaring its pattern,
+//! its doc line and its handler (protocol requests and comparisons) together, in a module per
+//! SPEC area (`setup`, `toolkit`, `results`, `skills`, `builtins`, `mcp`, `client` with its
+//! `order`/`translate`/`resume` children, `agents`, `relay`, `serve`, `compact`; what several
+//! share is in `helpers`). `STEPS` lists them in registry order, from which features/STEPS.md
+//! is rendered. Both the CLI runner and the cucumber test drive scenarios through `run_step`.
 
 use std::future::Future;
 use std::pin::Pin;
