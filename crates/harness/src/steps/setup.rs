@@ -211,3 +211,65 @@ step! {
             .map_err(StepFailure::failed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::{file_path_containing_text, file_path_now_contains};
+    use crate::features::StepSpec;
+    use crate::inprocess::InProcessPort;
+    use crate::scenario::{Env, ScenarioState, StepFailure};
+    use crate::steps::StepDef;
+
+    /// A port these steps never ask: every request answers `null`.
+    struct Silent;
+
+    #[async_trait::async_trait]
+    impl toolnexus_protocol::Handler for Silent {
+        async fn handle(&mut self, _request: Value) -> Value {
+            Value::Null
+        }
+        async fn close_all(&mut self) {}
+    }
+
+    async fn run(
+        def: StepDef,
+        text: &str,
+        doc: Option<&str>,
+        st: &mut ScenarioState,
+    ) -> Result<(), StepFailure> {
+        let env = Env::from_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+        let step = StepSpec {
+            keyword: "Given".into(),
+            text: text.into(),
+            docstring: doc.map(str::to_string),
+        };
+        let arg = crate::steps::select(std::slice::from_ref(&def), text)?.1;
+        let mut port = InProcessPort::new(Silent);
+        (def.handler)(crate::steps::StepCtx {
+            port: &mut port,
+            env: &env,
+            st,
+            step: &step,
+            arg,
+        })
+        .await
+    }
+
+    /// A named step runs alone: one writes a file, another checks its bytes.
+    #[tokio::test]
+    async fn a_written_file_is_read_back_by_name() {
+        let mut st = ScenarioState::default();
+        let write = r#"a file "x/note.txt" containing "a\tb""#;
+        run(file_path_containing_text(), write, None, &mut st)
+            .await
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let check = r#"the file "x/note.txt" now contains:"#;
+        run(file_path_now_contains(), check, Some("a\tb"), &mut st)
+            .await
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let wrong = run(file_path_now_contains(), check, Some("a b"), &mut st).await;
+        assert!(matches!(wrong, Err(StepFailure::Failed(_))), "{wrong:?}");
+    }
+}
