@@ -65,7 +65,7 @@ step! {
 // An escaped quote may stand inside X, a bare one may not: the either-or step below
 // must not match this pattern too.
 step! {
-    sanitized_value_x: Expectations, r#"^the sanitized value is "(?P<X>(?:[^"\\]|\\.)*)"$"#,
+    sanitized_value_is: Expectations, r#"^the sanitized value is "(?P<X>(?:[^"\\]|\\.)*)"$"#,
     "`sanitize`, pinned",
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
@@ -80,7 +80,7 @@ step! {
 }
 
 step! {
-    sanitized_value_x_y: Expectations, r#"^the sanitized value is "(?P<X>[^"]*)" or "(?P<Y>[^"]*)"$"#,
+    sanitized_value_is_either: Expectations, r#"^the sanitized value is "(?P<X>[^"]*)" or "(?P<Y>[^"]*)"$"#,
     "`sanitize`, either reading of SPEC-quoted code (NOTES #27)",
     records Kind::Lenient("one of"),
     |StepCtx { st, arg, .. }| {

@@ -50,27 +50,27 @@ step! {
 }
 
 step! {
-    result_error: Expectations, r#"^the result is an error$"#,
+    result_is_error: Expectations, r#"^the result is an error$"#,
         "`isError` is true",
         records Kind::Pinned,
         |StepCtx { st, .. }| { is_error(st, true) }
 }
 
 step! {
-    result_not_error: Expectations, r#"^the result is not an error$"#,
+    result_is_not_error: Expectations, r#"^the result is not an error$"#,
         "`isError` is false",
         records Kind::Pinned,
         |StepCtx { st, .. }| { is_error(st, false) }
 }
 
 step! {
-    output: Expectations, r#"^the output is:$"# + "text",
+    output_is: Expectations, r#"^the output is:$"# + "text",
         "output, pinned",
         |StepCtx { st, step, .. }| { expect_text(st, &st.raw_doc(step)?, &st.output()?) }
 }
 
 step! {
-    output_text: Expectations, r#"^the output is "(?P<TEXT>.*)"$"#,
+    output_is_text: Expectations, r#"^the output is "(?P<TEXT>.*)"$"#,
         "output, pinned (`\\n`, `\\\"`, `\\t` escapes inline)",
         |StepCtx { st, arg, .. }| { expect_text(st, &unescape(&arg.at(1)), &st.output()?) }
 }

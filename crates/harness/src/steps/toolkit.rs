@@ -119,7 +119,7 @@ step! {
 }
 
 step! {
-    toolkit_tool_x: Expectations, r#"^the toolkit has the tool "(?P<X>[^"]+)"$"#,
+    toolkit_has_tool: Expectations, r#"^the toolkit has the tool "(?P<X>[^"]+)"$"#,
     "presence",
     records Kind::Pinned,
     |StepCtx { port, st, arg, .. }| {
@@ -134,7 +134,7 @@ step! {
 }
 
 step! {
-    toolkit_no_tool_x: Expectations, r#"^the toolkit has no tool "(?P<X>[^"]+)"$"#,
+    toolkit_has_no_tool: Expectations, r#"^the toolkit has no tool "(?P<X>[^"]+)"$"#,
     "absence",
     records Kind::Pinned,
     |StepCtx { port, st, arg, .. }| {
@@ -149,7 +149,7 @@ step! {
 }
 
 step! {
-    tool_x_source: Expectations, r#"^the tool "(?P<X>[^"]+)" has source "(?P<S>[^"]+)"$"#,
+    tool_has_source: Expectations, r#"^the tool "(?P<X>[^"]+)" has source "(?P<S>[^"]+)"$"#,
     "source",
     |StepCtx { port, st, arg, .. }| {
         let listed = live_tools(port, st).await?;
@@ -161,7 +161,7 @@ step! {
 }
 
 step! {
-    tool_x_matches: Expectations, r#"^the tool "(?P<X>[^"]+)" matches:$"# + "JSON",
+    tool_matches: Expectations, r#"^the tool "(?P<X>[^"]+)" matches:$"# + "JSON",
     "the tool's `{name, description, inputSchema, source}`",
     |StepCtx { port, st, step, arg, .. }| {
         let listed = live_tools(port, st).await?;
@@ -250,7 +250,7 @@ step! {
 }
 
 step! {
-    there_no_status_source: Expectations, r#"^there is no status for "(?P<SOURCE>[^"]+)"$"#,
+    no_status_for_source: Expectations, r#"^there is no status for "(?P<SOURCE>[^"]+)"$"#,
     "`statuses` has no entry for SOURCE",
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
@@ -265,7 +265,7 @@ step! {
 }
 
 step! {
-    there_no_errors: Expectations, r#"^there are no errors$"#,
+    no_errors: Expectations, r#"^there are no errors$"#,
     "`errors` is empty",
     records Kind::Pinned,
     |StepCtx { st, .. }| {
@@ -299,7 +299,7 @@ step! {
 }
 
 step! {
-    there_error_key: Expectations, r#"^there is an error for "(?P<KEY>[^"]+)"$"#,
+    an_error_for_key: Expectations, r#"^there is an error for "(?P<KEY>[^"]+)"$"#,
     "`errors` has a non-empty entry for KEY (its wording is the port's)",
     records Kind::Lenient("non-empty"),
     |StepCtx { st, arg, .. }| {
@@ -319,7 +319,7 @@ step! {
 }
 
 step! {
-    there_warning: Expectations, r#"^there is a warning$"#,
+    a_warning: Expectations, r#"^there is a warning$"#,
     "the build's `warnings` has a non-empty entry (where the SPEC says \"warn\" but gives no words)",
     records Kind::Lenient("non-empty"),
     |StepCtx { st, .. }| {
