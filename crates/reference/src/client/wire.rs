@@ -31,8 +31,9 @@ pub struct Call {
     pub arguments: String,
 }
 
-/// Token usage, summed across turns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Token usage, summed across turns; serialises as `{prompt_tokens, completion_tokens,
+/// total_tokens}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Usage {
     /// OpenAI `prompt_tokens` / Anthropic `input_tokens`.
     pub prompt_tokens: u64,
