@@ -281,10 +281,10 @@ impl ReferenceSession {
         // port's createToolkit throws, which is `raised` (PROTOCOL.md §5.2), not a driver error.
         let tk = match Toolkit::try_build(opts).await {
             Ok(tk) => tk,
-            Err(message) => {
+            Err(collision) => {
                 // As a build that succeeded would have replaced it, nothing stays under `id`.
                 self.close(id).await?;
-                return Ok(json!({ "raised": message }));
+                return Ok(json!({ "raised": collision.to_string() }));
             }
         };
         let body = json!({
@@ -418,10 +418,10 @@ fn list_skills(options: &SkillSourceOptions) -> Reply {
 async fn list_mcp_tools(config: &Value) -> Reply {
     let parsed = match mcp::parse_config(config) {
         Ok(parsed) => parsed,
-        Err(message) => {
+        Err(e) => {
             return Ok(json!({
                 "statuses": {}, "tools": {},
-                "errors": { mcp::config::CONFIG_ERROR_KEY: message },
+                "errors": { mcp::config::CONFIG_ERROR_KEY: e.to_string() },
             }))
         }
     };

@@ -77,7 +77,9 @@ pub async fn open(
     redactor: &mut Redactor,
 ) -> Result<(Connection, Vec<Value>), Failure> {
     let timeout = Duration::from_millis(config.timeout_ms);
-    let launch = config.launch().map_err(|d| Failure::new("config", d))?;
+    let launch = config
+        .launch()
+        .map_err(|d| Failure::new("config", d.to_string()))?;
     let bridge = Bridge { wait_for };
     let mut connection = match launch {
         Launch::Local { argv, env, cwd } => {
