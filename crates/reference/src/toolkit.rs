@@ -289,9 +289,12 @@ async fn load_agents(
     let specs = a2a::specs(option, block);
     let loads = specs.iter().map(|(label, spec)| async move {
         match spec {
-            Err(e) => (label.clone(), Err(e.clone())),
+            Err(e) => (label.clone(), Err(e.to_string())),
             Ok(spec) if spec.disabled => (label.clone(), Ok(Vec::new())),
-            Ok(spec) => (label.clone(), a2a::load_agent(spec).await),
+            Ok(spec) => (
+                label.clone(),
+                a2a::load_agent(spec).await.map_err(|e| e.to_string()),
+            ),
         }
     });
     let mut tools = Vec::new();
