@@ -62,14 +62,97 @@ pub struct HttpToolSpec {
     pub result_mode: ResultMode,
 }
 
+/// An HTTP tool declaration that cannot be read; `Display` is the message the host sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpToolError {
+    /// No string `name`.
+    MissingName,
+    /// No string `url`.
+    MissingUrl {
+        /// The tool.
+        tool: String,
+    },
+    /// A header value is not a string.
+    HeaderNotString {
+        /// The tool.
+        tool: String,
+        /// The header.
+        header: String,
+    },
+    /// `headers` is not an object.
+    HeadersNotObject {
+        /// The tool.
+        tool: String,
+    },
+    /// A `query` entry is not a string.
+    QueryNotNames {
+        /// The tool.
+        tool: String,
+    },
+    /// `query` is not an array.
+    QueryNotArray {
+        /// The tool.
+        tool: String,
+    },
+    /// `body` is not `json`, `form` or `raw`.
+    UnknownBodyMode {
+        /// The tool.
+        tool: String,
+        /// The mode given.
+        mode: String,
+    },
+    /// `resultMode` is not `text`, `json` or `status+text`.
+    UnknownResultMode {
+        /// The tool.
+        tool: String,
+        /// The mode given.
+        mode: String,
+    },
+}
+
+impl std::fmt::Display for HttpToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HttpToolError::MissingName => f.write_str("an HTTP tool needs a string \"name\""),
+            HttpToolError::MissingUrl { tool } => {
+                write!(f, "HTTP tool \"{tool}\" needs a string \"url\"")
+            }
+            HttpToolError::HeaderNotString { tool, header } => {
+                write!(
+                    f,
+                    "HTTP tool \"{tool}\": header \"{header}\" must be a string"
+                )
+            }
+            HttpToolError::HeadersNotObject { tool } => {
+                write!(f, "HTTP tool \"{tool}\": headers must be an object")
+            }
+            HttpToolError::QueryNotNames { tool } => {
+                write!(f, "HTTP tool \"{tool}\": query must list argument names")
+            }
+            HttpToolError::QueryNotArray { tool } => {
+                write!(f, "HTTP tool \"{tool}\": query must be an array")
+            }
+            HttpToolError::UnknownBodyMode { tool, mode } => {
+                write!(f, "HTTP tool \"{tool}\": unknown body mode \"{mode}\"")
+            }
+            HttpToolError::UnknownResultMode { tool, mode } => {
+                write!(f, "HTTP tool \"{tool}\": unknown resultMode \"{mode}\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HttpToolError {}
+
 impl HttpToolSpec {
     /// Reads a declaration: `{name, description?, inputSchema?, method?, url, headers?, query?,
     /// body?, timeout?, resultMode?}`.
-    pub fn from_json(v: &Value) -> Result<HttpToolSpec, String> {
+    pub fn from_json(v: &Value) -> Result<HttpToolSpec, HttpToolError> {
         let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
-        let name = text("name").ok_or("an HTTP tool needs a string \"name\"")?;
-        let url =
-            text("url").ok_or_else(|| format!("HTTP tool \"{name}\" needs a string \"url\""))?;
+        let name = text("name").ok_or(HttpToolError::MissingName)?;
+        let tool = || name.clone();
+        let url = text("url").ok_or_else(|| HttpToolError::MissingUrl { tool: tool() })?;
         let headers = match v.get("headers") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Object(m)) => m
@@ -77,12 +160,13 @@ impl HttpToolSpec {
                 .map(|(k, v)| {
                     v.as_str()
                         .map(|s| (k.clone(), s.to_string()))
-                        .ok_or_else(|| {
-                            format!("HTTP tool \"{name}\": header \"{k}\" must be a string")
+                        .ok_or_else(|| HttpToolError::HeaderNotString {
+                            tool: tool(),
+                            header: k.clone(),
                         })
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err(format!("HTTP tool \"{name}\": headers must be an object")),
+            Some(_) => return Err(HttpToolError::HeadersNotObject { tool: tool() }),
         };
         let query = match v.get("query") {
             None | Some(Value::Null) => Vec::new(),
@@ -90,17 +174,18 @@ impl HttpToolSpec {
                 .iter()
                 .map(|q| q.as_str().map(str::to_string))
                 .collect::<Option<_>>()
-                .ok_or_else(|| format!("HTTP tool \"{name}\": query must list argument names"))?,
-            Some(_) => return Err(format!("HTTP tool \"{name}\": query must be an array")),
+                .ok_or_else(|| HttpToolError::QueryNotNames { tool: tool() })?,
+            Some(_) => return Err(HttpToolError::QueryNotArray { tool: tool() }),
         };
         let body = match text("body").as_deref() {
             None | Some("json") => BodyMode::Json,
             Some("form") => BodyMode::Form,
             Some("raw") => BodyMode::Raw,
             Some(other) => {
-                return Err(format!(
-                    "HTTP tool \"{name}\": unknown body mode \"{other}\""
-                ))
+                return Err(HttpToolError::UnknownBodyMode {
+                    tool: tool(),
+                    mode: other.to_string(),
+                })
             }
         };
         let result_mode = match text("resultMode").as_deref() {
@@ -108,9 +193,10 @@ impl HttpToolSpec {
             Some("json") => ResultMode::Json,
             Some("status+text") => ResultMode::StatusText,
             Some(other) => {
-                return Err(format!(
-                    "HTTP tool \"{name}\": unknown resultMode \"{other}\""
-                ))
+                return Err(HttpToolError::UnknownResultMode {
+                    tool: tool(),
+                    mode: other.to_string(),
+                })
             }
         };
         Ok(HttpToolSpec {
