@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 use super::write::{args_object, blocking, io_msg, read_text, req_str, stage, Staged, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub const NAME: &str = "apply_patch";
+
 /// One file operation of a patch, as [`parse_patch`] reads it (paths as written).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PatchOp {
@@ -402,7 +405,7 @@ impl ToolExec for ApplyPatch {
 /// The §4A `apply_patch` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "apply_patch",
+        NAME,
         "Apply a patch (Begin/End Patch grammar: Add/Update/Delete File). Atomic \u{2014} a non-matching hunk aborts with no writes.",
         json!({
             "type": "object",
