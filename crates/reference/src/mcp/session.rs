@@ -83,8 +83,8 @@ pub async fn open(
     let bridge = Bridge { wait_for };
     let mut connection = match launch {
         Launch::Local { argv, env, cwd } => {
-            let spawned =
-                stdio::spawn(&argv, &env, cwd.as_ref()).map_err(|d| Failure::new("connect", d))?;
+            let spawned = stdio::spawn(&argv, &env, cwd.as_ref())
+                .map_err(|d| Failure::new("connect", d.to_string()))?;
             let mut tree = spawned.tree;
             let init =
                 tokio::time::timeout(timeout, bridge.serve((spawned.reader, spawned.writer))).await;
