@@ -176,7 +176,7 @@ impl Agents {
                 let s = self.session(&runtime)?;
                 let tool = s.rt.as_tool(&def).map_err(|e| bad(e.to_string()))?;
                 let result = tool.execute(args, &Context::default()).await;
-                Ok(json!({"tool": tool.describe(), "result": result}))
+                Ok(json!({"tool": wire(&tool.describe())?, "result": result}))
             }
             Request::AgentClock {
                 runtime,

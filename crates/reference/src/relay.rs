@@ -201,7 +201,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(tk.get("lookup").unwrap().source, Source::Relay);
-        assert_eq!(tk.get("lookup").unwrap().describe()["source"], "relay");
+        assert_eq!(tk.get("lookup").unwrap().describe().source, Source::Relay);
     }
 
     #[tokio::test]
