@@ -1,5 +1,6 @@
 //! §7 HTTP / REST tools: a declared endpoint becomes a tool with source `http`.
 
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -355,7 +356,7 @@ impl ToolExec for HttpExec {
         };
         let (status, text) = match answer {
             Ok(pair) => pair,
-            Err(message) => return redact(ToolResult::error(message)),
+            Err(e) => return redact(ToolResult::error(e.to_string())),
         };
         if !(200..300).contains(&status) {
             return redact(ToolResult::error(format!("HTTP {status}: {text}")))
@@ -375,6 +376,44 @@ impl ToolExec for HttpExec {
 /// The largest response body read.
 const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
+/// Why a request got no HTTP answer; `Display` is the message a tool result carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The method is not an HTTP token.
+    InvalidMethod {
+        /// The method given.
+        method: String,
+    },
+    /// The request timed out.
+    TimedOut {
+        /// The bound, in milliseconds.
+        ms: u128,
+    },
+    /// The transport failed: reqwest's message and its sources, joined by `: `.
+    Transport {
+        /// The joined message.
+        detail: String,
+    },
+    /// The body passed the read cap.
+    BodyTooLarge,
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::InvalidMethod { method } => write!(f, "invalid HTTP method \"{method}\""),
+            SendError::TimedOut { ms } => write!(f, "request timed out after {ms} ms"),
+            SendError::Transport { detail } => f.write_str(detail),
+            SendError::BodyTooLarge => {
+                write!(f, "the response body is larger than {MAX_BODY_BYTES} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
 /// Sends a prepared request; `Ok((status, body text))` for any HTTP answer, `Err` for a
 /// transport failure (already free of header values: reqwest errors never carry them).
 pub async fn send(
@@ -382,9 +421,10 @@ pub async fn send(
     method: &str,
     prepared: &Prepared,
     timeout: Duration,
-) -> Result<(u16, String), String> {
-    let method = Method::from_bytes(method.as_bytes())
-        .map_err(|_| format!("invalid HTTP method \"{method}\""))?;
+) -> Result<(u16, String), SendError> {
+    let method = Method::from_bytes(method.as_bytes()).map_err(|_| SendError::InvalidMethod {
+        method: method.to_string(),
+    })?;
     let mut request = client.request(method, &prepared.url).timeout(timeout);
     let mut has_content_type = false;
     for (k, v) in &prepared.headers {
@@ -404,17 +444,17 @@ pub async fn send(
     while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e, timeout))? {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_BODY_BYTES {
-            return Err(format!(
-                "the response body is larger than {MAX_BODY_BYTES} bytes"
-            ));
+            return Err(SendError::BodyTooLarge);
         }
     }
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
 }
 
-fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+fn describe(e: &reqwest::Error, timeout: Duration) -> SendError {
     if e.is_timeout() {
-        return format!("request timed out after {} ms", timeout.as_millis());
+        return SendError::TimedOut {
+            ms: timeout.as_millis(),
+        };
     }
     let mut out = e.to_string();
     let mut source = std::error::Error::source(e);
@@ -422,7 +462,7 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
         out.push_str(&format!(": {s}"));
         source = s.source();
     }
-    out
+    SendError::Transport { detail: out }
 }
 
 /// A placeholder name is any argument name that has no brace or white space in it (NOTES

@@ -114,7 +114,9 @@ async fn fetch(spec: &AgentSpec, prepared: &Prepared) -> Result<Card, CardError>
     let bound = CARD_TIMEOUT.min(Duration::from_millis(spec.timeout_ms));
     let (status, text) = send(&crate::http_client::client(), "GET", prepared, bound)
         .await
-        .map_err(|detail| CardError::Fetch { detail })?;
+        .map_err(|e| CardError::Fetch {
+            detail: e.to_string(),
+        })?;
     if !(200..300).contains(&status) {
         return Err(CardError::Status {
             status,
