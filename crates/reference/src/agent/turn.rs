@@ -40,10 +40,15 @@ impl Runtime {
             (h.def.clone(), started, h.soul.clone(), capped)
         });
         let Some((def_name, started, soul, capped)) = seen else {
-            return Err(ClientError::new(format!("no handle {id:?}")));
+            let e = AgentError::NoHandle { id: id.to_string() };
+            return Err(ClientError::new(e.to_string()));
         };
         let Some(def) = self.inner.registry.get(&def_name).cloned() else {
-            return Err(ClientError::new(format!("unknown agent {def_name:?}")));
+            let e = AgentError::UnknownAgent {
+                name: def_name,
+                known: None,
+            };
+            return Err(ClientError::new(e.to_string()));
         };
         let o = &self.inner.options;
         let started = started.unwrap_or_else(|| self.now());
