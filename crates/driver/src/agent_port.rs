@@ -15,7 +15,9 @@ use toolnexus_protocol::client::{HookBehaviours, OnMetricBehaviour};
 use toolnexus_protocol::options::ExtraTool;
 use toolnexus_protocol::Request;
 use toolnexus_reference::agent::inbox::Item;
-use toolnexus_reference::agent::{AgentDef, Budget, BudgetDecision, Runtime, RuntimeOptions};
+use toolnexus_reference::agent::{
+    AgentDef, Budget, BudgetDecision, BudgetInfo, Runtime, RuntimeOptions,
+};
 use toolnexus_reference::client::{MetricEvent, OnMetric, Style};
 use toolnexus_reference::tool::Context;
 
@@ -69,9 +71,9 @@ impl Agents {
                 let parent = parent.as_deref().unwrap_or("root");
                 match s.rt.spawn(parent, &def, budget.as_ref()) {
                     Ok(sp) => {
-                        Ok(json!({"handle": sp.id, "budget": {"effective": sp.budget.to_json()}}))
+                        Ok(json!({"handle": sp.id, "budget": {"effective": wire(&sp.budget)?}}))
                     }
-                    Err(e) => Ok(json!({"error": {"output": e, "isError": true}})),
+                    Err(e) => Ok(json!({"error": {"output": e.to_string(), "isError": true}})),
                 }
             }
             Request::AgentPost {
@@ -90,7 +92,7 @@ impl Agents {
                 };
                 Ok(match s.rt.post(&handle, item) {
                     Ok(()) => json!({"accepted": true}),
-                    Err(e) => json!({"accepted": false, "error": e}),
+                    Err(e) => json!({"accepted": false, "error": e.to_string()}),
                 })
             }
             Request::AgentWake {
@@ -102,7 +104,7 @@ impl Agents {
                 let s = self.session(&runtime)?;
                 Ok(match s.rt.wake(&handle, prompt.as_deref()) {
                     Ok(w) => json!({"state": w.state.as_str(), "queued": w.queued}),
-                    Err(e) => json!({"error": e}),
+                    Err(e) => json!({"error": e.to_string()}),
                 })
             }
             Request::AgentWait {
@@ -114,7 +116,7 @@ impl Agents {
             } => {
                 let s = self.session(&runtime)?;
                 let r = s.rt.wait(&handle, timeout_ms, advance_ms).await;
-                Ok(json!({"result": r.to_json()}))
+                Ok(json!({"result": wire(&r)?}))
             }
             Request::AgentInterrupt {
                 runtime, handle, ..
@@ -122,7 +124,7 @@ impl Agents {
                 let s = self.session(&runtime)?;
                 Ok(match s.rt.interrupt(&handle) {
                     Ok(state) => json!({"state": state.as_str()}),
-                    Err(e) => json!({"error": e}),
+                    Err(e) => json!({"error": e.to_string()}),
                 })
             }
             Request::AgentClose {
@@ -135,17 +137,17 @@ impl Agents {
                 let s = self.session(&runtime)?;
                 Ok(match s.rt.close(&handle, force, advance_ms).await {
                     Ok(state) => json!({"state": state.as_str()}),
-                    Err(e) => json!({"error": e}),
+                    Err(e) => json!({"error": e.to_string()}),
                 })
             }
             Request::AgentList { runtime, .. } => {
-                Ok(json!({"handles": self.session(&runtime)?.rt.list()}))
+                Ok(json!({"handles": wire(&self.session(&runtime)?.rt.list())?}))
             }
             Request::AgentInspect {
                 runtime, handle, ..
             } => {
                 let s = self.session(&runtime)?;
-                s.rt.inspect(&handle).map_err(bad)
+                wire(&s.rt.inspect(&handle).map_err(|e| bad(e.to_string()))?)
             }
             Request::AgentRun {
                 runtime,
@@ -155,8 +157,8 @@ impl Agents {
             } => {
                 let s = self.session(&runtime)?;
                 match s.rt.run(&entry, &prompt).await {
-                    Ok(r) => Ok(json!({"handle": r.handle, "result": r.to_json()})),
-                    Err(e) => Ok(json!({"error": e})),
+                    Ok(r) => Ok(json!({"handle": r.handle, "result": wire(&r)?})),
+                    Err(e) => Ok(json!({"error": e.to_string()})),
                 }
             }
             Request::AgentResume {
@@ -164,17 +166,17 @@ impl Agents {
             } => {
                 let s = self.session(&runtime)?;
                 match s.rt.resume(behaviours::reference_answer(answer)).await {
-                    Ok(r) => Ok(json!({"result": r.to_json()})),
-                    Err(e) => Ok(json!({"raised": e})),
+                    Ok(r) => Ok(json!({"result": wire(&r)?})),
+                    Err(e) => Ok(json!({"raised": e.to_string()})),
                 }
             }
             Request::AgentExecute {
                 runtime, def, args, ..
             } => {
                 let s = self.session(&runtime)?;
-                let tool = s.rt.as_tool(&def).map_err(bad)?;
+                let tool = s.rt.as_tool(&def).map_err(|e| bad(e.to_string()))?;
                 let result = tool.execute(args, &Context::default()).await;
-                Ok(json!({"tool": tool.describe(), "result": result}))
+                Ok(json!({"tool": wire(&tool.describe())?, "result": result}))
             }
             Request::AgentClock {
                 runtime,
@@ -191,7 +193,8 @@ impl Agents {
                 ..
             } => {
                 let s = self.session(&runtime)?;
-                s.rt.heartbeat(&handle, every_ms).map_err(bad)?;
+                s.rt.heartbeat(&handle, every_ms)
+                    .map_err(|e| bad(e.to_string()))?;
                 Ok(json!({}))
             }
             Request::AgentStoreGet { runtime, id, .. } => {
@@ -224,7 +227,7 @@ impl Agents {
                         }
                     }
                 }
-                let mut v = s.rt.observations().to_json();
+                let mut v = wire(&s.rt.observations())?;
                 v["hookCalls"] = json!(s.hook_calls);
                 v["metricEvents"] = json!(s.metric_events);
                 v["peakConcurrentTurns"] = json!(s.rt.peak_concurrent_turns());
@@ -307,7 +310,7 @@ impl Agents {
                 }
                 _ => return Err(bad("onBudget: {\"answer\": \"stop\" | \"extend\"}")),
             };
-            options.on_budget = Some(Arc::new(move |_info: &Value| decision));
+            options.on_budget = Some(Arc::new(move |_info: &BudgetInfo| decision));
         }
         let tools = spec
             .tools
@@ -352,7 +355,7 @@ impl Agents {
             recorders.push((name, rec));
             registry.push(def);
         }
-        let rt = Runtime::new(options, registry, tools).map_err(bad)?;
+        let rt = Runtime::new(options, registry, tools).map_err(|e| bad(e.to_string()))?;
         self.runtimes.insert(
             id,
             Session {
@@ -374,6 +377,12 @@ struct RuntimeSpec {
     registry: AgentRegistry,
     tools: Vec<ExtraTool>,
     options: AgentRuntimeOptions,
+}
+
+/// A reference answer as its protocol JSON (the reference's types serialise to the
+/// protocol's shapes; a value JSON cannot hold is the driver's fault, said as such).
+fn wire<T: serde::Serialize>(value: &T) -> Result<Value, (String, String)> {
+    serde_json::to_value(value).map_err(|e| bad(format!("the answer is not JSON: {e}")))
 }
 
 /// The protocol's budget as the reference's (the same seven limits).

@@ -107,7 +107,9 @@ fn http_extra_tool(
     if let Some(schema) = schema.filter(|s| !s.is_null()) {
         decl.insert("inputSchema".into(), schema.clone());
     }
-    HttpToolSpec::from_json(&Value::Object(decl)).map(http_tool)
+    HttpToolSpec::from_json(&Value::Object(decl))
+        .map(http_tool)
+        .map_err(|e| e.to_string())
 }
 
 /// The protocol's source names are the reference's.

@@ -21,7 +21,7 @@ use toolnexus_reference::builtins::select_builtins;
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};
-use toolnexus_reference::tool::Context;
+use toolnexus_reference::tool::{Context, Tool};
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
@@ -281,10 +281,10 @@ impl ReferenceSession {
         // port's createToolkit throws, which is `raised` (PROTOCOL.md §5.2), not a driver error.
         let tk = match Toolkit::try_build(opts).await {
             Ok(tk) => tk,
-            Err(message) => {
+            Err(collision) => {
                 // As a build that succeeded would have replaced it, nothing stays under `id`.
                 self.close(id).await?;
-                return Ok(json!({ "raised": message }));
+                return Ok(json!({ "raised": collision.to_string() }));
             }
         };
         let body = json!({
@@ -386,7 +386,12 @@ pub fn hello() -> Value {
 }
 
 fn describe_tools(tk: &Toolkit) -> Vec<Value> {
-    tk.tools().iter().map(|t| t.describe()).collect()
+    tk.tools().iter().map(describe_tool).collect()
+}
+
+/// A tool's description as protocol JSON.
+fn describe_tool(t: &Tool) -> Value {
+    json!(t.describe())
 }
 
 fn describe_skill(s: &SkillInfo) -> Value {
@@ -418,10 +423,10 @@ fn list_skills(options: &SkillSourceOptions) -> Reply {
 async fn list_mcp_tools(config: &Value) -> Reply {
     let parsed = match mcp::parse_config(config) {
         Ok(parsed) => parsed,
-        Err(message) => {
+        Err(e) => {
             return Ok(json!({
                 "statuses": {}, "tools": {},
-                "errors": { mcp::config::CONFIG_ERROR_KEY: message },
+                "errors": { mcp::config::CONFIG_ERROR_KEY: e.to_string() },
             }))
         }
     };
@@ -429,17 +434,14 @@ async fn list_mcp_tools(config: &Value) -> Reply {
     let tools: Map<String, Value> = inv
         .tools
         .iter()
-        .map(|(server, infos)| {
-            let described = infos.iter().map(|i| i.describe()).collect::<Vec<_>>();
-            (server.clone(), json!(described))
-        })
+        .map(|(server, infos)| (server.clone(), json!(infos)))
         .collect();
     Ok(json!({"statuses": inv.statuses, "tools": tools, "errors": inv.errors}))
 }
 
 fn select(config: &Value) -> Value {
     let cfg = Some(config).filter(|v| !v.is_null());
-    let tools: Vec<Value> = select_builtins(cfg).iter().map(|t| t.describe()).collect();
+    let tools: Vec<Value> = select_builtins(cfg).iter().map(describe_tool).collect();
     json!({ "tools": tools })
 }
 

@@ -80,7 +80,7 @@ impl Serves {
             .as_ref()
             .map(McpServeConfig::from_value)
             .transpose()
-            .map_err(bad_request)?;
+            .map_err(|e| bad_request(e.to_string()))?;
         if let Some(old) = self.handles.remove(&req.id) {
             old.handle.stop().await;
         }
@@ -185,7 +185,7 @@ fn a2a_config(value: &Value, store_calls: &Log) -> Result<A2AConfig, String> {
             map.remove("store");
         }
     }
-    let mut config = A2AConfig::from_value(&value)?;
+    let mut config = A2AConfig::from_value(&value).map_err(|e| e.to_string())?;
     if recording {
         config.store = StoreSpec::Custom(Arc::new(RecordingStore {
             tasks: Mutex::new(HashMap::new()),

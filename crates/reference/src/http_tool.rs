@@ -1,5 +1,6 @@
 //! §7 HTTP / REST tools: a declared endpoint becomes a tool with source `http`.
 
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,14 +63,97 @@ pub struct HttpToolSpec {
     pub result_mode: ResultMode,
 }
 
+/// An HTTP tool declaration that cannot be read; `Display` is the message the host sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpToolError {
+    /// No string `name`.
+    MissingName,
+    /// No string `url`.
+    MissingUrl {
+        /// The tool.
+        tool: String,
+    },
+    /// A header value is not a string.
+    HeaderNotString {
+        /// The tool.
+        tool: String,
+        /// The header.
+        header: String,
+    },
+    /// `headers` is not an object.
+    HeadersNotObject {
+        /// The tool.
+        tool: String,
+    },
+    /// A `query` entry is not a string.
+    QueryNotNames {
+        /// The tool.
+        tool: String,
+    },
+    /// `query` is not an array.
+    QueryNotArray {
+        /// The tool.
+        tool: String,
+    },
+    /// `body` is not `json`, `form` or `raw`.
+    UnknownBodyMode {
+        /// The tool.
+        tool: String,
+        /// The mode given.
+        mode: String,
+    },
+    /// `resultMode` is not `text`, `json` or `status+text`.
+    UnknownResultMode {
+        /// The tool.
+        tool: String,
+        /// The mode given.
+        mode: String,
+    },
+}
+
+impl std::fmt::Display for HttpToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HttpToolError::MissingName => f.write_str("an HTTP tool needs a string \"name\""),
+            HttpToolError::MissingUrl { tool } => {
+                write!(f, "HTTP tool \"{tool}\" needs a string \"url\"")
+            }
+            HttpToolError::HeaderNotString { tool, header } => {
+                write!(
+                    f,
+                    "HTTP tool \"{tool}\": header \"{header}\" must be a string"
+                )
+            }
+            HttpToolError::HeadersNotObject { tool } => {
+                write!(f, "HTTP tool \"{tool}\": headers must be an object")
+            }
+            HttpToolError::QueryNotNames { tool } => {
+                write!(f, "HTTP tool \"{tool}\": query must list argument names")
+            }
+            HttpToolError::QueryNotArray { tool } => {
+                write!(f, "HTTP tool \"{tool}\": query must be an array")
+            }
+            HttpToolError::UnknownBodyMode { tool, mode } => {
+                write!(f, "HTTP tool \"{tool}\": unknown body mode \"{mode}\"")
+            }
+            HttpToolError::UnknownResultMode { tool, mode } => {
+                write!(f, "HTTP tool \"{tool}\": unknown resultMode \"{mode}\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HttpToolError {}
+
 impl HttpToolSpec {
     /// Reads a declaration: `{name, description?, inputSchema?, method?, url, headers?, query?,
     /// body?, timeout?, resultMode?}`.
-    pub fn from_json(v: &Value) -> Result<HttpToolSpec, String> {
+    pub fn from_json(v: &Value) -> Result<HttpToolSpec, HttpToolError> {
         let text = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
-        let name = text("name").ok_or("an HTTP tool needs a string \"name\"")?;
-        let url =
-            text("url").ok_or_else(|| format!("HTTP tool \"{name}\" needs a string \"url\""))?;
+        let name = text("name").ok_or(HttpToolError::MissingName)?;
+        let tool = || name.clone();
+        let url = text("url").ok_or_else(|| HttpToolError::MissingUrl { tool: tool() })?;
         let headers = match v.get("headers") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Object(m)) => m
@@ -77,12 +161,13 @@ impl HttpToolSpec {
                 .map(|(k, v)| {
                     v.as_str()
                         .map(|s| (k.clone(), s.to_string()))
-                        .ok_or_else(|| {
-                            format!("HTTP tool \"{name}\": header \"{k}\" must be a string")
+                        .ok_or_else(|| HttpToolError::HeaderNotString {
+                            tool: tool(),
+                            header: k.clone(),
                         })
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err(format!("HTTP tool \"{name}\": headers must be an object")),
+            Some(_) => return Err(HttpToolError::HeadersNotObject { tool: tool() }),
         };
         let query = match v.get("query") {
             None | Some(Value::Null) => Vec::new(),
@@ -90,17 +175,18 @@ impl HttpToolSpec {
                 .iter()
                 .map(|q| q.as_str().map(str::to_string))
                 .collect::<Option<_>>()
-                .ok_or_else(|| format!("HTTP tool \"{name}\": query must list argument names"))?,
-            Some(_) => return Err(format!("HTTP tool \"{name}\": query must be an array")),
+                .ok_or_else(|| HttpToolError::QueryNotNames { tool: tool() })?,
+            Some(_) => return Err(HttpToolError::QueryNotArray { tool: tool() }),
         };
         let body = match text("body").as_deref() {
             None | Some("json") => BodyMode::Json,
             Some("form") => BodyMode::Form,
             Some("raw") => BodyMode::Raw,
             Some(other) => {
-                return Err(format!(
-                    "HTTP tool \"{name}\": unknown body mode \"{other}\""
-                ))
+                return Err(HttpToolError::UnknownBodyMode {
+                    tool: tool(),
+                    mode: other.to_string(),
+                })
             }
         };
         let result_mode = match text("resultMode").as_deref() {
@@ -108,9 +194,10 @@ impl HttpToolSpec {
             Some("json") => ResultMode::Json,
             Some("status+text") => ResultMode::StatusText,
             Some(other) => {
-                return Err(format!(
-                    "HTTP tool \"{name}\": unknown resultMode \"{other}\""
-                ))
+                return Err(HttpToolError::UnknownResultMode {
+                    tool: tool(),
+                    mode: other.to_string(),
+                })
             }
         };
         Ok(HttpToolSpec {
@@ -269,7 +356,7 @@ impl ToolExec for HttpExec {
         };
         let (status, text) = match answer {
             Ok(pair) => pair,
-            Err(message) => return redact(ToolResult::error(message)),
+            Err(e) => return redact(ToolResult::error(e.to_string())),
         };
         if !(200..300).contains(&status) {
             return redact(ToolResult::error(format!("HTTP {status}: {text}")))
@@ -289,6 +376,44 @@ impl ToolExec for HttpExec {
 /// The largest response body read.
 const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
+/// Why a request got no HTTP answer; `Display` is the message a tool result carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The method is not an HTTP token.
+    InvalidMethod {
+        /// The method given.
+        method: String,
+    },
+    /// The request timed out.
+    TimedOut {
+        /// The bound, in milliseconds.
+        ms: u128,
+    },
+    /// The transport failed: reqwest's message and its sources, joined by `: `.
+    Transport {
+        /// The joined message.
+        detail: String,
+    },
+    /// The body passed the read cap.
+    BodyTooLarge,
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::InvalidMethod { method } => write!(f, "invalid HTTP method \"{method}\""),
+            SendError::TimedOut { ms } => write!(f, "request timed out after {ms} ms"),
+            SendError::Transport { detail } => f.write_str(detail),
+            SendError::BodyTooLarge => {
+                write!(f, "the response body is larger than {MAX_BODY_BYTES} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
 /// Sends a prepared request; `Ok((status, body text))` for any HTTP answer, `Err` for a
 /// transport failure (already free of header values: reqwest errors never carry them).
 pub async fn send(
@@ -296,9 +421,10 @@ pub async fn send(
     method: &str,
     prepared: &Prepared,
     timeout: Duration,
-) -> Result<(u16, String), String> {
-    let method = Method::from_bytes(method.as_bytes())
-        .map_err(|_| format!("invalid HTTP method \"{method}\""))?;
+) -> Result<(u16, String), SendError> {
+    let method = Method::from_bytes(method.as_bytes()).map_err(|_| SendError::InvalidMethod {
+        method: method.to_string(),
+    })?;
     let mut request = client.request(method, &prepared.url).timeout(timeout);
     let mut has_content_type = false;
     for (k, v) in &prepared.headers {
@@ -318,17 +444,17 @@ pub async fn send(
     while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e, timeout))? {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_BODY_BYTES {
-            return Err(format!(
-                "the response body is larger than {MAX_BODY_BYTES} bytes"
-            ));
+            return Err(SendError::BodyTooLarge);
         }
     }
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
 }
 
-fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+fn describe(e: &reqwest::Error, timeout: Duration) -> SendError {
     if e.is_timeout() {
-        return format!("request timed out after {} ms", timeout.as_millis());
+        return SendError::TimedOut {
+            ms: timeout.as_millis(),
+        };
     }
     let mut out = e.to_string();
     let mut source = std::error::Error::source(e);
@@ -336,7 +462,7 @@ fn describe(e: &reqwest::Error, timeout: Duration) -> String {
         out.push_str(&format!(": {s}"));
         source = s.source();
     }
-    out
+    SendError::Transport { detail: out }
 }
 
 /// A placeholder name is any argument name that has no brace or white space in it (NOTES

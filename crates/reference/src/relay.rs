@@ -116,17 +116,35 @@ pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
     }
 }
 
+/// A relay tool named like a builtin: the one toolkit build failure (SPEC §10 addendum).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelayCollision {
+    /// The relay tool's (and the builtin's) name.
+    pub name: String,
+}
+
+impl std::fmt::Display for RelayCollision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "relay tool \"{}\" collides with the built-in tool of that name",
+            self.name
+        )
+    }
+}
+
+impl std::error::Error for RelayCollision {}
+
 /// The relay guard: the first relay tool named like a builtin, as a build error naming it.
 /// It holds whether builtins are on or off, so a future builtin cannot capture the call.
-pub fn check_collisions(tools: &[Tool]) -> Result<(), String> {
+pub fn check_collisions(tools: &[Tool]) -> Result<(), RelayCollision> {
     match tools
         .iter()
         .find(|t| t.source == Source::Relay && BUILTIN_NAMES.contains(&t.name.as_str()))
     {
-        Some(t) => Err(format!(
-            "relay tool \"{}\" collides with the built-in tool of that name",
-            t.name
-        )),
+        Some(t) => Err(RelayCollision {
+            name: t.name.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -175,14 +193,15 @@ mod tests {
                 .await
                 .err()
                 .unwrap();
-            assert!(err.contains("\"read\""), "{err}");
+            assert_eq!(err.name, "read");
+            assert!(err.to_string().contains("\"read\""), "{err}");
         }
         let ok = relay_tool("lookup", "host looks up", json!({"type": "object"}));
         let tk = Toolkit::try_build(options(json!(false), vec![ok]))
             .await
             .unwrap();
         assert_eq!(tk.get("lookup").unwrap().source, Source::Relay);
-        assert_eq!(tk.get("lookup").unwrap().describe()["source"], "relay");
+        assert_eq!(tk.get("lookup").unwrap().describe().source, Source::Relay);
     }
 
     #[tokio::test]

@@ -188,15 +188,29 @@ impl Tool {
         }
     }
 
-    /// The tool's public description as JSON (`name`, `description`, `inputSchema`, `source`).
-    pub fn describe(&self) -> Value {
-        serde_json::json!({
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "source": self.source.as_str(),
-        })
+    /// The tool's public description (`name`, `description`, `inputSchema`, `source`).
+    pub fn describe(&self) -> ToolDescription {
+        ToolDescription {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            input_schema: self.input_schema.clone(),
+            source: self.source,
+        }
     }
+}
+
+/// A tool as hosts list it; serialises as `{name, description, inputSchema, source}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDescription {
+    /// The exposed name.
+    pub name: String,
+    /// What the model is told.
+    pub description: String,
+    /// Its JSON-Schema (SPEC data: arbitrary JSON).
+    pub input_schema: Value,
+    /// Where it came from.
+    pub source: Source,
 }
 
 thread_local! {

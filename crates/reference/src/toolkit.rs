@@ -84,7 +84,7 @@ impl Toolkit {
     /// `createToolkit` with the §10 relay guard: a relay tool among `extra_tools` named like a
     /// builtin fails construction, whether builtins are on or off (the only build failure;
     /// every other failing source stays a status and an error entry).
-    pub async fn try_build(options: ToolkitOptions) -> Result<Toolkit, String> {
+    pub async fn try_build(options: ToolkitOptions) -> Result<Toolkit, relay::RelayCollision> {
         relay::check_collisions(&options.extra_tools)?;
         Ok(Toolkit::build(options).await)
     }
@@ -149,9 +149,9 @@ impl Toolkit {
     ) -> Option<mcp_config::McpConfig> {
         let parsed = match mcp_config::parse(config?) {
             Ok(parsed) => parsed,
-            Err(message) => {
+            Err(e) => {
                 self.errors
-                    .insert(mcp_config::CONFIG_ERROR_KEY.to_string(), message);
+                    .insert(mcp_config::CONFIG_ERROR_KEY.to_string(), e.to_string());
                 return None;
             }
         };
@@ -289,9 +289,12 @@ async fn load_agents(
     let specs = a2a::specs(option, block);
     let loads = specs.iter().map(|(label, spec)| async move {
         match spec {
-            Err(e) => (label.clone(), Err(e.clone())),
+            Err(e) => (label.clone(), Err(e.to_string())),
             Ok(spec) if spec.disabled => (label.clone(), Ok(Vec::new())),
-            Ok(spec) => (label.clone(), a2a::load_agent(spec).await),
+            Ok(spec) => (
+                label.clone(),
+                a2a::load_agent(spec).await.map_err(|e| e.to_string()),
+            ),
         }
     });
     let mut tools = Vec::new();

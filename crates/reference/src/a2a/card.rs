@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::error::{CardError, SpecError};
 use crate::env_expand::{expand_headers, Redactor};
 use crate::http_tool::{send, Prepared};
 use crate::mcp::config::entry_disabled;
@@ -32,12 +33,12 @@ pub struct AgentSpec {
 
 impl AgentSpec {
     /// Reads `{card, headers?, timeout?, pollEvery?, enabled?, disabled?}`.
-    pub fn from_json(v: &Value) -> Result<AgentSpec, String> {
+    pub fn from_json(v: &Value) -> Result<AgentSpec, SpecError> {
         let card = v
             .get("card")
             .and_then(Value::as_str)
             .filter(|c| !c.is_empty())
-            .ok_or("an agent needs a string \"card\" (the Agent Card URL)")?
+            .ok_or(SpecError::MissingCard)?
             .to_string();
         let headers = match v.get("headers") {
             None | Some(Value::Null) => Vec::new(),
@@ -46,10 +47,10 @@ impl AgentSpec {
                 .map(|(k, v)| {
                     v.as_str()
                         .map(|s| (k.clone(), s.to_string()))
-                        .ok_or_else(|| format!("agent header \"{k}\" must be a string"))
+                        .ok_or_else(|| SpecError::HeaderNotString { name: k.clone() })
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err("agent headers must be an object".to_string()),
+            Some(_) => return Err(SpecError::HeadersNotObject),
         };
         let ms = |key: &str, default: u64| {
             v.get(key)
@@ -96,7 +97,7 @@ pub struct Card {
 
 /// `GET <card>` and read it; every failure is a message, secrets redacted (a server may
 /// echo a header back in its error body).
-pub async fn resolve(spec: &AgentSpec) -> Result<Card, String> {
+pub async fn resolve(spec: &AgentSpec) -> Result<Card, CardError> {
     let (headers, redactor) = spec.expanded_headers();
     let prepared = Prepared {
         url: spec.card.clone(),
@@ -106,32 +107,36 @@ pub async fn resolve(spec: &AgentSpec) -> Result<Card, String> {
     };
     fetch(spec, &prepared)
         .await
-        .map_err(|e| prepared.redactor.redact(&e))
+        .map_err(|e| e.redacted(&prepared.redactor))
 }
 
-async fn fetch(spec: &AgentSpec, prepared: &Prepared) -> Result<Card, String> {
+async fn fetch(spec: &AgentSpec, prepared: &Prepared) -> Result<Card, CardError> {
     let bound = CARD_TIMEOUT.min(Duration::from_millis(spec.timeout_ms));
     let (status, text) = send(&crate::http_client::client(), "GET", prepared, bound)
         .await
-        .map_err(|e| format!("cannot fetch the agent card: {e}"))?;
+        .map_err(|e| CardError::Fetch {
+            detail: e.to_string(),
+        })?;
     if !(200..300).contains(&status) {
-        return Err(format!(
-            "the agent card answered HTTP {status}: {}",
-            excerpt(&text)
-        ));
+        return Err(CardError::Status {
+            status,
+            excerpt: excerpt(&text),
+        });
     }
-    let card: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("the agent card is not JSON ({e}): {}", excerpt(&text)))?;
+    let card: Value = serde_json::from_str(&text).map_err(|e| CardError::NotJson {
+        detail: e.to_string(),
+        excerpt: excerpt(&text),
+    })?;
     parse_card(&card, &spec.card)
 }
 
 /// Reads a card document; `card_url` gives the origin fallback for the endpoint.
-pub fn parse_card(card: &Value, card_url: &str) -> Result<Card, String> {
+pub fn parse_card(card: &Value, card_url: &str) -> Result<Card, CardError> {
     let name = card
         .get("name")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
-        .ok_or("the agent card has no string \"name\"")?
+        .ok_or(CardError::NoName)?
         .to_string();
     let skills = match card.get("skills") {
         None | Some(Value::Null) => Vec::new(),
@@ -149,7 +154,7 @@ pub fn parse_card(card: &Value, card_url: &str) -> Result<Card, String> {
                 })
             })
             .collect(),
-        Some(_) => return Err("the agent card's \"skills\" is not an array".to_string()),
+        Some(_) => return Err(CardError::SkillsNotArray),
     };
     let endpoint = match card
         .get("url")
@@ -157,9 +162,9 @@ pub fn parse_card(card: &Value, card_url: &str) -> Result<Card, String> {
         .filter(|u| !u.is_empty())
     {
         Some(url) => url.to_string(),
-        None => {
-            origin(card_url).ok_or_else(|| format!("cannot take the origin of \"{card_url}\""))?
-        }
+        None => origin(card_url).ok_or_else(|| CardError::NoOrigin {
+            card_url: card_url.to_string(),
+        })?,
     };
     Ok(Card {
         description: card

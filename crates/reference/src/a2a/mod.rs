@@ -1,7 +1,10 @@
 //! §7A A2A agents, outbound: resolve each agent's card into one tool per skill.
 
 pub mod card;
+mod error;
 pub mod task;
+
+pub use error::{CardError, SpecError};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +22,7 @@ pub fn error_key(card: &str) -> String {
 }
 
 /// Resolves one agent: its tools, or why it contributes none.
-pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, String> {
+pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, CardError> {
     let card = card::resolve(spec).await?;
     let (headers, redactor) = spec.expanded_headers();
     let client = crate::http_client::client();
@@ -50,7 +53,7 @@ pub async fn load_agent(spec: &AgentSpec) -> Result<Vec<Tool>, String> {
 pub fn specs(
     option: &[Value],
     config_block: Option<&Value>,
-) -> Vec<(String, Result<AgentSpec, String>)> {
+) -> Vec<(String, Result<AgentSpec, SpecError>)> {
     let from_option = option
         .iter()
         .enumerate()

@@ -203,7 +203,11 @@ impl AgentCall {
             tokio::time::timeout(remaining, send(&self.client, "POST", &prepared, remaining)).await;
         let (status, text) = match answer {
             Err(_) => return Ok(None),
-            Ok(Err(e)) if e.contains("timed out") && Instant::now() >= deadline => return Ok(None),
+            // As before the error was typed: its text is what is read (a transport failure
+            // that says "timed out" counts too).
+            Ok(Err(e)) if e.to_string().contains("timed out") && Instant::now() >= deadline => {
+                return Ok(None)
+            }
             Ok(Err(e)) => return Err(format!("{method} failed: {e}")),
             Ok(Ok(pair)) => pair,
         };

@@ -1,83 +1,38 @@
 //! §7D budgets: the seven limits, the carve at spawn and the ledger the live walk reads.
 
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::client::Usage;
 
 /// `Budget { maxTurns, maxTokens, maxToolCalls, maxWallMs, maxChildren, maxConcurrent, maxDepth }`;
-/// `None` is no limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `None` is no limit. Serialises as the set fields, SPEC-spelled, in SPEC order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Budget {
     /// LLM round trips of this handle.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u64>,
     /// Tokens of this handle and everything it spawned.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
     /// Tool calls of this handle and everything it spawned.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tool_calls: Option<u64>,
     /// Virtual milliseconds one run may take.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_wall_ms: Option<u64>,
     /// Live children at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_children: Option<u64>,
     /// Running children at once (the concurrency gate).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_concurrent: Option<u64>,
     /// Levels below this handle.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<u64>,
 }
 
-/// The budget fields in their SPEC spelling, in SPEC order.
-const FIELDS: [&str; 7] = [
-    "maxTurns",
-    "maxTokens",
-    "maxToolCalls",
-    "maxWallMs",
-    "maxChildren",
-    "maxConcurrent",
-    "maxDepth",
-];
-
 impl Budget {
-    fn slot(&mut self, name: &str) -> Option<&mut Option<u64>> {
-        Some(match name {
-            "maxTurns" => &mut self.max_turns,
-            "maxTokens" => &mut self.max_tokens,
-            "maxToolCalls" => &mut self.max_tool_calls,
-            "maxWallMs" => &mut self.max_wall_ms,
-            "maxChildren" => &mut self.max_children,
-            "maxConcurrent" => &mut self.max_concurrent,
-            "maxDepth" => &mut self.max_depth,
-            _ => return None,
-        })
-    }
-
-    /// Reads a budget object; an unknown field or a value that is not a non-negative
-    /// integer is refused by name.
-    pub fn from_json(v: &Value) -> Result<Budget, String> {
-        let Some(map) = v.as_object() else {
-            return Err(format!("budget must be an object, got {v}"));
-        };
-        let mut b = Budget::default();
-        for (k, val) in map {
-            let Some(slot) = b.slot(k) else {
-                return Err(format!(
-                    "unknown budget field {k:?} (known: {})",
-                    FIELDS.join(", ")
-                ));
-            };
-            match val {
-                Value::Null => {}
-                _ => match val.as_u64() {
-                    Some(n) => *slot = Some(n),
-                    None => {
-                        return Err(format!(
-                            "budget field {k} must be a non-negative integer, got {val}"
-                        ))
-                    }
-                },
-            }
-        }
-        Ok(b)
-    }
-
     /// Per field: `over`'s value when set, else this one's.
     pub fn overlaid(mut self, over: &Budget) -> Budget {
         let pairs = [
@@ -96,26 +51,6 @@ impl Budget {
         }
         self
     }
-
-    /// The set fields, SPEC-spelled.
-    pub fn to_json(&self) -> Value {
-        let values = [
-            self.max_turns,
-            self.max_tokens,
-            self.max_tool_calls,
-            self.max_wall_ms,
-            self.max_children,
-            self.max_concurrent,
-            self.max_depth,
-        ];
-        let mut out = Map::new();
-        for (name, v) in FIELDS.iter().zip(values) {
-            if let Some(n) = v {
-                out.insert((*name).to_string(), json!(n));
-            }
-        }
-        Value::Object(out)
-    }
 }
 
 /// What a handle has used: its own turns, and the tokens and tool calls of its subtree
@@ -130,10 +65,14 @@ pub struct Ledger {
     pub usage: Usage,
 }
 
-impl Ledger {
-    /// As JSON: `{turns, toolCalls, tokens}`.
-    pub fn to_json(&self) -> Value {
-        json!({"turns": self.turns, "toolCalls": self.tool_calls, "tokens": self.usage.total_tokens})
+/// Serialises as `{turns, toolCalls, tokens}` (`tokens`: the rolled-up total).
+impl Serialize for Ledger {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Ledger", 3)?;
+        s.serialize_field("turns", &self.turns)?;
+        s.serialize_field("toolCalls", &self.tool_calls)?;
+        s.serialize_field("tokens", &self.usage.total_tokens)?;
+        s.end()
     }
 }
 
@@ -204,10 +143,28 @@ mod tests {
     }
 
     #[test]
-    fn unknown_fields_are_refused_by_name() {
-        let e = Budget::from_json(&json!({"maxTokenz": 1})).unwrap_err();
-        assert!(e.contains("maxTokenz"), "{e}");
-        let e = Budget::from_json(&json!({"maxTokens": -1})).unwrap_err();
-        assert!(e.contains("maxTokens"), "{e}");
+    fn a_budget_serialises_its_set_fields_in_spec_order() {
+        let b = Budget {
+            max_depth: Some(2),
+            max_turns: Some(5),
+            max_tool_calls: Some(0),
+            ..Budget::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&b).unwrap(),
+            r#"{"maxTurns":5,"maxToolCalls":0,"maxDepth":2}"#
+        );
+        let l = Ledger {
+            turns: 1,
+            tool_calls: 2,
+            usage: Usage {
+                total_tokens: 3,
+                ..Usage::default()
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&l).unwrap(),
+            r#"{"turns":1,"toolCalls":2,"tokens":3}"#
+        );
     }
 }

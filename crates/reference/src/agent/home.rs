@@ -20,9 +20,10 @@
 //!   `SOUL.md`, a permission error) is skipped and reported in [`ComposedSoul::warnings`];
 //!   only a missing or non-directory home is an error.
 
+use std::fmt;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The files a home may hold, in the order they are composed (§7E table).
 pub const BOOTSTRAP_ORDER: [&str; 7] = [
@@ -51,6 +52,45 @@ pub struct ComposedSoul {
     pub warnings: Vec<String>,
 }
 
+/// Why a home could not be composed: only a missing or non-directory home is an error.
+#[derive(Debug)]
+pub enum HomeError {
+    /// The home exists but is not a directory.
+    NotADirectory {
+        /// The home.
+        dir: PathBuf,
+    },
+    /// The home's metadata could not be read (it is missing, or not ours to read).
+    Unreadable {
+        /// The home.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for HomeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HomeError::NotADirectory { dir } => {
+                write!(f, "agent home {} is not a directory", dir.display())
+            }
+            HomeError::Unreadable { dir, source } => {
+                write!(f, "agent home {}: {source}", dir.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for HomeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HomeError::NotADirectory { .. } => None,
+            HomeError::Unreadable { source, .. } => Some(source),
+        }
+    }
+}
+
 /// What reading one bootstrap file gave.
 enum Read1 {
     /// Not there: skipped silently.
@@ -62,11 +102,20 @@ enum Read1 {
 }
 
 /// Composes `dir`'s bootstrap files into a soul; a missing or non-directory `dir` is an error.
-pub fn compose_soul(dir: &Path, max_file_bytes: usize) -> Result<ComposedSoul, String> {
+pub fn compose_soul(dir: &Path, max_file_bytes: usize) -> Result<ComposedSoul, HomeError> {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(format!("agent home {} is not a directory", dir.display())),
-        Err(e) => return Err(format!("agent home {}: {e}", dir.display())),
+        Ok(_) => {
+            return Err(HomeError::NotADirectory {
+                dir: dir.to_path_buf(),
+            })
+        }
+        Err(source) => {
+            return Err(HomeError::Unreadable {
+                dir: dir.to_path_buf(),
+                source,
+            })
+        }
     }
     let mut soul = ComposedSoul::default();
     let mut parts: Vec<String> = Vec::new();
@@ -182,11 +231,13 @@ mod tests {
     fn a_missing_home_is_an_error_naming_it() {
         let dir = home(&[]);
         let gone = dir.path().join("no-such-home");
-        let err = compose_soul(&gone, MAX_FILE_BYTES).unwrap_err();
+        let err = compose_soul(&gone, MAX_FILE_BYTES).unwrap_err().to_string();
         assert!(err.contains("no-such-home"), "{err}");
         let file = dir.path().join("plain-file");
         std::fs::write(&file, "x").unwrap();
         let err = compose_soul(&file, MAX_FILE_BYTES).unwrap_err();
+        assert!(matches!(err, HomeError::NotADirectory { .. }), "{err}");
+        let err = err.to_string();
         assert!(
             err.contains("plain-file") && err.contains("not a directory"),
             "{err}"

@@ -1,10 +1,8 @@
 //! §7D's unsolicited rail: inbox items, their provenance, and the one coalesced block a
 //! wake drains them into.
 
-use serde_json::{json, Value};
-
 /// One unsolicited item: `{from: handle-path | "external" | "clock", channel, text}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Item {
     /// Who sent it: a handle id, `"external"`, or `"clock"` (the handle's own timer).
     pub from: String,
@@ -12,13 +10,6 @@ pub struct Item {
     pub channel: String,
     /// Its text.
     pub text: String,
-}
-
-impl Item {
-    /// As JSON.
-    pub fn to_json(&self) -> Value {
-        json!({"from": self.from, "channel": self.channel, "text": self.text})
-    }
 }
 
 /// The channel of timer ticks, which dedupe to one counted entry.

@@ -7,6 +7,7 @@
 
 pub mod budget;
 pub mod clock;
+mod error;
 pub mod home;
 pub mod inbox;
 pub mod memory;
@@ -17,14 +18,18 @@ mod turn;
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde::ser::{Serialize, Serializer};
 
 use crate::client::{ConversationStore, Hooks, OnMetric, Style, Usage};
 use crate::suspension::{Request, WaitFor};
 
-pub use budget::Budget;
-pub use runtime::{Runtime, Spawned, WakeOutcome, DEFAULT_MAX_DEPTH};
-pub use trace::Observations;
+pub use budget::{Budget, Ledger};
+pub use error::{AgentError, ClosedVerb};
+pub use runtime::{
+    BudgetReport, HandleInfo, HandleSummary, Remaining, Runtime, Spawned, WakeOutcome,
+    DEFAULT_MAX_DEPTH,
+};
+pub use trace::{Beat, BudgetInfo, CloseCall, Observations, WaitForCall};
 
 /// One registry entry: `agent(name, {does, soul?, team?, budget?, model?, waitFor?,
 /// onSpawn?, onClose?, hooks?, onMetric?})`.
@@ -66,7 +71,7 @@ pub enum BudgetDecision {
 }
 
 /// `onBudget(info)`: consulted when a limit would stop a run.
-pub type OnBudget = Arc<dyn Fn(&Value) -> BudgetDecision + Send + Sync>;
+pub type OnBudget = Arc<dyn Fn(&BudgetInfo) -> BudgetDecision + Send + Sync>;
 
 /// `AgentRuntime(options)`.
 #[derive(Clone)]
@@ -110,8 +115,9 @@ impl Default for RuntimeOptions {
     }
 }
 
-/// A handle's state (§7D state machine).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A handle's state (§7D state machine); serialises as its SPEC spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum State {
     /// Waiting for a wake.
     Idle,
@@ -135,8 +141,9 @@ impl State {
     }
 }
 
-/// The closed result vocabulary (§7D pin 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The closed result vocabulary (§7D pin 3); serialises as its SPEC spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     /// The model answered.
     Done,
@@ -209,30 +216,38 @@ impl AgentResult {
     pub fn is_error(&self) -> bool {
         self.status != Status::Done
     }
+}
 
-    /// As JSON: `{handle, status, text, isError, limit?, pending?, turns, usage, error?}`.
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "handle": self.handle,
-            "status": self.status.as_str(),
-            "text": self.text,
-            "isError": self.is_error(),
-            "turns": self.turns,
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "total_tokens": self.usage.total_tokens,
-            },
-        });
-        if let Some(l) = &self.limit {
-            v["limit"] = json!(l);
+/// Serialises as `{handle, status, text, isError, turns, usage, limit?, pending?, error?}`.
+impl Serialize for AgentResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            handle: &'a str,
+            status: Status,
+            text: &'a str,
+            is_error: bool,
+            turns: u32,
+            usage: Usage,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            limit: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            pending: Option<&'a Request>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<&'a str>,
         }
-        if let Some(p) = &self.pending {
-            v["pending"] = serde_json::to_value(p).unwrap_or(Value::Null);
+        Wire {
+            handle: &self.handle,
+            status: self.status,
+            text: &self.text,
+            is_error: self.is_error(),
+            turns: self.turns,
+            usage: self.usage,
+            limit: self.limit.as_deref(),
+            pending: self.pending.as_ref(),
+            error: self.error.as_deref(),
         }
-        if let Some(e) = &self.error {
-            v["error"] = json!(e);
-        }
-        v
+        .serialize(serializer)
     }
 }

@@ -5,14 +5,16 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::budget::{self, Budget, Ledger};
 use super::clock::VirtualClock;
+use super::error::{AgentError, ClosedVerb};
 use super::inbox::{self, Item};
-use super::trace::Observations;
+use super::trace::{Beat, Observations};
 use super::{AgentDef, AgentResult, RuntimeOptions, State, Status};
 use crate::client::{ConversationStore, InMemoryStore, TurnGate, Usage};
 use crate::suspension::{Answer, Request};
@@ -125,6 +127,69 @@ pub struct WakeOutcome {
     pub queued: bool,
 }
 
+/// One row of `list()`: `{id, def, state}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandleSummary {
+    /// The handle's id.
+    pub id: String,
+    /// Its registry entry.
+    pub def: String,
+    /// Its state.
+    pub state: State,
+}
+
+/// What is left of the spendable limits (negative once overrun; `None`: no limit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Remaining {
+    /// `maxTurns` minus own turns.
+    pub max_turns: Option<i128>,
+    /// `maxTokens` minus the rolled-up tokens.
+    pub max_tokens: Option<i128>,
+    /// `maxToolCalls` minus the rolled-up tool calls.
+    pub max_tool_calls: Option<i128>,
+}
+
+/// A handle's budget as `inspect` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BudgetReport {
+    /// The effective (carved) budget.
+    pub effective: Budget,
+    /// What it has used.
+    pub used: Ledger,
+    /// What is left.
+    pub remaining: Remaining,
+}
+
+/// `inspect(h)`'s answer: `{id, def, state, queued, inboxLen, inbox, budget, children,
+/// turns, usage, pending}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleInfo {
+    /// The handle's id.
+    pub id: String,
+    /// Its registry entry.
+    pub def: String,
+    /// Its state.
+    pub state: State,
+    /// Whether a wake of it waits in its parent's FIFO.
+    pub queued: bool,
+    /// How many items its inbox holds.
+    pub inbox_len: usize,
+    /// The items.
+    pub inbox: Vec<Item>,
+    /// Its budget, use and what is left.
+    pub budget: BudgetReport,
+    /// Its children's ids, in spawn order.
+    pub children: Vec<String>,
+    /// Own LLM round trips.
+    pub turns: u64,
+    /// Tokens, rolled up.
+    pub usage: Usage,
+    /// The Request it is parked on (unstamped), if any.
+    pub pending: Option<Request>,
+}
+
 /// What starts a run.
 pub(super) enum TurnInput {
     /// A fresh turn with this user text.
@@ -140,23 +205,23 @@ impl Runtime {
         options: RuntimeOptions,
         registry: Vec<AgentDef>,
         tools: Vec<Tool>,
-    ) -> Result<Runtime, String> {
+    ) -> Result<Runtime, AgentError> {
         let tools: BTreeMap<String, Tool> =
             tools.into_iter().map(|t| (t.name.clone(), t)).collect();
         let registry: BTreeMap<String, AgentDef> =
             registry.into_iter().map(|d| (d.name.clone(), d)).collect();
         for def in registry.values() {
             if let Some(t) = def.tools.iter().find(|t| !tools.contains_key(*t)) {
-                return Err(format!(
-                    "agent {:?} uses tool {t:?}, which the runtime does not have",
-                    def.name
-                ));
+                return Err(AgentError::UnknownTool {
+                    agent: def.name.clone(),
+                    tool: t.clone(),
+                });
             }
             if let Some(m) = def.team.iter().find(|m| !registry.contains_key(*m)) {
-                return Err(format!(
-                    "agent {:?} has {m:?} on its team, which is not in the registry",
-                    def.name
-                ));
+                return Err(AgentError::UnknownTeamMember {
+                    agent: def.name.clone(),
+                    member: m.clone(),
+                });
             }
         }
         let store = options
@@ -215,13 +280,12 @@ impl Runtime {
         parent: &str,
         def: &str,
         budget: Option<&Budget>,
-    ) -> Result<Spawned, String> {
+    ) -> Result<Spawned, AgentError> {
         let Some(d) = self.inner.registry.get(def) else {
-            let known: Vec<&str> = self.inner.registry.keys().map(String::as_str).collect();
-            return Err(format!(
-                "unknown agent {def:?} (registry: {})",
-                known.join(", ")
-            ));
+            return Err(AgentError::UnknownAgent {
+                name: def.to_string(),
+                known: Some(self.inner.registry.keys().cloned().collect()),
+            });
         };
         let own = match budget {
             Some(b) => d.budget.overlaid(b),
@@ -231,7 +295,10 @@ impl Runtime {
         let soul = match &d.home {
             Some(home) => {
                 let composed = super::home::compose_soul(home, super::home::MAX_FILE_BYTES)
-                    .map_err(|e| format!("agent {def:?}: its home cannot be read: {e}"))?;
+                    .map_err(|source| AgentError::Home {
+                        agent: def.to_string(),
+                        source,
+                    })?;
                 Some(match &d.soul {
                     Some(s) if !s.is_empty() => format!("{s}\n\n{}", composed.text),
                     _ => composed.text,
@@ -241,23 +308,31 @@ impl Runtime {
         };
         let mut t = self.lock();
         if t.closed_runtime {
-            return Err("the runtime is closed".into());
+            return Err(AgentError::RuntimeClosed);
         }
         let (id, depth, effective) = if parent == "root" {
             if let Some(max) = own.max_depth.filter(|m| *m < 1) {
-                return Err(format!(
-                    "maxDepth: a {def} under root would sit at depth 1 (maxDepth {max})"
-                ));
+                return Err(AgentError::MaxDepth {
+                    def: def.to_string(),
+                    parent: "root".to_string(),
+                    depth: 1,
+                    max,
+                });
             }
             let n = t.root_counters.get(def).copied().unwrap_or(0) + 1;
             t.root_counters.insert(def.to_string(), n);
             (format!("root/{def}.{n}"), 1, own)
         } else {
             let Some(p) = t.handles.get(parent) else {
-                return Err(format!("no handle {parent:?}"));
+                return Err(AgentError::NoHandle {
+                    id: parent.to_string(),
+                });
             };
             if p.state == State::Closed || p.closing {
-                return Err(format!("closed: {parent} is closed and spawns nothing"));
+                return Err(AgentError::Closed {
+                    id: parent.to_string(),
+                    verb: ClosedVerb::Spawn,
+                });
             }
             let live = p
                 .children
@@ -265,9 +340,11 @@ impl Runtime {
                 .filter(|c| t.handles.get(*c).is_some_and(|h| h.state != State::Closed))
                 .count() as u64;
             if let Some(max) = p.budget.max_children.filter(|m| live >= *m) {
-                return Err(format!(
-                    "maxChildren: {parent} already has {live} live children (maxChildren {max})"
-                ));
+                return Err(AgentError::MaxChildren {
+                    parent: parent.to_string(),
+                    live,
+                    max,
+                });
             }
             let depth = p.depth + 1;
             // maxDepth caps how deep below root a handle may sit; it carves like the
@@ -278,12 +355,15 @@ impl Runtime {
                 (a, b) => a.or(b).unwrap_or(DEFAULT_MAX_DEPTH),
             };
             if depth > cap {
-                return Err(format!(
-                    "maxDepth: a {def} under {parent} would sit at depth {depth} (maxDepth {cap})"
-                ));
+                return Err(AgentError::MaxDepth {
+                    def: def.to_string(),
+                    parent: parent.to_string(),
+                    depth,
+                    max: cap,
+                });
             }
-            if let Some((_, _, reason)) = walk_exhausted(&t, parent) {
-                return Err(reason);
+            if let Some(spent) = walk_spent(&t, parent) {
+                return Err(spent);
             }
             let effective = budget::carve(&own, Some((&p.budget, &p.ledger)));
             let n = p.counters.get(def).copied().unwrap_or(0) + 1;
@@ -332,20 +412,24 @@ impl Runtime {
 
     /// `post(h, item)`: appends to the inbox, no transition. A full inbox or a closed
     /// handle refuses at once, saying which.
-    pub fn post(&self, id: &str, item: Item) -> Result<(), String> {
+    pub fn post(&self, id: &str, item: Item) -> Result<(), AgentError> {
         let cap = self.inner.options.inbox_cap;
         let mut t = self.lock();
         let Some(h) = t.handles.get_mut(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
         if h.state == State::Closed || h.closing {
-            return Err(format!("closed: {id} is closed and accepts no posts"));
+            return Err(AgentError::Closed {
+                id: id.to_string(),
+                verb: ClosedVerb::Post,
+            });
         }
         if h.inbox.len() >= cap {
-            return Err(format!(
-                "inbox full: {id} holds {} items (inboxCap {cap}); the post was rejected",
-                h.inbox.len()
-            ));
+            return Err(AgentError::InboxFull {
+                id: id.to_string(),
+                len: h.inbox.len(),
+                cap,
+            });
         }
         h.inbox.push(item);
         Ok(())
@@ -353,29 +437,39 @@ impl Runtime {
 
     /// `wake(h, prompt?)`: `idle→running` with the drained inbox, or a FIFO place behind
     /// the parent's `maxConcurrent`.
-    pub fn wake(&self, id: &str, prompt: Option<&str>) -> Result<WakeOutcome, String> {
+    pub fn wake(&self, id: &str, prompt: Option<&str>) -> Result<WakeOutcome, AgentError> {
         self.wake_as(id, prompt, false)
     }
 
     /// `wake`, marking the run as a heartbeat's (whose substantive reply is a beat).
-    fn wake_as(&self, id: &str, prompt: Option<&str>, beat: bool) -> Result<WakeOutcome, String> {
+    fn wake_as(
+        &self,
+        id: &str,
+        prompt: Option<&str>,
+        beat: bool,
+    ) -> Result<WakeOutcome, AgentError> {
         let mut t = self.lock();
         let Some(h) = t.handles.get(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
+        let owned = || id.to_string();
         match h.state {
-            State::Idle if h.queued => {
-                return Err(format!("{id} already has a queued wake"));
+            State::Idle if h.queued => return Err(AgentError::AlreadyQueued { id: owned() }),
+            State::Idle if h.closing => {
+                return Err(AgentError::Closed {
+                    id: owned(),
+                    verb: ClosedVerb::WakeClosing,
+                })
             }
-            State::Idle if h.closing => return Err(format!("closed: {id} is closing")),
             State::Idle => {}
-            State::Running => return Err(format!("{id} is already running")),
-            State::Suspended => {
-                return Err(format!(
-                    "{id} is suspended: only the Answer to its pending Request resumes it"
-                ))
+            State::Running => return Err(AgentError::AlreadyRunning { id: owned() }),
+            State::Suspended => return Err(AgentError::Suspended { id: owned() }),
+            State::Closed => {
+                return Err(AgentError::Closed {
+                    id: owned(),
+                    verb: ClosedVerb::Other,
+                })
             }
-            State::Closed => return Err(format!("closed: {id} is closed")),
         }
         let parent = h.parent.clone();
         if let Some(p) = parent.as_deref() {
@@ -398,7 +492,7 @@ impl Runtime {
         }
         let input = {
             let Some(h) = t.handles.get_mut(id) else {
-                return Err(format!("no handle {id:?}"));
+                return Err(no_handle(id));
             };
             h.beating = beat;
             let drained = std::mem::take(&mut h.inbox);
@@ -523,13 +617,18 @@ impl Runtime {
 
     /// `interrupt(h)`: aborts the run (or cancels the pending Request) → `idle`, the
     /// drained items back at the front of the inbox, waiters answered `interrupted`.
-    pub fn interrupt(&self, id: &str) -> Result<State, String> {
+    pub fn interrupt(&self, id: &str) -> Result<State, AgentError> {
         let mut t = self.lock();
         let Some(h) = t.handles.get_mut(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
         match h.state {
-            State::Closed => return Err(format!("closed: {id} is closed")),
+            State::Closed => {
+                return Err(AgentError::Closed {
+                    id: id.to_string(),
+                    verb: ClosedVerb::Other,
+                })
+            }
             State::Idle if h.queued => {
                 withdraw_queued(&mut t, id);
                 t.obs.event(id, "queued wake cancelled");
@@ -572,11 +671,11 @@ impl Runtime {
         id: &str,
         force: bool,
         advance_ms: Option<u64>,
-    ) -> Result<State, String> {
+    ) -> Result<State, AgentError> {
         let children = {
             let mut t = self.lock();
             let Some(h) = t.handles.get_mut(id) else {
-                return Err(format!("no handle {id:?}"));
+                return Err(no_handle(id));
             };
             if h.state == State::Closed {
                 return Ok(State::Closed);
@@ -603,14 +702,14 @@ impl Runtime {
         }
         let mut t = self.lock();
         let Some(h) = t.handles.get_mut(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
         if h.state == State::Closed {
             return Ok(State::Closed);
         }
         withdraw_queued(&mut t, id);
         let Some(h) = t.handles.get_mut(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
         if let Some(run) = h.run.take() {
             // A turn still parked inline on an escalation: closing cancels it.
@@ -666,46 +765,46 @@ impl Runtime {
     }
 
     /// `list()`: every handle, by id.
-    pub fn list(&self) -> Vec<Value> {
+    pub fn list(&self) -> Vec<HandleSummary> {
         let t = self.lock();
         t.handles
             .values()
-            .map(|h| json!({"id": h.id, "def": h.def, "state": h.state.as_str()}))
+            .map(|h| HandleSummary {
+                id: h.id.clone(),
+                def: h.def.clone(),
+                state: h.state,
+            })
             .collect()
     }
 
     /// `inspect(h)`: the handle's state, inbox, budget, children and usage.
-    pub fn inspect(&self, id: &str) -> Result<Value, String> {
+    pub fn inspect(&self, id: &str) -> Result<HandleInfo, AgentError> {
         let t = self.lock();
         let Some(h) = t.handles.get(id) else {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         };
-        let remaining = |max: Option<u64>, used: u64| max.map(|m| m as i128 - used as i128);
-        Ok(json!({
-            "id": h.id,
-            "def": h.def,
-            "state": h.state.as_str(),
-            "queued": h.queued,
-            "inboxLen": h.inbox.len(),
-            "inbox": h.inbox.iter().map(Item::to_json).collect::<Vec<_>>(),
-            "budget": {
-                "effective": h.budget.to_json(),
-                "used": h.ledger.to_json(),
-                "remaining": {
-                    "maxTurns": remaining(h.budget.max_turns, h.ledger.turns),
-                    "maxTokens": remaining(h.budget.max_tokens, h.ledger.usage.total_tokens),
-                    "maxToolCalls": remaining(h.budget.max_tool_calls, h.ledger.tool_calls),
+        let remaining = |max: Option<u64>, used: u64| max.map(|m| i128::from(m) - i128::from(used));
+        Ok(HandleInfo {
+            id: h.id.clone(),
+            def: h.def.clone(),
+            state: h.state,
+            queued: h.queued,
+            inbox_len: h.inbox.len(),
+            inbox: h.inbox.clone(),
+            budget: BudgetReport {
+                effective: h.budget,
+                used: h.ledger,
+                remaining: Remaining {
+                    max_turns: remaining(h.budget.max_turns, h.ledger.turns),
+                    max_tokens: remaining(h.budget.max_tokens, h.ledger.usage.total_tokens),
+                    max_tool_calls: remaining(h.budget.max_tool_calls, h.ledger.tool_calls),
                 },
             },
-            "children": h.children,
-            "turns": h.ledger.turns,
-            "usage": {
-                "prompt_tokens": h.ledger.usage.prompt_tokens,
-                "completion_tokens": h.ledger.usage.completion_tokens,
-                "total_tokens": h.ledger.usage.total_tokens,
-            },
-            "pending": h.checkpoint.as_ref().map(|c| serde_json::to_value(&c.request).unwrap_or(Value::Null)),
-        }))
+            children: h.children.clone(),
+            turns: h.ledger.turns,
+            usage: h.ledger.usage,
+            pending: h.checkpoint.as_ref().map(|c| c.request.clone()),
+        })
     }
 
     /// Advances the virtual clock, firing due timers and heartbeats; answers the new time.
@@ -717,14 +816,14 @@ impl Runtime {
     }
 
     /// Starts `id`'s heartbeat: every `every_ms` (virtual) a tick lands in its inbox.
-    pub fn heartbeat(&self, id: &str, every_ms: u64) -> Result<(), String> {
+    pub fn heartbeat(&self, id: &str, every_ms: u64) -> Result<(), AgentError> {
         if every_ms == 0 {
-            return Err("heartbeat everyMs must be positive".into());
+            return Err(AgentError::ZeroHeartbeat);
         }
         let now = self.now();
         let mut t = self.lock();
         if !t.handles.contains_key(id) {
-            return Err(format!("no handle {id:?}"));
+            return Err(no_handle(id));
         }
         t.heartbeats
             .insert(id.to_string(), (every_ms, now + every_ms));
@@ -920,7 +1019,10 @@ impl Runtime {
         }
         t.obs.transition(id, from.as_str(), to.as_str());
         if beat {
-            t.obs.beat(json!({"handle": id, "text": result.text}));
+            t.obs.beat(Beat {
+                handle: id.to_string(),
+                text: result.text.clone(),
+            });
         }
         if let Some(p) = parent {
             self.transfer_slot(&mut t, &p);
@@ -931,7 +1033,7 @@ impl Runtime {
     /// Request it answers; that handle resumes at its checkpoint, then each suspended
     /// ancestor replays its turn (its `task` call reattaches). Answers the top handle's
     /// result.
-    pub async fn resume(&self, answer: Answer) -> Result<AgentResult, String> {
+    pub async fn resume(&self, answer: Answer) -> Result<AgentResult, AgentError> {
         let leaf = {
             let t = self.lock();
             let leaf = t
@@ -954,15 +1056,10 @@ impl Runtime {
                                 .map(|c| format!("{} ({})", h.id, c.request.id))
                         })
                         .collect();
-                    return Err(format!(
-                        "the Answer's id {:?} matches no pending Request (pending: {})",
-                        answer.id,
-                        if open.is_empty() {
-                            "none".to_string()
-                        } else {
-                            open.join(", ")
-                        }
-                    ));
+                    return Err(AgentError::NoPendingRequest {
+                        answer: answer.id.clone(),
+                        pending: open,
+                    });
                 }
             }
         };
@@ -984,10 +1081,10 @@ impl Runtime {
             let rx = {
                 let mut t = self.lock();
                 let Some(h) = t.handles.get_mut(id) else {
-                    return Err(format!("no handle {id:?}"));
+                    return Err(no_handle(id));
                 };
                 let Some(checkpoint) = h.checkpoint.take() else {
-                    return Err(format!("{id} has no checkpoint to resume"));
+                    return Err(AgentError::NoCheckpoint { id: id.clone() });
                 };
                 h.state = State::Idle;
                 t.obs.transition(id, "suspended", "idle");
@@ -998,7 +1095,7 @@ impl Runtime {
                 };
                 self.start(&mut t, id, input, Vec::new());
                 let Some(h) = t.handles.get_mut(id) else {
-                    return Err(format!("no handle {id:?}"));
+                    return Err(no_handle(id));
                 };
                 let (tx, rx) = oneshot::channel();
                 h.waiters.push(tx);
@@ -1006,18 +1103,18 @@ impl Runtime {
             };
             let r = rx
                 .await
-                .map_err(|_| format!("{id} was closed during resume"))?;
+                .map_err(|_| AgentError::ClosedDuringResume { id: id.clone() })?;
             let stop = r.status != Status::Done;
             last = Some(r);
             if stop {
                 break;
             }
         }
-        last.ok_or_else(|| "nothing was resumed".to_string())
+        last.ok_or(AgentError::NothingResumed)
     }
 
     /// `agent(name).run(prompt)`: spawn under root, wake, wait (no close).
-    pub async fn run(&self, entry: &str, prompt: &str) -> Result<AgentResult, String> {
+    pub async fn run(&self, entry: &str, prompt: &str) -> Result<AgentResult, AgentError> {
         let spawned = self.spawn("root", entry, None)?;
         self.wake(&spawned.id, Some(prompt))?;
         Ok(self.wait(&spawned.id, None, None).await)
@@ -1055,18 +1152,37 @@ fn running_children(t: &Table, parent: &str) -> usize {
     })
 }
 
-/// The first spent limit on `id` or any ancestor: `(limit, owner, loud message)`.
-pub(super) fn walk_exhausted(t: &Table, id: &str) -> Option<(String, String, String)> {
+/// `no handle "<id>"`.
+fn no_handle(id: &str) -> AgentError {
+    AgentError::NoHandle { id: id.to_string() }
+}
+
+/// The first spent limit on `id` or any ancestor, as the refusal it causes.
+pub(super) fn walk_spent(t: &Table, id: &str) -> Option<AgentError> {
     let mut cursor = Some(id.to_string());
     while let Some(a) = cursor {
         let h = t.handles.get(&a)?;
         if let Some((limit, used, max)) = budget::exhausted(&h.live_budget(), &h.ledger) {
-            let reason = format!("budget exhausted: {limit} of {a} (used {used} of {max})");
-            return Some((limit.to_string(), a, reason));
+            return Some(AgentError::BudgetExhausted {
+                limit: limit.to_string(),
+                owner: a,
+                used,
+                max,
+            });
         }
         cursor = h.parent.clone();
     }
     None
+}
+
+/// The first spent limit on `id` or any ancestor: `(limit, owner, loud message)`.
+pub(super) fn walk_exhausted(t: &Table, id: &str) -> Option<(String, String, String)> {
+    let spent = walk_spent(t, id)?;
+    let reason = spent.to_string();
+    match spent {
+        AgentError::BudgetExhausted { limit, owner, .. } => Some((limit, owner, reason)),
+        _ => None,
+    }
 }
 
 /// A budget with `onBudget`'s extensions added.

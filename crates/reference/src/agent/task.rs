@@ -152,10 +152,10 @@ impl ToolExec for AgentTool {
         };
         let spawned = match self.rt.spawn("root", &self.name, None) {
             Ok(s) => s,
-            Err(e) => return ToolResult::error(e),
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         if let Err(e) = self.rt.wake(&spawned.id, Some(prompt)) {
-            return ToolResult::error(e);
+            return ToolResult::error(e.to_string());
         }
         let r = self.rt.wait(&spawned.id, None, None).await;
         if r.status != Status::Pending {

@@ -6,13 +6,57 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+
+use crate::suspension::Request;
 
 /// How many entries (transitions, events, callbacks, escalations, beats) one runtime keeps.
 pub const OBSERVATION_CAP: usize = 100_000;
 
-/// Everything observed so far.
-#[derive(Debug, Clone, Default)]
+/// One `onClose(h, reason)` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CloseCall {
+    /// The handle closed.
+    pub handle: String,
+    /// Why: `closed`, `budget`, `error` or `interrupted`.
+    pub reason: String,
+}
+
+/// One escalated Request and the handle whose `waitFor` answered it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaitForCall {
+    /// The interpreter's handle.
+    pub handle: String,
+    /// The Request as it reached the interpreter, `data.path` stamped.
+    pub request: Request,
+}
+
+/// `onBudget(info)`'s argument: the limit that would stop a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BudgetInfo {
+    /// The handle whose run would stop.
+    pub handle: String,
+    /// The limit, SPEC-spelled.
+    pub limit: String,
+    /// The handle whose limit it is (the handle or an ancestor).
+    pub owner: String,
+    /// The loud reason the run would end with.
+    pub reason: String,
+}
+
+/// A substantive heartbeat reply (`onBeat`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Beat {
+    /// The handle that beat.
+    pub handle: String,
+    /// Its reply.
+    pub text: String,
+}
+
+/// Everything observed so far; serialises as the `agent_trace` answer without the gate
+/// peak (`dropped` only when the cap was reached).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Observations {
     /// Per handle, `from→to` in order.
     pub transitions: BTreeMap<String, Vec<String>>,
@@ -21,19 +65,25 @@ pub struct Observations {
     /// `onSpawn(h)` calls, in order.
     pub on_spawn: Vec<String>,
     /// `onClose(h, reason)` calls, in order.
-    pub on_close: Vec<(String, String)>,
+    pub on_close: Vec<CloseCall>,
     /// Each escalated Request and the handle whose `waitFor` answered it.
-    pub wait_for_calls: Vec<Value>,
+    pub wait_for_calls: Vec<WaitForCall>,
     /// Each `onBudget(info)` call.
-    pub on_budget_calls: Vec<Value>,
+    pub on_budget_calls: Vec<BudgetInfo>,
     /// Substantive heartbeat replies (`onBeat`).
-    pub beats: Vec<Value>,
+    pub beats: Vec<Beat>,
     /// The most children of one parent running at once.
     pub peak_running_siblings: usize,
     /// Entries kept so far, against [`OBSERVATION_CAP`].
+    #[serde(skip)]
     kept: usize,
     /// Entries past the cap, counted and not kept.
+    #[serde(skip_serializing_if = "is_zero")]
     pub dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Observations {
@@ -78,54 +128,43 @@ impl Observations {
     /// Records an `onClose(h, reason)` call.
     pub fn closed(&mut self, id: &str, reason: &str) {
         if self.admit() {
-            self.on_close.push((id.to_string(), reason.to_string()));
+            self.on_close.push(CloseCall {
+                handle: id.to_string(),
+                reason: reason.to_string(),
+            });
         }
     }
 
     /// Records an escalation and the handle whose `waitFor` answered it.
-    pub fn wait_for_call(&mut self, call: Value) {
+    pub fn wait_for_call(&mut self, call: WaitForCall) {
         if self.admit() {
             self.wait_for_calls.push(call);
         }
     }
 
     /// Records an `onBudget(info)` call.
-    pub fn on_budget_call(&mut self, info: Value) {
+    pub fn on_budget_call(&mut self, info: BudgetInfo) {
         if self.admit() {
             self.on_budget_calls.push(info);
         }
     }
 
     /// Records a substantive heartbeat reply.
-    pub fn beat(&mut self, beat: Value) {
+    pub fn beat(&mut self, beat: Beat) {
         if self.admit() {
             self.beats.push(beat);
         }
-    }
-
-    /// As JSON (the `agent_trace` answer, without the gate peak); `dropped` only when the
-    /// cap was reached.
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({
-            "transitions": self.transitions,
-            "events": self.events,
-            "onSpawn": self.on_spawn,
-            "onClose": self.on_close.iter().map(|(h, r)| json!({"handle": h, "reason": r})).collect::<Vec<_>>(),
-            "waitForCalls": self.wait_for_calls,
-            "onBudgetCalls": self.on_budget_calls,
-            "beats": self.beats,
-            "peakRunningSiblings": self.peak_running_siblings,
-        });
-        if self.dropped > 0 {
-            v["dropped"] = json!(self.dropped);
-        }
-        v
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn to_json(obs: &Observations) -> serde_json::Value {
+        serde_json::to_value(obs).unwrap()
+    }
 
     #[test]
     fn past_the_cap_entries_are_counted_not_kept() {
@@ -136,17 +175,35 @@ mod tests {
         obs.transition("root/a.1", "idle", "running");
         obs.spawned("root/b.1");
         assert_eq!(
-            obs.to_json().get("dropped"),
+            to_json(&obs).get("dropped"),
             None,
             "nothing dropped at the cap"
         );
         obs.closed("root/b.1", "closed");
-        obs.beat(json!({"handle": "root/a.1"}));
-        obs.wait_for_call(json!({}));
-        obs.on_budget_call(json!({}));
+        obs.beat(Beat {
+            handle: "root/a.1".into(),
+            text: "x".into(),
+        });
+        obs.wait_for_call(WaitForCall {
+            handle: "root/a.1".into(),
+            request: Request {
+                id: "q".into(),
+                kind: "approval".into(),
+                prompt: String::new(),
+                url: None,
+                data: None,
+                expires_at: None,
+            },
+        });
+        obs.on_budget_call(BudgetInfo {
+            handle: "root/a.1".into(),
+            limit: "maxTurns".into(),
+            owner: "root/a.1".into(),
+            reason: String::new(),
+        });
         obs.transition("root/a.1", "running", "idle");
         assert_eq!(obs.dropped, 5);
-        let v = obs.to_json();
+        let v = to_json(&obs);
         assert_eq!(v["dropped"], 5);
         assert_eq!(v["transitions"]["root/a.1"], json!(["idle→running"]));
         assert_eq!(v["onSpawn"], json!(["root/b.1"]));

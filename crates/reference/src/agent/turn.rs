@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::error::AgentError;
 use super::runtime::{stamp, Runtime, TurnInput};
 use super::task::TaskTool;
+use super::trace::{BudgetInfo, WaitForCall};
 use super::{budget, BudgetDecision, State};
 use crate::client::{
     AgentSeams, AskOptions, Client, ClientError, ClientOptions, RunOptions, RunResult, RunStatus,
@@ -38,10 +40,15 @@ impl Runtime {
             (h.def.clone(), started, h.soul.clone(), capped)
         });
         let Some((def_name, started, soul, capped)) = seen else {
-            return Err(ClientError::new(format!("no handle {id:?}")));
+            let e = AgentError::NoHandle { id: id.to_string() };
+            return Err(ClientError::new(e.to_string()));
         };
         let Some(def) = self.inner.registry.get(&def_name).cloned() else {
-            return Err(ClientError::new(format!("unknown agent {def_name:?}")));
+            let e = AgentError::UnknownAgent {
+                name: def_name,
+                known: None,
+            };
+            return Err(ClientError::new(e.to_string()));
         };
         let o = &self.inner.options;
         let started = started.unwrap_or_else(|| self.now());
@@ -146,7 +153,13 @@ impl Runtime {
                 Some((limit, used, max)) => Some((
                     limit.to_string(),
                     id.clone(),
-                    format!("budget exhausted: {limit} of {id} (used {used} of {max})"),
+                    AgentError::BudgetExhausted {
+                        limit: limit.to_string(),
+                        owner: id.clone(),
+                        used,
+                        max,
+                    }
+                    .to_string(),
                 )),
                 None => h
                     .parent
@@ -155,7 +168,12 @@ impl Runtime {
             };
             let (limit, owner, reason) = stop?;
             if let Some(on_budget) = rt.inner.options.on_budget.clone() {
-                let info = json!({"handle": id, "limit": limit, "owner": owner, "reason": reason});
+                let info = BudgetInfo {
+                    handle: id.clone(),
+                    limit: limit.clone(),
+                    owner: owner.clone(),
+                    reason: reason.clone(),
+                };
                 t.obs.on_budget_call(info.clone());
                 // Host code runs without the table lock.
                 drop(t);
@@ -214,10 +232,10 @@ impl Runtime {
                     rt.set_state(c, State::Running, State::Suspended);
                     stamped = stamp(stamped, c);
                 }
-                rt.lock().obs.wait_for_call(json!({
-                    "handle": interpreter,
-                    "request": serde_json::to_value(&stamped).unwrap_or(Value::Null),
-                }));
+                rt.lock().obs.wait_for_call(WaitForCall {
+                    handle: interpreter,
+                    request: stamped.clone(),
+                });
                 let answer = wait_for(stamped).await;
                 for c in parked.iter().rev() {
                     rt.set_state(c, State::Suspended, State::Running);
@@ -230,9 +248,12 @@ impl Runtime {
     /// `agent(name).asTool()`: `{name, description: does, inputSchema: {prompt}, source:
     /// "agent"}`; its execute spawns under root, runs, closes, and returns only the final
     /// text plus `{agent, turns, totalTokens}`.
-    pub fn as_tool(&self, name: &str) -> Result<Tool, String> {
+    pub fn as_tool(&self, name: &str) -> Result<Tool, AgentError> {
         let Some(def) = self.inner.registry.get(name) else {
-            return Err(format!("unknown agent {name:?}"));
+            return Err(AgentError::UnknownAgent {
+                name: name.to_string(),
+                known: None,
+            });
         };
         let schema = json!({
             "type": "object",

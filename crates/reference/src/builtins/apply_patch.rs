@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 use super::write::{args_object, blocking, io_msg, read_text, req_str, stage, Staged, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub const NAME: &str = "apply_patch";
+
 /// One file operation of a patch, as [`parse_patch`] reads it (paths as written).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PatchOp {
@@ -119,12 +122,24 @@ pub fn parse_patch(text: &str) -> Result<Vec<PatchOp>, String> {
     Err("missing '*** End Patch'".into())
 }
 
+/// An Update hunk whose old lines are not a run of the file's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HunkMismatch;
+
+impl std::fmt::Display for HunkMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("hunk does not match file contents")
+    }
+}
+
+impl std::error::Error for HunkMismatch {}
+
 /// Applies an Update body (Python's `_apply_update`, on whole lines): each `@@`-separated
 /// hunk's old lines (context + `-` lines) must equal consecutive lines of the content, and
 /// their first such run is replaced by the new lines (context + `+` lines); a hunk with no
 /// old lines appends. Pure and total: a
 /// hunk that does not match is an `Err`, never a panic.
-pub fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
+pub fn apply_update(content: &str, body: &[String]) -> Result<String, HunkMismatch> {
     let mut hunks: Vec<Vec<&str>> = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     for l in body {
@@ -164,7 +179,7 @@ pub fn apply_update(content: &str, body: &[String]) -> Result<String, String> {
             let at = lines
                 .windows(old_lines.len())
                 .position(|w| w == old_lines.as_slice())
-                .ok_or_else(|| "hunk does not match file contents".to_string())?;
+                .ok_or(HunkMismatch)?;
             let mut next: Vec<&str> = Vec::with_capacity(lines.len() + new_lines.len());
             next.extend_from_slice(&lines[..at]);
             next.extend_from_slice(&new_lines);
@@ -244,7 +259,8 @@ fn apply(patch_text: &str) -> Step<ToolResult> {
                 move_to,
                 body,
             } => {
-                let next = apply_update(&plan.current(path)?, body).map_err(err)?;
+                let next =
+                    apply_update(&plan.current(path)?, body).map_err(|e| err(e.to_string()))?;
                 match move_to {
                     Some(dest) if dest != path => {
                         plan.set(dest, Some(next));
@@ -402,7 +418,7 @@ impl ToolExec for ApplyPatch {
 /// The §4A `apply_patch` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "apply_patch",
+        NAME,
         "Apply a patch (Begin/End Patch grammar: Add/Update/Delete File). Atomic \u{2014} a non-matching hunk aborts with no writes.",
         json!({
             "type": "object",

@@ -17,6 +17,9 @@ use super::cap::Capped;
 use super::write::{args_object, io_msg, opt_num, opt_str, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "bash";
+
 /// The interpreter argv; Python reports it joined as `metadata.shell`.
 const SHELL: [&str; 2] = ["/bin/sh", "-c"];
 
@@ -223,7 +226,7 @@ impl ToolExec for Bash {
 /// The §4A `bash` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "bash",
+        NAME,
         "Run a shell command and return its combined stdout+stderr. Non-zero exit is an error.",
         json!({
             "type": "object",

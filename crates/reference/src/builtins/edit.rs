@@ -11,6 +11,9 @@ use super::write::{
 };
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "edit";
+
 struct Edit;
 
 #[async_trait]
@@ -57,7 +60,7 @@ impl ToolExec for Edit {
 /// The §4A `edit` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "edit",
+        NAME,
         "Exact-string replace in a file. Default replaces a single unique occurrence; replaceAll replaces all.",
         json!({
             "type": "object",

@@ -13,6 +13,9 @@ use serde_json::{json, Value};
 use super::write::{args_object, blocking, limit_arg, opt_str, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "glob";
+
 /// Directory names never descended into.
 const IGNORE_DIRS: [&str; 2] = ["node_modules", ".git"];
 
@@ -134,7 +137,7 @@ impl ToolExec for GlobTool {
 /// The §4A `glob` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "glob",
+        NAME,
         "List files matching a glob under a directory. Output is newline-joined relative paths.",
         json!({
             "type": "object",

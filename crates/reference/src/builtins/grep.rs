@@ -10,6 +10,9 @@ use super::glob::{root_arg, walk_files, Glob};
 use super::write::{args_object, blocking, limit_arg, opt_str, req_str};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "grep";
+
 struct Grep;
 
 #[async_trait]
@@ -71,7 +74,7 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
 /// The §4A `grep` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "grep",
+        NAME,
         "Search file contents by regex under a directory. Output is file:line:text matches.",
         json!({
             "type": "object",

@@ -16,18 +16,18 @@ mod todowrite;
 mod webfetch;
 mod write;
 
-/// The ten builtin names in §4A order.
+/// The ten builtin names in §4A order, each as its module declares it.
 pub const BUILTIN_NAMES: [&str; 10] = [
-    "bash",
-    "read",
-    "write",
-    "edit",
-    "grep",
-    "glob",
-    "webfetch",
-    "question",
-    "apply_patch",
-    "todowrite",
+    bash::NAME,
+    read::NAME,
+    write::NAME,
+    edit::NAME,
+    grep::NAME,
+    glob::NAME,
+    webfetch::NAME,
+    question::NAME,
+    apply_patch::NAME,
+    todowrite::NAME,
 ];
 
 /// All ten builtins, in §4A order.

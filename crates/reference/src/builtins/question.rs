@@ -10,6 +10,9 @@ use super::write::{args_object, type_name, Step};
 use crate::suspension::{new_request_id, Request};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "question";
+
 /// Checks `questions` is an array of `{question:string, header?:string, options?:string[],
 /// multiple?:boolean}`; the Python port coerces instead, but a malformed question cannot be
 /// put to a human meaningfully.
@@ -213,7 +216,7 @@ impl ToolExec for Question {
 /// The §4A `question` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "question",
+        NAME,
         "Ask the host one or more questions. Suspends via a kind:\"question\" Request (§10); the host's waitFor resolves it and the answer is returned to the model.",
         json!({
             "type": "object",

@@ -10,6 +10,9 @@ use super::cap::{Capped, Utf8Check};
 use super::write::{args_object, blocking, io_msg, open_regular, opt_num, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "read";
+
 struct Read;
 
 #[async_trait]
@@ -100,7 +103,7 @@ fn read_window(path: &str, start: usize, take: usize) -> Step<String> {
 /// The §4A `read` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "read",
+        NAME,
         "Read a UTF-8 text file. With offset/limit only that line window is returned.",
         json!({
             "type": "object",

@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 use super::write::{args_object, type_name, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "todowrite";
+
 /// Checks every todo is `{id:string, text:string, completed:boolean}` and renders the list
 /// as Python does: `[x] text` / `[ ] text` per line, `(no todos)` when empty.
 fn render(todos: &Value) -> Step<String> {
@@ -62,7 +65,7 @@ impl ToolExec for TodoWrite {
 /// The §4A `todowrite` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "todowrite",
+        NAME,
         "Replace the session todo list. Returns the rendered list.",
         json!({
             "type": "object",

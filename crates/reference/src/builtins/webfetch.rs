@@ -35,6 +35,9 @@ use super::cap::cap_text;
 use super::write::{args_object, opt_num, opt_str, req_str, Step};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "webfetch";
+
 /// Redirects followed before giving up (reqwest's and urllib's default bound).
 const MAX_REDIRECTS: usize = 10;
 
@@ -241,7 +244,7 @@ impl ToolExec for WebFetch {
 /// The §4A `webfetch` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "webfetch",
+        NAME,
         "HTTP GET a URL and return its body as text, markdown, or html.",
         json!({
             "type": "object",

@@ -12,6 +12,9 @@ use serde_json::{json, Map, Value};
 
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
+/// The tool's name (§4A).
+pub(super) const NAME: &str = "write";
+
 /// Outcome of a builtin step: an `Err` is already the `isError` result to hand back.
 pub(super) type Step<T> = Result<T, ToolResult>;
 
@@ -265,7 +268,7 @@ impl ToolExec for Write {
 /// The §4A `write` builtin.
 pub fn tool() -> Tool {
     Tool::new(
-        "write",
+        NAME,
         "Write content to a file (create/overwrite), creating parent directories.",
         json!({
             "type": "object",

@@ -57,7 +57,9 @@ fn calls_of(style: Style, message: &Value) -> Result<Vec<Call>, String> {
         Style::Anthropic => json!({"content": message.get("content").cloned()
             .filter(Value::is_array).unwrap_or_else(|| json!([]))}),
     };
-    wire::parse_answer(style, &raw).map(|t| t.calls)
+    wire::parse_answer(style, &raw)
+        .map(|t| t.calls)
+        .map_err(|e| e.to_string())
 }
 
 /// The `(call id, result)` pairs one message carries.

@@ -230,7 +230,8 @@ impl Client {
                 };
                 h.after_llm(ctx).await;
             }
-            let answer = wire::parse_answer(style, &raw).map_err(ClientError::new)?;
+            let answer =
+                wire::parse_answer(style, &raw).map_err(|e| ClientError::new(e.to_string()))?;
             progress.usage.add(answer.usage);
             sinks.event(|| StreamEvent::Usage {
                 usage: answer.usage,

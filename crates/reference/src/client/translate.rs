@@ -326,7 +326,7 @@ fn anthropic_tool_choice(choice: Value) -> Option<Value> {
 /// The provider's answer in OpenAI shape: calls in order with string arguments, the
 /// finish reason mapped.
 fn outbound(style: Style, raw: Value, model: &str) -> Result<TranslateResult, String> {
-    let turn = wire::parse_answer(style, &raw)?;
+    let turn = wire::parse_answer(style, &raw).map_err(|e| e.to_string())?;
     let provider_reason = match style {
         Style::OpenAi => raw.pointer("/choices/0/finish_reason"),
         Style::Anthropic => raw.get("stop_reason"),

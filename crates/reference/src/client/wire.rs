@@ -31,8 +31,9 @@ pub struct Call {
     pub arguments: String,
 }
 
-/// Token usage, summed across turns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Token usage, summed across turns; serialises as `{prompt_tokens, completion_tokens,
+/// total_tokens}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Usage {
     /// OpenAI `prompt_tokens` / Anthropic `input_tokens`.
     pub prompt_tokens: u64,
@@ -240,8 +241,45 @@ pub fn merge_params(body: &mut Map<String, Value>, params: &Map<String, Value>) 
     stripped
 }
 
+/// An LLM answer the loop cannot read; `Display` is the run's error message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// OpenAI: no `choices[0].message` object.
+    NoMessage,
+    /// OpenAI: a tool call without `function.name`.
+    NoFunctionName {
+        /// Its place in `tool_calls`.
+        index: usize,
+    },
+    /// Anthropic: no `content` array.
+    NoContent,
+    /// Anthropic: a `tool_use` block without a `name`.
+    NoToolUseName {
+        /// Its place in `content`.
+        index: usize,
+    },
+}
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerError::NoMessage => f.write_str("LLM answer has no choices[0].message"),
+            AnswerError::NoFunctionName { index } => {
+                write!(f, "LLM answer: tool_calls[{index}] has no function.name")
+            }
+            AnswerError::NoContent => f.write_str("LLM answer has no content array"),
+            AnswerError::NoToolUseName { index } => {
+                write!(f, "LLM answer: content[{index}] tool_use has no name")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AnswerError {}
+
 /// Reads a (non-streamed or reassembled) answer of the style.
-pub fn parse_answer(style: Style, raw: &Value) -> Result<Turn, String> {
+pub fn parse_answer(style: Style, raw: &Value) -> Result<Turn, AnswerError> {
     match style {
         Style::OpenAi => parse_openai(raw),
         Style::Anthropic => parse_anthropic(raw),
@@ -261,11 +299,11 @@ pub(super) fn content_text(content: Option<&Value>) -> String {
     }
 }
 
-fn parse_openai(raw: &Value) -> Result<Turn, String> {
+fn parse_openai(raw: &Value) -> Result<Turn, AnswerError> {
     let message = raw
         .pointer("/choices/0/message")
         .filter(|m| m.is_object())
-        .ok_or("LLM answer has no choices[0].message")?;
+        .ok_or(AnswerError::NoMessage)?;
     let text = content_text(message.get("content"));
     let mut calls = Vec::new();
     for (i, c) in message
@@ -278,7 +316,7 @@ fn parse_openai(raw: &Value) -> Result<Turn, String> {
         let name = c
             .pointer("/function/name")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("LLM answer: tool_calls[{i}] has no function.name"))?;
+            .ok_or(AnswerError::NoFunctionName { index: i })?;
         let (args, arguments) = match c.pointer("/function/arguments") {
             Some(Value::String(s)) => (parse_args(s), s.clone()),
             Some(v @ Value::Object(_)) => (v.clone(), v.to_string()),
@@ -309,11 +347,11 @@ fn parse_openai(raw: &Value) -> Result<Turn, String> {
     })
 }
 
-fn parse_anthropic(raw: &Value) -> Result<Turn, String> {
+fn parse_anthropic(raw: &Value) -> Result<Turn, AnswerError> {
     let blocks = raw
         .get("content")
         .and_then(Value::as_array)
-        .ok_or("LLM answer has no content array")?;
+        .ok_or(AnswerError::NoContent)?;
     let mut text = String::new();
     let mut calls = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
@@ -323,7 +361,7 @@ fn parse_anthropic(raw: &Value) -> Result<Turn, String> {
                 let name = b
                     .get("name")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| format!("LLM answer: content[{i}] tool_use has no name"))?;
+                    .ok_or(AnswerError::NoToolUseName { index: i })?;
                 calls.push(Call {
                     id: b
                         .get("id")

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+pub use super::config_error::{ConfigError, EntryError};
+
 /// Keys that sit beside a raw server map and are never servers (§2 "Reserved sibling keys").
 pub const RESERVED_KEYS: [&str; 4] = ["builtins", "agents", "a2a", "mcpServer"];
 
@@ -65,12 +67,11 @@ pub enum Launch {
 
 impl ServerConfig {
     /// The launch description, or why the entry cannot be launched.
-    pub fn launch(&self) -> Result<Launch, String> {
+    pub fn launch(&self) -> Result<Launch, EntryError> {
         if !self.raw.is_object() {
-            return Err(format!(
-                "server entry must be an object, got {}",
-                kind_of(&self.raw)
-            ));
+            return Err(EntryError::NotObject {
+                got: kind_of(&self.raw),
+            });
         }
         // Checked before anything starts: a typo'd timeout must not quietly become 30 s.
         timeout_ms(&self.raw)?;
@@ -78,7 +79,7 @@ impl ServerConfig {
             Some("remote") => {
                 let url = match self.raw.get("url") {
                     Some(Value::String(u)) if !u.is_empty() => u.clone(),
-                    _ => return Err("a remote server needs a string \"url\"".to_string()),
+                    _ => return Err(EntryError::MissingUrl),
                 };
                 Ok(Launch::Remote {
                     url,
@@ -95,19 +96,21 @@ impl ServerConfig {
                     None | Some(Value::Null) => None,
                     Some(Value::String(c)) => Some(PathBuf::from(c)),
                     Some(other) => {
-                        return Err(format!("\"cwd\" must be a string, got {}", kind_of(other)))
+                        return Err(EntryError::CwdNotString {
+                            got: kind_of(other),
+                        })
                     }
                 },
             }),
-            Some(other) => Err(format!(
-                "unknown server type \"{other}\" (expected \"local\" or \"remote\")"
-            )),
-            None => Err("a server needs a \"command\" (local) or a \"url\" (remote)".to_string()),
+            Some(other) => Err(EntryError::UnknownType {
+                kind: other.to_string(),
+            }),
+            None => Err(EntryError::NoCommandOrUrl),
         }
     }
 
     /// The per-server `tools` map (§2 Gap 7), keyed on original tool names.
-    pub fn tools_filter(&self) -> Result<BTreeMap<String, bool>, String> {
+    pub fn tools_filter(&self) -> Result<BTreeMap<String, bool>, EntryError> {
         match self.raw.get("tools") {
             None | Some(Value::Null) => Ok(BTreeMap::new()),
             Some(Value::Object(m)) => m
@@ -115,30 +118,29 @@ impl ServerConfig {
                 .map(|(k, v)| {
                     v.as_bool()
                         .map(|b| (k.clone(), b))
-                        .ok_or_else(|| format!("\"tools\" values must be booleans (\"{k}\")"))
+                        .ok_or_else(|| EntryError::ToolsValueNotBool { name: k.clone() })
                 })
                 .collect(),
-            Some(other) => Err(format!(
-                "\"tools\" must be an object of name → boolean, got {}",
-                kind_of(other)
-            )),
+            Some(other) => Err(EntryError::ToolsNotObject {
+                got: kind_of(other),
+            }),
         }
     }
 }
 
 /// `command` as an array, or a string with an optional Claude-style `args` array.
-fn argv(command: Option<&Value>, args: Option<&Value>) -> Result<Vec<String>, String> {
+fn argv(command: Option<&Value>, args: Option<&Value>) -> Result<Vec<String>, EntryError> {
     let mut argv = match command {
         Some(Value::String(s)) if !s.is_empty() => vec![s.clone()],
         Some(Value::Array(items)) if !items.is_empty() => items
             .iter()
             .map(|v| v.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
-            .ok_or("\"command\" entries must be strings")?,
-        _ => return Err("\"command\" must be a non-empty array of strings".to_string()),
+            .ok_or(EntryError::CommandEntryNotString)?,
+        _ => return Err(EntryError::CommandEmpty),
     };
     if argv[0].is_empty() {
-        return Err("\"command\" names an empty program".to_string());
+        return Err(EntryError::EmptyProgram);
     }
     match args {
         None | Some(Value::Null) => {}
@@ -146,47 +148,51 @@ fn argv(command: Option<&Value>, args: Option<&Value>) -> Result<Vec<String>, St
             for v in items {
                 argv.push(
                     v.as_str()
-                        .ok_or("\"args\" entries must be strings")?
+                        .ok_or(EntryError::ArgsEntryNotString)?
                         .to_string(),
                 );
             }
         }
-        Some(other) => return Err(format!("\"args\" must be an array, got {}", kind_of(other))),
+        Some(other) => {
+            return Err(EntryError::ArgsNotArray {
+                got: kind_of(other),
+            })
+        }
     }
     Ok(argv)
 }
 
 /// A string→string object as pairs, in config order.
-fn string_pairs(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+fn string_pairs(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, EntryError> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Object(m)) => m
             .iter()
             .map(|(k, v)| match v {
                 Value::String(s) => Ok((k.clone(), s.clone())),
-                other => Err(format!(
-                    "\"{what}\" values must be strings (\"{k}\" is {})",
-                    kind_of(other)
-                )),
+                other => Err(EntryError::PairValueNotString {
+                    what: what.to_string(),
+                    key: k.clone(),
+                    got: kind_of(other),
+                }),
             })
             .collect(),
-        Some(other) => Err(format!(
-            "\"{what}\" must be an object, got {}",
-            kind_of(other)
-        )),
+        Some(other) => Err(EntryError::PairsNotObject {
+            what: what.to_string(),
+            got: kind_of(other),
+        }),
     }
 }
 
 /// Reads a config given as a parsed object, a JSON string, or a file path.
-pub fn parse(input: &Value) -> Result<McpConfig, String> {
+pub fn parse(input: &Value) -> Result<McpConfig, ConfigError> {
     let root = match input {
         Value::Object(map) => map.clone(),
         Value::String(text) => read_text_or_path(text)?,
         other => {
-            return Err(format!(
-                "mcp config must be an object, a JSON string or a path, got {}",
-                kind_of(other)
-            ))
+            return Err(ConfigError::WrongInput {
+                got: kind_of(other),
+            })
         }
     };
     let server_map = ["mcpServers", "servers", "mcp"]
@@ -196,10 +202,9 @@ pub fn parse(input: &Value) -> Result<McpConfig, String> {
     let servers_value = match server_map {
         Some(Value::Object(m)) => m,
         Some(other) => {
-            return Err(format!(
-                "mcp config server map must be an object, got {}",
-                kind_of(&other)
-            ))
+            return Err(ConfigError::ServerMapNotObject {
+                got: kind_of(&other),
+            })
         }
         None => root
             .iter()
@@ -214,7 +219,7 @@ pub fn parse(input: &Value) -> Result<McpConfig, String> {
     Ok(McpConfig { root, servers })
 }
 
-fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
+fn read_text_or_path(text: &str) -> Result<Map<String, Value>, ConfigError> {
     let trimmed = text.trim_start();
     let body = if trimmed.starts_with('{') {
         text.to_string()
@@ -223,34 +228,31 @@ fn read_text_or_path(text: &str) -> Result<Map<String, Value>, String> {
     };
     match serde_json::from_str::<Value>(&body) {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => Err(format!(
-            "mcp config must be a JSON object, got {}",
-            kind_of(&other)
-        )),
-        Err(e) => Err(format!("mcp config is not valid JSON: {e}")),
+        Ok(other) => Err(ConfigError::NotJsonObject {
+            got: kind_of(&other),
+        }),
+        Err(e) => Err(ConfigError::InvalidJson(e)),
     }
 }
 
 /// The largest config file read.
-const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+pub const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Reads a config file: a regular file (never a FIFO or device, which could block or never
 /// end) of bounded size.
-fn read_config_file(path: &Path) -> Result<String, String> {
+fn read_config_file(path: &Path) -> Result<String, ConfigError> {
     use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read mcp config file: {e}"))?;
+    let meta = std::fs::metadata(path).map_err(ConfigError::CannotRead)?;
     if !meta.is_file() {
-        return Err("mcp config path is not a regular file".to_string());
+        return Err(ConfigError::NotRegularFile);
     }
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(format!(
-            "mcp config file is larger than {MAX_CONFIG_BYTES} bytes"
-        ));
+        return Err(ConfigError::TooLarge);
     }
     let mut text = String::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_CONFIG_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read mcp config file: {e}"))?;
+        .map_err(ConfigError::CannotRead)?;
     Ok(text)
 }
 
@@ -271,7 +273,7 @@ fn server(raw: Value) -> ServerConfig {
 
 /// `timeout`: absent or null ⇒ the default, else a whole number of milliseconds from 1 to
 /// [`MAX_TIMEOUT_MS`] (`1e3` is 1000; `"abc"`, `0`, `-1`, `2.5` and `1e20` are refused).
-fn timeout_ms(raw: &Value) -> Result<u64, String> {
+fn timeout_ms(raw: &Value) -> Result<u64, EntryError> {
     let value = match raw.get("timeout") {
         None | Some(Value::Null) => return Ok(DEFAULT_TIMEOUT_MS),
         Some(v) => v,
@@ -289,9 +291,7 @@ fn timeout_ms(raw: &Value) -> Result<u64, String> {
                 Value::Number(n) => n.to_string(),
                 other => kind_of(other).to_string(),
             };
-            Err(format!(
-                "\"timeout\" must be a whole number of milliseconds from 1 to {MAX_TIMEOUT_MS}, got {got}"
-            ))
+            Err(EntryError::Timeout { got })
         }
     }
 }
@@ -365,7 +365,10 @@ mod tests {
             if headers == [("Authorization".to_string(), "Bearer ${T}".to_string())]));
         assert_eq!(c.servers[2].1.timeout_ms, DEFAULT_TIMEOUT_MS);
         assert!(launch(3).is_err());
-        assert!(launch(4).unwrap_err().contains("carrier-pigeon"));
+        assert!(launch(4)
+            .unwrap_err()
+            .to_string()
+            .contains("carrier-pigeon"));
     }
 
     #[test]
@@ -390,11 +393,17 @@ mod tests {
             json!(true),
             json!([500]),
         ] {
-            let e = timeout(bad.clone()).unwrap_err();
+            let e = timeout(bad.clone()).unwrap_err().to_string();
             assert!(e.contains("\"timeout\""), "{bad}: {e}");
         }
-        assert!(timeout(json!(-1)).unwrap_err().ends_with("got -1"));
-        assert!(timeout(json!("abc")).unwrap_err().ends_with("got a string"));
+        assert!(timeout(json!(-1))
+            .unwrap_err()
+            .to_string()
+            .ends_with("got -1"));
+        assert!(timeout(json!("abc"))
+            .unwrap_err()
+            .to_string()
+            .ends_with("got a string"));
         let absent = parse(&json!({"mcp": {"s": {"command": ["prog"]}}})).unwrap();
         assert_eq!(absent.servers[0].1.timeout_ms, DEFAULT_TIMEOUT_MS);
     }

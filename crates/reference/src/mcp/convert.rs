@@ -15,8 +15,10 @@ use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 /// Used when an `isError` result carries no text to join (as the published ports say).
 pub const EMPTY_ERROR_OUTPUT: &str = "MCP tool returned an error";
 
-/// A listed tool definition under its original name (§2 Gap 6 `ToolInfo`).
-#[derive(Debug, Clone, PartialEq)]
+/// A listed tool definition under its original name (§2 Gap 6 `ToolInfo`); serialises as
+/// `{name, description, inputSchema}`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolInfo {
     /// The server's own tool name.
     pub name: String,
@@ -42,15 +44,6 @@ impl ToolInfo {
                 .to_string(),
             input_schema: input_schema(def.get("inputSchema")),
         }
-    }
-
-    /// `{name, description, inputSchema}`.
-    pub fn describe(&self) -> Value {
-        json!({
-            "name": self.name,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-        })
     }
 }
 

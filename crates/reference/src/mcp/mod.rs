@@ -2,6 +2,7 @@
 //! its tools, isolate every failure, and close whole process trees.
 
 pub mod config;
+mod config_error;
 pub mod convert;
 pub mod elicitation;
 pub mod session;
@@ -82,7 +83,7 @@ async fn open_all(
                 // A broken `tools` map is a config error: found before anything is spawned.
                 Outcome::Failed(Failure {
                     phase: "config",
-                    detail,
+                    detail: detail.to_string(),
                 })
             } else {
                 match session::open(server, wait_for, &mut redactor).await {
@@ -128,7 +129,7 @@ pub async fn load(config: &McpConfig, wait_for: Option<WaitFor>) -> McpSource {
                         connection.close().await;
                         let failure = Failure {
                             phase: "config",
-                            detail,
+                            detail: detail.to_string(),
                         };
                         source
                             .errors
@@ -198,6 +199,6 @@ pub async fn inventory(config: &McpConfig) -> Inventory {
 }
 
 /// Parses a config given as an object, JSON text or a path (re-exported for callers).
-pub fn parse_config(input: &Value) -> Result<McpConfig, String> {
+pub fn parse_config(input: &Value) -> Result<McpConfig, config::ConfigError> {
     config::parse(input)
 }

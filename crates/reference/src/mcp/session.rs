@@ -77,12 +77,14 @@ pub async fn open(
     redactor: &mut Redactor,
 ) -> Result<(Connection, Vec<Value>), Failure> {
     let timeout = Duration::from_millis(config.timeout_ms);
-    let launch = config.launch().map_err(|d| Failure::new("config", d))?;
+    let launch = config
+        .launch()
+        .map_err(|d| Failure::new("config", d.to_string()))?;
     let bridge = Bridge { wait_for };
     let mut connection = match launch {
         Launch::Local { argv, env, cwd } => {
-            let spawned =
-                stdio::spawn(&argv, &env, cwd.as_ref()).map_err(|d| Failure::new("connect", d))?;
+            let spawned = stdio::spawn(&argv, &env, cwd.as_ref())
+                .map_err(|d| Failure::new("connect", d.to_string()))?;
             let mut tree = spawned.tree;
             let init =
                 tokio::time::timeout(timeout, bridge.serve((spawned.reader, spawned.writer))).await;

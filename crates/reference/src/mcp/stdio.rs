@@ -96,15 +96,69 @@ pub struct Spawned {
     pub stderr_done: tokio::task::JoinHandle<()>,
 }
 
+/// Why a local server could not be started; `Display` is its `connect` failure detail.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// `argv` is empty.
+    EmptyCommand,
+    /// The program could not be started.
+    Start {
+        /// The program.
+        program: String,
+        /// The working directory asked for.
+        cwd: Option<PathBuf>,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The child's stdio pipes were not there.
+    NoPipes {
+        /// The program.
+        program: String,
+    },
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::EmptyCommand => f.write_str("empty command"),
+            SpawnError::Start {
+                program,
+                cwd: Some(dir),
+                source,
+            } => write!(
+                f,
+                "cannot start \"{program}\" in \"{}\": {source}",
+                dir.display()
+            ),
+            SpawnError::Start {
+                program,
+                cwd: None,
+                source,
+            } => write!(f, "cannot start \"{program}\": {source}"),
+            SpawnError::NoPipes { program } => {
+                write!(f, "cannot open the pipes of \"{program}\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SpawnError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SpawnError::Start { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
 /// Spawns `argv` with the inherited environment plus `env`, in `cwd`, in a new process group.
 pub fn spawn(
     argv: &[String],
     env: &[(String, String)],
     cwd: Option<&PathBuf>,
-) -> Result<Spawned, String> {
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| "empty command".to_string())?;
+) -> Result<Spawned, SpawnError> {
+    let (program, args) = argv.split_first().ok_or(SpawnError::EmptyCommand)?;
     let mut cmd = Command::new(program);
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -116,9 +170,10 @@ pub fn spawn(
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
-    let mut child = cmd.spawn().map_err(|e| match cwd {
-        Some(dir) => format!("cannot start \"{program}\" in \"{}\": {e}", dir.display()),
-        None => format!("cannot start \"{program}\": {e}"),
+    let mut child = cmd.spawn().map_err(|source| SpawnError::Start {
+        program: program.clone(),
+        cwd: cwd.cloned(),
+        source,
     })?;
     let pgid = process_group::group_of(&child);
     if let Some(pgid) = pgid.filter(|_| watched()) {
@@ -127,7 +182,9 @@ pub fn spawn(
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        return Err(format!("cannot open the pipes of \"{program}\""));
+        return Err(SpawnError::NoPipes {
+            program: program.clone(),
+        });
     };
     let diagnostics = SharedDiagnostics::default();
     let stderr_done = tokio::spawn(keep_stderr_tail(stderr, diagnostics.clone()));

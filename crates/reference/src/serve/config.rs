@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::error::ProfileError;
 use super::task_store::StoreSpec;
 
 /// §7B `A2AConfig`: the Agent Card fields, the skills filter and the task store.
@@ -34,12 +35,12 @@ pub struct McpServeConfig {
 
 impl A2AConfig {
     /// Reads the JSON spelling (an inline option or the config file's `a2a` block).
-    pub fn from_value(value: &Value) -> Result<A2AConfig, String> {
+    pub fn from_value(value: &Value) -> Result<A2AConfig, ProfileError> {
         let map = object(value, "a2a")?;
         let provider = match map.get("provider") {
             None | Some(Value::Null) => None,
             Some(p @ Value::Object(_)) => Some(p.clone()),
-            Some(other) => return Err(format!("a2a.provider must be an object, got {other}")),
+            Some(other) => return Err(ProfileError::ProviderNotObject { got: other.clone() }),
         };
         Ok(A2AConfig {
             name: string(map, "a2a", "name")?,
@@ -54,7 +55,7 @@ impl A2AConfig {
 
 impl McpServeConfig {
     /// Reads the JSON spelling (an inline option or the config file's `mcpServer` block).
-    pub fn from_value(value: &Value) -> Result<McpServeConfig, String> {
+    pub fn from_value(value: &Value) -> Result<McpServeConfig, ProfileError> {
         let map = object(value, "mcp")?;
         Ok(McpServeConfig {
             name: string(map, "mcp", "name")?,
@@ -64,21 +65,37 @@ impl McpServeConfig {
     }
 }
 
-fn object<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, String> {
-    value
-        .as_object()
-        .ok_or_else(|| format!("{what} profile must be an object, got {value}"))
+fn object<'a>(
+    value: &'a Value,
+    profile: &'static str,
+) -> Result<&'a Map<String, Value>, ProfileError> {
+    value.as_object().ok_or_else(|| ProfileError::NotObject {
+        profile,
+        got: value.clone(),
+    })
 }
 
-fn string(map: &Map<String, Value>, what: &str, key: &str) -> Result<Option<String>, String> {
+fn string(
+    map: &Map<String, Value>,
+    profile: &'static str,
+    key: &'static str,
+) -> Result<Option<String>, ProfileError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(format!("{what}.{key} must be a string, got {other}")),
+        Some(other) => Err(ProfileError::NotString {
+            profile,
+            key,
+            got: other.clone(),
+        }),
     }
 }
 
-fn strings(map: &Map<String, Value>, what: &str, key: &str) -> Result<Option<Vec<String>>, String> {
+fn strings(
+    map: &Map<String, Value>,
+    profile: &'static str,
+    key: &'static str,
+) -> Result<Option<Vec<String>>, ProfileError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => items
@@ -86,12 +103,18 @@ fn strings(map: &Map<String, Value>, what: &str, key: &str) -> Result<Option<Vec
             .map(|v| {
                 v.as_str()
                     .map(str::to_string)
-                    .ok_or_else(|| format!("{what}.{key} must hold strings, got {v}"))
+                    .ok_or_else(|| ProfileError::EntryNotString {
+                        profile,
+                        key,
+                        got: v.clone(),
+                    })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
-        Some(other) => Err(format!(
-            "{what}.{key} must be an array of names, got {other}"
-        )),
+        Some(other) => Err(ProfileError::NotNameArray {
+            profile,
+            key,
+            got: other.clone(),
+        }),
     }
 }

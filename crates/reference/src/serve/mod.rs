@@ -4,12 +4,12 @@
 
 mod card;
 mod config;
+mod error;
 mod fulfil;
 mod mcp;
 mod rpc;
 mod task_store;
 
-use std::fmt;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
@@ -31,6 +31,7 @@ use crate::toolkit::Toolkit;
 
 pub use card::{agent_card, PROTOCOL_VERSION};
 pub use config::{A2AConfig, McpServeConfig};
+pub use error::{ProfileError, ServeError, StoreDirError};
 pub use task_store::{resolve_store, FileTaskStore, InMemoryTaskStore, StoreSpec, TaskStore};
 
 /// Request bodies above this answer 413: a peer cannot make the server buffer without bound.
@@ -88,18 +89,6 @@ pub struct ServeOptions {
     /// Called after each inbound tool call.
     pub on_call: Option<OnCall>,
 }
-
-/// Why `serve` could not start.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServeError(pub String);
-
-impl fmt::Display for ServeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ServeError {}
 
 /// A running server; `stop` (or dropping the handle) shuts it down.
 pub struct ServeHandle {
@@ -181,7 +170,7 @@ impl Toolkit {
         };
         let a2a = match a2a {
             Some(config) => {
-                let store = resolve_store(&config.store).map_err(ServeError)?;
+                let store = resolve_store(&config.store).map_err(ServeError::Store)?;
                 Some(A2AState { config, store })
             }
             None => None,
@@ -189,10 +178,11 @@ impl Toolkit {
 
         let listener = tokio::net::TcpListener::bind(split_addr(addr))
             .await
-            .map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| ServeError(format!("cannot read the bound address: {e}")))?;
+            .map_err(|source| ServeError::Listen {
+                addr: addr.to_string(),
+                source,
+            })?;
+        let local = listener.local_addr().map_err(ServeError::BoundAddress)?;
         let base_url = base_url(local);
         let shutdown = CancellationToken::new();
         let toolkit = Arc::new(self.shared_view());
@@ -256,10 +246,10 @@ async fn not_found() -> (StatusCode, &'static str) {
 
 fn profile<T>(
     block: Option<&Value>,
-    parse: fn(&Value) -> Result<T, String>,
+    parse: fn(&Value) -> Result<T, ProfileError>,
 ) -> Result<Option<T>, ServeError> {
     block
-        .map(|b| parse(b).map_err(|e| ServeError(format!("config file: {e}"))))
+        .map(|b| parse(b).map_err(ServeError::ConfigFile))
         .transpose()
 }
 

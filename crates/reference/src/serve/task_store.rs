@@ -1,5 +1,6 @@
 //! §7B TaskStore: where served A2A Tasks live (memory, one file per task, or the host's).
 
+use super::error::{ProfileError, StoreDirError};
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -31,25 +32,23 @@ pub enum StoreSpec {
 impl StoreSpec {
     /// Reads the JSON spelling: absent or `"memory"`, or `"file:<dir>"`; anything else is an
     /// error, as Python's `resolve_store` raises for an unknown string.
-    pub fn from_value(value: Option<&Value>) -> Result<StoreSpec, String> {
+    pub fn from_value(value: Option<&Value>) -> Result<StoreSpec, ProfileError> {
         match value {
             None | Some(Value::Null) => Ok(StoreSpec::Memory),
             Some(Value::String(s)) if s == "memory" => Ok(StoreSpec::Memory),
             Some(Value::String(s)) => match s.strip_prefix("file:") {
                 Some(dir) if !dir.is_empty() => Ok(StoreSpec::File(PathBuf::from(dir))),
-                _ => Err(format!(
-                    "unknown A2A store \"{s}\" (expected \"memory\" or \"file:<dir>\")"
-                )),
+                _ => Err(ProfileError::UnknownStore {
+                    selector: s.clone(),
+                }),
             },
-            Some(other) => Err(format!(
-                "A2A store must be \"memory\" or \"file:<dir>\", got {other}"
-            )),
+            Some(other) => Err(ProfileError::StoreNotString { got: other.clone() }),
         }
     }
 }
 
 /// `resolveStore(store?)`: the concrete store a selector names.
-pub fn resolve_store(spec: &StoreSpec) -> Result<Arc<dyn TaskStore>, String> {
+pub fn resolve_store(spec: &StoreSpec) -> Result<Arc<dyn TaskStore>, StoreDirError> {
     match spec {
         StoreSpec::Memory => Ok(Arc::new(InMemoryTaskStore::default())),
         StoreSpec::File(dir) => Ok(Arc::new(FileTaskStore::new(dir)?)),
@@ -134,9 +133,11 @@ pub struct FileTaskStore {
 
 impl FileTaskStore {
     /// Creates `dir` (and its parents) when missing.
-    pub fn new(dir: &Path) -> Result<FileTaskStore, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create task store dir {}: {e}", dir.display()))?;
+    pub fn new(dir: &Path) -> Result<FileTaskStore, StoreDirError> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreDirError {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
         Ok(FileTaskStore {
             dir: dir.to_path_buf(),
         })
