@@ -16,19 +16,7 @@ use crate::compact::{CompactOptions, CompactResponse};
 use crate::options::{SkillSourceOptions, ToolkitOptions};
 
 /// Every command of protocol 1, by the name it has on the wire.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Command {
     /// §5.1 the handshake.
