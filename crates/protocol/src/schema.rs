@@ -9,7 +9,7 @@
 //! command, and the types' own `$defs` (PascalCase, e.g. the pinned SPEC data types).
 //!
 //! Two rules are the document's own, not a type's:
-//! - A request the harness writes is closed (`additionalProperties: false`): a driver ignores
+//! - A request the harness writes is closed (`unevaluatedProperties: false`): a driver ignores
 //!   an unknown request field (§1), so a harness typo would otherwise pass silently.
 //! - Every request carries `seq` (§2), every answer may echo it.
 //!
@@ -116,9 +116,11 @@ fn discriminator(name: &str) -> Value {
 }
 
 /// A request variant as the harness writes it: closed, with `seq` (PROTOCOL.md §2).
+/// `unevaluatedProperties` (not `additionalProperties`) so that fields a variant takes from a
+/// `$ref` or `allOf` (a flattened body type) count as known.
 fn closed_request(mut variant: Value) -> Value {
     if let Some(map) = variant.as_object_mut() {
-        map.insert("additionalProperties".into(), Value::Bool(false));
+        map.insert("unevaluatedProperties".into(), Value::Bool(false));
         if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
             props.insert("seq".into(), seq_schema());
         }
