@@ -17,7 +17,9 @@ mod cli;
 mod validate_trace;
 
 use cli::supervise::supervised;
-use cli::{bench, coverage, driver, fail, history, list, mock, report, run, setup, spec_diff};
+use cli::{
+    bench, coverage, driver, fail, history, list, mock, report, run, schema, setup, spec_diff,
+};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +42,10 @@ enum Command {
     /// Check a `run --trace` file against conformance/protocol.schema.json and the
     /// protocol's rules: exit 0 when valid, 1 with one line per problem, 2 when unreadable.
     ValidateTrace(cli::validate_trace::ValidateTraceArgs),
+    /// Print the protocol's JSON Schema, generated from the protocol crate's types
+    /// (`schema > conformance/protocol.schema.json` regenerates the checked-in file);
+    /// `--check`: exit 1 when the checked-in file is stale.
+    Schema(schema::SchemaArgs),
     /// List the scenarios with their sections and tags.
     List(list::ListArgs),
     /// Prepare registered ports (create venvs, build drivers); `--list` shows them.
@@ -127,6 +133,7 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::List(args) => list::run(&root, args),
         Command::Setup(args) => setup::run(&root, args),
         Command::ValidateTrace(args) => cli::validate_trace::run(&root, args),
+        Command::Schema(args) => schema::run(&root, args),
         Command::History(args) => history::run(&root, args).await,
         Command::Report(args) => report::run(args),
         Command::Coverage(args) => coverage::run(&root, args).await,

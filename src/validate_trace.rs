@@ -108,6 +108,19 @@ pub fn problems(schema_path: &Path, trace: &str) -> Result<Vec<String>, String> 
                     ));
                 }
                 *seen_request = true;
+                // The one value the types leave open that a trace must pin: the harness speaks
+                // this protocol (PROTOCOL.md §1), whatever a driver would accept.
+                if cmd == Some("hello") {
+                    let version = msg.get("protocol").and_then(Value::as_u64);
+                    if version != Some(toolnexus_protocol::PROTOCOL_VERSION) {
+                        problem(format!(
+                            "`hello` announces protocol {}, not {}",
+                            msg.get("protocol")
+                                .map_or("(none)".to_string(), Value::to_string),
+                            toolnexus_protocol::PROTOCOL_VERSION
+                        ));
+                    }
+                }
                 let seq = msg.get("seq").and_then(Value::as_u64);
                 // `seq` counts from 0 per driver process: a 0 is a (re)start, which says hello.
                 match (seq, *last_seq) {

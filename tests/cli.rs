@@ -1432,3 +1432,45 @@ Feature: a hanging request
         "{message}"
     );
 }
+
+/// `schema` prints the schema the protocol types generate; `--check` exits 0 on this checkout
+/// and 1, naming the regenerate command, on a stale copy.
+#[test]
+fn the_schema_subcommand_prints_and_checks_the_generated_schema() {
+    let out = bin()
+        .arg("schema")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        toolnexus_protocol::schema::generate_text()
+    );
+    let current = bin()
+        .args(["schema", "--check"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        current.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&current.stdout)
+    );
+    let stale = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let conformance = stale.path().join("conformance");
+    std::fs::create_dir_all(&conformance).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(conformance.join("protocol.schema.json"), "{}\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = bin()
+        .arg("--root")
+        .arg(stale.path())
+        .args(["schema", "--check"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(toolnexus_protocol::schema::REGENERATE),
+        "{text}"
+    );
+}

@@ -170,6 +170,14 @@ fn a_corrupted_trace_fails_naming_the_line() {
         "hello.jsonl",
         "line 1: the first request is `tools`",
     );
+    // The schema leaves `hello`'s protocol an integer (a driver reads any); the trace pins it.
+    assert_rejected(
+        &trace,
+        1,
+        |v| v["msg"]["protocol"] = 2.into(),
+        "protocol.jsonl",
+        "line 1: `hello` announces protocol 2, not 1",
+    );
 
     let (code, _) = validate(&dir.path().join("missing.jsonl"));
     assert_eq!(code, 2);

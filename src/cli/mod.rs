@@ -24,6 +24,7 @@ pub mod list;
 pub mod mock;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod setup;
 pub mod spec_diff;
 pub mod supervise;

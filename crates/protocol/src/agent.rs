@@ -77,7 +77,9 @@ pub const AGENT_BUDGET_KEYS: [&str; 7] = [
 ];
 
 /// SPEC §7D `Budget`: each limit absent (or `null`) is no limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentBudget {
     /// LLM round trips of the handle.
@@ -105,7 +107,7 @@ pub struct AgentBudget {
 
 /// One registry entry: `{does, model, soul?, team?, tools?, budget?, waitFor?, hooks?,
 /// onMetric?, home?, memory?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentDefSpec {
     /// What the agent does (its tool description); absent ⇒ empty.
@@ -153,6 +155,21 @@ impl Serialize for AgentRegistry {
     }
 }
 
+impl schemars::JsonSchema for AgentRegistry {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AgentRegistry".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = g.subschema_for::<BTreeMap<String, AgentDefSpec>>();
+        schema.insert(
+            "description".into(),
+            "{name: def}, in the order the runtime registers them.".into(),
+        );
+        schema
+    }
+}
+
 impl<'de> Deserialize<'de> for AgentRegistry {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Entries;
@@ -175,7 +192,7 @@ impl<'de> Deserialize<'de> for AgentRegistry {
 
 /// `onBudget`: the answer the host callback gives for every stop. Kept as text: `suspend` is a
 /// SPEC answer a port may not implement (`unsupported`), anything else is `bad_request`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OnBudgetBehaviour {
     /// `stop` | `extend` (| `suspend`).
@@ -183,7 +200,7 @@ pub struct OnBudgetBehaviour {
 }
 
 /// `agent_runtime`'s `options`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentRuntimeOptions {
     /// Items an inbox holds before a post is refused.
@@ -207,7 +224,7 @@ pub struct AgentRuntimeOptions {
 }
 
 /// SPEC §7D `AgentResult` as the protocol shows it (open: a port may add keys).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResult {
     /// The handle whose run this is.
@@ -228,6 +245,7 @@ pub struct AgentResult {
     pub limit: Option<String>,
     /// The §10 Request a `pending` run is parked on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::messages::SuspensionRequest>")]
     pub pending: Option<Value>,
     /// Why the run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,7 +288,7 @@ pub struct WakeResponse {
 }
 
 /// `agent_list`'s one entry (open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HandleInfo {
     /// The handle id.
     pub id: String,
@@ -285,7 +303,7 @@ pub struct HandleInfo {
 
 /// `agent_inspect`'s answer (open: the budget, children, usage, inbox, ... stay JSON, compared
 /// by path).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InspectResponse {
     /// The handle id.

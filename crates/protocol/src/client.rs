@@ -35,7 +35,7 @@ pub const CLIENT_OPTION_KEYS: [&str; 18] = [
 ];
 
 /// `createClient` options, the SPEC's JS spelling (§6A).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientOptions {
     /// The endpoint; absent with `generate`.
@@ -95,7 +95,7 @@ pub struct ClientOptions {
 }
 
 /// `hooks`: one behaviour per installed hook.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookBehaviours {
     /// Before each LLM call.
@@ -117,7 +117,7 @@ pub struct HookBehaviours {
 }
 
 /// What a hook does (§7 "Client hooks"); which hook may carry which is the driver's check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum HookBehaviour {
     /// Record only.
@@ -141,7 +141,7 @@ pub enum HookBehaviour {
 }
 
 /// `onError`'s fixed answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum OnErrorBehaviour {
     /// Answer this for every failed attempt.
@@ -149,7 +149,7 @@ pub enum OnErrorBehaviour {
 }
 
 /// `"retry"` | `"fail"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorDecision {
     /// Retry (bounded by `retries`).
@@ -159,7 +159,7 @@ pub enum ErrorDecision {
 }
 
 /// `onMetric`: `{"collect": true}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum OnMetricBehaviour {
     /// Collect every record into `metricEvents`.
@@ -167,7 +167,7 @@ pub enum OnMetricBehaviour {
 }
 
 /// `store`: a host `ConversationStore`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum StoreBehaviour {
     /// An in-memory map of the host's own, holding these transcripts at start.
@@ -175,7 +175,7 @@ pub enum StoreBehaviour {
 }
 
 /// `bodyTransform`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum BodyTransformBehaviour {
     /// Set these top-level keys.
@@ -185,7 +185,7 @@ pub enum BodyTransformBehaviour {
 }
 
 /// `generate`: a scripted in-process model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum GenerateBehaviour {
     /// The n-th call answers step n (the last one again once used up).
@@ -193,7 +193,7 @@ pub enum GenerateBehaviour {
 }
 
 /// One scripted `generate` answer: `content`, `toolCalls`, or `fail`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GenerateStep {
     /// The assistant text.
@@ -214,7 +214,9 @@ pub struct GenerateStep {
 /// returns one assistant message "+ optional `usage`" and the library "builds the `choices`
 /// envelope"): the OpenAI envelope's usage, so its snake_case keys are payload the driver
 /// passes on as it is, not protocol names it maps (PROTOCOL.md §5.13, §7 "`generate`").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateUsage {
     /// Prompt tokens.
@@ -226,7 +228,7 @@ pub struct GenerateUsage {
 }
 
 /// A flat tool call `{id?, name, arguments}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateToolCall {
     /// Optional id.
@@ -240,7 +242,7 @@ pub struct GenerateToolCall {
 }
 
 /// One step of a `conversation` request: `{"send": prompt}` or `{"reset": true}`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConversationStep {
     /// `convo.send(prompt)`.
@@ -252,7 +254,7 @@ pub struct ConversationStep {
 }
 
 /// SPEC §8 usage, summed across turns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Prompt (input) tokens.
@@ -264,7 +266,7 @@ pub struct Usage {
 }
 
 /// One entry of `RunResult.toolCalls`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunToolCall {
     /// The tool name.
@@ -284,7 +286,7 @@ pub struct RunToolCall {
 }
 
 /// SPEC §8 `RunResult` (open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunResult {
     /// The final assistant answer.
@@ -309,6 +311,7 @@ pub struct RunResult {
     pub limit: Option<String>,
     /// §10: the unresolved `Request` (`status` `pending` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::messages::SuspensionRequest>")]
     pub pending: Option<Value>,
     /// Whatever else the port sends.
     #[serde(flatten)]
@@ -316,7 +319,7 @@ pub struct RunResult {
 }
 
 /// SPEC §8 stream event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum StreamEvent {
     /// An assistant text delta.
@@ -351,6 +354,7 @@ pub enum StreamEvent {
     /// §10: a tool suspended (sent before `waitFor` runs).
     Pending {
         /// The suspension's `Request`.
+        #[schemars(with = "crate::messages::SuspensionRequest")]
         request: Value,
     },
     /// Token usage.
@@ -366,7 +370,7 @@ pub enum StreamEvent {
 }
 
 /// What the host-supplied code observed during one loop command (§5.13).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Observed {
     /// Every hook invocation.
@@ -383,6 +387,7 @@ pub struct Observed {
     pub generate_calls: Option<Vec<Value>>,
     /// §10: every `Request` the client's `waitFor` received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<crate::messages::SuspensionRequest>>")]
     pub wait_for_calls: Option<Vec<Value>>,
     /// Wall-clock milliseconds around the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -437,7 +442,7 @@ pub struct ConversationResponse {
 
 /// SPEC §11 `translate`'s request, as the `translate` command carries it (§5.21); the
 /// toolkit travels as the command's `toolkit` id.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TranslateRequest {
     /// OpenAI `messages`, verbatim.
@@ -457,7 +462,7 @@ pub struct TranslateRequest {
 }
 
 /// One entry of SPEC §11 `result.toolCalls`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TranslatedToolCall {
     /// The provider's call id.
     pub id: String,
@@ -469,7 +474,7 @@ pub struct TranslatedToolCall {
 }
 
 /// SPEC §11 `result` (open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TranslateResult {
     /// The assistant text.
@@ -508,4 +513,103 @@ pub struct TranslateResponse {
     pub observed: Observed,
     /// The whole answer, for JSON-path checks.
     pub raw: Value,
+}
+
+/// The records every loop answer may carry beside its outcome (§5.13), as schema properties.
+fn observed_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    g.subschema_for::<Observed>()
+}
+
+/// `result` xor `raised` (a run's, a conversation step's or a translate's outcome).
+fn one_outcome() -> Value {
+    serde_json::json!([
+        {"required": ["result"], "not": {"required": ["raised"]}},
+        {"required": ["raised"], "not": {"required": ["result"]}},
+    ])
+}
+
+impl schemars::JsonSchema for RunResponse {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RunResponse".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A loop command's answer (run, ask, run_with_answer, ask_with_answer): exactly one of `result` and `raised`, plus what the host-supplied code observed (PROTOCOL.md §5.13).",
+            "type": "object",
+            "allOf": [observed_schema(g)],
+            "properties": {
+                "result": g.subschema_for::<RunResult>(),
+                "raised": {"type": "string", "description": "The message of the exception the run raised."},
+                "textDeltas": g.subschema_for::<Vec<String>>(),
+            },
+            "oneOf": one_outcome(),
+        })
+    }
+}
+
+impl schemars::JsonSchema for StreamResponse {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StreamResponse".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`stream`'s answer: every event in order, and what the iterator raised (§5.16).",
+            "type": "object",
+            "allOf": [observed_schema(g)],
+            "required": ["events"],
+            "properties": {
+                "events": g.subschema_for::<Vec<StreamEvent>>(),
+                "raised": {"type": "string", "description": "The iterator raised this."},
+            },
+        })
+    }
+}
+
+impl schemars::JsonSchema for ConversationResponse {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ConversationResponse".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`conversation`'s answer (§5.18): one step per request step, `{}` for a reset.",
+            "type": "object",
+            "required": ["steps", "messages"],
+            "properties": {
+                "steps": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "result": g.subschema_for::<RunResult>(),
+                            "raised": {"type": "string"},
+                        },
+                        "not": {"required": ["result", "raised"]},
+                    },
+                },
+                "messages": g.subschema_for::<Vec<Value>>(),
+            },
+        })
+    }
+}
+
+impl schemars::JsonSchema for TranslateResponse {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TranslateResponse".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`translate`'s answer (§5.21): exactly one of `result` and `raised`, plus the observed lists.",
+            "type": "object",
+            "allOf": [observed_schema(g)],
+            "properties": {
+                "result": g.subschema_for::<TranslateResult>(),
+                "raised": {"type": "string", "description": "The message `translate` raised."},
+            },
+            "oneOf": one_outcome(),
+        })
+    }
 }

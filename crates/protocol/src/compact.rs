@@ -14,7 +14,7 @@ pub const COMPACT_OPTION_KEYS: [&str; 5] = [
 ];
 
 /// SPEC §7F compactor options; the host callbacks come from a fixed catalogue.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CompactOptions {
     /// Compact only when the estimate exceeds this.
@@ -33,7 +33,7 @@ pub struct CompactOptions {
 }
 
 /// What the driver's `summarize` callback answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub enum Summarizer {
     /// This text, whatever the older messages.
@@ -53,7 +53,7 @@ impl Summarizer {
 }
 
 /// A host `countTokens` callback.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub enum TokenCounter {
     /// K tokens per message, whatever its content (so a split is exact in every port).
@@ -61,7 +61,7 @@ pub enum TokenCounter {
 }
 
 /// `compact`'s answer.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CompactResponse {
     /// The compacted transcript; `None` when the compactor was a no-op.
     pub messages: Option<Vec<Value>>,

@@ -15,6 +15,7 @@ pub mod compact;
 pub mod decode;
 pub mod messages;
 pub mod options;
+pub mod schema;
 
 pub use decode::{check_seq, decode_request, decode_response, ProtocolViolation};
 pub use messages::{Command, Request, TypedResponse};

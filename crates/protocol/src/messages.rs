@@ -225,7 +225,7 @@ fn empty_object() -> Value {
 /// Any harness → driver message, discriminated by `cmd` (§5). Unknown request fields are
 /// ignored, so an additive protocol change (§1) never breaks a driver; `seq` (§2) is on every
 /// request the harness sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Request {
     /// §5.1.
@@ -897,7 +897,7 @@ impl Request {
 }
 
 /// `execute`'s `context`: only the answer crosses the protocol.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecuteContext {
     /// Present only on the retry after a `waitFor` (SPEC §10).
@@ -906,7 +906,7 @@ pub struct ExecuteContext {
 }
 
 /// The fields every response shares (§4). Open: drivers may add fields (§1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
     /// Success or a driver failure.
     pub ok: bool,
@@ -919,7 +919,7 @@ pub struct Envelope {
 }
 
 /// `error` of a failure envelope (§4).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     /// One of [`crate::error_kind`].
     #[serde(default)]
@@ -930,7 +930,7 @@ pub struct ErrorBody {
 }
 
 /// Who a port is (§5.1 `port`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PortInfo {
     /// Port name (`reference`, `python`, ...).
     pub name: String,
@@ -941,7 +941,7 @@ pub struct PortInfo {
 }
 
 /// §5.1 `hello`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HelloResponse {
     /// The protocol the driver speaks.
     pub protocol: u64,
@@ -955,7 +955,7 @@ pub struct HelloResponse {
 }
 
 /// §5.2 `build`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BuildResponse {
     /// Echoes `id` (not read by the harness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -976,7 +976,7 @@ pub struct BuildResponse {
 }
 
 /// A source's state in `statuses`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceStatus {
     /// Up.
@@ -988,35 +988,35 @@ pub enum SourceStatus {
 }
 
 /// §5.3 `tools` and §5.8 `select_builtins` success bodies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolsResponse {
     /// Tool descriptions, in order.
     pub tools: Vec<ToolDescription>,
 }
 
 /// §5.4 `execute`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExecuteResponse {
     /// The tool's result.
     pub result: ToolResult,
 }
 
 /// §5.5 `adapter`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AdapterResponse {
     /// The provider array (its element shape depends on the format).
     pub output: Vec<Value>,
 }
 
 /// §5.6 `skills_prompt`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillsPromptResponse {
     /// The catalog text.
     pub prompt: String,
 }
 
 /// §5.7 `list_skills`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ListSkillsResponse {
     /// Valid skills, in discovery order.
     pub skills: Vec<SkillInfo>,
@@ -1028,7 +1028,7 @@ pub struct ListSkillsResponse {
 }
 
 /// §5.12 `list_mcp_tools`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ListMcpToolsResponse {
     /// One entry per server.
     pub statuses: BTreeMap<String, SourceStatus>,
@@ -1040,14 +1040,14 @@ pub struct ListMcpToolsResponse {
 }
 
 /// §5.9 `sanitize`'s success body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SanitizeResponse {
     /// The sanitised text.
     pub value: String,
 }
 
 /// SPEC §1 ToolResult (pinned: no extra keys).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResult {
     /// The text.
@@ -1057,14 +1057,27 @@ pub struct ToolResult {
     pub is_error: bool,
     /// Omitted when there is none; a suspension carries `pending`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "metadata_schema")]
     pub metadata: Option<Value>,
 }
 
+/// `ToolResult.metadata`: an object, omitted rather than empty (PROTOCOL.md §8); a suspension's
+/// `pending` is a SPEC §10 Request, the other keys are the tool's own.
+fn metadata_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "minProperties": 1,
+        "properties": {"pending": g.subschema_for::<SuspensionRequest>()},
+    })
+}
+
 /// SPEC §10 Request (the suspension request, not a protocol request; pinned).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Request")]
 pub struct SuspensionRequest {
     /// A fresh, non-empty id.
+    #[schemars(length(min = 1))]
     pub id: String,
     /// `approval`, `input`, ...
     pub kind: String,
@@ -1082,7 +1095,7 @@ pub struct SuspensionRequest {
 }
 
 /// SPEC §10 Answer (pinned).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Answer {
     /// Echoes the request's id.
@@ -1098,22 +1111,24 @@ pub struct Answer {
 }
 
 /// SPEC §1 Tool without `execute` (pinned).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolDescription {
     /// Matches `[a-zA-Z0-9_-]+`.
+    #[schemars(regex(pattern = r"^[a-zA-Z0-9_-]+$"))]
     pub name: String,
     /// The description.
     pub description: String,
     /// A JSON-Schema object.
     #[serde(rename = "inputSchema")]
+    #[schemars(extend("type" = "object"))]
     pub input_schema: Value,
     /// Where the tool comes from.
     pub source: ToolSource,
 }
 
 /// SPEC §1 `source`, extended by §4A, §7A and §7D.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolSource {
     /// An MCP server's tool.
@@ -1137,7 +1152,7 @@ pub enum ToolSource {
 }
 
 /// SPEC §3 skill info as the protocol shows it (open: a port may add keys).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkillInfo {
     /// The skill's name.
     pub name: String,
@@ -1156,7 +1171,7 @@ pub struct SkillInfo {
 }
 
 /// SPEC §3 S3 one skipped candidate (open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SkippedSkill {
     /// The SKILL.md path, or `skill://<name>/`.
     pub location: String,
@@ -1171,7 +1186,7 @@ pub struct SkippedSkill {
 }
 
 /// SPEC §2 Gap 6 one listed MCP tool definition (open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct McpToolInfo {
     /// The server's own tool name.
     pub name: String,
@@ -1248,7 +1263,7 @@ pub enum TypedResponse {
 
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because
 /// the SPEC leaves their inner shapes partly to the port.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServeRecordsResponse {
     /// Every `onTask` argument.
     #[serde(default, rename = "onTask")]

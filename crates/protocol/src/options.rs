@@ -27,11 +27,12 @@ pub const OPTION_KEYS: [&str; 13] = [
 ];
 
 /// `createToolkit` options, the SPEC's JS spelling (§6).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolkitOptions {
     /// §2/§4 MCP config: an object, a JSON text, or a file path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("type" = ["object", "string"]))]
     pub mcp_config: Option<Value>,
     /// §3/§4 skill roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,7 +74,7 @@ pub struct ToolkitOptions {
 }
 
 /// The skill-source keys of the options; `list_skills` reads only these and ignores the rest.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillSourceOptions {
     /// §3/§4 skill roots.
@@ -99,7 +100,7 @@ impl ToolkitOptions {
 }
 
 /// `skillsDir`: one root or several.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum SkillsDir {
     /// One root.
@@ -119,7 +120,7 @@ impl SkillsDir {
 }
 
 /// SPEC §3 S1 SkillDef. An empty or missing name is sendable on purpose (the port skips it).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillDef {
     /// The name (may be empty or absent).
@@ -140,7 +141,7 @@ pub struct SkillDef {
 }
 
 /// An extra tool (§7): a named behaviour, or an SPEC §7 HTTP tool's `http` block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExtraTool {
     /// The tool name.
@@ -163,7 +164,7 @@ pub struct ExtraTool {
 }
 
 /// A relay tool's declaration (SPEC §10 addendum): `relayTool(name, description, schema)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RelayToolDecl {
     /// The tool name.
@@ -177,7 +178,7 @@ pub struct RelayToolDecl {
 }
 
 /// A tool behaviour: an object with exactly one key (§7).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ToolBehaviour {
     /// `{"echo": true}`: the arguments as compact JSON.
@@ -198,7 +199,7 @@ pub enum ToolBehaviour {
 }
 
 /// The `awaitCancel` behaviour's bound.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AwaitCancelSpec {
     /// How long to wait for the cancellation signal; defaults to 10000.
@@ -207,7 +208,7 @@ pub struct AwaitCancelSpec {
 }
 
 /// The `suspend` behaviour's Request template.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SuspendSpec {
     /// Defaults to `approval`.
@@ -239,7 +240,7 @@ pub struct SuspendSpec {
 }
 
 /// A skill provider behaviour (§7): exactly one key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum SkillProviderBehaviour {
     /// Returns these defs.
@@ -249,7 +250,7 @@ pub enum SkillProviderBehaviour {
 }
 
 /// A `waitFor` behaviour (§7): exactly one key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum WaitForBehaviour {
     /// Answers `{id: request.id, ok, data?, reason?}`.
@@ -259,7 +260,7 @@ pub enum WaitForBehaviour {
 }
 
 /// The answer a `waitFor` `answer` behaviour gives (the id comes from the request).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerTemplate {
     /// Defaults to `true`.
