@@ -49,7 +49,7 @@ impl ReferenceSession {
     /// Answers one request; every failure is an `{"ok":false}` response, never a panic.
     pub async fn handle(&mut self, request: Value) -> Value {
         let result = match decode_request(&request) {
-            Ok(decoded) => self.dispatch(decoded).await,
+            Ok(decoded) => self.dispatch(decoded.request).await,
             Err(refused) => Err((refused.kind, refused.message)),
         };
         let mut response = match result {

@@ -711,8 +711,9 @@ fn refused(kind: &str, message: impl Into<String>) -> RequestError {
 
 /// Decodes a request for a driver: no string `cmd` or a malformed field is `bad_request`, an
 /// unknown command `unsupported` (`unknown command "X"`), an unknown option key `bad_request`
-/// (`unknown option "X"`). Unknown request fields are ignored (§1: additive changes).
-pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
+/// (`unknown option "X"`). Unknown request fields are ignored (§1: additive changes). The
+/// request's `seq` (§2) comes back beside it, in the [`Framed`] envelope.
+pub fn decode_request(request: &Value) -> Result<Framed<Request>, RequestError> {
     let Some(cmd) = request.get("cmd").and_then(Value::as_str) else {
         return Err(refused(
             error_kind::BAD_REQUEST,
@@ -763,17 +764,28 @@ pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
     // `null` where a value may be absent is absent (§6), so nulls are dropped before serde
     // sees them: `"options": null` is no options.
     let mut cleaned = request.clone();
+    let mut seq = None;
     if let Some(map) = cleaned.as_object_mut() {
         map.retain(|_, v| !v.is_null());
+        seq = map.remove("seq");
     }
-    serde_json::from_value(cleaned)
-        .map_err(|e| refused(error_kind::BAD_REQUEST, format!("bad `{cmd}` request: {e}")))
+    let bad = |e: serde_json::Error| {
+        refused(error_kind::BAD_REQUEST, format!("bad `{cmd}` request: {e}"))
+    };
+    let seq = seq.map(serde_json::from_value).transpose().map_err(bad)?;
+    let request = serde_json::from_value(cleaned).map_err(bad)?;
+    Ok(Framed::new(request, seq))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The request without its envelope.
+    fn request(v: &Value) -> Result<Request, RequestError> {
+        decode_request(v).map(|f| f.request)
+    }
 
     fn violation(cmd: &str, answer: Value, seq: Option<u64>) -> String {
         match decode_response(cmd, &answer, seq) {
@@ -962,7 +974,7 @@ mod tests {
     #[test]
     fn a_generate_usage_is_openai_spelled() {
         let client = |usage: Value| {
-            decode_request(
+            request(
                 &json!({"cmd": "client", "id": "c1", "options": {"model": "m",
                 "generate": {"script": [{"content": "hi", "usage": usage}]}}}),
             )
@@ -1011,15 +1023,42 @@ mod tests {
     }
 
     #[test]
+    fn seq_travels_in_the_envelope_after_the_fields() {
+        let wire = r#"{"cmd":"execute","toolkit":"tk1","name":"x","args":{"z":1},"seq":7}"#;
+        let Ok(framed) = decode_request(&serde_json::from_str(wire).unwrap()) else {
+            panic!("decodes");
+        };
+        assert_eq!(framed.seq, Some(7));
+        assert_eq!(framed.to_value().to_string(), wire);
+        let unnumbered = Framed::new(framed.request, None).to_value().to_string();
+        assert_eq!(
+            unnumbered,
+            r#"{"cmd":"execute","toolkit":"tk1","name":"x","args":{"z":1}}"#
+        );
+        let shutdown = Framed::new(Request::Shutdown {}, Some(3)).to_value();
+        assert_eq!(shutdown.to_string(), r#"{"cmd":"shutdown","seq":3}"#);
+        assert_eq!(
+            request(&json!({"cmd": "hello", "seq": "x"}))
+                .unwrap_err()
+                .kind,
+            "bad_request"
+        );
+    }
+
+    #[test]
     fn requests_decode_or_are_refused_with_the_kind() {
         let ok = decode_request(&json!({"cmd": "execute", "toolkit": "tk1", "name": "x",
             "args": {"z": 1, "a": 2}, "seq": 7}));
-        let Ok(Request::Execute { args, seq, .. }) = ok else {
+        let Ok(Framed {
+            request: Request::Execute { args, .. },
+            seq,
+        }) = ok
+        else {
             panic!("{ok:?}");
         };
         assert_eq!(args.to_string(), r#"{"z":1,"a":2}"#, "key order is kept");
         assert_eq!(seq, Some(7));
-        let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
+        let refused = |v: Value| request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
             refused(json!({"cmd": "transmogrify"})),
             Some((
@@ -1113,23 +1152,21 @@ mod tests {
         let req = json!({"cmd": "client", "id": "c1", "options": {"baseUrl": "http://x",
             "style": "openai", "model": "m", "hooks": {"beforeTool": {"result":
             {"output": "denied", "isError": true}}}, "generate": {"script": [{"content": "hi"}]}}});
-        let Ok(Request::Client { options, .. }) = decode_request(&req) else {
+        let Ok(Request::Client { options, .. }) = request(&req) else {
             panic!()
         };
         assert_eq!(options.model.as_deref(), Some("m"));
         assert!(options.hooks.and_then(|h| h.before_tool).is_some());
-        let typo =
-            decode_request(&json!({"cmd": "client", "id": "c1", "options": {"maxturns": 2}}));
+        let typo = request(&json!({"cmd": "client", "id": "c1", "options": {"maxturns": 2}}));
         assert_eq!(
             typo.unwrap_err().message,
             "unknown client option \"maxturns\""
         );
-        let bad = decode_request(&json!({"cmd": "client", "id": "c1",
+        let bad = request(&json!({"cmd": "client", "id": "c1",
             "options": {"hooks": {"beforeTool": {"observe": true, "abort": "x"}}}}));
         assert_eq!(bad.unwrap_err().kind, "bad_request");
-        let run = decode_request(
-            &json!({"cmd": "run", "client": "c1", "prompt": "p", "cancelAfterMs": 5}),
-        );
+        let run =
+            request(&json!({"cmd": "run", "client": "c1", "prompt": "p", "cancelAfterMs": 5}));
         assert!(matches!(
             run,
             Ok(Request::Run {
@@ -1149,7 +1186,7 @@ mod tests {
             if let (Some(r), Some(extra)) = (r.as_object_mut(), extra.as_object()) {
                 r.extend(extra.clone());
             }
-            decode_request(&r)
+            request(&r)
         };
         let Ok(Request::AgentRuntime { registry, .. }) = runtime(json!({})) else {
             panic!("a runtime decodes");
@@ -1172,7 +1209,7 @@ mod tests {
             message(runtime(json!({"registry": {"a": 1}}))),
             "registry entry \"a\" must be an object"
         );
-        let wait = decode_request(&json!({"cmd": "agent_wait", "runtime": "rt1",
+        let wait = request(&json!({"cmd": "agent_wait", "runtime": "rt1",
             "handle": "root/a.1", "timeoutMs": 100, "advanceMs": null}));
         assert!(matches!(
             wait,
@@ -1182,7 +1219,7 @@ mod tests {
                 ..
             })
         ));
-        let no_handle = decode_request(&json!({"cmd": "agent_wake", "runtime": "rt1"}));
+        let no_handle = request(&json!({"cmd": "agent_wake", "runtime": "rt1"}));
         assert_eq!(no_handle.unwrap_err().kind, "bad_request");
     }
 

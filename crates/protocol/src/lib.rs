@@ -17,7 +17,7 @@ pub mod messages;
 pub mod options;
 
 pub use decode::{check_seq, decode_request, decode_response, ProtocolViolation};
-pub use messages::{Command, Request, TypedResponse};
+pub use messages::{Command, Framed, Request, TypedResponse};
 
 /// The protocol version this harness speaks.
 pub const PROTOCOL_VERSION: u64 = 1;

@@ -223,8 +223,8 @@ fn empty_object() -> Value {
 }
 
 /// Any harness → driver message, discriminated by `cmd` (§5). Unknown request fields are
-/// ignored, so an additive protocol change (§1) never breaks a driver; `seq` (§2) is on every
-/// request the harness sends.
+/// ignored, so an additive protocol change (§1) never breaks a driver. `seq` (§2) is not a
+/// command's field: [`Framed`] carries it beside the command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Request {
@@ -233,9 +233,6 @@ pub enum Request {
         /// The protocol the harness speaks (`1`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         protocol: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.2.
     Build {
@@ -244,17 +241,11 @@ pub enum Request {
         /// Toolkit options (§6); absent means all defaults.
         #[serde(default)]
         options: Box<ToolkitOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.3.
     Tools {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.4.
     Execute {
@@ -268,9 +259,6 @@ pub enum Request {
         /// `{answer?}`: the post-`waitFor` retry's answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context: Option<ExecuteContext>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.5.
     Adapter {
@@ -279,66 +267,41 @@ pub enum Request {
         /// `openai` | `anthropic` | `gemini`; kept as text so an unknown one is the driver's
         /// `bad_request` with its own words.
         format: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.6.
     SkillsPrompt {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.7.
     ListSkills {
         /// The skill-source option keys (others are ignored).
         #[serde(default)]
         options: SkillSourceOptions,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.8.
     SelectBuiltins {
         /// What the `builtins` option would carry; `null` (or absent) means all ten.
         #[serde(default)]
         config: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.9.
     Sanitize {
         /// The text to sanitise.
         value: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.10.
     Close {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.11.
-    Shutdown {
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
-    },
+    Shutdown {},
     /// §5.12.
     ListMcpTools {
         /// An MCP config as the `mcpConfig` option would carry it.
         #[serde(default)]
         config: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.14.
     Client {
@@ -347,9 +310,6 @@ pub enum Request {
         /// Client options (§6A).
         #[serde(default)]
         options: Box<ClientOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.15.
     Run {
@@ -370,9 +330,6 @@ pub enum Request {
             skip_serializing_if = "Option::is_none"
         )]
         cancel_after_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.16.
     Stream {
@@ -396,9 +353,6 @@ pub enum Request {
             skip_serializing_if = "Option::is_none"
         )]
         cancel_after_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.17.
     Ask {
@@ -415,9 +369,6 @@ pub enum Request {
         /// Pass an `on_text` callback.
         #[serde(default, rename = "onText", skip_serializing_if = "Option::is_none")]
         on_text: Option<bool>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.18.
     Conversation {
@@ -428,9 +379,6 @@ pub enum Request {
         toolkit: Option<String>,
         /// Sends and resets, in order.
         steps: Vec<ConversationStep>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.19.
     StoreGet {
@@ -438,9 +386,6 @@ pub enum Request {
         client: String,
         /// The conversation id.
         id: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.19.
     StoreSave {
@@ -450,17 +395,11 @@ pub enum Request {
         id: String,
         /// The transcript to save.
         messages: Vec<Value>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.20.
     Metrics {
         /// A client id.
         client: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.21.
     Translate {
@@ -471,9 +410,6 @@ pub enum Request {
         toolkit: Option<String>,
         /// The SPEC §11 request.
         request: Box<TranslateRequest>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.22.
     RunWithAnswer {
@@ -489,9 +425,6 @@ pub enum Request {
         pending: Value,
         /// The host's Answer (SPEC §10 keys).
         answer: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.22.
     AskWithAnswer {
@@ -506,9 +439,6 @@ pub enum Request {
         pending: Value,
         /// The host's Answer (SPEC §10 keys).
         answer: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.23.
     Serve {
@@ -531,25 +461,16 @@ pub enum Request {
         /// Pass an `onCall` callback that records every call.
         #[serde(default, rename = "onCall", skip_serializing_if = "std::ops::Not::not")]
         on_call: bool,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.24.
     ServeStop {
         /// A serve handle id.
         serve: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.25.
     ServeRecords {
         /// A serve handle id.
         serve: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// §5.26.
     Compact {
@@ -557,9 +478,6 @@ pub enum Request {
         messages: Vec<Value>,
         /// The compactor's options.
         options: Box<CompactOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// create an agent runtime (SPEC §7D).
     AgentRuntime {
@@ -582,9 +500,6 @@ pub enum Request {
         /// The runtime's options; absent ⇒ all defaults.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         options: Option<Box<crate::agent::AgentRuntimeOptions>>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// spawn(parent, def, budget?).
     AgentSpawn {
@@ -598,9 +513,6 @@ pub enum Request {
         /// The handle's budget, carved from its parent's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         budget: Option<crate::agent::AgentBudget>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// post(h, item).
     AgentPost {
@@ -616,9 +528,6 @@ pub enum Request {
         /// Its channel; absent ⇒ `external`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         channel: Option<String>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// wake(h, prompt?).
     AgentWake {
@@ -629,9 +538,6 @@ pub enum Request {
         /// The wake prompt.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         prompt: Option<String>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// wait(h, timeout?).
     AgentWait {
@@ -645,9 +551,6 @@ pub enum Request {
         /// Advance the clock this much once the wait is registered.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// interrupt(h).
     AgentInterrupt {
@@ -655,9 +558,6 @@ pub enum Request {
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// close(h, {force?}).
     AgentClose {
@@ -671,17 +571,11 @@ pub enum Request {
         /// Advance the clock this much once the shutdown deadline is registered.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// list().
     AgentList {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// inspect(h).
     AgentInspect {
@@ -689,9 +583,6 @@ pub enum Request {
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// Level-1 agent(name).run(prompt).
     AgentRun {
@@ -701,9 +592,6 @@ pub enum Request {
         entry: String,
         /// The prompt.
         prompt: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// resume(answer) after a durable pending.
     AgentResume {
@@ -711,9 +599,6 @@ pub enum Request {
         runtime: String,
         /// The host's SPEC §10 Answer.
         answer: Answer,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// agent(name).asTool() and its execute.
     AgentExecute {
@@ -724,9 +609,6 @@ pub enum Request {
         /// The tool's arguments, passed through unchanged (absent means `{}`).
         #[serde(default = "empty_object")]
         args: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// advance the runtime's virtual clock.
     AgentClock {
@@ -735,9 +617,6 @@ pub enum Request {
         /// How far; absent ⇒ 0.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// start a handle's heartbeat (SPEC §7E).
     AgentHeartbeat {
@@ -748,9 +627,6 @@ pub enum Request {
         /// The beat interval, in virtual ms.
         #[serde(rename = "everyMs")]
         every_ms: u64,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// the runtime store's get.
     AgentStoreGet {
@@ -758,9 +634,6 @@ pub enum Request {
         runtime: String,
         /// The conversation id (a handle id).
         id: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// the runtime store's save.
     AgentStoreSave {
@@ -770,25 +643,16 @@ pub enum Request {
         id: String,
         /// The transcript to save.
         messages: Vec<Value>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// what the runtime let the host observe.
     AgentTrace {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
     /// stop-all: close(root) and drop the runtime.
     AgentCloseRuntime {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
 }
 
@@ -843,56 +707,34 @@ impl Request {
             Request::AgentCloseRuntime { .. } => Command::AgentCloseRuntime,
         }
     }
+}
 
-    /// The request's sequence number, when it carries one.
-    pub fn seq(&self) -> Option<u64> {
-        match self {
-            Request::Hello { seq, .. }
-            | Request::Build { seq, .. }
-            | Request::Tools { seq, .. }
-            | Request::Execute { seq, .. }
-            | Request::Adapter { seq, .. }
-            | Request::SkillsPrompt { seq, .. }
-            | Request::ListSkills { seq, .. }
-            | Request::SelectBuiltins { seq, .. }
-            | Request::Sanitize { seq, .. }
-            | Request::Close { seq, .. }
-            | Request::Shutdown { seq, .. }
-            | Request::ListMcpTools { seq, .. }
-            | Request::Client { seq, .. }
-            | Request::Run { seq, .. }
-            | Request::Stream { seq, .. }
-            | Request::Ask { seq, .. }
-            | Request::Conversation { seq, .. }
-            | Request::StoreGet { seq, .. }
-            | Request::StoreSave { seq, .. }
-            | Request::Metrics { seq, .. }
-            | Request::Translate { seq, .. }
-            | Request::RunWithAnswer { seq, .. }
-            | Request::AskWithAnswer { seq, .. }
-            | Request::Serve { seq, .. }
-            | Request::ServeStop { seq, .. }
-            | Request::ServeRecords { seq, .. }
-            | Request::Compact { seq, .. }
-            | Request::AgentRuntime { seq, .. }
-            | Request::AgentSpawn { seq, .. }
-            | Request::AgentPost { seq, .. }
-            | Request::AgentWake { seq, .. }
-            | Request::AgentWait { seq, .. }
-            | Request::AgentInterrupt { seq, .. }
-            | Request::AgentClose { seq, .. }
-            | Request::AgentList { seq, .. }
-            | Request::AgentInspect { seq, .. }
-            | Request::AgentRun { seq, .. }
-            | Request::AgentResume { seq, .. }
-            | Request::AgentExecute { seq, .. }
-            | Request::AgentClock { seq, .. }
-            | Request::AgentHeartbeat { seq, .. }
-            | Request::AgentStoreGet { seq, .. }
-            | Request::AgentStoreSave { seq, .. }
-            | Request::AgentTrace { seq, .. }
-            | Request::AgentCloseRuntime { seq, .. } => *seq,
-        }
+/// A message as it crosses the pipe: the command and the sequence number the transport gave it
+/// (§2). On the wire `seq` is a top-level key beside `cmd`, after the command's own fields:
+/// `{"cmd":"tools","toolkit":"tk1","seq":3}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Framed<T = Request> {
+    /// The command with its fields.
+    #[serde(flatten)]
+    pub request: T,
+    /// Sequence number (§2); the in-process port sends none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
+
+impl<T> Framed<T> {
+    /// `request` numbered `seq`.
+    pub fn new(request: T, seq: Option<u64>) -> Self {
+        Self { request, seq }
+    }
+}
+
+impl Framed<Request> {
+    /// The framed message as the JSON object the transport writes.
+    pub fn to_value(&self) -> Value {
+        // A `Request` serialises to an object of strings, numbers and JSON values only, so
+        // this cannot fail; `Null` is never written because the transport checks for objects.
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
