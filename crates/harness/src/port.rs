@@ -5,7 +5,7 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use toolnexus_protocol::{decode_response, error_kind, TypedResponse, PROTOCOL_VERSION};
+use toolnexus_protocol::{decode_response, ErrorKind, TypedResponse, PROTOCOL_VERSION};
 
 /// Who a port is, from its `hello` (the protocol's typed `port`).
 pub use toolnexus_protocol::messages::PortInfo;
@@ -28,8 +28,8 @@ pub enum PortError {
     Unsupported(String),
     /// The driver answered `ok:false` for another reason.
     Driver {
-        /// The error kind the driver gave.
-        kind: String,
+        /// The error kind the driver gave (any string a driver sends is kept).
+        kind: ErrorKind,
         /// Its message.
         message: String,
     },
@@ -175,7 +175,7 @@ pub const MALFORMED: &str = "malformed_response";
 
 fn malformed(message: String) -> PortError {
     PortError::Driver {
-        kind: MALFORMED.to_string(),
+        kind: ErrorKind::Other(MALFORMED.to_string()),
         message,
     }
 }
@@ -226,7 +226,7 @@ pub async fn typed_request<P: Port + ?Sized>(
 fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
     // The transport already checked `seq` (a subprocess port restarts a driver out of step).
     match decode_response(cmd, response, None) {
-        Ok(TypedResponse::Failure(e)) if e.kind == error_kind::UNSUPPORTED => {
+        Ok(TypedResponse::Failure(e)) if e.kind == ErrorKind::Unsupported => {
             Err(PortError::Unsupported(e.message))
         }
         Ok(TypedResponse::Failure(e)) => Err(PortError::Driver {

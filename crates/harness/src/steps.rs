@@ -18,7 +18,7 @@ use super::scenario::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult
 use super::snapshots;
 use super::surroundings;
 use super::{mock_launch, secret};
-use toolnexus_protocol::error_kind;
+use toolnexus_protocol::ErrorKind;
 
 fn held(st: &ScenarioState, outcome: Result<String, super::failure::Failure>) -> StepResult {
     outcome
@@ -391,7 +391,7 @@ pub fn registry() -> &'static [StepDef] {
                 |StepCtx { port, st, .. }| {
                     let id = st.toolkit_id()?;
                     match port.tools(&id).await {
-                        Err(PortError::Driver { kind, .. }) if kind == error_kind::UNKNOWN_TOOLKIT => {
+                        Err(PortError::Driver { kind, .. }) if kind == ErrorKind::UnknownToolkit => {
                             Ok(())
                         }
                         Err(PortError::Transport(m)) => fail(m),

@@ -98,11 +98,12 @@ pub(super) async fn send(port: &mut dyn Port, request: Value) -> Result<Value, P
             .unwrap_or("")
             .to_string()
     };
-    if text("kind") == toolnexus_protocol::error_kind::UNSUPPORTED {
+    let kind = toolnexus_protocol::ErrorKind::from(text("kind"));
+    if kind == toolnexus_protocol::ErrorKind::Unsupported {
         return Err(PortError::Unsupported(text("message")));
     }
     Err(PortError::Driver {
-        kind: text("kind"),
+        kind,
         message: text("message"),
     })
 }
