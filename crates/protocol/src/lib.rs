@@ -19,6 +19,7 @@ pub mod decode;
 pub mod error_kind;
 pub mod messages;
 pub mod options;
+pub mod source_options;
 
 pub use decode::{check_seq, decode_request, decode_response, ProtocolViolation};
 pub use error_kind::ErrorKind;

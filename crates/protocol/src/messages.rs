@@ -868,7 +868,10 @@ mod tests {
             let name = command.as_str();
             assert_eq!(Command::parse(name), Some(command), "{name}");
             assert_eq!(serde_json::to_value(command).unwrap(), name);
-            assert!(Command::ALL[..i].iter().all(|c| c.as_str() != name), "{name} twice");
+            assert!(
+                Command::ALL[..i].iter().all(|c| c.as_str() != name),
+                "{name} twice"
+            );
         }
         assert_eq!(Command::parse("Hello"), None);
         let request = Request::SkillsPrompt {
