@@ -391,7 +391,7 @@ pub fn registry() -> &'static [StepDef] {
                 |StepCtx { port, st, .. }| {
                     let id = st.toolkit_id()?;
                     match port.tools(&id).await {
-                        Err(PortError::Driver { kind, .. }) if kind == ErrorKind::UnknownToolkit => {
+                        Err(PortError::Driver { kind: ErrorKind::UnknownToolkit, .. }) => {
                             Ok(())
                         }
                         Err(PortError::Transport(m)) => fail(m),

@@ -483,9 +483,22 @@ impl<T> Framed<T> {
 impl Framed<Request> {
     /// The framed message as the JSON object the transport writes.
     pub fn to_value(&self) -> Value {
-        // A `Request` serialises to an object of strings, numbers and JSON values only, so
-        // this cannot fail; `Null` is never written because the transport checks for objects.
+        // A `Request` serialises to an object with string keys only, so this cannot fail.
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Framed<Value> {
+    /// A request given as JSON (a scenario's, kept as written), numbered: `seq` becomes its
+    /// last key, replacing one it had in place. Anything but an object has no place for a
+    /// `seq` and is returned unchanged, for the driver to refuse.
+    pub fn number(request: Value, seq: u64) -> Value {
+        if !request.is_object() {
+            return request;
+        }
+        let framed = Framed::new(request, Some(seq));
+        // An object with string keys always serialises.
+        serde_json::to_value(&framed).unwrap_or(Value::Null)
     }
 }
 
@@ -881,5 +894,18 @@ mod tests {
         let wire = serde_json::to_string(&request).unwrap();
         assert_eq!(wire, r#"{"cmd":"skills_prompt","toolkit":"tk1"}"#);
         assert_eq!(serde_json::from_str::<Request>(&wire).unwrap(), request);
+    }
+
+    #[test]
+    fn a_json_request_is_numbered_in_place() {
+        let raw = serde_json::json!({"cmd": "tools", "toolkit": "tk1", "extra": null});
+        let numbered = Framed::number(raw, 4).to_string();
+        assert_eq!(
+            numbered,
+            r#"{"cmd":"tools","toolkit":"tk1","extra":null,"seq":4}"#
+        );
+        let renumbered = Framed::number(serde_json::json!({"seq": 1, "cmd": "hello"}), 2);
+        assert_eq!(renumbered.to_string(), r#"{"seq":2,"cmd":"hello"}"#);
+        assert_eq!(Framed::number(Value::from("x"), 1), Value::from("x"));
     }
 }
