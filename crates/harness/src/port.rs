@@ -5,7 +5,10 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use toolnexus_protocol::messages::{Answer, ExecuteContext};
+use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions};
 use toolnexus_protocol::{
     decode_response, Command, ErrorKind, Request, TypedResponse, PROTOCOL_VERSION,
 };
@@ -96,11 +99,19 @@ pub trait Port: Send {
 
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
     /// `statuses`, `errors` and `skills` (the typed decode checked each). The options are the
-    /// scenario's JSON, sent as written (unknown keys, nulls and key order included: a typo'd
-    /// key is a scenario's way to ask for `bad_request`).
+    /// scenario's JSON: typed when the type writes them back byte for byte, else sent as
+    /// written (unknown keys, nulls, another key order: a typo'd key is a scenario's way to
+    /// ask for `bad_request`).
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
-        let fields = [("id", Value::from(id)), ("options", options.clone())];
-        request(self, command_object(Command::Build, fields)).await
+        let Some(options) = as_written::<ToolkitOptions>(options) else {
+            let fields = [("id", Value::from(id)), ("options", options.clone())];
+            return request(self, command_object(Command::Build, fields)).await;
+        };
+        let build = Request::Build {
+            id: id.to_string(),
+            options: Box::new(options),
+        };
+        send(self, build).await.map(|(raw, _)| raw)
     }
 
     /// `tools`: the toolkit's tool descriptions in `tools()` order.
@@ -120,17 +131,10 @@ pub trait Port: Send {
         args: &Value,
         answer: Option<&Value>,
     ) -> Result<Value, PortError> {
-        let typed_answer = answer.map(|raw| {
-            serde_json::from_value::<Answer>(raw.clone()).and_then(|typed| {
-                let same = serde_json::to_string(&typed)? == serde_json::to_string(raw)?;
-                same.then_some(typed).ok_or_else(|| {
-                    serde_json::Error::io(std::io::Error::other("written differently"))
-                })
-            })
-        });
+        let typed_answer = answer.map(as_written::<Answer>);
         let (toolkit, name, args) = (toolkit.to_string(), name.to_string(), args.clone());
         let r = match (answer, typed_answer) {
-            (Some(raw), Some(Err(_))) => {
+            (Some(raw), Some(None)) => {
                 let fields = [
                     ("toolkit", Value::from(toolkit)),
                     ("name", Value::from(name)),
@@ -140,7 +144,7 @@ pub trait Port: Send {
                 request(self, command_object(Command::Execute, fields)).await?
             }
             (_, typed) => {
-                let context = typed.and_then(Result::ok).map(|answer| ExecuteContext {
+                let context = typed.flatten().map(|answer| ExecuteContext {
                     answer: Some(answer),
                 });
                 let execute = Request::Execute {
@@ -175,10 +179,15 @@ pub trait Port: Send {
     }
 
     /// `list_skills`: the unfiltered inventory `{skills, skipped}`. The options are the
-    /// scenario's JSON, sent as written.
+    /// scenario's JSON, typed or sent as written as for [`Port::build`].
     async fn list_skills(&mut self, options: &Value) -> Result<Value, PortError> {
-        let fields = [("options", options.clone())];
-        let r = request(self, command_object(Command::ListSkills, fields)).await?;
+        let r = match as_written::<SkillSourceOptions>(options) {
+            Some(options) => send(self, Request::ListSkills { options }).await?.0,
+            None => {
+                let fields = [("options", options.clone())];
+                request(self, command_object(Command::ListSkills, fields)).await?
+            }
+        };
         Ok(json!({"skills": field(r.clone(), "skills")?, "skipped": field(r, "skipped")?}))
     }
 
@@ -214,6 +223,14 @@ pub trait Port: Send {
         let toolkit = toolkit.to_string();
         send(self, Request::Close { toolkit }).await.map(|_| ())
     }
+}
+
+/// `raw` as a typed protocol value, when the type writes it back to exactly the same JSON text
+/// (so the driver receives the bytes the scenario wrote); `None` when it does not.
+fn as_written<T: DeserializeOwned + Serialize>(raw: &Value) -> Option<T> {
+    let typed = serde_json::from_value::<T>(raw.clone()).ok()?;
+    let same = serde_json::to_string(&typed).ok()? == serde_json::to_string(raw).ok()?;
+    same.then_some(typed)
 }
 
 /// A request object for `command` whose fields are scenario JSON sent as written (which a
@@ -372,4 +389,25 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
     let cut: String = text.chars().take(max).collect();
     format!("{cut}… ({} chars)", text.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_json_is_typed_only_when_written_back_the_same() {
+        let plain = json!({"builtins": false, "disableTools": ["skill"]});
+        assert!(as_written::<ToolkitOptions>(&plain).is_some());
+        for odd in [
+            json!({"disableTools": ["skill"], "builtins": false}),
+            json!({"builtins": false, "skillsDir": null}),
+            json!({"skilsDir": "/"}),
+            Value::Null,
+        ] {
+            assert!(as_written::<ToolkitOptions>(&odd).is_none(), "{odd}");
+        }
+        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true})).is_some());
+        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true, "data": null})).is_none());
+    }
 }
