@@ -687,7 +687,11 @@ fn the_examples_in_protocol_md_decode_into_the_typed_form() {
                     !d.invalid_request,
                     "PROTOCOL.md line {at}: marked invalid-request but decodes"
                 );
-                assert_eq!(request.command().as_str(), cmd, "PROTOCOL.md line {at}");
+                assert_eq!(
+                    request.request.command().as_str(),
+                    cmd,
+                    "PROTOCOL.md line {at}"
+                );
             }
         }
         let answer = decode_response(cmd, &d.response, None)

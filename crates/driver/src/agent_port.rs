@@ -13,7 +13,7 @@ use crate::reply::{bad_request as bad, unsupported, Reply};
 use toolnexus_protocol::agent::{AgentBudget, AgentRegistry, AgentRuntimeOptions};
 use toolnexus_protocol::client::{HookBehaviours, OnMetricBehaviour};
 use toolnexus_protocol::options::ExtraTool;
-use toolnexus_protocol::Request;
+use toolnexus_protocol::{ErrorKind, Request};
 use toolnexus_reference::agent::inbox::Item;
 use toolnexus_reference::agent::{
     AgentDef, Budget, BudgetDecision, BudgetInfo, Runtime, RuntimeOptions,
@@ -254,13 +254,13 @@ impl Agents {
         }
     }
 
-    fn session(&self, id: &str) -> Result<&Session, (String, String)> {
+    fn session(&self, id: &str) -> Result<&Session, (ErrorKind, String)> {
         self.runtimes
             .get(id)
             .ok_or_else(|| bad(format!("no agent runtime \"{id}\"")))
     }
 
-    fn session_mut(&mut self, id: &str) -> Result<&mut Session, (String, String)> {
+    fn session_mut(&mut self, id: &str) -> Result<&mut Session, (ErrorKind, String)> {
         self.runtimes
             .get_mut(id)
             .ok_or_else(|| bad(format!("no agent runtime \"{id}\"")))
@@ -381,7 +381,7 @@ struct RuntimeSpec {
 
 /// A reference answer as its protocol JSON (the reference's types serialise to the
 /// protocol's shapes; a value JSON cannot hold is the driver's fault, said as such).
-fn wire<T: serde::Serialize>(value: &T) -> Result<Value, (String, String)> {
+fn wire<T: serde::Serialize>(value: &T) -> Reply {
     serde_json::to_value(value).map_err(|e| bad(format!("the answer is not JSON: {e}")))
 }
 
@@ -401,11 +401,11 @@ fn reference_budget(b: &AgentBudget) -> Budget {
 fn hooks(
     h: &HookBehaviours,
     rec: &Arc<Recorder>,
-) -> Result<Arc<dyn toolnexus_reference::client::Hooks>, (String, String)> {
+) -> Result<Arc<dyn toolnexus_reference::client::Hooks>, (ErrorKind, String)> {
     Ok(Arc::new(DriverHooks::new(h, rec.clone()).map_err(bad)?))
 }
 
-fn on_metric(m: &OnMetricBehaviour, rec: &Arc<Recorder>) -> Result<OnMetric, (String, String)> {
+fn on_metric(m: &OnMetricBehaviour, rec: &Arc<Recorder>) -> Result<OnMetric, (ErrorKind, String)> {
     if m != &OnMetricBehaviour::Collect(true) {
         return Err(bad(
             "onMetric: only {\"collect\": true} is in the catalogue",

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use toolnexus_protocol::client::TranslateRequest as ProtoTranslateRequest;
 use toolnexus_protocol::client::{ClientOptions as ProtoClientOptions, ConversationStep};
+use toolnexus_protocol::ErrorKind;
 use toolnexus_reference::client::{
     AskOptions, ClientError, RunOptions, RunResult, StreamEvent, Usage,
 };
@@ -94,11 +95,11 @@ impl Clients {
     pub fn reference(
         &self,
         id: &str,
-    ) -> Result<toolnexus_reference::client::Client, (String, String)> {
+    ) -> Result<toolnexus_reference::client::Client, (ErrorKind, String)> {
         self.get(id).map(|c| c.client.clone())
     }
 
-    fn get(&self, id: &str) -> Result<&DriverClient, (String, String)> {
+    fn get(&self, id: &str) -> Result<&DriverClient, (ErrorKind, String)> {
         self.clients
             .get(id)
             .ok_or_else(|| bad_request(format!("no client \"{id}\"")))
@@ -257,7 +258,10 @@ impl Clients {
 }
 
 /// The protocol's `pending` and `answer` as the SPEC §10 types; malformed ⇒ `bad_request`.
-fn suspension_pair(pending: Value, answer: Value) -> Result<(Request, Answer), (String, String)> {
+fn suspension_pair(
+    pending: Value,
+    answer: Value,
+) -> Result<(Request, Answer), (ErrorKind, String)> {
     let pending = serde_json::from_value(pending)
         .map_err(|e| bad_request(format!("pending is not a SPEC §10 Request: {e}")))?;
     let answer = serde_json::from_value(answer)

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use toolnexus_protocol::compact::{CompactOptions as ProtoCompactOptions, TokenCounter};
-use toolnexus_protocol::error_kind;
+use toolnexus_protocol::ErrorKind;
 use toolnexus_reference::compact::{self, CompactOptions, CountTokens, Summarize};
 
 use crate::reply::Reply;
@@ -17,7 +17,7 @@ pub async fn compact(messages: Vec<Value>, options: &ProtoCompactOptions) -> Rep
     let opts = compact_options(options, Arc::clone(&calls));
     let compacted = compact::compact(&messages, &opts)
         .await
-        .map_err(|e| (error_kind::INTERNAL.to_string(), e))?;
+        .map_err(|e| (ErrorKind::Internal, e))?;
     let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
     Ok(json!({"messages": compacted, "summarizeCalls": calls}))
 }

@@ -4,7 +4,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::reference_port::ReferenceSession;
-use toolnexus_protocol::{error_kind, error_response};
+use toolnexus_protocol::{error_response, ErrorKind};
 
 /// Serves protocol requests from stdin until EOF, `shutdown`, or SIGTERM/SIGINT/SIGHUP;
 /// logs go to stderr only. On every one of these it closes what it started (MCP servers,
@@ -92,10 +92,8 @@ where
         let line = match std::str::from_utf8(&raw) {
             Ok(line) => line,
             Err(e) => {
-                let response = error_response(
-                    error_kind::BAD_REQUEST,
-                    format!("request is not UTF-8: {e}"),
-                );
+                let response =
+                    error_response(&ErrorKind::BadRequest, format!("request is not UTF-8: {e}"));
                 write_line(&mut output, &response).await?;
                 continue;
             }
@@ -141,7 +139,7 @@ where
                 }
             }
             Err(e) => (
-                error_response(error_kind::BAD_REQUEST, format!("request is not JSON: {e}")),
+                error_response(&ErrorKind::BadRequest, format!("request is not JSON: {e}")),
                 false,
             ),
         };
@@ -254,7 +252,7 @@ mod tests {
         assert_eq!(answers[0]["ok"], false, "{text}");
         assert_eq!(
             answers[0]["error"]["kind"],
-            error_kind::BAD_REQUEST,
+            ErrorKind::BadRequest.as_str(),
             "{text}"
         );
         assert_eq!(answers[1]["ok"], true, "{text}");

@@ -19,13 +19,18 @@ pub fn toolkit_options(
     cancels: &behaviours::ToolCancels,
 ) -> Result<ToolkitOptions, String> {
     Ok(ToolkitOptions {
-        mcp_config: o.mcp_config.clone(),
+        mcp_config: o.mcp_config.as_ref().map(proto::McpConfig::to_value),
         skills: skill_sources(&o.skill_sources())?,
         skills_filter: o.skills_filter.clone().unwrap_or_default(),
         skill_sample_limit: o.skill_sample_limit.unwrap_or(0),
         disable_skills: o.disable_skills.clone().unwrap_or_default(),
-        builtins: o.builtins.clone(),
-        agents: o.agents.clone().unwrap_or_default(),
+        builtins: o.builtins.as_ref().map(proto::Builtins::to_value),
+        agents: o
+            .agents
+            .iter()
+            .flatten()
+            .map(proto::AgentDecl::to_value)
+            .collect(),
         extra_tools: o
             .extra_tools
             .iter()

@@ -14,7 +14,7 @@ use crate::serve_port::{ServeRequest, Serves};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
-    decode_request, error_kind, error_response, Request, PROTOCOL_VERSION, SPEC_VERSION,
+    decode_request, error_response, ErrorKind, Request, PROTOCOL_VERSION, SPEC_VERSION,
 };
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
@@ -49,7 +49,7 @@ impl ReferenceSession {
     /// Answers one request; every failure is an `{"ok":false}` response, never a panic.
     pub async fn handle(&mut self, request: Value) -> Value {
         let result = match decode_request(&request) {
-            Ok(decoded) => self.dispatch(decoded).await,
+            Ok(decoded) => self.dispatch(decoded.request).await,
             Err(refused) => Err((refused.kind, refused.message)),
         };
         let mut response = match result {
@@ -317,7 +317,7 @@ impl ReferenceSession {
         self.clients.run_loop(client, tk, command).await
     }
 
-    fn toolkit(&self, id: &str) -> Result<&Toolkit, (String, String)> {
+    fn toolkit(&self, id: &str) -> Result<&Toolkit, (ErrorKind, String)> {
         self.toolkits.get(id).ok_or_else(|| unknown_toolkit(id))
     }
 
@@ -334,12 +334,8 @@ impl ReferenceSession {
             ..Context::default()
         };
         let result = tk.execute(name, args, &ctx).await;
-        let result = serde_json::to_value(&result).map_err(|e| {
-            (
-                error_kind::INTERNAL.to_string(),
-                format!("cannot serialise result: {e}"),
-            )
-        })?;
+        let result = serde_json::to_value(&result)
+            .map_err(|e| (ErrorKind::Internal, format!("cannot serialise result: {e}")))?;
         Ok(json!({ "result": result }))
     }
 
@@ -368,11 +364,8 @@ impl ReferenceSession {
     }
 }
 
-fn unknown_toolkit(id: &str) -> (String, String) {
-    (
-        error_kind::UNKNOWN_TOOLKIT.to_string(),
-        format!("no toolkit \"{id}\""),
-    )
+fn unknown_toolkit(id: &str) -> (ErrorKind, String) {
+    (ErrorKind::UnknownToolkit, format!("no toolkit \"{id}\""))
 }
 
 /// The `hello` answer: who this port is and what it implements.

@@ -3,17 +3,17 @@
 
 use serde_json::Value;
 
-use toolnexus_protocol::error_kind;
+use toolnexus_protocol::ErrorKind;
 
 /// A command's success body, or the error envelope's `(kind, message)`.
-pub type Reply = Result<Value, (String, String)>;
+pub type Reply = Result<Value, (ErrorKind, String)>;
 
 /// A `bad_request` refusal (§4).
-pub fn bad_request(message: impl Into<String>) -> (String, String) {
-    (error_kind::BAD_REQUEST.to_string(), message.into())
+pub fn bad_request(message: impl Into<String>) -> (ErrorKind, String) {
+    (ErrorKind::BadRequest, message.into())
 }
 
 /// An `unsupported` refusal: the reference does not implement this (the scenario is skipped).
-pub fn unsupported(message: impl Into<String>) -> (String, String) {
-    (error_kind::UNSUPPORTED.to_string(), message.into())
+pub fn unsupported(message: impl Into<String>) -> (ErrorKind, String) {
+    (ErrorKind::Unsupported, message.into())
 }

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use serde_json::Value;
-use toolnexus_protocol::Handler;
+use toolnexus_protocol::{Framed, Handler};
 
 use super::port::{Port, PortError};
 use super::trace::Tracer;
@@ -58,15 +58,13 @@ impl InProcessPort {
 
 #[async_trait]
 impl Port for InProcessPort {
-    async fn call(&mut self, mut request: Value) -> Result<Value, PortError> {
+    async fn call(&mut self, request: Value) -> Result<Value, PortError> {
         if self.tracer.is_none() {
             return self.answer(request).await;
         }
         // Traced requests carry a `seq` like a subprocess driver's, so the trace reads (and
         // validates) the same for both transports; the handler echoes it.
-        if let Some(obj) = request.as_object_mut() {
-            obj.insert("seq".into(), Value::from(self.seq));
-        }
+        let request = Framed::number(request, self.seq);
         self.seq += 1;
         if let Some(t) = &self.tracer {
             t.request(&request);

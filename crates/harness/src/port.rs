@@ -5,7 +5,13 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
-use toolnexus_protocol::{decode_response, error_kind, TypedResponse, PROTOCOL_VERSION};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use toolnexus_protocol::messages::{Answer, ExecuteContext};
+use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions};
+use toolnexus_protocol::{
+    decode_response, Command, ErrorKind, Request, TypedResponse, PROTOCOL_VERSION,
+};
 
 /// Who a port is, from its `hello` (the protocol's typed `port`).
 pub use toolnexus_protocol::messages::PortInfo;
@@ -28,8 +34,8 @@ pub enum PortError {
     Unsupported(String),
     /// The driver answered `ok:false` for another reason.
     Driver {
-        /// The error kind the driver gave.
-        kind: String,
+        /// The error kind the driver gave (any string a driver sends is kept).
+        kind: ErrorKind,
         /// Its message.
         message: String,
     },
@@ -92,18 +98,32 @@ pub trait Port: Send {
     }
 
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
-    /// `statuses`, `errors` and `skills` (the typed decode checked each).
+    /// `statuses`, `errors` and `skills` (the typed decode checked each). The options are the
+    /// scenario's JSON: typed when the type writes them back byte for byte, else sent as
+    /// written (unknown keys, nulls, another key order: a typo'd key is a scenario's way to
+    /// ask for `bad_request`).
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
-        request(self, json!({"cmd": "build", "id": id, "options": options})).await
+        let Some(options) = as_written::<ToolkitOptions>(options) else {
+            let fields = [("id", Value::from(id)), ("options", options.clone())];
+            return request(self, command_object(Command::Build, fields)).await;
+        };
+        let build = Request::Build {
+            id: id.to_string(),
+            options: Box::new(options),
+        };
+        send(self, build).await.map(|(raw, _)| raw)
     }
 
     /// `tools`: the toolkit's tool descriptions in `tools()` order.
     async fn tools(&mut self, toolkit: &str) -> Result<Value, PortError> {
-        let r = request(self, json!({"cmd": "tools", "toolkit": toolkit})).await?;
+        let toolkit = toolkit.to_string();
+        let (r, _) = send(self, Request::Tools { toolkit }).await?;
         field(r, "tools")
     }
 
-    /// `execute`: the ToolResult of one call, optionally with `Context.answer`.
+    /// `execute`: the ToolResult of one call, optionally with `Context.answer`. An answer that
+    /// is not a SPEC §10 Answer written the way the type writes it (a scenario's deliberate
+    /// mistake, a `null` member) is sent as written.
     async fn execute(
         &mut self,
         toolkit: &str,
@@ -111,38 +131,70 @@ pub trait Port: Send {
         args: &Value,
         answer: Option<&Value>,
     ) -> Result<Value, PortError> {
-        let mut req = json!({"cmd": "execute", "toolkit": toolkit, "name": name, "args": args});
-        if let Some(answer) = answer {
-            req["context"] = json!({ "answer": answer });
-        }
-        field(request(self, req).await?, "result")
+        let typed_answer = answer.map(as_written::<Answer>);
+        let (toolkit, name, args) = (toolkit.to_string(), name.to_string(), args.clone());
+        let r = match (answer, typed_answer) {
+            (Some(raw), Some(None)) => {
+                let fields = [
+                    ("toolkit", Value::from(toolkit)),
+                    ("name", Value::from(name)),
+                    ("args", args),
+                    ("context", json!({ "answer": raw })),
+                ];
+                request(self, command_object(Command::Execute, fields)).await?
+            }
+            (_, typed) => {
+                let context = typed.flatten().map(|answer| ExecuteContext {
+                    answer: Some(answer),
+                });
+                let execute = Request::Execute {
+                    toolkit,
+                    name,
+                    args,
+                    context,
+                };
+                send(self, execute).await?.0
+            }
+        };
+        field(r, "result")
     }
 
     /// `adapter`: the provider schema array (`openai`, `anthropic`, `gemini`).
     async fn adapter(&mut self, toolkit: &str, format: &str) -> Result<Value, PortError> {
-        let r = request(
-            self,
-            json!({"cmd": "adapter", "toolkit": toolkit, "format": format}),
-        )
-        .await?;
+        let adapter = Request::Adapter {
+            toolkit: toolkit.to_string(),
+            format: format.to_string(),
+        };
+        let (r, _) = send(self, adapter).await?;
         field(r, "output")
     }
 
     /// `skills_prompt`: the system-prompt catalog.
     async fn skills_prompt(&mut self, toolkit: &str) -> Result<String, PortError> {
-        let r = request(self, json!({"cmd": "skills_prompt", "toolkit": toolkit})).await?;
-        text_field(&r, "prompt")
+        let toolkit = toolkit.to_string();
+        match send(self, Request::SkillsPrompt { toolkit }).await? {
+            (_, TypedResponse::SkillsPrompt(r)) => Ok(r.prompt),
+            _ => Err(other_shape(Command::SkillsPrompt)),
+        }
     }
 
-    /// `list_skills`: the unfiltered inventory `{skills, skipped}`.
+    /// `list_skills`: the unfiltered inventory `{skills, skipped}`. The options are the
+    /// scenario's JSON, typed or sent as written as for [`Port::build`].
     async fn list_skills(&mut self, options: &Value) -> Result<Value, PortError> {
-        let r = request(self, json!({"cmd": "list_skills", "options": options})).await?;
+        let r = match as_written::<SkillSourceOptions>(options) {
+            Some(options) => send(self, Request::ListSkills { options }).await?.0,
+            None => {
+                let fields = [("options", options.clone())];
+                request(self, command_object(Command::ListSkills, fields)).await?
+            }
+        };
         Ok(json!({"skills": field(r.clone(), "skills")?, "skipped": field(r, "skipped")?}))
     }
 
     /// `list_mcp_tools` (§2 Gap 6): `{statuses, tools, errors}` for an MCP config.
     async fn list_mcp_tools(&mut self, config: &Value) -> Result<Value, PortError> {
-        let r = request(self, json!({"cmd": "list_mcp_tools", "config": config})).await?;
+        let config = config.clone();
+        let (r, _) = send(self, Request::ListMcpTools { config }).await?;
         Ok(json!({
             "statuses": field(r.clone(), "statuses")?,
             "tools": field(r.clone(), "tools")?,
@@ -152,22 +204,71 @@ pub trait Port: Send {
 
     /// `select_builtins`: the builtin tools a config selects.
     async fn select_builtins(&mut self, config: &Value) -> Result<Value, PortError> {
-        let r = request(self, json!({"cmd": "select_builtins", "config": config})).await?;
+        let config = config.clone();
+        let (r, _) = send(self, Request::SelectBuiltins { config }).await?;
         field(r, "tools")
     }
 
     /// `sanitize` (§0.2).
     async fn sanitize(&mut self, value: &str) -> Result<String, PortError> {
-        let r = request(self, json!({"cmd": "sanitize", "value": value})).await?;
-        text_field(&r, "value")
+        let value = value.to_string();
+        match send(self, Request::Sanitize { value }).await? {
+            (_, TypedResponse::Sanitize(r)) => Ok(r.value),
+            _ => Err(other_shape(Command::Sanitize)),
+        }
     }
 
     /// `close`: idempotent.
     async fn close(&mut self, toolkit: &str) -> Result<(), PortError> {
-        request(self, json!({"cmd": "close", "toolkit": toolkit}))
-            .await
-            .map(|_| ())
+        let toolkit = toolkit.to_string();
+        send(self, Request::Close { toolkit }).await.map(|_| ())
     }
+}
+
+/// `raw` as a typed protocol value, when the type writes it back to exactly the same JSON text
+/// (so the driver receives the bytes the scenario wrote); `None` when it does not.
+fn as_written<T: DeserializeOwned + Serialize>(raw: &Value) -> Option<T> {
+    let typed = serde_json::from_value::<T>(raw.clone()).ok()?;
+    let same = serde_json::to_string(&typed).ok()? == serde_json::to_string(raw).ok()?;
+    same.then_some(typed)
+}
+
+/// A request object for `command` whose fields are scenario JSON sent as written (which a
+/// typed [`Request`] would reorder or refuse); `cmd` comes from the command table.
+pub fn command_object<const N: usize>(command: Command, fields: [(&str, Value); N]) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("cmd".into(), Value::from(command.as_str()));
+    for (key, value) in fields {
+        object.insert(key.into(), value);
+    }
+    Value::Object(object)
+}
+
+/// A decoded answer of another command's shape (the decoder picks the shape by command, so
+/// only a decoder bug gets here).
+fn other_shape(command: Command) -> PortError {
+    PortError::Transport(format!(
+        "`{}` answered with another command's shape",
+        command.as_str()
+    ))
+}
+
+/// Sends a typed request and decodes its answer as [`typed_request`] does: the raw answer
+/// (for the scenarios to compare) and its typed form. The transport numbers it (§2).
+pub async fn send<P: Port + ?Sized>(
+    port: &mut P,
+    request: Request,
+) -> Result<(Value, TypedResponse), PortError> {
+    let command = request.command();
+    let wire = serde_json::to_value(&request).map_err(|e| {
+        PortError::Transport(format!(
+            "cannot encode the `{}` request: {e}",
+            command.as_str()
+        ))
+    })?;
+    let response = port.call(wire).await?;
+    let typed = decode(command.as_str(), &response)?;
+    Ok((response, typed))
 }
 
 /// The error kind the harness gives a driver answer of the wrong shape.
@@ -175,7 +276,7 @@ pub const MALFORMED: &str = "malformed_response";
 
 fn malformed(message: String) -> PortError {
     PortError::Driver {
-        kind: MALFORMED.to_string(),
+        kind: ErrorKind::Other(MALFORMED.to_string()),
         message,
     }
 }
@@ -187,14 +288,6 @@ fn field(mut response: Value, key: &str) -> Result<Value, PortError> {
             truncate(&response.to_string(), 200)
         ))
     })
-}
-
-fn text_field(response: &Value, key: &str) -> Result<String, PortError> {
-    response
-        .get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| PortError::Transport(format!("response lacks a string \"{key}\"")))
 }
 
 /// Sends `request`, decodes the answer into its typed form (PROTOCOL.md §5, §8) and unwraps
@@ -226,7 +319,7 @@ pub async fn typed_request<P: Port + ?Sized>(
 fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
     // The transport already checked `seq` (a subprocess port restarts a driver out of step).
     match decode_response(cmd, response, None) {
-        Ok(TypedResponse::Failure(e)) if e.kind == error_kind::UNSUPPORTED => {
+        Ok(TypedResponse::Failure(e)) if e.kind == ErrorKind::Unsupported => {
             Err(PortError::Unsupported(e.message))
         }
         Ok(TypedResponse::Failure(e)) => Err(PortError::Driver {
@@ -259,9 +352,12 @@ fn decode(cmd: &str, response: &Value) -> Result<TypedResponse, PortError> {
 
 /// Performs the `hello` handshake.
 pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
-    let response = port
-        .call(json!({"cmd": "hello", "protocol": PROTOCOL_VERSION}))
-        .await?;
+    let hello = Request::Hello {
+        protocol: Some(PROTOCOL_VERSION),
+    };
+    let wire = serde_json::to_value(&hello)
+        .map_err(|e| PortError::Transport(format!("cannot encode `hello`: {e}")))?;
+    let response = port.call(wire).await?;
     // Another protocol version is said first: the rest of its greeting may differ.
     if response.get("ok") == Some(&Value::Bool(true)) {
         match response.get("protocol").and_then(Value::as_u64) {
@@ -274,10 +370,8 @@ pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
             }
         }
     }
-    let TypedResponse::Hello(h) = decode("hello", &response)? else {
-        return Err(PortError::Transport(
-            "hello answered with another command's shape".into(),
-        ));
+    let TypedResponse::Hello(h) = decode(Command::Hello.as_str(), &response)? else {
+        return Err(other_shape(Command::Hello));
     };
     Ok(Hello {
         port: h.port,
@@ -295,4 +389,25 @@ pub fn truncate(text: &str, max: usize) -> String {
     }
     let cut: String = text.chars().take(max).collect();
     format!("{cut}… ({} chars)", text.chars().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenario_json_is_typed_only_when_written_back_the_same() {
+        let plain = json!({"builtins": false, "disableTools": ["skill"]});
+        assert!(as_written::<ToolkitOptions>(&plain).is_some());
+        for odd in [
+            json!({"disableTools": ["skill"], "builtins": false}),
+            json!({"builtins": false, "skillsDir": null}),
+            json!({"skilsDir": "/"}),
+            Value::Null,
+        ] {
+            assert!(as_written::<ToolkitOptions>(&odd).is_none(), "{odd}");
+        }
+        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true})).is_some());
+        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true, "data": null})).is_none());
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
@@ -17,7 +17,8 @@ use super::port::{truncate, Port, PortError};
 use super::secret;
 use super::trace::Tracer;
 use toolnexus_process_group as process_group;
-use toolnexus_protocol::{check_seq, PROTOCOL_VERSION};
+use toolnexus_protocol::Command as ProtocolCommand;
+use toolnexus_protocol::{check_seq, Framed, Request, PROTOCOL_VERSION};
 
 /// How many stderr lines of a driver are kept for failure messages.
 const STDERR_TAIL: usize = 12;
@@ -418,16 +419,13 @@ impl SubprocessPort {
         // line can never be taken as the answer to another request.
         let seq = self.seq;
         self.seq += 1;
-        let mut request = request.clone();
-        if let Some(obj) = request.as_object_mut() {
-            obj.insert("seq".into(), Value::from(seq));
-        }
+        let request = Framed::number(request.clone(), seq);
         let mut line = request.to_string();
         line.push('\n');
         if let Some(t) = &self.tracer {
             t.request(&request);
         }
-        let limit = if cmd == "hello" {
+        let limit = if cmd == ProtocolCommand::Hello.as_str() {
             self.startup_timeout
         } else {
             self.timeout
@@ -542,7 +540,7 @@ impl Port for SubprocessPort {
     async fn call(&mut self, request: Value) -> Result<Value, PortError> {
         // The handshake already happened when this driver started; answer from it rather
         // than asking twice (a driver may legitimately expect one hello per process).
-        if request.get("cmd").and_then(Value::as_str) == Some("hello") {
+        if request.get("cmd").and_then(Value::as_str) == Some(ProtocolCommand::Hello.as_str()) {
             if let Some(greeting) = &self.greeting {
                 return Ok(greeting.clone());
             }
@@ -577,7 +575,13 @@ impl Port for SubprocessPort {
             return Ok(());
         }
         self.spawn()?;
-        let hello = json!({"cmd": "hello", "protocol": PROTOCOL_VERSION});
+        let hello = Framed::new(
+            Request::Hello {
+                protocol: Some(PROTOCOL_VERSION),
+            },
+            None,
+        )
+        .to_value();
         let restarted = self.starts > 1;
         match self.exchange(&hello).await {
             Ok(v) if v.get("ok") == Some(&Value::Bool(true)) => {
@@ -611,7 +615,7 @@ impl Port for SubprocessPort {
         if self.running.is_some() {
             let _ = tokio::time::timeout(
                 Duration::from_millis(500),
-                self.exchange(&json!({"cmd": "shutdown"})),
+                self.exchange(&Framed::new(Request::Shutdown {}, None).to_value()),
             )
             .await;
         }

@@ -130,6 +130,7 @@ impl Tracer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolnexus_protocol::{Framed, Request};
 
     #[test]
     fn the_cap_ends_the_file_with_a_note() {
@@ -138,7 +139,8 @@ mod tests {
         let path = dir.join("t.jsonl");
         let t = Tracer::with_limit(&path, 100).unwrap();
         for _ in 0..10 {
-            t.request(&json!({"cmd": "sanitize", "value": "aaaaaaaaaa"}));
+            let value = "aaaaaaaaaa".to_string();
+            t.request(&Framed::new(Request::Sanitize { value }, None).to_value());
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();

@@ -18,9 +18,9 @@ use crate::client::{
 };
 use crate::client::{TranslateOutcome, TranslateResponse};
 use crate::compact::CompactResponse;
-use crate::error_kind;
 use crate::messages::*;
 use crate::options::OPTION_KEYS;
+use crate::ErrorKind;
 
 /// An answer that breaks the protocol, with the JSON path of the field at fault.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -408,7 +408,7 @@ pub fn decode_response(
                     .to_string()
             };
             return Ok(TypedResponse::Failure(ErrorBody {
-                kind: text("kind"),
+                kind: ErrorKind::from(text("kind")),
                 message: text("message"),
             }));
         }
@@ -426,8 +426,19 @@ pub fn decode_response(
             format!("answer to an unknown command \"{cmd}\""),
         ));
     };
-    Ok(match command {
-        Command::Hello => TypedResponse::Hello(HelloResponse {
+    (command.answer_decoder())(response, map)
+}
+
+/// Decodes a command's success answer (the whole answer, and it as an object) into its typed
+/// form; the command table in [`crate::messages`] names one for each command.
+pub(crate) type AnswerDecoder = fn(&Value, &Map<String, Value>) -> Decoded<TypedResponse>;
+
+/// The decoder of each command's success answer, named after the command.
+pub(crate) mod answer {
+    use super::*;
+
+    pub(crate) fn hello(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Hello(HelloResponse {
             protocol: field(map, "", "protocol")?,
             port: {
                 let port = required(map, "", "port")?;
@@ -435,77 +446,259 @@ pub fn decode_response(
             },
             implements: field(map, "", "implements")?,
             spec: optional(map, "", "spec")?,
-        }),
-        Command::Build => match raised_instead(map, &["tools", "names", "statuses"])? {
-            Some(message) => TypedResponse::Raised(message),
-            None => TypedResponse::Build(decode_build(map)?),
-        },
-        Command::Tools => TypedResponse::Tools(tools_body(map)?),
-        Command::Execute => TypedResponse::Execute(ExecuteResponse {
+        }))
+    }
+
+    pub(crate) fn build(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(
+            match raised_instead(map, &["tools", "names", "statuses"])? {
+                Some(message) => TypedResponse::Raised(message),
+                None => TypedResponse::Build(decode_build(map)?),
+            },
+        )
+    }
+
+    pub(crate) fn tools(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Tools(tools_body(map)?))
+    }
+
+    pub(crate) fn execute(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Execute(ExecuteResponse {
             result: decode_tool_result(required(map, "", "result")?, "result")?,
-        }),
-        Command::Adapter => TypedResponse::Adapter(AdapterResponse {
+        }))
+    }
+
+    pub(crate) fn adapter(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Adapter(AdapterResponse {
             output: field(map, "", "output")?,
-        }),
-        Command::SkillsPrompt => TypedResponse::SkillsPrompt(SkillsPromptResponse {
+        }))
+    }
+
+    pub(crate) fn skills_prompt(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::SkillsPrompt(SkillsPromptResponse {
             prompt: field(map, "", "prompt")?,
-        }),
-        Command::ListSkills => TypedResponse::ListSkills(decode_list_skills(map)?),
-        Command::SelectBuiltins => TypedResponse::SelectBuiltins(tools_body(map)?),
-        Command::Sanitize => TypedResponse::Sanitize(SanitizeResponse {
+        }))
+    }
+
+    pub(crate) fn list_skills(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::ListSkills(decode_list_skills(map)?))
+    }
+
+    pub(crate) fn select_builtins(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::SelectBuiltins(tools_body(map)?))
+    }
+
+    pub(crate) fn sanitize(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Sanitize(SanitizeResponse {
             value: field(map, "", "value")?,
-        }),
-        Command::Close => TypedResponse::Close,
-        Command::Shutdown => TypedResponse::Shutdown,
-        Command::ListMcpTools => TypedResponse::ListMcpTools(decode_list_mcp_tools(map)?),
-        Command::Client => TypedResponse::Client,
-        Command::Run | Command::Ask | Command::RunWithAnswer | Command::AskWithAnswer => {
-            TypedResponse::Run(Box::new(decode_run(response, map)?))
-        }
-        Command::Stream => TypedResponse::Stream(Box::new(decode_stream(response, map)?)),
-        Command::Conversation => {
-            TypedResponse::Conversation(Box::new(decode_conversation(response, map)?))
-        }
-        Command::StoreGet => TypedResponse::StoreGet(match required(map, "", "messages")? {
-            Value::Null => None,
-            other => Some(leaf(other, "messages")?),
-        }),
-        Command::StoreSave => TypedResponse::StoreSave,
-        Command::Metrics => TypedResponse::Metrics(field(map, "", "text")?),
-        Command::Translate => TypedResponse::Translate(Box::new(decode_translate(response, map)?)),
-        Command::Serve => match raised_instead(map, &["url"])? {
+        }))
+    }
+
+    pub(crate) fn close(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Close)
+    }
+
+    pub(crate) fn shutdown(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Shutdown)
+    }
+
+    pub(crate) fn list_mcp_tools(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::ListMcpTools(decode_list_mcp_tools(map)?))
+    }
+
+    pub(crate) fn client(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Client)
+    }
+
+    pub(crate) fn run(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Run(Box::new(decode_run(response, map)?)))
+    }
+
+    pub(crate) use run as ask;
+    pub(crate) use run as run_with_answer;
+    pub(crate) use run as ask_with_answer;
+
+    pub(crate) fn stream(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Stream(Box::new(decode_stream(
+            response, map,
+        )?)))
+    }
+
+    pub(crate) fn conversation(
+        response: &Value,
+        map: &Map<String, Value>,
+    ) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Conversation(Box::new(decode_conversation(
+            response, map,
+        )?)))
+    }
+
+    pub(crate) fn store_get(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::StoreGet(transcript_or_null(map)?))
+    }
+
+    pub(crate) fn store_save(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::StoreSave)
+    }
+
+    pub(crate) fn metrics(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Metrics(field(map, "", "text")?))
+    }
+
+    pub(crate) fn translate(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Translate(Box::new(decode_translate(
+            response, map,
+        )?)))
+    }
+
+    pub(crate) fn serve(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(match raised_instead(map, &["url"])? {
             Some(message) => TypedResponse::Raised(message),
             None => TypedResponse::Serve(field(map, "", "url")?),
-        },
-        Command::ServeStop => TypedResponse::ServeStop,
-        Command::AgentRuntime
-        | Command::AgentSpawn
-        | Command::AgentPost
-        | Command::AgentWake
-        | Command::AgentWait
-        | Command::AgentInterrupt
-        | Command::AgentClose
-        | Command::AgentList
-        | Command::AgentInspect
-        | Command::AgentRun
-        | Command::AgentResume
-        | Command::AgentExecute
-        | Command::AgentClock
-        | Command::AgentHeartbeat
-        | Command::AgentStoreGet
-        | Command::AgentStoreSave
-        | Command::AgentTrace
-        | Command::AgentCloseRuntime => TypedResponse::Agent(Box::new(decode_agent(command, map)?)),
-        Command::ServeRecords => TypedResponse::ServeRecords(Box::new(ServeRecordsResponse {
-            on_task: optional(map, "", "onTask")?.unwrap_or_default(),
-            on_call: optional(map, "", "onCall")?.unwrap_or_default(),
-            store_calls: optional(map, "", "storeCalls")?.unwrap_or_default(),
-            tool_cancels: optional(map, "", "toolCancels")?.unwrap_or_default(),
-        })),
-        Command::Compact => TypedResponse::Compact(Box::new(CompactResponse {
+        })
+    }
+
+    pub(crate) fn serve_stop(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::ServeStop)
+    }
+
+    pub(crate) fn serve_records(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::ServeRecords(Box::new(
+            ServeRecordsResponse {
+                on_task: optional(map, "", "onTask")?.unwrap_or_default(),
+                on_call: optional(map, "", "onCall")?.unwrap_or_default(),
+                store_calls: optional(map, "", "storeCalls")?.unwrap_or_default(),
+                tool_cancels: optional(map, "", "toolCancels")?.unwrap_or_default(),
+            },
+        )))
+    }
+
+    pub(crate) fn compact(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Compact(Box::new(CompactResponse {
             messages: field(map, "", "messages")?,
             summarize_calls: field(map, "", "summarizeCalls")?,
-        })),
+        })))
+    }
+
+    fn agent(response: AgentResponse) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Agent(Box::new(response)))
+    }
+
+    fn agent_result(map: &Map<String, Value>) -> Decoded<Box<AgentResult>> {
+        field(map, "", "result")
+    }
+
+    pub(crate) fn agent_runtime(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Runtime)
+    }
+
+    pub(crate) fn agent_spawn(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Spawn(match map.get("error") {
+            Some(error) => SpawnResponse::Refused(decode_tool_result(error, "error")?),
+            None => SpawnResponse::Spawned {
+                handle: field(map, "", "handle")?,
+                budget: map.get("budget").cloned(),
+            },
+        }))
+    }
+
+    pub(crate) fn agent_post(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Post {
+            accepted: field(map, "", "accepted")?,
+            error: optional(map, "", "error")?,
+        })
+    }
+
+    pub(crate) fn agent_wake(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Wake(refusable(map, || {
+            Ok(WakeResponse {
+                state: field(map, "", "state")?,
+                queued: optional(map, "", "queued")?,
+            })
+        })?))
+    }
+
+    pub(crate) fn agent_wait(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Wait(agent_result(map)?))
+    }
+
+    pub(crate) fn agent_interrupt(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Interrupt(refusable(map, || {
+            field(map, "", "state")
+        })?))
+    }
+
+    pub(crate) fn agent_close(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Close(refusable(map, || {
+            field(map, "", "state")
+        })?))
+    }
+
+    pub(crate) fn agent_list(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::List(field(map, "", "handles")?))
+    }
+
+    pub(crate) fn agent_inspect(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Inspect(open_item(
+            &Value::Object(body(map)),
+            "",
+            &["id", "def", "state", "inboxLen"],
+        )?))
+    }
+
+    pub(crate) fn agent_run(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Run(refusable(map, || {
+            Ok((field(map, "", "handle")?, agent_result(map)?))
+        })?))
+    }
+
+    pub(crate) fn agent_resume(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Resume(match optional(map, "", "raised")? {
+            Some(raised) => Refusable::Refused(raised),
+            None => Refusable::Done(agent_result(map)?),
+        }))
+    }
+
+    pub(crate) fn agent_execute(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Execute(Box::new(AgentExecuteResponse {
+            tool: object(required(map, "", "tool")?, "tool")?.clone().into(),
+            result: decode_tool_result(required(map, "", "result")?, "result")?,
+        })))
+    }
+
+    pub(crate) fn agent_clock(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Clock(field(map, "", "now")?))
+    }
+
+    pub(crate) fn agent_heartbeat(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Heartbeat)
+    }
+
+    pub(crate) fn agent_store_get(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::StoreGet(transcript_or_null(map)?))
+    }
+
+    pub(crate) fn agent_store_save(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::StoreSave)
+    }
+
+    pub(crate) fn agent_trace(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::Trace(Box::new(TraceResponse {
+            transitions: field(map, "", "transitions")?,
+            rest: body(map),
+        })))
+    }
+
+    pub(crate) fn agent_close_runtime(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
+        agent(AgentResponse::CloseRuntime)
+    }
+}
+
+/// A store's `messages`: a transcript, or `null` for none.
+fn transcript_or_null(map: &Map<String, Value>) -> Decoded<Option<Vec<Value>>> {
+    Ok(match required(map, "", "messages")? {
+        Value::Null => None,
+        other => Some(leaf(other, "messages")?),
     })
 }
 
@@ -527,67 +720,6 @@ fn refusable<T>(
         Some(error) => Ok(Refusable::Refused(error)),
         None => done().map(Refusable::Done),
     }
-}
-
-/// The answer to an `agent_*` command (§5.27): the fields the schema requires, typed; the
-/// answers stay open (a port may add keys).
-fn decode_agent(command: Command, map: &Map<String, Value>) -> Decoded<AgentResponse> {
-    let result = || -> Decoded<Box<AgentResult>> { field(map, "", "result") };
-    Ok(match command {
-        Command::AgentSpawn => AgentResponse::Spawn(match map.get("error") {
-            Some(error) => SpawnResponse::Refused(decode_tool_result(error, "error")?),
-            None => SpawnResponse::Spawned {
-                handle: field(map, "", "handle")?,
-                budget: map.get("budget").cloned(),
-            },
-        }),
-        Command::AgentPost => AgentResponse::Post {
-            accepted: field(map, "", "accepted")?,
-            error: optional(map, "", "error")?,
-        },
-        Command::AgentWake => AgentResponse::Wake(refusable(map, || {
-            Ok(WakeResponse {
-                state: field(map, "", "state")?,
-                queued: optional(map, "", "queued")?,
-            })
-        })?),
-        Command::AgentWait => AgentResponse::Wait(result()?),
-        Command::AgentInterrupt => {
-            AgentResponse::Interrupt(refusable(map, || field(map, "", "state"))?)
-        }
-        Command::AgentClose => AgentResponse::Close(refusable(map, || field(map, "", "state"))?),
-        Command::AgentList => AgentResponse::List(field(map, "", "handles")?),
-        Command::AgentInspect => AgentResponse::Inspect(open_item(
-            &Value::Object(body(map)),
-            "",
-            &["id", "def", "state", "inboxLen"],
-        )?),
-        Command::AgentRun => AgentResponse::Run(refusable(map, || {
-            Ok((field(map, "", "handle")?, result()?))
-        })?),
-        Command::AgentResume => AgentResponse::Resume(match optional(map, "", "raised")? {
-            Some(raised) => Refusable::Refused(raised),
-            None => Refusable::Done(result()?),
-        }),
-        Command::AgentExecute => AgentResponse::Execute(Box::new(AgentExecuteResponse {
-            tool: object(required(map, "", "tool")?, "tool")?.clone().into(),
-            result: decode_tool_result(required(map, "", "result")?, "result")?,
-        })),
-        Command::AgentClock => AgentResponse::Clock(field(map, "", "now")?),
-        Command::AgentStoreGet => AgentResponse::StoreGet(match required(map, "", "messages")? {
-            Value::Null => None,
-            other => Some(leaf(other, "messages")?),
-        }),
-        Command::AgentTrace => AgentResponse::Trace(Box::new(TraceResponse {
-            transitions: field(map, "", "transitions")?,
-            rest: body(map),
-        })),
-        Command::AgentHeartbeat => AgentResponse::Heartbeat,
-        Command::AgentStoreSave => AgentResponse::StoreSave,
-        Command::AgentCloseRuntime => AgentResponse::CloseRuntime,
-        // `agent_runtime`, and (never reached) the other commands.
-        _ => AgentResponse::Runtime,
-    })
 }
 
 /// `raised` in place of a command's success body (`build`, `serve`: PROTOCOL.md §5.2, §5.23):
@@ -702,26 +834,27 @@ fn decode_conversation(
 /// Why a request was refused: the error envelope's kind and message (§4).
 pub type RequestError = ErrorBody;
 
-fn refused(kind: &str, message: impl Into<String>) -> RequestError {
+fn refused(kind: ErrorKind, message: impl Into<String>) -> RequestError {
     ErrorBody {
-        kind: kind.to_string(),
+        kind,
         message: message.into(),
     }
 }
 
 /// Decodes a request for a driver: no string `cmd` or a malformed field is `bad_request`, an
 /// unknown command `unsupported` (`unknown command "X"`), an unknown option key `bad_request`
-/// (`unknown option "X"`). Unknown request fields are ignored (§1: additive changes).
-pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
+/// (`unknown option "X"`). Unknown request fields are ignored (§1: additive changes). The
+/// request's `seq` (§2) comes back beside it, in the [`Framed`] envelope.
+pub fn decode_request(request: &Value) -> Result<Framed<Request>, RequestError> {
     let Some(cmd) = request.get("cmd").and_then(Value::as_str) else {
         return Err(refused(
-            error_kind::BAD_REQUEST,
+            ErrorKind::BadRequest,
             "request needs a string \"cmd\"",
         ));
     };
     let Some(command) = Command::parse(cmd) else {
         return Err(refused(
-            error_kind::UNSUPPORTED,
+            ErrorKind::Unsupported,
             format!("unknown command \"{cmd}\""),
         ));
     };
@@ -732,7 +865,7 @@ pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
             .and_then(|m| m.keys().find(|k| !CLIENT_OPTION_KEYS.contains(&k.as_str())))
         {
             return Err(refused(
-                error_kind::BAD_REQUEST,
+                ErrorKind::BadRequest,
                 format!("unknown client option \"{unknown}\""),
             ));
         }
@@ -740,40 +873,45 @@ pub fn decode_request(request: &Value) -> Result<Request, RequestError> {
     if command == Command::Build {
         match request.get("options") {
             None | Some(Value::Null) | Some(Value::Object(_)) => {}
-            Some(_) => {
-                return Err(refused(
-                    error_kind::BAD_REQUEST,
-                    "options must be an object",
-                ))
-            }
+            Some(_) => return Err(refused(ErrorKind::BadRequest, "options must be an object")),
         }
         let keys = request.get("options").and_then(Value::as_object);
         if let Some(unknown) =
             keys.and_then(|m| m.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())))
         {
             return Err(refused(
-                error_kind::BAD_REQUEST,
+                ErrorKind::BadRequest,
                 format!("unknown option \"{unknown}\""),
             ));
         }
     }
     if command == Command::AgentRuntime {
-        check_runtime_keys(request).map_err(|m| refused(error_kind::BAD_REQUEST, m))?;
+        check_runtime_keys(request).map_err(|m| refused(ErrorKind::BadRequest, m))?;
     }
     // `null` where a value may be absent is absent (§6), so nulls are dropped before serde
     // sees them: `"options": null` is no options.
     let mut cleaned = request.clone();
+    let mut seq = None;
     if let Some(map) = cleaned.as_object_mut() {
         map.retain(|_, v| !v.is_null());
+        seq = map.remove("seq");
     }
-    serde_json::from_value(cleaned)
-        .map_err(|e| refused(error_kind::BAD_REQUEST, format!("bad `{cmd}` request: {e}")))
+    let bad =
+        |e: serde_json::Error| refused(ErrorKind::BadRequest, format!("bad `{cmd}` request: {e}"));
+    let seq = seq.map(serde_json::from_value).transpose().map_err(bad)?;
+    let request = serde_json::from_value(cleaned).map_err(bad)?;
+    Ok(Framed::new(request, seq))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The request without its envelope.
+    fn request(v: &Value) -> Result<Request, RequestError> {
+        decode_request(v).map(|f| f.request)
+    }
 
     fn violation(cmd: &str, answer: Value, seq: Option<u64>) -> String {
         match decode_response(cmd, &answer, seq) {
@@ -962,7 +1100,7 @@ mod tests {
     #[test]
     fn a_generate_usage_is_openai_spelled() {
         let client = |usage: Value| {
-            decode_request(
+            request(
                 &json!({"cmd": "client", "id": "c1", "options": {"model": "m",
                 "generate": {"script": [{"content": "hi", "usage": usage}]}}}),
             )
@@ -1011,15 +1149,42 @@ mod tests {
     }
 
     #[test]
+    fn seq_travels_in_the_envelope_after_the_fields() {
+        let wire = r#"{"cmd":"execute","toolkit":"tk1","name":"x","args":{"z":1},"seq":7}"#;
+        let Ok(framed) = decode_request(&serde_json::from_str(wire).unwrap()) else {
+            panic!("decodes");
+        };
+        assert_eq!(framed.seq, Some(7));
+        assert_eq!(framed.to_value().to_string(), wire);
+        let unnumbered = Framed::new(framed.request, None).to_value().to_string();
+        assert_eq!(
+            unnumbered,
+            r#"{"cmd":"execute","toolkit":"tk1","name":"x","args":{"z":1}}"#
+        );
+        let shutdown = Framed::new(Request::Shutdown {}, Some(3)).to_value();
+        assert_eq!(shutdown.to_string(), r#"{"cmd":"shutdown","seq":3}"#);
+        assert_eq!(
+            request(&json!({"cmd": "hello", "seq": "x"}))
+                .unwrap_err()
+                .kind,
+            "bad_request"
+        );
+    }
+
+    #[test]
     fn requests_decode_or_are_refused_with_the_kind() {
         let ok = decode_request(&json!({"cmd": "execute", "toolkit": "tk1", "name": "x",
             "args": {"z": 1, "a": 2}, "seq": 7}));
-        let Ok(Request::Execute { args, seq, .. }) = ok else {
+        let Ok(Framed {
+            request: Request::Execute { args, .. },
+            seq,
+        }) = ok
+        else {
             panic!("{ok:?}");
         };
         assert_eq!(args.to_string(), r#"{"z":1,"a":2}"#, "key order is kept");
         assert_eq!(seq, Some(7));
-        let refused = |v: Value| decode_request(&v).err().map(|e| (e.kind, e.message));
+        let refused = |v: Value| request(&v).err().map(|e| (e.kind, e.message));
         assert_eq!(
             refused(json!({"cmd": "transmogrify"})),
             Some((
@@ -1113,23 +1278,21 @@ mod tests {
         let req = json!({"cmd": "client", "id": "c1", "options": {"baseUrl": "http://x",
             "style": "openai", "model": "m", "hooks": {"beforeTool": {"result":
             {"output": "denied", "isError": true}}}, "generate": {"script": [{"content": "hi"}]}}});
-        let Ok(Request::Client { options, .. }) = decode_request(&req) else {
+        let Ok(Request::Client { options, .. }) = request(&req) else {
             panic!()
         };
         assert_eq!(options.model.as_deref(), Some("m"));
         assert!(options.hooks.and_then(|h| h.before_tool).is_some());
-        let typo =
-            decode_request(&json!({"cmd": "client", "id": "c1", "options": {"maxturns": 2}}));
+        let typo = request(&json!({"cmd": "client", "id": "c1", "options": {"maxturns": 2}}));
         assert_eq!(
             typo.unwrap_err().message,
             "unknown client option \"maxturns\""
         );
-        let bad = decode_request(&json!({"cmd": "client", "id": "c1",
+        let bad = request(&json!({"cmd": "client", "id": "c1",
             "options": {"hooks": {"beforeTool": {"observe": true, "abort": "x"}}}}));
         assert_eq!(bad.unwrap_err().kind, "bad_request");
-        let run = decode_request(
-            &json!({"cmd": "run", "client": "c1", "prompt": "p", "cancelAfterMs": 5}),
-        );
+        let run =
+            request(&json!({"cmd": "run", "client": "c1", "prompt": "p", "cancelAfterMs": 5}));
         assert!(matches!(
             run,
             Ok(Request::Run {
@@ -1149,7 +1312,7 @@ mod tests {
             if let (Some(r), Some(extra)) = (r.as_object_mut(), extra.as_object()) {
                 r.extend(extra.clone());
             }
-            decode_request(&r)
+            request(&r)
         };
         let Ok(Request::AgentRuntime { registry, .. }) = runtime(json!({})) else {
             panic!("a runtime decodes");
@@ -1172,7 +1335,7 @@ mod tests {
             message(runtime(json!({"registry": {"a": 1}}))),
             "registry entry \"a\" must be an object"
         );
-        let wait = decode_request(&json!({"cmd": "agent_wait", "runtime": "rt1",
+        let wait = request(&json!({"cmd": "agent_wait", "runtime": "rt1",
             "handle": "root/a.1", "timeoutMs": 100, "advanceMs": null}));
         assert!(matches!(
             wait,
@@ -1182,7 +1345,7 @@ mod tests {
                 ..
             })
         ));
-        let no_handle = decode_request(&json!({"cmd": "agent_wake", "runtime": "rt1"}));
+        let no_handle = request(&json!({"cmd": "agent_wake", "runtime": "rt1"}));
         assert_eq!(no_handle.unwrap_err().kind, "bad_request");
     }
 

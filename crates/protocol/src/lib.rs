@@ -9,16 +9,22 @@
 
 use async_trait::async_trait;
 
+#[macro_use]
+mod command_table;
+
 pub mod agent;
 pub mod client;
 pub mod compact;
 pub mod decode;
+pub mod error_kind;
 pub mod messages;
 pub mod options;
 pub mod schema;
+pub mod source_options;
 
 pub use decode::{check_seq, decode_request, decode_response, ProtocolViolation};
-pub use messages::{Command, Request, TypedResponse};
+pub use error_kind::ErrorKind;
+pub use messages::{Command, Framed, Request, TypedResponse};
 
 /// The protocol version this harness speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -26,23 +32,11 @@ pub const PROTOCOL_VERSION: u64 = 1;
 /// The SPEC version the scenarios pin.
 pub const SPEC_VERSION: &str = "0.16.0";
 
-/// Error kinds a driver may return in `{"ok":false,"error":{"kind",...}}`.
-pub mod error_kind {
-    /// The port does not implement this command or option (reported as skipped).
-    pub const UNSUPPORTED: &str = "unsupported";
-    /// The request was malformed.
-    pub const BAD_REQUEST: &str = "bad_request";
-    /// The request named a toolkit that does not exist.
-    pub const UNKNOWN_TOOLKIT: &str = "unknown_toolkit";
-    /// The driver itself failed.
-    pub const INTERNAL: &str = "internal";
-}
-
 use serde_json::{json, Value};
 
 /// A failure response.
-pub fn error_response(kind: &str, message: impl Into<String>) -> Value {
-    json!({"ok": false, "error": {"kind": kind, "message": message.into()}})
+pub fn error_response(kind: &ErrorKind, message: impl Into<String>) -> Value {
+    json!({"ok": false, "error": {"kind": kind.as_str(), "message": message.into()}})
 }
 
 /// Something that answers protocol requests in-process (the reference's driver implements it;

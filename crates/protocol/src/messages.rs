@@ -13,251 +13,46 @@ use crate::client::{
 };
 use crate::client::{TranslateRequest, TranslateResponse};
 use crate::compact::{CompactOptions, CompactResponse};
+use crate::decode::answer;
 use crate::options::{SkillSourceOptions, ToolkitOptions};
-
-/// Every command of protocol 1, by the name it has on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Command {
-    /// §5.1 the handshake.
-    Hello,
-    /// §5.2 createToolkit.
-    Build,
-    /// §5.3 tools().
-    Tools,
-    /// §5.4 execute.
-    Execute,
-    /// §5.5 provider adapters.
-    Adapter,
-    /// §5.6 the system-prompt catalog.
-    SkillsPrompt,
-    /// §5.7 the unfiltered skill inventory.
-    ListSkills,
-    /// §5.8 the builtin selection.
-    SelectBuiltins,
-    /// §5.9 SPEC §0.2 sanitising.
-    Sanitize,
-    /// §5.10 close a toolkit.
-    Close,
-    /// §5.11 end the session.
-    Shutdown,
-    /// §5.12 list an MCP config's tools.
-    ListMcpTools,
-    /// §5.14 createClient.
-    Client,
-    /// §5.15 client.run.
-    Run,
-    /// §5.16 client.stream.
-    Stream,
-    /// §5.17 client.ask.
-    Ask,
-    /// §5.18 client.conversation.
-    Conversation,
-    /// §5.19 the store accessor's get.
-    StoreGet,
-    /// §5.19 the store accessor's save.
-    StoreSave,
-    /// §5.20 client.metrics().
-    Metrics,
-    /// §5.21 client.translate (SPEC §11).
-    Translate,
-    /// §5.22 client.runWithAnswer (SPEC §10 durable resume, a preview).
-    RunWithAnswer,
-    /// §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview).
-    AskWithAnswer,
-    /// §5.23 toolkit.serve (SPEC §7B / §7C).
-    Serve,
-    /// §5.24 a served handle's stop().
-    ServeStop,
-    /// §5.25 what a served toolkit's host callbacks observed.
-    ServeRecords,
-    /// §5.26 one SPEC §7F compaction.
-    Compact,
-    /// §5.27 create an agent runtime (SPEC §7D).
-    AgentRuntime,
-    /// §5.27 spawn(parent, def, budget?).
-    AgentSpawn,
-    /// §5.27 post(h, item).
-    AgentPost,
-    /// §5.27 wake(h, prompt?).
-    AgentWake,
-    /// §5.27 wait(h, timeout?).
-    AgentWait,
-    /// §5.27 interrupt(h).
-    AgentInterrupt,
-    /// §5.27 close(h, {force?}).
-    AgentClose,
-    /// §5.27 list().
-    AgentList,
-    /// §5.27 inspect(h).
-    AgentInspect,
-    /// §5.27 Level-1 agent(name).run(prompt).
-    AgentRun,
-    /// §5.27 resume(answer) after a durable pending.
-    AgentResume,
-    /// §5.27 agent(name).asTool() and its execute.
-    AgentExecute,
-    /// §5.27 advance the runtime's virtual clock.
-    AgentClock,
-    /// §5.27 start a handle's heartbeat (SPEC §7E).
-    AgentHeartbeat,
-    /// §5.27 the runtime store's get.
-    AgentStoreGet,
-    /// §5.27 the runtime store's save.
-    AgentStoreSave,
-    /// §5.27 what the runtime let the host observe.
-    AgentTrace,
-    /// §5.27 stop-all: close(root) and drop the runtime.
-    AgentCloseRuntime,
-}
-
-impl Command {
-    /// Every command, in PROTOCOL.md §5 order.
-    pub const ALL: [Command; 45] = [
-        Command::Hello,
-        Command::Build,
-        Command::Tools,
-        Command::Execute,
-        Command::Adapter,
-        Command::SkillsPrompt,
-        Command::ListSkills,
-        Command::SelectBuiltins,
-        Command::Sanitize,
-        Command::Close,
-        Command::Shutdown,
-        Command::ListMcpTools,
-        Command::Client,
-        Command::Run,
-        Command::Stream,
-        Command::Ask,
-        Command::Conversation,
-        Command::StoreGet,
-        Command::StoreSave,
-        Command::Metrics,
-        Command::Translate,
-        Command::RunWithAnswer,
-        Command::AskWithAnswer,
-        Command::Serve,
-        Command::ServeStop,
-        Command::ServeRecords,
-        Command::Compact,
-        Command::AgentRuntime,
-        Command::AgentSpawn,
-        Command::AgentPost,
-        Command::AgentWake,
-        Command::AgentWait,
-        Command::AgentInterrupt,
-        Command::AgentClose,
-        Command::AgentList,
-        Command::AgentInspect,
-        Command::AgentRun,
-        Command::AgentResume,
-        Command::AgentExecute,
-        Command::AgentClock,
-        Command::AgentHeartbeat,
-        Command::AgentStoreGet,
-        Command::AgentStoreSave,
-        Command::AgentTrace,
-        Command::AgentCloseRuntime,
-    ];
-
-    /// The wire name (`"skills_prompt"`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Command::Hello => "hello",
-            Command::Build => "build",
-            Command::Tools => "tools",
-            Command::Execute => "execute",
-            Command::Adapter => "adapter",
-            Command::SkillsPrompt => "skills_prompt",
-            Command::ListSkills => "list_skills",
-            Command::SelectBuiltins => "select_builtins",
-            Command::Sanitize => "sanitize",
-            Command::Close => "close",
-            Command::Shutdown => "shutdown",
-            Command::ListMcpTools => "list_mcp_tools",
-            Command::Client => "client",
-            Command::Run => "run",
-            Command::Stream => "stream",
-            Command::Ask => "ask",
-            Command::Conversation => "conversation",
-            Command::StoreGet => "store_get",
-            Command::StoreSave => "store_save",
-            Command::Metrics => "metrics",
-            Command::Translate => "translate",
-            Command::RunWithAnswer => "run_with_answer",
-            Command::AskWithAnswer => "ask_with_answer",
-            Command::Serve => "serve",
-            Command::ServeStop => "serve_stop",
-            Command::ServeRecords => "serve_records",
-            Command::Compact => "compact",
-            Command::AgentRuntime => "agent_runtime",
-            Command::AgentSpawn => "agent_spawn",
-            Command::AgentPost => "agent_post",
-            Command::AgentWake => "agent_wake",
-            Command::AgentWait => "agent_wait",
-            Command::AgentInterrupt => "agent_interrupt",
-            Command::AgentClose => "agent_close",
-            Command::AgentList => "agent_list",
-            Command::AgentInspect => "agent_inspect",
-            Command::AgentRun => "agent_run",
-            Command::AgentResume => "agent_resume",
-            Command::AgentExecute => "agent_execute",
-            Command::AgentClock => "agent_clock",
-            Command::AgentHeartbeat => "agent_heartbeat",
-            Command::AgentStoreGet => "agent_store_get",
-            Command::AgentStoreSave => "agent_store_save",
-            Command::AgentTrace => "agent_trace",
-            Command::AgentCloseRuntime => "agent_close_runtime",
-        }
-    }
-
-    /// The command named `name`, if protocol 1 has one.
-    pub fn parse(name: &str) -> Option<Command> {
-        Command::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-}
 
 fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }
 
-/// Any harness → driver message, discriminated by `cmd` (§5). Unknown request fields are
-/// ignored, so an additive protocol change (§1) never breaks a driver; `seq` (§2) is on every
-/// request the harness sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "cmd", rename_all = "snake_case")]
-pub enum Request {
-    /// §5.1.
-    Hello {
+protocol_commands! {
+    /// Every command of protocol 1, by the name it has on the wire.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    pub enum Command;
+
+    /// Any harness → driver message, discriminated by `cmd` (§5). Unknown request fields are
+    /// ignored, so an additive protocol change (§1) never breaks a driver. `seq` (§2) is not a
+    /// command's field: [`Framed`] carries it beside the command.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+    #[serde(tag = "cmd")]
+    pub enum Request;
+
+    /// §5.1 the handshake.
+    Hello = "hello" => answer::hello {
         /// The protocol the harness speaks (`1`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         protocol: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.2.
-    Build {
+    /// §5.2 createToolkit.
+    Build = "build" => answer::build {
         /// The handle later commands pass as `toolkit`.
         id: String,
         /// Toolkit options (§6); absent means all defaults.
         #[serde(default)]
         options: Box<ToolkitOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.3.
-    Tools {
+    /// §5.3 tools().
+    Tools = "tools" => answer::tools {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.4.
-    Execute {
+    /// §5.4 execute.
+    Execute = "execute" => answer::execute {
         /// A toolkit id.
         toolkit: String,
         /// The tool name.
@@ -268,91 +63,60 @@ pub enum Request {
         /// `{answer?}`: the post-`waitFor` retry's answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context: Option<ExecuteContext>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.5.
-    Adapter {
+    /// §5.5 provider adapters.
+    Adapter = "adapter" => answer::adapter {
         /// A toolkit id.
         toolkit: String,
         /// `openai` | `anthropic` | `gemini`; kept as text so an unknown one is the driver's
         /// `bad_request` with its own words.
         format: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.6.
-    SkillsPrompt {
+    /// §5.6 the system-prompt catalog.
+    SkillsPrompt = "skills_prompt" => answer::skills_prompt {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.7.
-    ListSkills {
+    /// §5.7 the unfiltered skill inventory.
+    ListSkills = "list_skills" => answer::list_skills {
         /// The skill-source option keys (others are ignored).
         #[serde(default)]
         options: SkillSourceOptions,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.8.
-    SelectBuiltins {
+    /// §5.8 the builtin selection.
+    SelectBuiltins = "select_builtins" => answer::select_builtins {
         /// What the `builtins` option would carry; `null` (or absent) means all ten.
         #[serde(default)]
         config: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.9.
-    Sanitize {
+    /// §5.9 SPEC §0.2 sanitising.
+    Sanitize = "sanitize" => answer::sanitize {
         /// The text to sanitise.
         value: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.10.
-    Close {
+    /// §5.10 close a toolkit.
+    Close = "close" => answer::close {
         /// A toolkit id.
         toolkit: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.11.
-    Shutdown {
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
-    },
-    /// §5.12.
-    ListMcpTools {
+    /// §5.11 end the session.
+    Shutdown = "shutdown" => answer::shutdown {},
+    /// §5.12 list an MCP config's tools.
+    ListMcpTools = "list_mcp_tools" => answer::list_mcp_tools {
         /// An MCP config as the `mcpConfig` option would carry it.
         #[serde(default)]
         config: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.14.
-    Client {
+    /// §5.14 createClient.
+    Client = "client" => answer::client {
         /// The handle later commands pass as `client`.
         id: String,
         /// Client options (§6A).
         #[serde(default)]
         options: Box<ClientOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.15.
-    Run {
+    /// §5.15 client.run.
+    Run = "run" => answer::run {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -370,12 +134,9 @@ pub enum Request {
             skip_serializing_if = "Option::is_none"
         )]
         cancel_after_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.16.
-    Stream {
+    /// §5.16 client.stream.
+    Stream = "stream" => answer::stream {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -396,12 +157,9 @@ pub enum Request {
             skip_serializing_if = "Option::is_none"
         )]
         cancel_after_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.17.
-    Ask {
+    /// §5.17 client.ask.
+    Ask = "ask" => answer::ask {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -415,12 +173,9 @@ pub enum Request {
         /// Pass an `on_text` callback.
         #[serde(default, rename = "onText", skip_serializing_if = "Option::is_none")]
         on_text: Option<bool>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.18.
-    Conversation {
+    /// §5.18 client.conversation.
+    Conversation = "conversation" => answer::conversation {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -428,42 +183,30 @@ pub enum Request {
         toolkit: Option<String>,
         /// Sends and resets, in order.
         steps: Vec<ConversationStep>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.19.
-    StoreGet {
+    /// §5.19 the store accessor's get.
+    StoreGet = "store_get" => answer::store_get {
         /// A client id.
         client: String,
         /// The conversation id.
         id: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.19.
-    StoreSave {
+    /// §5.19 the store accessor's save.
+    StoreSave = "store_save" => answer::store_save {
         /// A client id.
         client: String,
         /// The conversation id.
         id: String,
         /// The transcript to save.
         messages: Vec<Value>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.20.
-    Metrics {
+    /// §5.20 client.metrics().
+    Metrics = "metrics" => answer::metrics {
         /// A client id.
         client: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.21.
-    Translate {
+    /// §5.21 client.translate (SPEC §11).
+    Translate = "translate" => answer::translate {
         /// A client id.
         client: String,
         /// A toolkit id, declared and never executed; absent ⇒ none.
@@ -471,12 +214,9 @@ pub enum Request {
         toolkit: Option<String>,
         /// The SPEC §11 request.
         request: Box<TranslateRequest>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.22.
-    RunWithAnswer {
+    /// §5.22 client.runWithAnswer (SPEC §10 durable resume, a preview).
+    RunWithAnswer = "run_with_answer" => answer::run_with_answer {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -489,12 +229,9 @@ pub enum Request {
         pending: Value,
         /// The host's Answer (SPEC §10 keys).
         answer: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.22.
-    AskWithAnswer {
+    /// §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview).
+    AskWithAnswer = "ask_with_answer" => answer::ask_with_answer {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -506,12 +243,9 @@ pub enum Request {
         pending: Value,
         /// The host's Answer (SPEC §10 keys).
         answer: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.23.
-    Serve {
+    /// §5.23 toolkit.serve (SPEC §7B / §7C).
+    Serve = "serve" => answer::serve {
         /// The handle id later commands pass as `serve`.
         id: String,
         /// The toolkit id to serve.
@@ -531,38 +265,26 @@ pub enum Request {
         /// Pass an `onCall` callback that records every call.
         #[serde(default, rename = "onCall", skip_serializing_if = "std::ops::Not::not")]
         on_call: bool,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.24.
-    ServeStop {
+    /// §5.24 a served handle's stop().
+    ServeStop = "serve_stop" => answer::serve_stop {
         /// A serve handle id.
         serve: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.25.
-    ServeRecords {
+    /// §5.25 what a served toolkit's host callbacks observed.
+    ServeRecords = "serve_records" => answer::serve_records {
         /// A serve handle id.
         serve: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// §5.26.
-    Compact {
+    /// §5.26 one SPEC §7F compaction.
+    Compact = "compact" => answer::compact {
         /// The transcript, as given.
         messages: Vec<Value>,
         /// The compactor's options.
         options: Box<CompactOptions>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// create an agent runtime (SPEC §7D).
-    AgentRuntime {
+    /// §5.27 create an agent runtime (SPEC §7D).
+    AgentRuntime = "agent_runtime" => answer::agent_runtime {
         /// The handle later agent commands pass as `runtime`.
         id: String,
         /// The mock LLM's base URL.
@@ -582,12 +304,9 @@ pub enum Request {
         /// The runtime's options; absent ⇒ all defaults.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         options: Option<Box<crate::agent::AgentRuntimeOptions>>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// spawn(parent, def, budget?).
-    AgentSpawn {
+    /// §5.27 spawn(parent, def, budget?).
+    AgentSpawn = "agent_spawn" => answer::agent_spawn {
         /// An agent runtime id.
         runtime: String,
         /// `"root"` or a handle; absent ⇒ root.
@@ -598,12 +317,9 @@ pub enum Request {
         /// The handle's budget, carved from its parent's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         budget: Option<crate::agent::AgentBudget>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// post(h, item).
-    AgentPost {
+    /// §5.27 post(h, item).
+    AgentPost = "agent_post" => answer::agent_post {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -616,12 +332,9 @@ pub enum Request {
         /// Its channel; absent ⇒ `external`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         channel: Option<String>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// wake(h, prompt?).
-    AgentWake {
+    /// §5.27 wake(h, prompt?).
+    AgentWake = "agent_wake" => answer::agent_wake {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -629,12 +342,9 @@ pub enum Request {
         /// The wake prompt.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         prompt: Option<String>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// wait(h, timeout?).
-    AgentWait {
+    /// §5.27 wait(h, timeout?).
+    AgentWait = "agent_wait" => answer::agent_wait {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -645,22 +355,16 @@ pub enum Request {
         /// Advance the clock this much once the wait is registered.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// interrupt(h).
-    AgentInterrupt {
+    /// §5.27 interrupt(h).
+    AgentInterrupt = "agent_interrupt" => answer::agent_interrupt {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// close(h, {force?}).
-    AgentClose {
+    /// §5.27 close(h, {force?}).
+    AgentClose = "agent_close" => answer::agent_close {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -671,52 +375,37 @@ pub enum Request {
         /// Advance the clock this much once the shutdown deadline is registered.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// list().
-    AgentList {
+    /// §5.27 list().
+    AgentList = "agent_list" => answer::agent_list {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// inspect(h).
-    AgentInspect {
+    /// §5.27 inspect(h).
+    AgentInspect = "agent_inspect" => answer::agent_inspect {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// Level-1 agent(name).run(prompt).
-    AgentRun {
+    /// §5.27 Level-1 agent(name).run(prompt).
+    AgentRun = "agent_run" => answer::agent_run {
         /// An agent runtime id.
         runtime: String,
         /// The def to run.
         entry: String,
         /// The prompt.
         prompt: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// resume(answer) after a durable pending.
-    AgentResume {
+    /// §5.27 resume(answer) after a durable pending.
+    AgentResume = "agent_resume" => answer::agent_resume {
         /// An agent runtime id.
         runtime: String,
         /// The host's SPEC §10 Answer.
         answer: Answer,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// agent(name).asTool() and its execute.
-    AgentExecute {
+    /// §5.27 agent(name).asTool() and its execute.
+    AgentExecute = "agent_execute" => answer::agent_execute {
         /// An agent runtime id.
         runtime: String,
         /// The def whose tool runs.
@@ -724,23 +413,17 @@ pub enum Request {
         /// The tool's arguments, passed through unchanged (absent means `{}`).
         #[serde(default = "empty_object")]
         args: Value,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// advance the runtime's virtual clock.
-    AgentClock {
+    /// §5.27 advance the runtime's virtual clock.
+    AgentClock = "agent_clock" => answer::agent_clock {
         /// An agent runtime id.
         runtime: String,
         /// How far; absent ⇒ 0.
         #[serde(default, rename = "advanceMs", skip_serializing_if = "Option::is_none")]
         advance_ms: Option<u64>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// start a handle's heartbeat (SPEC §7E).
-    AgentHeartbeat {
+    /// §5.27 start a handle's heartbeat (SPEC §7E).
+    AgentHeartbeat = "agent_heartbeat" => answer::agent_heartbeat {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -748,151 +431,74 @@ pub enum Request {
         /// The beat interval, in virtual ms.
         #[serde(rename = "everyMs")]
         every_ms: u64,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// the runtime store's get.
-    AgentStoreGet {
+    /// §5.27 the runtime store's get.
+    AgentStoreGet = "agent_store_get" => answer::agent_store_get {
         /// An agent runtime id.
         runtime: String,
         /// The conversation id (a handle id).
         id: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// the runtime store's save.
-    AgentStoreSave {
+    /// §5.27 the runtime store's save.
+    AgentStoreSave = "agent_store_save" => answer::agent_store_save {
         /// An agent runtime id.
         runtime: String,
         /// The conversation id (a handle id).
         id: String,
         /// The transcript to save.
         messages: Vec<Value>,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// what the runtime let the host observe.
-    AgentTrace {
+    /// §5.27 what the runtime let the host observe.
+    AgentTrace = "agent_trace" => answer::agent_trace {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
-    /// stop-all: close(root) and drop the runtime.
-    AgentCloseRuntime {
+    /// §5.27 stop-all: close(root) and drop the runtime.
+    AgentCloseRuntime = "agent_close_runtime" => answer::agent_close_runtime {
         /// An agent runtime id.
         runtime: String,
-        /// Sequence number (§2).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seq: Option<u64>,
     },
 }
 
-impl Request {
-    /// Which command this is.
-    pub fn command(&self) -> Command {
-        match self {
-            Request::Hello { .. } => Command::Hello,
-            Request::Build { .. } => Command::Build,
-            Request::Tools { .. } => Command::Tools,
-            Request::Execute { .. } => Command::Execute,
-            Request::Adapter { .. } => Command::Adapter,
-            Request::SkillsPrompt { .. } => Command::SkillsPrompt,
-            Request::ListSkills { .. } => Command::ListSkills,
-            Request::SelectBuiltins { .. } => Command::SelectBuiltins,
-            Request::Sanitize { .. } => Command::Sanitize,
-            Request::Close { .. } => Command::Close,
-            Request::Shutdown { .. } => Command::Shutdown,
-            Request::ListMcpTools { .. } => Command::ListMcpTools,
-            Request::Client { .. } => Command::Client,
-            Request::Run { .. } => Command::Run,
-            Request::Stream { .. } => Command::Stream,
-            Request::Ask { .. } => Command::Ask,
-            Request::Conversation { .. } => Command::Conversation,
-            Request::StoreGet { .. } => Command::StoreGet,
-            Request::StoreSave { .. } => Command::StoreSave,
-            Request::Metrics { .. } => Command::Metrics,
-            Request::Translate { .. } => Command::Translate,
-            Request::RunWithAnswer { .. } => Command::RunWithAnswer,
-            Request::AskWithAnswer { .. } => Command::AskWithAnswer,
-            Request::Serve { .. } => Command::Serve,
-            Request::ServeStop { .. } => Command::ServeStop,
-            Request::ServeRecords { .. } => Command::ServeRecords,
-            Request::Compact { .. } => Command::Compact,
-            Request::AgentRuntime { .. } => Command::AgentRuntime,
-            Request::AgentSpawn { .. } => Command::AgentSpawn,
-            Request::AgentPost { .. } => Command::AgentPost,
-            Request::AgentWake { .. } => Command::AgentWake,
-            Request::AgentWait { .. } => Command::AgentWait,
-            Request::AgentInterrupt { .. } => Command::AgentInterrupt,
-            Request::AgentClose { .. } => Command::AgentClose,
-            Request::AgentList { .. } => Command::AgentList,
-            Request::AgentInspect { .. } => Command::AgentInspect,
-            Request::AgentRun { .. } => Command::AgentRun,
-            Request::AgentResume { .. } => Command::AgentResume,
-            Request::AgentExecute { .. } => Command::AgentExecute,
-            Request::AgentClock { .. } => Command::AgentClock,
-            Request::AgentHeartbeat { .. } => Command::AgentHeartbeat,
-            Request::AgentStoreGet { .. } => Command::AgentStoreGet,
-            Request::AgentStoreSave { .. } => Command::AgentStoreSave,
-            Request::AgentTrace { .. } => Command::AgentTrace,
-            Request::AgentCloseRuntime { .. } => Command::AgentCloseRuntime,
-        }
-    }
+/// A message as it crosses the pipe: the command and the sequence number the transport gave it
+/// (§2). On the wire `seq` is a top-level key beside `cmd`, after the command's own fields:
+/// `{"cmd":"tools","toolkit":"tk1","seq":3}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Framed<T = Request> {
+    /// The command with its fields.
+    #[serde(flatten)]
+    pub request: T,
+    /// Sequence number (§2); the in-process port sends none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+}
 
-    /// The request's sequence number, when it carries one.
-    pub fn seq(&self) -> Option<u64> {
-        match self {
-            Request::Hello { seq, .. }
-            | Request::Build { seq, .. }
-            | Request::Tools { seq, .. }
-            | Request::Execute { seq, .. }
-            | Request::Adapter { seq, .. }
-            | Request::SkillsPrompt { seq, .. }
-            | Request::ListSkills { seq, .. }
-            | Request::SelectBuiltins { seq, .. }
-            | Request::Sanitize { seq, .. }
-            | Request::Close { seq, .. }
-            | Request::Shutdown { seq, .. }
-            | Request::ListMcpTools { seq, .. }
-            | Request::Client { seq, .. }
-            | Request::Run { seq, .. }
-            | Request::Stream { seq, .. }
-            | Request::Ask { seq, .. }
-            | Request::Conversation { seq, .. }
-            | Request::StoreGet { seq, .. }
-            | Request::StoreSave { seq, .. }
-            | Request::Metrics { seq, .. }
-            | Request::Translate { seq, .. }
-            | Request::RunWithAnswer { seq, .. }
-            | Request::AskWithAnswer { seq, .. }
-            | Request::Serve { seq, .. }
-            | Request::ServeStop { seq, .. }
-            | Request::ServeRecords { seq, .. }
-            | Request::Compact { seq, .. }
-            | Request::AgentRuntime { seq, .. }
-            | Request::AgentSpawn { seq, .. }
-            | Request::AgentPost { seq, .. }
-            | Request::AgentWake { seq, .. }
-            | Request::AgentWait { seq, .. }
-            | Request::AgentInterrupt { seq, .. }
-            | Request::AgentClose { seq, .. }
-            | Request::AgentList { seq, .. }
-            | Request::AgentInspect { seq, .. }
-            | Request::AgentRun { seq, .. }
-            | Request::AgentResume { seq, .. }
-            | Request::AgentExecute { seq, .. }
-            | Request::AgentClock { seq, .. }
-            | Request::AgentHeartbeat { seq, .. }
-            | Request::AgentStoreGet { seq, .. }
-            | Request::AgentStoreSave { seq, .. }
-            | Request::AgentTrace { seq, .. }
-            | Request::AgentCloseRuntime { seq, .. } => *seq,
+impl<T> Framed<T> {
+    /// `request` numbered `seq`.
+    pub fn new(request: T, seq: Option<u64>) -> Self {
+        Self { request, seq }
+    }
+}
+
+impl Framed<Request> {
+    /// The framed message as the JSON object the transport writes.
+    pub fn to_value(&self) -> Value {
+        // A `Request` serialises to an object with string keys only, so this cannot fail.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Framed<Value> {
+    /// A request given as JSON (a scenario's, kept as written), numbered: `seq` becomes its
+    /// last key, replacing one it had in place. Anything but an object has no place for a
+    /// `seq` and is returned unchanged, for the driver to refuse.
+    pub fn number(request: Value, seq: u64) -> Value {
+        if !request.is_object() {
+            return request;
         }
+        let framed = Framed::new(request, Some(seq));
+        // An object with string keys always serialises.
+        serde_json::to_value(&framed).unwrap_or(Value::Null)
     }
 }
 
@@ -921,9 +527,9 @@ pub struct Envelope {
 /// `error` of a failure envelope (§4).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorBody {
-    /// One of [`crate::error_kind`].
+    /// What kind of failure (lenient: any string a driver sends is kept).
     #[serde(default)]
-    pub kind: String,
+    pub kind: crate::ErrorKind,
     /// Human text.
     #[serde(default)]
     pub message: String,
@@ -1277,4 +883,44 @@ pub struct ServeRecordsResponse {
     /// Every `awaitCancel` tool's outcome.
     #[serde(default, rename = "toolCancels")]
     pub tool_cancels: Vec<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_table_agrees_with_itself() {
+        assert_eq!(Command::ALL.len(), 45);
+        for (i, command) in Command::ALL.into_iter().enumerate() {
+            let name = command.as_str();
+            assert_eq!(Command::parse(name), Some(command), "{name}");
+            assert_eq!(serde_json::to_value(command).unwrap(), name);
+            assert!(
+                Command::ALL[..i].iter().all(|c| c.as_str() != name),
+                "{name} twice"
+            );
+        }
+        assert_eq!(Command::parse("Hello"), None);
+        let request = Request::SkillsPrompt {
+            toolkit: "tk1".into(),
+        };
+        assert_eq!(request.command(), Command::SkillsPrompt);
+        let wire = serde_json::to_string(&request).unwrap();
+        assert_eq!(wire, r#"{"cmd":"skills_prompt","toolkit":"tk1"}"#);
+        assert_eq!(serde_json::from_str::<Request>(&wire).unwrap(), request);
+    }
+
+    #[test]
+    fn a_json_request_is_numbered_in_place() {
+        let raw = serde_json::json!({"cmd": "tools", "toolkit": "tk1", "extra": null});
+        let numbered = Framed::number(raw, 4).to_string();
+        assert_eq!(
+            numbered,
+            r#"{"cmd":"tools","toolkit":"tk1","extra":null,"seq":4}"#
+        );
+        let renumbered = Framed::number(serde_json::json!({"seq": 1, "cmd": "hello"}), 2);
+        assert_eq!(renumbered.to_string(), r#"{"seq":2,"cmd":"hello"}"#);
+        assert_eq!(Framed::number(Value::from("x"), 1), Value::from("x"));
+    }
 }

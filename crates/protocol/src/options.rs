@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::messages::ToolSource;
+pub use crate::source_options::{AgentDecl, Builtins, McpConfig};
 
 /// Every option key (§6); an unknown key is a `bad_request`.
 pub const OPTION_KEYS: [&str; 13] = [
@@ -33,7 +34,7 @@ pub struct ToolkitOptions {
     /// §2/§4 MCP config: an object, a JSON text, or a file path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("type" = ["object", "string"]))]
-    pub mcp_config: Option<Value>,
+    pub mcp_config: Option<McpConfig>,
     /// §3/§4 skill roots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills_dir: Option<SkillsDir>,
@@ -56,12 +57,12 @@ pub struct ToolkitOptions {
     /// without relay tools answers `unsupported`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relay_tools: Option<Vec<RelayToolDecl>>,
-    /// §4A toggle: a boolean or an object.
+    /// §4A toggle: a boolean or an object (and, on purpose, anything else).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub builtins: Option<Value>,
+    pub builtins: Option<Builtins>,
     /// §7A agent declarations, passed to the port's agent parser as they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agents: Option<Vec<Value>>,
+    pub agents: Option<Vec<AgentDecl>>,
     /// §10 the `waitFor` slot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for: Option<WaitForBehaviour>,

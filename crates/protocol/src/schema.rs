@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use crate::agent::{AgentResult, HandleInfo, InspectResponse};
 use crate::client::{ConversationResponse, RunResponse, StreamResponse, TranslateResponse};
 use crate::compact::CompactResponse;
-use crate::error_kind;
+use crate::ErrorKind;
 use crate::messages::*;
 
 /// The `$id` of the generated document.
@@ -196,12 +196,7 @@ fn ok_response() -> Value {
 /// The failure envelope (§4). The harness reads it leniently ([`ErrorBody`]'s defaults); what a
 /// driver must send is the kind and the message.
 fn error_response() -> Value {
-    let kinds = [
-        error_kind::UNSUPPORTED,
-        error_kind::BAD_REQUEST,
-        error_kind::UNKNOWN_TOOLKIT,
-        error_kind::INTERNAL,
-    ];
+    let kinds = ErrorKind::KNOWN.map(|k| k.as_str().to_string());
     json!({
         "description": "A driver's own failure, never a tool failure (a failing tool is an ok response whose result has isError true).",
         "type": "object",

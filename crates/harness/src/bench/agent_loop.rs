@@ -21,6 +21,8 @@ use tokio::process::{Child, Command};
 use super::operations::State;
 use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
 use crate::port::{truncate, Port, PortError};
+use toolnexus_protocol::client::ClientOptions;
+use toolnexus_protocol::Request;
 
 /// The mock LLM scenario: every request is answered with one `echo` tool call.
 pub(super) const LOOP_SCENARIO: &str =
@@ -85,7 +87,10 @@ fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
 
 /// Sends one request and unwraps the envelope itself: the loop commands' typed shapes are
 /// the features' business; here `unsupported` must skip and any other `ok:false` is a note.
-pub(super) async fn send(port: &mut dyn Port, request: Value) -> Result<Value, PortError> {
+pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
+    let command = request.command().as_str();
+    let request = serde_json::to_value(&request)
+        .map_err(|e| PortError::Transport(format!("cannot encode `{command}`: {e}")))?;
     let response = port.call(request).await?;
     if response.get("ok") == Some(&Value::Bool(true)) {
         return Ok(response);
@@ -98,26 +103,36 @@ pub(super) async fn send(port: &mut dyn Port, request: Value) -> Result<Value, P
             .unwrap_or("")
             .to_string()
     };
-    if text("kind") == toolnexus_protocol::error_kind::UNSUPPORTED {
+    let kind = toolnexus_protocol::ErrorKind::from(text("kind"));
+    if kind == toolnexus_protocol::ErrorKind::Unsupported {
         return Err(PortError::Unsupported(text("message")));
     }
     Err(PortError::Driver {
-        kind: text("kind"),
+        kind,
         message: text("message"),
     })
 }
 
 /// The `client` options of the loop: the mock's OpenAI wire, no retries (a failure shows at
 /// once instead of as backoff time), a fixed key so no environment is read.
-fn client_options(url: &str, turns: usize) -> Value {
-    json!({
-        "baseUrl": url,
-        "style": "openai",
-        "model": "bench",
-        "apiKey": "bench-key",
-        "retries": 0,
-        "maxTurns": turns,
-    })
+fn client_options(url: &str, turns: usize) -> ClientOptions {
+    ClientOptions {
+        base_url: Some(url.to_string()),
+        style: Some("openai".into()),
+        model: Some("bench".into()),
+        api_key: Some("bench-key".into()),
+        retries: Some(0),
+        max_turns: Some(turns as u64),
+        ..ClientOptions::default()
+    }
+}
+
+/// The `client` request creating the loop's client.
+fn client_request(options: ClientOptions) -> Request {
+    Request::Client {
+        id: CLIENT.into(),
+        options: Box::new(options),
+    }
 }
 
 /// The LLM round trips one `run` answer stands for, or why it stands for none.
@@ -163,11 +178,7 @@ pub(super) async fn setup(
     port.build(TK_LOOP, &options).await?;
     let outcome = async {
         let probe = client_options("http://127.0.0.1:9", turns);
-        send(
-            port,
-            json!({"cmd": "client", "id": CLIENT, "options": probe}),
-        )
-        .await?;
+        send(port, client_request(probe)).await?;
         let mock = match start_loop_mock(ctx).await {
             Ok(mock) => mock,
             Err(why) => {
@@ -176,11 +187,7 @@ pub(super) async fn setup(
             }
         };
         let options = client_options(&mock.url, turns);
-        send(
-            port,
-            json!({"cmd": "client", "id": CLIENT, "options": options}),
-        )
-        .await?;
+        send(port, client_request(options)).await?;
         Ok(Some(mock))
     }
     .await;
@@ -208,7 +215,13 @@ pub(super) async fn step(
     m: &mut Measured,
 ) -> Result<Go, PortError> {
     let turns = state.turns;
-    let run = json!({"cmd": "run", "client": CLIENT, "toolkit": TK_LOOP, "prompt": "loop"});
+    let run = Request::Run {
+        client: CLIENT.into(),
+        toolkit: Some(TK_LOOP.into()),
+        prompt: "loop".into(),
+        history: None,
+        cancel_after_ms: None,
+    };
     let started = Instant::now();
     let answer = send(port, run).await?;
     let elapsed = ms(started);

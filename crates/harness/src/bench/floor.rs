@@ -18,6 +18,7 @@ use super::operations::MCP_TEXT;
 use super::serve::FloorServe;
 use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN};
 use crate::port::truncate;
+use toolnexus_protocol::{Framed, Request};
 
 /// The floor's name for `op` (the table's `floor (<what>)`), or `None`: the suite has none.
 pub(super) fn what(op: Op) -> Option<&'static str> {
@@ -263,9 +264,13 @@ impl CatPipe {
         for _ in 0..unit.size {
             let started = Instant::now();
             self.seq += 1;
-            let request = json!({"cmd": "execute", "toolkit": "bench-noop", "name": "noop",
-                                 "args": {}, "seq": self.seq});
-            let mut text = request.to_string();
+            let execute = Request::Execute {
+                toolkit: "bench-noop".into(),
+                name: "noop".into(),
+                args: json!({}),
+                context: None,
+            };
+            let mut text = Framed::new(execute, Some(self.seq)).to_value().to_string();
             text.push('\n');
             self.stdin
                 .write_all(text.as_bytes())

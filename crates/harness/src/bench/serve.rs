@@ -14,6 +14,7 @@ use super::agent_loop::send;
 use super::operations::{noop_options, State};
 use super::{ms, note, Go, Measured, Unit};
 use crate::port::{truncate, Port, PortError};
+use toolnexus_protocol::Request;
 
 const TK_SERVE: &str = "bench-serve";
 const SERVE_ID: &str = "bench-serve";
@@ -175,8 +176,15 @@ pub(super) async fn port_setup(port: &mut dyn Port) -> Result<Option<State>, Por
             port,
             // The one tool named: by §7C the same as `{}` (every tool), and python 0.21.0's
             // `mcp: {}` lists no tool at all (a known port bug, its expected failures).
-            json!({"cmd": "serve", "id": SERVE_ID, "toolkit": TK_SERVE,
-                   "mcp": {"tools": [TOOL]}}),
+            Request::Serve {
+                id: SERVE_ID.into(),
+                toolkit: TK_SERVE.into(),
+                client: None,
+                a2a: None,
+                mcp: Some(json!({"tools": [TOOL]})),
+                on_task: false,
+                on_call: false,
+            },
         )
         .await?;
         let url = answer
@@ -191,10 +199,17 @@ pub(super) async fn port_setup(port: &mut dyn Port) -> Result<Option<State>, Por
     match served {
         Ok(client) => Ok(Some(State::Serve(PortServe { client }))),
         Err(e) => {
-            let _ = send(port, json!({"cmd": "serve_stop", "serve": SERVE_ID})).await;
+            let _ = send(port, serve_stop()).await;
             let _ = port.close(TK_SERVE).await;
             Err(e)
         }
+    }
+}
+
+/// The request stopping the benchmark's served handle.
+fn serve_stop() -> Request {
+    Request::ServeStop {
+        serve: SERVE_ID.into(),
     }
 }
 
@@ -213,7 +228,7 @@ impl PortServe {
     /// Stops the handle, then closes the toolkit.
     pub(super) async fn teardown(self, port: &mut dyn Port) -> Result<(), PortError> {
         drop(self.client);
-        let stopped = send(port, json!({"cmd": "serve_stop", "serve": SERVE_ID})).await;
+        let stopped = send(port, serve_stop()).await;
         let closed = port.close(TK_SERVE).await;
         stopped.map(|_| ()).and(closed)
     }

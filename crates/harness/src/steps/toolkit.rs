@@ -12,7 +12,7 @@ use crate::port::PortError;
 use crate::scenario::{fail, fail_as, StepFailure};
 use crate::secret;
 use crate::steps::StepCtx;
-use toolnexus_protocol::error_kind;
+use toolnexus_protocol::ErrorKind;
 
 step! {
     toolkit_options: Setup, r#"^the toolkit options:$"# + "JSON",
@@ -64,7 +64,7 @@ step! {
     |StepCtx { port, st, .. }| {
         let id = st.toolkit_id()?;
         match port.tools(&id).await {
-            Err(PortError::Driver { kind, .. }) if kind == error_kind::UNKNOWN_TOOLKIT => {
+            Err(PortError::Driver { kind: ErrorKind::UnknownToolkit, .. }) => {
                 Ok(())
             }
             Err(PortError::Transport(m)) => fail(m),
