@@ -3,7 +3,7 @@
 use std::fmt;
 
 use async_trait::async_trait;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -242,6 +242,26 @@ pub fn command_object<const N: usize>(command: Command, fields: [(&str, Value); 
         object.insert(key.into(), value);
     }
     Value::Object(object)
+}
+
+/// Sends a request the scenario wrote, `command` with `fields`: as a typed [`Request`] when
+/// the type carries every key and value of it (in any key order), else as written, so a
+/// scenario's deliberate oddity (an unknown key, a `null` member) reaches the driver unchanged.
+pub async fn send_object<P: Port + ?Sized>(
+    port: &mut P,
+    command: Command,
+    fields: Map<String, Value>,
+) -> Result<(Value, TypedResponse), PortError> {
+    let mut object = Map::new();
+    object.insert("cmd".into(), Value::from(command.as_str()));
+    object.extend(fields.into_iter().filter(|(key, _)| key != "cmd"));
+    let raw = Value::Object(object);
+    match serde_json::from_value::<Request>(raw.clone()) {
+        Ok(typed) if serde_json::to_value(&typed).is_ok_and(|back| back == raw) => {
+            send(port, typed).await
+        }
+        _ => typed_request(port, raw).await,
+    }
 }
 
 /// A decoded answer of another command's shape (the decoder picks the shape by command, so

@@ -22,8 +22,8 @@ use serde_json::{json, Map, Value};
 use crate::agent::{AgentResult, HandleInfo, InspectResponse};
 use crate::client::{ConversationResponse, RunResponse, StreamResponse, TranslateResponse};
 use crate::compact::CompactResponse;
-use crate::ErrorKind;
 use crate::messages::*;
+use crate::ErrorKind;
 
 /// The `$id` of the generated document.
 pub const SCHEMA_ID: &str = "https://toolnexus.invalid/conformance/protocol.schema.json";

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
+use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json, matches};
 use crate::expectation::Kind;
@@ -132,7 +133,7 @@ step! {
             messages.push(json!({"role": "user", "content": "q".repeat(m.min(100_000))}));
             messages.push(json!({"role": "assistant", "content": "a".repeat(m.min(100_000))}));
         }
-        agent(port, st, "agent_store_save", json!({"id": arg.at(1), "messages": messages})).await.map(|_| ())
+        agent(port, st, Command::AgentStoreSave, json!({"id": arg.at(1), "messages": messages})).await.map(|_| ())
     }
 }
 
@@ -198,7 +199,7 @@ step! {
         let leaf = leaf_of(port, st, &entry).await?;
         let before = inspect(port, st, &leaf).await?;
         st.agents.seen.insert("leafUsageBefore".into(), before["usage"]["total_tokens"].clone());
-        let a = agent(port, st, "agent_resume", json!({"answer": answer})).await?;
+        let a = agent(port, st, Command::AgentResume, json!({"answer": answer})).await?;
         match a.get("result") {
             Some(r) => st.agents.result = Some(r.clone()),
             None => return fail(format!("agent_resume answered no result: {a}")),
@@ -215,7 +216,10 @@ step! {
             Some(_) => st.json_doc(step)?,
             None => json!({}),
         };
-        agent(port, st, &arg.at(1), body).await.map(|_| ())
+        let Some(cmd) = Command::parse(&arg.at(1)) else {
+            return fail(format!("protocol 1 has no command `{}`", arg.at(1)));
+        };
+        agent(port, st, cmd, body).await.map(|_| ())
     }
 }
 
@@ -332,7 +336,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { port, st, step, arg, .. }| {
         let expected = st.expect_doc(step)?;
-        let trace = agent(port, st, "agent_trace", json!({})).await?;
+        let trace = agent(port, st, Command::AgentTrace, json!({})).await?;
         transitions_hold(&trace, &json!({arg.at(1): expected}))
     }
 }
@@ -342,7 +346,7 @@ step! {
     "`agent_trace` now, the value at PATH",
     |StepCtx { port, st, step, arg, .. }| {
         let expected = st.expect_doc(step)?;
-        let trace = agent(port, st, "agent_trace", json!({})).await?;
+        let trace = agent(port, st, Command::AgentTrace, json!({})).await?;
         let actual = at_path(&st.norm(&trace), &arg.at(1), "the agent trace")?;
         expect_json(st, &expected, &actual)
     }
@@ -352,7 +356,7 @@ step! {
 async fn agent(
     port: &mut dyn Port,
     st: &mut ScenarioState,
-    cmd: &str,
+    cmd: Command,
     body: Value,
 ) -> Result<Value, StepFailure> {
     let runtime = st
@@ -364,9 +368,8 @@ async fn agent(
         Value::Object(m) => m,
         _ => return fail("an agent command body must be a JSON object"),
     };
-    request.insert("cmd".into(), json!(cmd));
     request.insert("runtime".into(), json!(runtime));
-    let mut a = port::request(port, Value::Object(request)).await?;
+    let (mut a, _) = port::send_object(port, cmd, request).await?;
     if let Some(m) = a.as_object_mut() {
         m.remove("ok");
         m.remove("seq");
@@ -393,7 +396,7 @@ fn fixture(st: &ScenarioState) -> Result<Value, StepFailure> {
 
 async fn create_runtime(port: &mut dyn Port, st: &mut ScenarioState, body: Value) -> StepResult {
     if let Some(old) = st.agents.runtime.take() {
-        let _ = port::request(port, json!({"cmd": "agent_close_runtime", "runtime": old})).await;
+        let _ = port::send(port, Request::AgentCloseRuntime { runtime: old }).await;
     }
     st.agents.counter += 1;
     let id = format!("rt{}", st.agents.counter);
@@ -401,9 +404,8 @@ async fn create_runtime(port: &mut dyn Port, st: &mut ScenarioState, body: Value
         Value::Object(m) => m,
         _ => return fail("an agent runtime body must be a JSON object"),
     };
-    request.insert("cmd".into(), json!("agent_runtime"));
     request.insert("id".into(), json!(id));
-    port::request(port, Value::Object(request)).await?;
+    port::send_object(port, Command::AgentRuntime, request).await?;
     st.agents.runtime = Some(id);
     st.agents.ids.clear();
     Ok(())
@@ -412,7 +414,7 @@ async fn create_runtime(port: &mut dyn Port, st: &mut ScenarioState, body: Value
 /// Ends a scenario's agent runtime (stop-all), so nothing outlives it in the port.
 pub(crate) async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
     if let Some(rt) = st.agents.runtime.take() {
-        let _ = port::request(port, json!({"cmd": "agent_close_runtime", "runtime": rt})).await;
+        let _ = port::send(port, Request::AgentCloseRuntime { runtime: rt }).await;
     }
 }
 
@@ -421,11 +423,11 @@ async fn inspect(
     st: &mut ScenarioState,
     id: &str,
 ) -> Result<Value, StepFailure> {
-    agent(port, st, "agent_inspect", json!({"handle": id})).await
+    agent(port, st, Command::AgentInspect, json!({"handle": id})).await
 }
 
 async fn list(port: &mut dyn Port, st: &mut ScenarioState) -> Result<Vec<Value>, StepFailure> {
-    let a = agent(port, st, "agent_list", json!({})).await?;
+    let a = agent(port, st, Command::AgentList, json!({})).await?;
     Ok(a.get("handles")
         .and_then(Value::as_array)
         .cloned()

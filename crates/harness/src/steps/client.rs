@@ -1,7 +1,8 @@
 //! The §8 client steps (PROTOCOL.md §5.13–§5.20): the mock LLM, creating a client, the loop
 //! commands, and checks on their answers and on the requests the mock LLM recorded.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use toolnexus_protocol::{Command, Request, TypedResponse};
 
 use super::helpers::{absent, at_path, contains, expect_json, expect_text, inline_json, matches};
 use super::StepCtx;
@@ -46,7 +47,8 @@ step! {
         let options = st.json_doc(step)?;
         st.counter += 1;
         let id = format!("c{}", st.counter);
-        port::request(port, json!({"cmd": "client", "id": id, "options": options})).await?;
+        let fields = Map::from_iter([("id".into(), json!(id)), ("options".into(), options)]);
+        port::send_object(port, Command::Client, fields).await?;
         st.client = Some(id);
         Ok(())
     }
@@ -56,7 +58,7 @@ step! {
     client_runs_prompt: Actions, r#"^the client runs "(?P<PROMPT>[^"]*)"$"#,
     "`run` with the built toolkit (if any)",
     |StepCtx { port, st, arg, .. }| {
-        loop_command(port, st, "run", json!({"prompt": arg.at(1)})).await
+        loop_command(port, st, Command::Run, json!({"prompt": arg.at(1)})).await
     }
 }
 
@@ -66,7 +68,7 @@ step! {
     |StepCtx { port, st, step, arg, .. }| {
         let mut request = st.json_doc(step)?;
         request["prompt"] = json!(arg.at(1));
-        loop_command(port, st, "run", request).await
+        loop_command(port, st, Command::Run, request).await
     }
 }
 
@@ -74,7 +76,7 @@ step! {
     client_streams_prompt: Actions, r#"^the client streams "(?P<PROMPT>[^"]*)"$"#,
     "`stream` with the built toolkit (if any)",
     |StepCtx { port, st, arg, .. }| {
-        loop_command(port, st, "stream", json!({"prompt": arg.at(1)})).await
+        loop_command(port, st, Command::Stream, json!({"prompt": arg.at(1)})).await
     }
 }
 
@@ -84,7 +86,7 @@ step! {
     |StepCtx { port, st, step, arg, .. }| {
         let mut request = st.json_doc(step)?;
         request["prompt"] = json!(arg.at(1));
-        loop_command(port, st, "stream", request).await
+        loop_command(port, st, Command::Stream, request).await
     }
 }
 
@@ -99,7 +101,7 @@ step! {
         if arg.at(0).ends_with(" with onText") {
             request["onText"] = json!(true);
         }
-        loop_command(port, st, "ask", request).await
+        loop_command(port, st, Command::Ask, request).await
     }
 }
 
@@ -108,7 +110,7 @@ step! {
     "`conversation`",
     |StepCtx { port, st, step, .. }| {
         let steps = st.json_doc(step)?;
-        loop_command(port, st, "conversation", json!({"steps": steps})).await
+        loop_command(port, st, Command::Conversation, json!({"steps": steps})).await
     }
 }
 
@@ -118,7 +120,10 @@ step! {
     |StepCtx { port, st, step, arg, .. }| {
         let messages = st.json_doc(step)?;
         let client = client_id(st)?;
-        port::request(port, json!({"cmd": "store_save", "client": client, "id": arg.at(1), "messages": messages})).await?;
+        let Value::Array(messages) = messages else {
+            return fail("the messages to save must be a JSON array");
+        };
+        port::send(port, Request::StoreSave { client, id: arg.at(1), messages }).await?;
         Ok(())
     }
 }
@@ -128,9 +133,12 @@ step! {
     "`store_get`",
     |StepCtx { port, st, arg, .. }| {
         let client = client_id(st)?;
-        let answer = port::request(port, json!({"cmd": "store_get", "client": client, "id": arg.at(1)})).await?;
+        let (answer, typed) = port::send(port, Request::StoreGet { client, id: arg.at(1) }).await?;
         leak_check(&answer, "the `store_get` answer")?;
-        st.stored = Some(answer.get("messages").cloned().unwrap_or(Value::Null));
+        let TypedResponse::StoreGet(messages) = typed else {
+            return fail("`store_get` answered with another command's shape");
+        };
+        st.stored = Some(messages.map_or(Value::Null, Value::Array));
         Ok(())
     }
 }
@@ -140,9 +148,12 @@ step! {
     "`metrics`",
     |StepCtx { port, st, .. }| {
         let client = client_id(st)?;
-        let answer = port::request(port, json!({"cmd": "metrics", "client": client})).await?;
+        let (answer, typed) = port::send(port, Request::Metrics { client }).await?;
         leak_check(&answer, "the `metrics` answer")?;
-        st.metrics_text = answer.get("text").and_then(Value::as_str).map(str::to_string);
+        let TypedResponse::Metrics(text) = typed else {
+            return fail("`metrics` answered with another command's shape");
+        };
+        st.metrics_text = Some(text);
         Ok(())
     }
 }
@@ -655,21 +666,24 @@ fn leak_check(answer: &Value, what: &str) -> StepResult {
 async fn loop_command(
     port: &mut dyn Port,
     st: &mut ScenarioState,
-    cmd: &str,
-    mut request: Value,
+    cmd: Command,
+    request: Value,
 ) -> StepResult {
-    request["cmd"] = json!(cmd);
-    request["client"] = json!(client_id(st)?);
+    let Value::Object(mut fields) = request else {
+        return fail(format!(
+            "the `{}` request must be a JSON object",
+            cmd.as_str()
+        ));
+    };
+    fields.insert("client".into(), json!(client_id(st)?));
     if let Some(toolkit) = &st.toolkit {
-        if request.get("toolkit").is_none() {
-            request["toolkit"] = json!(toolkit);
-        }
+        fields.entry("toolkit").or_insert_with(|| json!(toolkit));
     }
     let started = std::time::Instant::now();
-    let answer = port::request(port, request).await?;
+    let (answer, _) = port::send_object(port, cmd, fields).await?;
     st.loop_ms = Some(started.elapsed().as_millis());
-    leak_check(&answer, &format!("the `{cmd}` answer"))?;
-    st.loop_answer = Some((cmd.to_string(), answer));
+    leak_check(&answer, &format!("the `{}` answer", cmd.as_str()))?;
+    st.loop_answer = Some((cmd.as_str().to_string(), answer));
     Ok(())
 }
 

@@ -4,7 +4,8 @@
 //! one), summary, flush reminder (when `flushToMemory` was sent), …tail]`, so the retained tail
 //! is whatever follows those; every tail check compares it with the input's own suffix.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use toolnexus_protocol::Command;
 
 use super::helpers::unescape;
 use super::StepCtx;
@@ -55,8 +56,11 @@ step! {
     "`compact` with the transcript and these options; the answer is kept for the checks",
     |StepCtx { port, st, step, .. }| {
         let options = st.json_doc(step)?;
-        let request = json!({"cmd": "compact", "messages": st.compaction.input, "options": options});
-        let answer = port::request(port, request).await?;
+        let fields = Map::from_iter([
+            ("messages".into(), Value::Array(st.compaction.input.clone())),
+            ("options".into(), options.clone()),
+        ]);
+        let (answer, _) = port::send_object(port, Command::Compact, fields).await?;
         st.compaction.options = options;
         st.compaction.answer = Some(answer);
         Ok(())

@@ -10,6 +10,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
+use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json};
 use crate::expectation::Kind;
@@ -50,10 +51,12 @@ step! {
                 request["client"] = json!(client);
             }
         }
-        request["cmd"] = json!("serve");
-        request["id"] = json!(id);
-        request["toolkit"] = json!(toolkit);
-        let answer = port::request(port, request).await?;
+        let Value::Object(mut fields) = request else {
+            return fail("the serve doc string must be a JSON object");
+        };
+        fields.insert("id".into(), json!(id));
+        fields.insert("toolkit".into(), json!(toolkit));
+        let (answer, _) = port::send_object(port, Command::Serve, fields).await?;
         let Some(url) = answer.get("url").and_then(Value::as_str) else {
             return fail_as(Kind::Pinned, format!("the serve answer has no string `url`: {answer}"));
         };
@@ -278,7 +281,7 @@ step! {
     id_stopped: Actions, r#"^"(?P<ID>[^"]+)" is stopped$"#,
     "`serve_stop`",
     |StepCtx { port, arg, .. }| {
-        port::request(port, json!({"cmd": "serve_stop", "serve": arg.at(1)})).await?;
+        port::send(port, Request::ServeStop { serve: arg.at(1) }).await?;
         Ok(())
     }
 }
@@ -295,7 +298,7 @@ step! {
         let list = arg.at(2);
         let started = std::time::Instant::now();
         loop {
-            let answer = port::request(port, json!({"cmd": "serve_records", "serve": id})).await?;
+            let (answer, _) = port::send(port, Request::ServeRecords { serve: id.clone() }).await?;
             let have = answer.get(&list).and_then(Value::as_array).map_or(0, Vec::len);
             st.serve.records = Some(answer);
             if list.is_empty() || have >= want {

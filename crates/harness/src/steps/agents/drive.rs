@@ -8,6 +8,7 @@ use super::{agent, inspect, list, same, within};
 use crate::expectation::Kind;
 use crate::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use toolnexus_protocol::Command;
 
 /// `agent_run {entry, prompt}`; the result and the entry handle are kept.
 pub(super) async fn drive_run(
@@ -24,7 +25,7 @@ pub(super) async fn drive_run(
     let a = agent(
         port,
         st,
-        "agent_run",
+        Command::AgentRun,
         json!({"entry": entry, "prompt": prompt}),
     )
     .await?;
@@ -63,7 +64,7 @@ pub(super) async fn resolve(
         let a = agent(
             port,
             st,
-            "agent_spawn",
+            Command::AgentSpawn,
             json!({"parent": parent, "def": seg}),
         )
         .await?;
@@ -141,7 +142,7 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
         if let Some(b) = s.get("budget") {
             body["budget"] = b.clone();
         }
-        let a = agent(port, st, "agent_spawn", body).await?;
+        let a = agent(port, st, Command::AgentSpawn, body).await?;
         if let Some(id) = a.get("handle").and_then(Value::as_str) {
             let short = match s.get("parent").and_then(Value::as_str) {
                 Some(p) if p != "root" && !p.starts_with("root/") => format!("{p}/{def}"),
@@ -163,12 +164,12 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
         if let Some(p) = w.get("prompt") {
             body["prompt"] = p.clone();
         }
-        let a = agent(port, st, "agent_wake", body).await?;
+        let a = agent(port, st, Command::AgentWake, body).await?;
         if let Some(e) = a.get("error") {
             return fail(format!("agent_wake {h} refused: {e}"));
         }
         if step.get("wakeWait").is_some() {
-            let a = agent(port, st, "agent_wait", json!({"handle": h})).await?;
+            let a = agent(port, st, Command::AgentWait, json!({"handle": h})).await?;
             let r = a.get("result").cloned().unwrap_or(Value::Null);
             st.agents.result = Some(r.clone());
             seen.insert("result".into(), r);
@@ -189,7 +190,7 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
                 body[k] = v.clone();
             }
         }
-        let a = agent(port, st, "agent_post", body).await?;
+        let a = agent(port, st, Command::AgentPost, body).await?;
         if expect.get("rejected").is_none() && a.get("accepted") != Some(&json!(true)) {
             return fail(format!("the post to {h} was refused: {a}"));
         }
@@ -232,8 +233,8 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
             i.get("handle").and_then(Value::as_str).unwrap_or_default(),
         )
         .await?;
-        agent(port, st, "agent_interrupt", json!({"handle": h})).await?;
-        let waited = agent(port, st, "agent_wait", json!({"handle": h})).await?;
+        agent(port, st, Command::AgentInterrupt, json!({"handle": h})).await?;
+        let waited = agent(port, st, Command::AgentWait, json!({"handle": h})).await?;
         let shown = inspect(port, st, &h).await?;
         st.agents.seen.insert(
             "waiterStatus".into(),
@@ -260,7 +261,7 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
             .map(str::to_string)
             .collect();
         for r in roots {
-            agent(port, st, "agent_close", json!({"handle": r})).await?;
+            agent(port, st, Command::AgentClose, json!({"handle": r})).await?;
         }
     }
     check_step_expect(port, st, &expect, &seen).await

@@ -9,6 +9,7 @@ use crate::expectation::Kind;
 use crate::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepFuture;
+use toolnexus_protocol::Command;
 
 /// What an expect block is checked against, read from the port once before its keys.
 pub(super) struct Observed {
@@ -119,7 +120,7 @@ pub(super) async fn check_block(
 
 /// The trace, the handles and the entry's result an expect block is checked against.
 async fn observe(port: &mut dyn Port, st: &mut ScenarioState) -> Result<Observed, StepFailure> {
-    let trace = agent(port, st, "agent_trace", json!({})).await?;
+    let trace = agent(port, st, Command::AgentTrace, json!({})).await?;
     let handles = list(port, st).await?;
     let result = st.agents.result.clone().unwrap_or(Value::Null);
     let entry = st.agents.entry.clone().unwrap_or_default();
@@ -577,7 +578,7 @@ fn leaf_resumed_at_checkpoint<'a>(
     Box::pin(async move {
         let Observed { children, .. } = seen;
         let leaf = children.first().cloned().unwrap_or_default();
-        let stored = agent(port, st, "agent_store_get", json!({"id": leaf})).await?;
+        let stored = agent(port, st, Command::AgentStoreGet, json!({"id": leaf})).await?;
         let messages = stored
             .get("messages")
             .and_then(Value::as_array)

@@ -4,6 +4,7 @@
 //! read it too.
 
 use serde_json::{json, Value};
+use toolnexus_protocol::Command;
 
 use super::{loop_command, outcome};
 use crate::scenario::{fail, ScenarioState, StepFailure};
@@ -16,7 +17,7 @@ step! {
         let answer = st.json_doc(step)?;
         let (messages, pending) = halted(st)?;
         let answer = echo_id(answer, &pending)?;
-        loop_command(port, st, "run_with_answer",
+        loop_command(port, st, Command::RunWithAnswer,
             json!({"history": messages, "pending": pending, "answer": answer})).await
     }
 }
@@ -28,7 +29,7 @@ step! {
         let answer = st.json_doc(step)?;
         let (_, pending) = halted(st)?;
         let answer = echo_id(answer, &pending)?;
-        loop_command(port, st, "ask_with_answer",
+        loop_command(port, st, Command::AskWithAnswer,
             json!({"id": arg.at(1), "pending": pending, "answer": answer})).await
     }
 }

@@ -4,6 +4,7 @@
 //! result`, `raised` and observed-list steps read it too.
 
 use serde_json::{json, Value};
+use toolnexus_protocol::Command;
 
 use super::{loop_command, run_result};
 use crate::expectation::Kind;
@@ -17,7 +18,7 @@ step! {
     "`translate` with this `request` and the built toolkit (if any) as `toolkit`; its answer is the last loop answer (`the run result …`, `the run raised …`, `hookCalls …` read it)",
     |StepCtx { port, st, step, .. }| {
         let request = st.json_doc(step)?;
-        loop_command(port, st, "translate", json!({"request": request})).await
+        loop_command(port, st, Command::Translate, json!({"request": request})).await
     }
 }
 
