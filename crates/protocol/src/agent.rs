@@ -337,50 +337,13 @@ pub struct TraceResponse {
     pub rest: serde_json::Map<String, Value>,
 }
 
-/// The success body of one `agent_*` command.
+/// `agent_post`'s answer: `{accepted}`, with `error` when refused.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AgentResponse {
-    /// `agent_runtime`: `{}`.
-    Runtime,
-    /// `agent_spawn`.
-    Spawn(SpawnResponse),
-    /// `agent_post`: `{accepted}`, with `error` when refused.
-    Post {
-        /// Whether the inbox took the item.
-        accepted: bool,
-        /// The refusal, when not.
-        error: Option<String>,
-    },
-    /// `agent_wake`: `{state, queued}` or `{error}`.
-    Wake(Refusable<WakeResponse>),
-    /// `agent_wait`: `{result}`.
-    Wait(Box<AgentResult>),
-    /// `agent_interrupt`: `{state}` or `{error}`.
-    Interrupt(Refusable<String>),
-    /// `agent_close`: `{state}` or `{error}`.
-    Close(Refusable<String>),
-    /// `agent_list`: `{handles}`.
-    List(Vec<HandleInfo>),
-    /// `agent_inspect`.
-    Inspect(Box<InspectResponse>),
-    /// `agent_run`: `{handle, result}` or `{error}`.
-    Run(Refusable<(String, Box<AgentResult>)>),
-    /// `agent_resume`: `{result}` or `{raised}`.
-    Resume(Refusable<Box<AgentResult>>),
-    /// `agent_execute`.
-    Execute(Box<AgentExecuteResponse>),
-    /// `agent_clock`: `{now}`.
-    Clock(u64),
-    /// `agent_heartbeat`: `{}`.
-    Heartbeat,
-    /// `agent_store_get`: the transcript, `None` for `null`.
-    StoreGet(Option<Vec<Value>>),
-    /// `agent_store_save`: `{}`.
-    StoreSave,
-    /// `agent_trace`.
-    Trace(Box<TraceResponse>),
-    /// `agent_close_runtime`: `{}`.
-    CloseRuntime,
+pub struct PostResponse {
+    /// Whether the inbox took the item.
+    pub accepted: bool,
+    /// The refusal, when not.
+    pub error: Option<String>,
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! The macro that turns the one table of protocol commands (invoked once, in
 //! [`crate::messages`]) into everything a command's name would otherwise be written in.
 
-/// Declares every protocol command once: its doc, its wire name, the decoder of its answer and
-/// its request fields. From the table it derives the `Command` enum (with `ALL`, `as_str`,
-/// `parse`), the `Request` enum (tagged by `cmd`, each variant renamed to the wire name),
+/// Declares every protocol command once: its doc, its wire name, the decoder of its answer, the
+/// type of its decoded answer (none for an envelope-only answer) and its request fields. From
+/// the table it derives the `Command` enum (with `ALL`, `as_str`, `parse`), the `Request` enum
+/// (tagged by `cmd`, each variant renamed to the wire name), the `TypedResponse` enum (one
+/// variant per command, holding its answer type, beside `Failure` and `Raised`),
 /// `Request::command` and `Command::answer_decoder`. Doc comments and attributes given at the
 /// call site (on the two enums, on each command, on each field) are passed through, so a derive
 /// added there reaches the generated items.
@@ -13,9 +15,11 @@ macro_rules! protocol_commands {
         pub enum Command;
         $(#[$request_attr:meta])*
         pub enum Request;
+        $(#[$response_attr:meta])*
+        pub enum TypedResponse;
         $(
             $(#[$attr:meta])*
-            $name:ident = $wire:literal => $decode:path {
+            $name:ident = $wire:literal => $decode:path $(as $answer:ty)? {
                 $( $(#[$field_attr:meta])* $field:ident : $ty:ty ),* $(,)?
             }
         ),+ $(,)?
@@ -67,6 +71,20 @@ macro_rules! protocol_commands {
                         $field: $ty,
                     )*
                 },
+            )+
+        }
+
+        $(#[$response_attr])*
+        pub enum TypedResponse {
+            /// `ok: false` (any command).
+            Failure($crate::messages::ErrorBody),
+            /// `build` or `serve` answered `raised` (PROTOCOL.md §5.2, §5.23): the port's
+            /// `createToolkit` / `serve` threw this message. Not a driver failure, and not a
+            /// success.
+            Raised(String),
+            $(
+                $(#[$attr])*
+                $name $(($answer))?,
             )+
         }
 

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::agent::{
-    check_runtime_keys, AgentExecuteResponse, AgentResponse, AgentResult, Refusable, SpawnResponse,
+    check_runtime_keys, AgentExecuteResponse, AgentResult, PostResponse, Refusable, SpawnResponse,
     TraceResponse, WakeResponse,
 };
 use crate::client::{
@@ -514,9 +514,27 @@ pub(crate) mod answer {
         Ok(TypedResponse::Run(Box::new(decode_run(response, map)?)))
     }
 
-    pub(crate) use run as ask;
-    pub(crate) use run as run_with_answer;
-    pub(crate) use run as ask_with_answer;
+    pub(crate) fn ask(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Ask(Box::new(decode_run(response, map)?)))
+    }
+
+    pub(crate) fn run_with_answer(
+        response: &Value,
+        map: &Map<String, Value>,
+    ) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::RunWithAnswer(Box::new(decode_run(
+            response, map,
+        )?)))
+    }
+
+    pub(crate) fn ask_with_answer(
+        response: &Value,
+        map: &Map<String, Value>,
+    ) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::AskWithAnswer(Box::new(decode_run(
+            response, map,
+        )?)))
+    }
 
     pub(crate) fn stream(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
         Ok(TypedResponse::Stream(Box::new(decode_stream(
@@ -580,20 +598,16 @@ pub(crate) mod answer {
         })))
     }
 
-    fn agent(response: AgentResponse) -> Decoded<TypedResponse> {
-        Ok(TypedResponse::Agent(Box::new(response)))
-    }
-
     fn agent_result(map: &Map<String, Value>) -> Decoded<Box<AgentResult>> {
         field(map, "", "result")
     }
 
     pub(crate) fn agent_runtime(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Runtime)
+        Ok(TypedResponse::AgentRuntime)
     }
 
     pub(crate) fn agent_spawn(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Spawn(match map.get("error") {
+        Ok(TypedResponse::AgentSpawn(match map.get("error") {
             Some(error) => SpawnResponse::Refused(decode_tool_result(error, "error")?),
             None => SpawnResponse::Spawned {
                 handle: field(map, "", "handle")?,
@@ -603,14 +617,14 @@ pub(crate) mod answer {
     }
 
     pub(crate) fn agent_post(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Post {
+        Ok(TypedResponse::AgentPost(PostResponse {
             accepted: field(map, "", "accepted")?,
             error: optional(map, "", "error")?,
-        })
+        }))
     }
 
     pub(crate) fn agent_wake(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Wake(refusable(map, || {
+        Ok(TypedResponse::AgentWake(refusable(map, || {
             Ok(WakeResponse {
                 state: field(map, "", "state")?,
                 queued: optional(map, "", "queued")?,
@@ -619,27 +633,27 @@ pub(crate) mod answer {
     }
 
     pub(crate) fn agent_wait(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Wait(agent_result(map)?))
+        Ok(TypedResponse::AgentWait(agent_result(map)?))
     }
 
     pub(crate) fn agent_interrupt(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Interrupt(refusable(map, || {
+        Ok(TypedResponse::AgentInterrupt(refusable(map, || {
             field(map, "", "state")
         })?))
     }
 
     pub(crate) fn agent_close(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Close(refusable(map, || {
+        Ok(TypedResponse::AgentClose(refusable(map, || {
             field(map, "", "state")
         })?))
     }
 
     pub(crate) fn agent_list(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::List(field(map, "", "handles")?))
+        Ok(TypedResponse::AgentList(field(map, "", "handles")?))
     }
 
     pub(crate) fn agent_inspect(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Inspect(open_item(
+        Ok(TypedResponse::AgentInspect(open_item(
             &Value::Object(body(map)),
             "",
             &["id", "def", "state", "inboxLen"],
@@ -647,50 +661,54 @@ pub(crate) mod answer {
     }
 
     pub(crate) fn agent_run(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Run(refusable(map, || {
+        Ok(TypedResponse::AgentRun(refusable(map, || {
             Ok((field(map, "", "handle")?, agent_result(map)?))
         })?))
     }
 
     pub(crate) fn agent_resume(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Resume(match optional(map, "", "raised")? {
-            Some(raised) => Refusable::Refused(raised),
-            None => Refusable::Done(agent_result(map)?),
-        }))
+        Ok(TypedResponse::AgentResume(
+            match optional(map, "", "raised")? {
+                Some(raised) => Refusable::Refused(raised),
+                None => Refusable::Done(agent_result(map)?),
+            },
+        ))
     }
 
     pub(crate) fn agent_execute(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Execute(Box::new(AgentExecuteResponse {
-            tool: object(required(map, "", "tool")?, "tool")?.clone().into(),
-            result: decode_tool_result(required(map, "", "result")?, "result")?,
-        })))
+        Ok(TypedResponse::AgentExecute(Box::new(
+            AgentExecuteResponse {
+                tool: object(required(map, "", "tool")?, "tool")?.clone().into(),
+                result: decode_tool_result(required(map, "", "result")?, "result")?,
+            },
+        )))
     }
 
     pub(crate) fn agent_clock(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Clock(field(map, "", "now")?))
+        Ok(TypedResponse::AgentClock(field(map, "", "now")?))
     }
 
     pub(crate) fn agent_heartbeat(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Heartbeat)
+        Ok(TypedResponse::AgentHeartbeat)
     }
 
     pub(crate) fn agent_store_get(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::StoreGet(transcript_or_null(map)?))
+        Ok(TypedResponse::AgentStoreGet(transcript_or_null(map)?))
     }
 
     pub(crate) fn agent_store_save(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::StoreSave)
+        Ok(TypedResponse::AgentStoreSave)
     }
 
     pub(crate) fn agent_trace(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::Trace(Box::new(TraceResponse {
+        Ok(TypedResponse::AgentTrace(Box::new(TraceResponse {
             transitions: field(map, "", "transitions")?,
             rest: body(map),
         })))
     }
 
     pub(crate) fn agent_close_runtime(_: &Value, _: &Map<String, Value>) -> Decoded<TypedResponse> {
-        agent(AgentResponse::CloseRuntime)
+        Ok(TypedResponse::AgentCloseRuntime)
     }
 }
 
@@ -1231,7 +1249,7 @@ mod tests {
         );
         let raised = decode_response("ask", &json!({"ok": true, "raised": "HTTP 401"}), None);
         assert!(
-            matches!(raised, Ok(TypedResponse::Run(r)) if r.outcome == RunOutcome::Raised("HTTP 401".into()))
+            matches!(raised, Ok(TypedResponse::Ask(r)) if r.outcome == RunOutcome::Raised("HTTP 401".into()))
         );
         let both = decode_response(
             "run",
@@ -1349,29 +1367,60 @@ mod tests {
         assert_eq!(no_handle.unwrap_err().kind, "bad_request");
     }
 
+    /// Commands that share an answer shape still decode into their own variant (the command
+    /// table gives each its own), so a decoder copied from a sibling cannot answer for it.
+    #[test]
+    fn each_command_decodes_into_its_own_variant() {
+        let raised = json!({"ok": true, "raised": "boom"});
+        let tools = json!({"ok": true, "tools": []});
+        let transcript = json!({"ok": true, "messages": null});
+        let cases = [
+            ("run", &raised, "Run("),
+            ("ask", &raised, "Ask("),
+            ("run_with_answer", &raised, "RunWithAnswer("),
+            ("ask_with_answer", &raised, "AskWithAnswer("),
+            ("tools", &tools, "Tools("),
+            ("select_builtins", &tools, "SelectBuiltins("),
+            ("store_get", &transcript, "StoreGet("),
+            ("agent_store_get", &transcript, "AgentStoreGet("),
+            ("close", &json!({"ok": true}), "Close"),
+            ("agent_heartbeat", &json!({"ok": true}), "AgentHeartbeat"),
+        ];
+        for (cmd, answer, variant) in cases {
+            let typed = decode_response(cmd, answer, None);
+            let shown = format!("{typed:?}");
+            assert!(
+                shown.starts_with(&format!("Ok({variant}")),
+                "{cmd} decoded as {shown}"
+            );
+        }
+    }
+
     #[test]
     fn agent_answers_decode_typed_with_refusals_as_data() {
         let agent = |cmd: &str, answer: Value| match decode_response(cmd, &answer, None) {
-            Ok(TypedResponse::Agent(a)) => *a,
-            other => panic!("{cmd}: {other:?}"),
+            Ok(TypedResponse::Failure(e)) => panic!("{cmd}: {e:?}"),
+            Ok(typed) => typed,
+            Err(violation) => panic!("{cmd}: {violation}"),
         };
         assert_eq!(
             agent("agent_wake", json!({"ok": true, "error": "running"})),
-            AgentResponse::Wake(Refusable::Refused("running".into()))
+            TypedResponse::AgentWake(Refusable::Refused("running".into()))
         );
         assert!(matches!(
             agent("agent_spawn", json!({"ok": true, "handle": "root/a.1",
                 "budget": {"effective": {}}})),
-            AgentResponse::Spawn(SpawnResponse::Spawned { handle, .. }) if handle == "root/a.1"
+            TypedResponse::AgentSpawn(SpawnResponse::Spawned { handle, .. }) if handle == "root/a.1"
         ));
         assert!(matches!(
             agent("agent_spawn", json!({"ok": true, "error": {"output": "maxChildren",
                 "isError": true}})),
-            AgentResponse::Spawn(SpawnResponse::Refused(r)) if r.is_error
+            TypedResponse::AgentSpawn(SpawnResponse::Refused(r)) if r.is_error
         ));
         let result = json!({"handle": "root/a.1", "status": "done", "text": "t",
             "isError": false, "turns": 1, "usage": {"total_tokens": 3}, "portExtra": 1});
-        let AgentResponse::Wait(r) = agent("agent_wait", json!({"ok": true, "result": result}))
+        let TypedResponse::AgentWait(r) =
+            agent("agent_wait", json!({"ok": true, "result": result}))
         else {
             panic!("a wait answer");
         };
@@ -1394,7 +1443,7 @@ mod tests {
         );
         assert_eq!(
             agent("agent_store_get", json!({"ok": true, "messages": null})),
-            AgentResponse::StoreGet(None)
+            TypedResponse::AgentStoreGet(None)
         );
     }
 }

@@ -32,14 +32,19 @@ protocol_commands! {
     #[serde(tag = "cmd")]
     pub enum Request;
 
+    /// A decoded answer: the failure envelope, `raised`, or the success body of the command
+    /// asked (its variant named after the command; none for an envelope-only answer).
+    #[derive(Debug, Clone, PartialEq)]
+    pub enum TypedResponse;
+
     /// §5.1 the handshake.
-    Hello = "hello" => answer::hello {
+    Hello = "hello" => answer::hello as HelloResponse {
         /// The protocol the harness speaks (`1`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         protocol: Option<u64>,
     },
     /// §5.2 createToolkit.
-    Build = "build" => answer::build {
+    Build = "build" => answer::build as BuildResponse {
         /// The handle later commands pass as `toolkit`.
         id: String,
         /// Toolkit options (§6); absent means all defaults.
@@ -47,12 +52,12 @@ protocol_commands! {
         options: Box<ToolkitOptions>,
     },
     /// §5.3 tools().
-    Tools = "tools" => answer::tools {
+    Tools = "tools" => answer::tools as ToolsResponse {
         /// A toolkit id.
         toolkit: String,
     },
     /// §5.4 execute.
-    Execute = "execute" => answer::execute {
+    Execute = "execute" => answer::execute as ExecuteResponse {
         /// A toolkit id.
         toolkit: String,
         /// The tool name.
@@ -65,7 +70,7 @@ protocol_commands! {
         context: Option<ExecuteContext>,
     },
     /// §5.5 provider adapters.
-    Adapter = "adapter" => answer::adapter {
+    Adapter = "adapter" => answer::adapter as AdapterResponse {
         /// A toolkit id.
         toolkit: String,
         /// `openai` | `anthropic` | `gemini`; kept as text so an unknown one is the driver's
@@ -73,24 +78,24 @@ protocol_commands! {
         format: String,
     },
     /// §5.6 the system-prompt catalog.
-    SkillsPrompt = "skills_prompt" => answer::skills_prompt {
+    SkillsPrompt = "skills_prompt" => answer::skills_prompt as SkillsPromptResponse {
         /// A toolkit id.
         toolkit: String,
     },
     /// §5.7 the unfiltered skill inventory.
-    ListSkills = "list_skills" => answer::list_skills {
+    ListSkills = "list_skills" => answer::list_skills as ListSkillsResponse {
         /// The skill-source option keys (others are ignored).
         #[serde(default)]
         options: SkillSourceOptions,
     },
     /// §5.8 the builtin selection.
-    SelectBuiltins = "select_builtins" => answer::select_builtins {
+    SelectBuiltins = "select_builtins" => answer::select_builtins as ToolsResponse {
         /// What the `builtins` option would carry; `null` (or absent) means all ten.
         #[serde(default)]
         config: Value,
     },
     /// §5.9 SPEC §0.2 sanitising.
-    Sanitize = "sanitize" => answer::sanitize {
+    Sanitize = "sanitize" => answer::sanitize as SanitizeResponse {
         /// The text to sanitise.
         value: String,
     },
@@ -102,7 +107,7 @@ protocol_commands! {
     /// §5.11 end the session.
     Shutdown = "shutdown" => answer::shutdown {},
     /// §5.12 list an MCP config's tools.
-    ListMcpTools = "list_mcp_tools" => answer::list_mcp_tools {
+    ListMcpTools = "list_mcp_tools" => answer::list_mcp_tools as ListMcpToolsResponse {
         /// An MCP config as the `mcpConfig` option would carry it.
         #[serde(default)]
         config: Value,
@@ -116,7 +121,7 @@ protocol_commands! {
         options: Box<ClientOptions>,
     },
     /// §5.15 client.run.
-    Run = "run" => answer::run {
+    Run = "run" => answer::run as Box<RunResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -136,7 +141,7 @@ protocol_commands! {
         cancel_after_ms: Option<u64>,
     },
     /// §5.16 client.stream.
-    Stream = "stream" => answer::stream {
+    Stream = "stream" => answer::stream as Box<StreamResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -159,7 +164,7 @@ protocol_commands! {
         cancel_after_ms: Option<u64>,
     },
     /// §5.17 client.ask.
-    Ask = "ask" => answer::ask {
+    Ask = "ask" => answer::ask as Box<RunResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -175,7 +180,7 @@ protocol_commands! {
         on_text: Option<bool>,
     },
     /// §5.18 client.conversation.
-    Conversation = "conversation" => answer::conversation {
+    Conversation = "conversation" => answer::conversation as Box<ConversationResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -185,7 +190,7 @@ protocol_commands! {
         steps: Vec<ConversationStep>,
     },
     /// §5.19 the store accessor's get.
-    StoreGet = "store_get" => answer::store_get {
+    StoreGet = "store_get" => answer::store_get as Option<Vec<Value>> {
         /// A client id.
         client: String,
         /// The conversation id.
@@ -201,12 +206,12 @@ protocol_commands! {
         messages: Vec<Value>,
     },
     /// §5.20 client.metrics().
-    Metrics = "metrics" => answer::metrics {
+    Metrics = "metrics" => answer::metrics as String {
         /// A client id.
         client: String,
     },
     /// §5.21 client.translate (SPEC §11).
-    Translate = "translate" => answer::translate {
+    Translate = "translate" => answer::translate as Box<TranslateResponse> {
         /// A client id.
         client: String,
         /// A toolkit id, declared and never executed; absent ⇒ none.
@@ -216,7 +221,7 @@ protocol_commands! {
         request: Box<TranslateRequest>,
     },
     /// §5.22 client.runWithAnswer (SPEC §10 durable resume, a preview).
-    RunWithAnswer = "run_with_answer" => answer::run_with_answer {
+    RunWithAnswer = "run_with_answer" => answer::run_with_answer as Box<RunResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -231,7 +236,7 @@ protocol_commands! {
         answer: Value,
     },
     /// §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview).
-    AskWithAnswer = "ask_with_answer" => answer::ask_with_answer {
+    AskWithAnswer = "ask_with_answer" => answer::ask_with_answer as Box<RunResponse> {
         /// A client id.
         client: String,
         /// A toolkit id; absent ⇒ no toolkit.
@@ -245,7 +250,7 @@ protocol_commands! {
         answer: Value,
     },
     /// §5.23 toolkit.serve (SPEC §7B / §7C).
-    Serve = "serve" => answer::serve {
+    Serve = "serve" => answer::serve as String {
         /// The handle id later commands pass as `serve`.
         id: String,
         /// The toolkit id to serve.
@@ -272,12 +277,12 @@ protocol_commands! {
         serve: String,
     },
     /// §5.25 what a served toolkit's host callbacks observed.
-    ServeRecords = "serve_records" => answer::serve_records {
+    ServeRecords = "serve_records" => answer::serve_records as Box<ServeRecordsResponse> {
         /// A serve handle id.
         serve: String,
     },
     /// §5.26 one SPEC §7F compaction.
-    Compact = "compact" => answer::compact {
+    Compact = "compact" => answer::compact as Box<CompactResponse> {
         /// The transcript, as given.
         messages: Vec<Value>,
         /// The compactor's options.
@@ -306,7 +311,7 @@ protocol_commands! {
         options: Option<Box<crate::agent::AgentRuntimeOptions>>,
     },
     /// §5.27 spawn(parent, def, budget?).
-    AgentSpawn = "agent_spawn" => answer::agent_spawn {
+    AgentSpawn = "agent_spawn" => answer::agent_spawn as crate::agent::SpawnResponse {
         /// An agent runtime id.
         runtime: String,
         /// `"root"` or a handle; absent ⇒ root.
@@ -319,7 +324,7 @@ protocol_commands! {
         budget: Option<crate::agent::AgentBudget>,
     },
     /// §5.27 post(h, item).
-    AgentPost = "agent_post" => answer::agent_post {
+    AgentPost = "agent_post" => answer::agent_post as crate::agent::PostResponse {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -334,7 +339,7 @@ protocol_commands! {
         channel: Option<String>,
     },
     /// §5.27 wake(h, prompt?).
-    AgentWake = "agent_wake" => answer::agent_wake {
+    AgentWake = "agent_wake" => answer::agent_wake as crate::agent::Refusable<crate::agent::WakeResponse> {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -344,7 +349,7 @@ protocol_commands! {
         prompt: Option<String>,
     },
     /// §5.27 wait(h, timeout?).
-    AgentWait = "agent_wait" => answer::agent_wait {
+    AgentWait = "agent_wait" => answer::agent_wait as Box<crate::agent::AgentResult> {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -357,14 +362,14 @@ protocol_commands! {
         advance_ms: Option<u64>,
     },
     /// §5.27 interrupt(h).
-    AgentInterrupt = "agent_interrupt" => answer::agent_interrupt {
+    AgentInterrupt = "agent_interrupt" => answer::agent_interrupt as crate::agent::Refusable<String> {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
     },
     /// §5.27 close(h, {force?}).
-    AgentClose = "agent_close" => answer::agent_close {
+    AgentClose = "agent_close" => answer::agent_close as crate::agent::Refusable<String> {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
@@ -377,19 +382,19 @@ protocol_commands! {
         advance_ms: Option<u64>,
     },
     /// §5.27 list().
-    AgentList = "agent_list" => answer::agent_list {
+    AgentList = "agent_list" => answer::agent_list as Vec<crate::agent::HandleInfo> {
         /// An agent runtime id.
         runtime: String,
     },
     /// §5.27 inspect(h).
-    AgentInspect = "agent_inspect" => answer::agent_inspect {
+    AgentInspect = "agent_inspect" => answer::agent_inspect as Box<crate::agent::InspectResponse> {
         /// An agent runtime id.
         runtime: String,
         /// A handle id (`root/<def>.<n>/…`).
         handle: String,
     },
     /// §5.27 Level-1 agent(name).run(prompt).
-    AgentRun = "agent_run" => answer::agent_run {
+    AgentRun = "agent_run" => answer::agent_run as crate::agent::Refusable<(String, Box<crate::agent::AgentResult>)> {
         /// An agent runtime id.
         runtime: String,
         /// The def to run.
@@ -398,14 +403,14 @@ protocol_commands! {
         prompt: String,
     },
     /// §5.27 resume(answer) after a durable pending.
-    AgentResume = "agent_resume" => answer::agent_resume {
+    AgentResume = "agent_resume" => answer::agent_resume as crate::agent::Refusable<Box<crate::agent::AgentResult>> {
         /// An agent runtime id.
         runtime: String,
         /// The host's SPEC §10 Answer.
         answer: Answer,
     },
     /// §5.27 agent(name).asTool() and its execute.
-    AgentExecute = "agent_execute" => answer::agent_execute {
+    AgentExecute = "agent_execute" => answer::agent_execute as Box<crate::agent::AgentExecuteResponse> {
         /// An agent runtime id.
         runtime: String,
         /// The def whose tool runs.
@@ -415,7 +420,7 @@ protocol_commands! {
         args: Value,
     },
     /// §5.27 advance the runtime's virtual clock.
-    AgentClock = "agent_clock" => answer::agent_clock {
+    AgentClock = "agent_clock" => answer::agent_clock as u64 {
         /// An agent runtime id.
         runtime: String,
         /// How far; absent ⇒ 0.
@@ -433,7 +438,7 @@ protocol_commands! {
         every_ms: u64,
     },
     /// §5.27 the runtime store's get.
-    AgentStoreGet = "agent_store_get" => answer::agent_store_get {
+    AgentStoreGet = "agent_store_get" => answer::agent_store_get as Option<Vec<Value>> {
         /// An agent runtime id.
         runtime: String,
         /// The conversation id (a handle id).
@@ -449,7 +454,7 @@ protocol_commands! {
         messages: Vec<Value>,
     },
     /// §5.27 what the runtime let the host observe.
-    AgentTrace = "agent_trace" => answer::agent_trace {
+    AgentTrace = "agent_trace" => answer::agent_trace as Box<crate::agent::TraceResponse> {
         /// An agent runtime id.
         runtime: String,
     },
@@ -805,66 +810,6 @@ pub struct McpToolInfo {
     /// Whatever else the port sends.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, Value>,
-}
-
-/// A decoded answer: the failure envelope, or the success body of the command asked.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TypedResponse {
-    /// `ok: false` (any command).
-    Failure(ErrorBody),
-    /// `hello`.
-    Hello(HelloResponse),
-    /// `build`.
-    Build(BuildResponse),
-    /// `tools`.
-    Tools(ToolsResponse),
-    /// `execute`.
-    Execute(ExecuteResponse),
-    /// `adapter`.
-    Adapter(AdapterResponse),
-    /// `skills_prompt`.
-    SkillsPrompt(SkillsPromptResponse),
-    /// `list_skills`.
-    ListSkills(ListSkillsResponse),
-    /// `select_builtins`.
-    SelectBuiltins(ToolsResponse),
-    /// `sanitize`.
-    Sanitize(SanitizeResponse),
-    /// `close` (the envelope only).
-    Close,
-    /// `shutdown` (the envelope only).
-    Shutdown,
-    /// `list_mcp_tools`.
-    ListMcpTools(ListMcpToolsResponse),
-    /// `client` (the envelope only).
-    Client,
-    /// `run`, `ask`, `run_with_answer` and `ask_with_answer`.
-    Run(Box<RunResponse>),
-    /// `stream`.
-    Stream(Box<StreamResponse>),
-    /// `conversation`.
-    Conversation(Box<ConversationResponse>),
-    /// `store_get`: the transcript, `None` for `null`.
-    StoreGet(Option<Vec<Value>>),
-    /// `store_save` (the envelope only).
-    StoreSave,
-    /// `metrics`: the Prometheus text.
-    Metrics(String),
-    /// `translate`.
-    Translate(Box<TranslateResponse>),
-    /// `serve`: the handle's URL.
-    Serve(String),
-    /// `build` or `serve` answered `raised` (PROTOCOL.md §5.2, §5.23): the port's
-    /// `createToolkit` / `serve` threw this message. Not a driver failure, and not a success.
-    Raised(String),
-    /// `serve_stop` (the envelope only).
-    ServeStop,
-    /// `serve_records`.
-    ServeRecords(Box<ServeRecordsResponse>),
-    /// `compact`.
-    Compact(Box<CompactResponse>),
-    /// Every `agent_*` command: its success body (§5.27).
-    Agent(Box<crate::agent::AgentResponse>),
 }
 
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because
