@@ -94,8 +94,12 @@ impl ReferenceSession {
                 Ok(json!({"prompt": self.toolkit(&toolkit)?.skills_prompt()}))
             }
             Request::ListSkills { options, .. } => list_skills(&options),
-            Request::ListMcpTools { config, .. } => list_mcp_tools(&config).await,
-            Request::SelectBuiltins { config, .. } => Ok(select(&config)),
+            Request::ListMcpTools { config, .. } => {
+                list_mcp_tools(&config.map_or(Value::Null, |c| c.to_value())).await
+            }
+            Request::SelectBuiltins { config, .. } => {
+                Ok(select(&config.map_or(Value::Null, |c| c.to_value())))
+            }
             Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
             Request::Close { toolkit, .. } => self.close(toolkit).await,
             Request::Shutdown { .. } => {

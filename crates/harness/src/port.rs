@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use toolnexus_protocol::messages::{Answer, ExecuteContext};
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions};
+use toolnexus_protocol::source_options::{Builtins, McpConfig};
 use toolnexus_protocol::{
     decode_response, Command, ErrorKind, Request, TypedResponse, PROTOCOL_VERSION,
 };
@@ -193,7 +194,9 @@ pub trait Port: Send {
 
     /// `list_mcp_tools` (§2 Gap 6): `{statuses, tools, errors}` for an MCP config.
     async fn list_mcp_tools(&mut self, config: &Value) -> Result<Value, PortError> {
-        let config = config.clone();
+        let config = Some(config.clone())
+            .filter(|c| !c.is_null())
+            .map(McpConfig::from);
         let (r, _) = send(self, Request::ListMcpTools { config }).await?;
         Ok(json!({
             "statuses": field(r.clone(), "statuses")?,
@@ -204,7 +207,9 @@ pub trait Port: Send {
 
     /// `select_builtins`: the builtin tools a config selects.
     async fn select_builtins(&mut self, config: &Value) -> Result<Value, PortError> {
-        let config = config.clone();
+        let config = Some(config.clone())
+            .filter(|c| !c.is_null())
+            .map(Builtins::from);
         let (r, _) = send(self, Request::SelectBuiltins { config }).await?;
         field(r, "tools")
     }

@@ -92,7 +92,7 @@ protocol_commands! {
     SelectBuiltins = "select_builtins" => answer::select_builtins as ToolsResponse {
         /// What the `builtins` option would carry; `null` (or absent) means all ten.
         #[serde(default)]
-        config: Value,
+        config: Option<crate::source_options::Builtins>,
     },
     /// §5.9 SPEC §0.2 sanitising.
     Sanitize = "sanitize" => answer::sanitize as SanitizeResponse {
@@ -110,7 +110,7 @@ protocol_commands! {
     ListMcpTools = "list_mcp_tools" => answer::list_mcp_tools as ListMcpToolsResponse {
         /// An MCP config as the `mcpConfig` option would carry it.
         #[serde(default)]
-        config: Value,
+        config: Option<crate::source_options::McpConfig>,
     },
     /// §5.14 createClient.
     Client = "client" => answer::client {

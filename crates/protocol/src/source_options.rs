@@ -20,6 +20,17 @@ pub enum McpConfig {
     Other(Value),
 }
 
+impl From<Value> for McpConfig {
+    /// The form a JSON value takes (the order the untagged decode tries them in).
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Object(map) => McpConfig::Object(map),
+            Value::String(text) => McpConfig::Text(text),
+            other => McpConfig::Other(other),
+        }
+    }
+}
+
 impl McpConfig {
     /// Whether this is a string holding JSON text rather than a path (PROTOCOL.md §6).
     pub fn is_json_text(&self) -> bool {
@@ -48,6 +59,17 @@ pub enum Builtins {
     Config(Map<String, Value>),
     /// Anything else, passed on unchanged (the SPEC's selection decides what it means).
     Other(Value),
+}
+
+impl From<Value> for Builtins {
+    /// The form a JSON value takes (the order the untagged decode tries them in).
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Bool(on) => Builtins::Toggle(on),
+            Value::Object(map) => Builtins::Config(map),
+            other => Builtins::Other(other),
+        }
+    }
 }
 
 impl Builtins {
@@ -107,6 +129,35 @@ impl AgentDecl {
 mod tests {
     use super::*;
     use crate::options::ToolkitOptions;
+
+    /// Building a value's form by hand (what the harness does for `select_builtins` and
+    /// `list_mcp_tools`) gives what the wire decode gives, so both reach the driver alike.
+    #[test]
+    fn from_value_agrees_with_the_wire_decode() {
+        let values = [
+            serde_json::json!(true),
+            serde_json::json!({"enabled": null, "tools": {"bash": "no"}}),
+            serde_json::json!("yes"),
+            serde_json::json!("{\"mcpServers\": {}}"),
+            serde_json::json!(0),
+            serde_json::json!(["bash"]),
+            serde_json::json!(null),
+        ];
+        for value in values {
+            let built = Builtins::from(value.clone());
+            assert_eq!(
+                serde_json::from_value::<Builtins>(value.clone()).ok(),
+                Some(built.clone())
+            );
+            assert_eq!(built.to_value(), value);
+            let config = McpConfig::from(value.clone());
+            assert_eq!(
+                serde_json::from_value::<McpConfig>(value.clone()).ok(),
+                Some(config.clone())
+            );
+            assert_eq!(config.to_value(), value);
+        }
+    }
 
     /// Every odd value a scenario sends survives decode and encode byte for byte.
     #[test]
