@@ -164,7 +164,7 @@ impl Clients {
                 while let Some(item) = stream.next().await {
                     match item {
                         Ok(ev) => events.push(event_json(&ev)),
-                        Err(e) => raised = Some(e.message),
+                        Err(e) => raised = Some(e.message()),
                     }
                 }
                 let mut body = Map::new();
@@ -291,7 +291,7 @@ impl Clients {
         let mut body = Map::new();
         match c.client.translate(request).await {
             Ok(r) => body.insert("result".into(), translate_json(&r)),
-            Err(e) => body.insert("raised".into(), json!(e.message)),
+            Err(e) => body.insert("raised".into(), json!(e.message())),
         };
         c.observed_into(&mut body);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -329,7 +329,7 @@ fn outcome(r: Result<RunResult, ClientError>) -> Map<String, Value> {
     let mut body = Map::new();
     match r {
         Ok(result) => body.insert("result".into(), result_json(&result)),
-        Err(e) => body.insert("raised".into(), json!(e.message)),
+        Err(e) => body.insert("raised".into(), json!(e.message())),
     };
     body
 }

@@ -194,8 +194,8 @@ async fn retries_then_fails_with_the_status_and_never_the_key() {
     }));
     let client = Client::new(o);
     let err = client.run("hi", RunOptions::default()).await.unwrap_err();
-    assert!(err.message.contains("HTTP 503"), "{}", err.message);
-    assert!(!err.message.contains("sk-test"), "{}", err.message);
+    assert!(err.message().contains("HTTP 503"), "{}", err.message());
+    assert!(!err.message().contains("sk-test"), "{}", err.message());
     let attempts: Vec<u32> = seen.lock().unwrap().iter().map(|i| i.attempt).collect();
     assert_eq!(attempts, [0, 1, 2], "first try + retries (2)");
     assert_eq!(s.received_requests().await.unwrap().len(), 3);
@@ -209,7 +209,7 @@ async fn a_non_retryable_status_fails_at_once() {
     let s = server("/chat/completions", vec![ResponseTemplate::new(401)]).await;
     let client = Client::new(options(&s.uri(), Style::OpenAi));
     let err = client.run("hi", RunOptions::default()).await.unwrap_err();
-    assert!(err.message.contains("HTTP 401"));
+    assert!(err.message().contains("HTTP 401"));
     assert_eq!(s.received_requests().await.unwrap().len(), 1);
 }
 
@@ -331,7 +331,10 @@ async fn timeout_and_cancel_abort_the_call_without_retrying() {
     let client = Client::new(o.clone());
     let t0 = std::time::Instant::now();
     let err = client.run("hi", RunOptions::default()).await.unwrap_err();
-    assert!(err.aborted && err.message.contains("timed out"), "{err}");
+    assert!(
+        err.aborted() && err.message().contains("timed out"),
+        "{err}"
+    );
     assert!(t0.elapsed() < std::time::Duration::from_secs(2));
 
     o.timeout_ms = None;
@@ -347,7 +350,7 @@ async fn timeout_and_cancel_abort_the_call_without_retrying() {
         ..RunOptions::default()
     };
     let err = client.run("hi", opts).await.unwrap_err();
-    assert!(err.message.contains("cancelled"), "{err}");
+    assert!(err.message().contains("cancelled"), "{err}");
     assert_eq!(*called.lock().unwrap(), 0, "aborts bypass onError");
     assert_eq!(s.received_requests().await.unwrap().len(), 2);
 }
@@ -392,7 +395,7 @@ async fn hooks_short_circuit_tools_and_gate_routes() {
         ..RunOptions::default()
     };
     let err = client.run("hi", opts).await.unwrap_err();
-    assert_eq!(err.message, "route denied for m-1");
+    assert_eq!(err.message(), "route denied for m-1");
     let b = bodies(&s).await;
     assert_eq!(b.len(), 1, "the gate stops the second call");
     assert!(

@@ -161,7 +161,7 @@ async fn stream_error(client: &Client) -> String {
         let mut raised = None;
         while let Some(item) = s.next().await {
             if let Err(e) = item {
-                raised = Some(e.message);
+                raised = Some(e.message());
             }
         }
         raised
@@ -188,7 +188,7 @@ async fn an_endless_answer_is_cut_at_the_cap_and_not_retried() {
     let client = Client::new(options(&base, Style::OpenAi));
     let err = run(&client).await.unwrap_err();
     assert_eq!(
-        err.message,
+        err.message(),
         format!("LLM answer exceeds {CAP} bytes; not read further")
     );
     assert_eq!(count.load(Ordering::SeqCst), 1, "a too-big answer is final");
@@ -203,7 +203,7 @@ async fn an_announced_40_mib_answer_is_refused_unread() {
     let client = Client::new(options(&base, Style::Anthropic));
     let err = run(&client).await.unwrap_err();
     assert!(
-        err.message.contains(&format!("exceeds {CAP} bytes")),
+        err.message().contains(&format!("exceeds {CAP} bytes")),
         "{err}"
     );
 }
@@ -254,16 +254,16 @@ async fn an_endless_error_body_is_read_in_part_and_never_shows_the_key() {
     o.retries = 1;
     let client = Client::new(o);
     let err = run(&client).await.unwrap_err();
-    assert_eq!(err.status, Some(500));
-    assert!(err.message.contains("HTTP 500"), "{err}");
-    assert!(err.message.contains("[redacted]"), "{err}");
-    assert!(!err.message.contains(KEY), "{err}");
+    assert_eq!(err.status(), Some(500));
+    assert!(err.message().contains("HTTP 500"), "{err}");
+    assert!(err.message().contains("[redacted]"), "{err}");
+    assert!(!err.message().contains(KEY), "{err}");
     assert!(
-        err.message
+        err.message()
             .contains("the body exceeds 65536 bytes, the rest was not read"),
         "{err}"
     );
-    assert!(err.message.chars().count() < 1000, "{err}");
+    assert!(err.message().chars().count() < 1000, "{err}");
     assert_eq!(count.load(Ordering::SeqCst), 2, "a 500 is still retried");
 }
 
@@ -276,9 +276,9 @@ async fn a_key_echoed_in_a_500_or_a_stream_error_is_redacted() {
     o.headers
         .insert("X-Goog-Api-Key".into(), "goog-secret-42".into());
     let err = run(&Client::new(o)).await.unwrap_err();
-    assert!(err.message.contains("bearer [redacted]"), "{err}");
-    assert!(!err.message.contains(&KEY.to_ascii_lowercase()), "{err}");
-    assert!(!err.message.contains("goog-secret-42"), "{err}");
+    assert!(err.message().contains("bearer [redacted]"), "{err}");
+    assert!(!err.message().contains(&KEY.to_ascii_lowercase()), "{err}");
+    assert!(!err.message().contains("goog-secret-42"), "{err}");
 
     let (base, _) = serve(|_, _| {
         let ev = json!({"type": "error", "error": {"message": format!("bad key {KEY}")}});

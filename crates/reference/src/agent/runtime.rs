@@ -976,12 +976,12 @@ impl Runtime {
                 let mut restored = run.drained.clone();
                 restored.append(&mut h.inbox);
                 h.inbox = restored;
-                let status = if e.aborted {
+                let status = if e.aborted() {
                     Status::Interrupted
                 } else {
                     Status::Error
                 };
-                AgentResult::bare(id, status, e.message)
+                AgentResult::bare(id, status, e.message())
             }
         };
         h.ledger.tool_calls += calls;

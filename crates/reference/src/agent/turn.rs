@@ -41,14 +41,18 @@ impl Runtime {
         });
         let Some((def_name, started, soul, capped)) = seen else {
             let e = AgentError::NoHandle { id: id.to_string() };
-            return Err(ClientError::new(e.to_string()));
+            return Err(ClientError::Refused {
+                reason: e.to_string(),
+            });
         };
         let Some(def) = self.inner.registry.get(&def_name).cloned() else {
             let e = AgentError::UnknownAgent {
                 name: def_name,
                 known: None,
             };
-            return Err(ClientError::new(e.to_string()));
+            return Err(ClientError::Refused {
+                reason: e.to_string(),
+            });
         };
         let o = &self.inner.options;
         let started = started.unwrap_or_else(|| self.now());

@@ -57,7 +57,7 @@ impl Transport<'_> {
                 Ok(r) => match r.try_clone() {
                     Some(r) => self.client.execute(r).await,
                     // Unreachable for a byte body; a failure, never a panic.
-                    None => return Err(ClientError::new("LLM request body cannot be re-sent")),
+                    None => return Err(ClientError::NotResendable),
                 },
                 // A request that cannot be built never reaches the wire, so the body does
                 // not matter: this answers the same builder error again.
@@ -73,18 +73,18 @@ impl Transport<'_> {
                             Ok(v) => return Ok((Answer::Json(v), started)),
                             Err(e) => {
                                 failed(started.elapsed());
-                                return Err(ClientError::new(format!(
-                                    "LLM answer is not JSON: {e}"
-                                )));
+                                return Err(ClientError::AnswerNotJson {
+                                    detail: e.to_string(),
+                                });
                             }
                         },
                         // Final, not retried and not shown to `onError`: a 2xx answer that
                         // is too big is a broken or hostile server, not one of the SPEC's
                         // transient failures (429/5xx/network), and asking again would
                         // fetch the same answer. Like a non-JSON answer, it just fails.
-                        Err(e @ BodyError::TooBig { .. }) => {
+                        Err(BodyError::TooBig { what, cap }) => {
                             failed(started.elapsed());
-                            return Err(ClientError::new(e.to_string()));
+                            return Err(ClientError::AnswerTooBig { what, cap });
                         }
                         // The connection failed mid-body: a network error, retryable.
                         Err(BodyError::Transport(detail)) => {
@@ -113,11 +113,8 @@ impl Transport<'_> {
                     };
                     // Redact the whole read text before cutting it, so a key straddling
                     // the cut cannot leave a prefix of itself behind.
-                    let msg = format!(
-                        "LLM request failed: HTTP {status}: {}",
-                        snippet(&self.secrets.redact(&text), cut)
-                    );
-                    (info, ClientError::http(msg, status), retry_after)
+                    let body = snippet(&self.secrets.redact(&text), cut);
+                    (info, ClientError::Http { status, body }, retry_after)
                 }
                 // A request that could not even be built (a malformed URL or header
                 // value) is no network error: retrying cannot help.
@@ -129,8 +126,7 @@ impl Transport<'_> {
                         attempt,
                         retryable: false,
                     };
-                    let err = ClientError::new(format!("LLM request failed: {detail}"));
-                    (info, err, None)
+                    (info, ClientError::Unbuildable { detail }, None)
                 }
                 Err(e) => network_failure(self.secrets.redact(&error_chain(&e)), attempt),
             };
@@ -167,14 +163,13 @@ impl Transport<'_> {
 
 /// A network error (already redacted): in the default retryable set, no `Retry-After`.
 fn network_failure(detail: String, attempt: u32) -> (ErrorInfo, ClientError, Option<Duration>) {
-    let err = ClientError::new(format!("LLM request failed: {detail}"));
     let info = ErrorInfo {
-        error: Some(detail),
+        error: Some(detail.clone()),
         status: None,
         attempt,
         retryable: true,
     };
-    (info, err, None)
+    (info, ClientError::Network { detail }, None)
 }
 
 /// The secrets a client sends (its API key, and the values of extra headers whose names

@@ -162,9 +162,7 @@ impl Client {
                 on_text: None,
             };
             let outcome = if matches!(self.inner.backend, Backend::InProcess(_)) {
-                Err(ClientError::new(
-                    "an in-process client cannot stream: generate returns a whole answer",
-                ))
+                Err(ClientError::InProcessCannotStream)
             } else {
                 self.execute(run::Entry::Prompt(prompt), opts, id, sinks)
                     .await
@@ -180,9 +178,7 @@ impl Client {
     pub async fn ask(&self, prompt: &str, opts: AskOptions<'_>) -> Result<RunResult, ClientError> {
         let on_text = opts.on_text.clone();
         if on_text.is_some() && matches!(self.inner.backend, Backend::InProcess(_)) {
-            return Err(ClientError::new(
-                "an in-process client cannot stream: generate returns a whole answer",
-            ));
+            return Err(ClientError::InProcessCannotStream);
         }
         let text_sink = on_text.as_deref();
         let sinks = run::Sinks {

@@ -93,7 +93,7 @@ impl Client {
             tool_calls: progress.tool_calls,
             total_tokens: progress.usage.total_tokens,
             ms: millis(started.elapsed()),
-            error: outcome.as_ref().err().map(|e| e.message.clone()),
+            error: outcome.as_ref().err().map(ClientError::message),
         });
         let result = outcome?;
         if let Some(id) = &id {
@@ -118,12 +118,10 @@ impl Client {
         };
         let outcome = tokio::select! {
             r = work => r,
-            () = cancel.cancelled() => Err(ClientError::aborted("LLM run cancelled")),
-            () = deadline => Err(ClientError::aborted(format!(
-                "LLM run timed out after {} ms", timeout_ms.unwrap_or(0)
-            ))),
+            () = cancel.cancelled() => Err(ClientError::Cancelled),
+            () = deadline => Err(ClientError::TimedOut { ms: timeout_ms.unwrap_or(0) }),
         };
-        if outcome.as_ref().is_err_and(|e| e.aborted) {
+        if outcome.as_ref().is_err_and(ClientError::aborted) {
             // Tools still holding the token see the abort too.
             cancel.cancel();
         }
@@ -195,7 +193,11 @@ impl Client {
                     model: o.model.clone(),
                     turn,
                 };
-                if let Some(over) = h.before_llm(ctx).await.map_err(ClientError::new)? {
+                if let Some(over) = h
+                    .before_llm(ctx)
+                    .await
+                    .map_err(|message| ClientError::Hook { message })?
+                {
                     if let Some(m) = over.messages {
                         messages = m;
                     }
@@ -230,8 +232,7 @@ impl Client {
                 };
                 h.after_llm(ctx).await;
             }
-            let answer =
-                wire::parse_answer(style, &raw).map_err(|e| ClientError::new(e.to_string()))?;
+            let answer = wire::parse_answer(style, &raw)?;
             progress.usage.add(answer.usage);
             sinks.event(|| StreamEvent::Usage {
                 usage: answer.usage,
@@ -347,7 +348,9 @@ impl Client {
                 o.style, &o.model, system, messages, tools, stream, capacity,
             )
             .map(Outgoing::Bytes)
-            .map_err(ClientError::new);
+            .map_err(|e| ClientError::RequestBody {
+                detail: e.to_string(),
+            });
         }
         let mut body = wire::base_body(o.style, &o.model, system, messages, tools, stream);
         let stripped = wire::merge_params(&mut body, &o.request_params);
@@ -377,8 +380,11 @@ impl Client {
                 let body = match body {
                     Outgoing::Value(v) => v,
                     // `body` writes bytes for the HTTP backend only.
-                    Outgoing::Bytes(b) => serde_json::from_slice(&b)
-                        .map_err(|e| ClientError::new(format!("request body: {e}")))?,
+                    Outgoing::Bytes(b) => {
+                        serde_json::from_slice(&b).map_err(|e| ClientError::RequestBody {
+                            detail: e.to_string(),
+                        })?
+                    }
                 };
                 return self.call_generate(generate, body, turn).await;
             }
@@ -387,8 +393,9 @@ impl Client {
         let body = match body {
             Outgoing::Bytes(b) => b,
             // What `RequestBuilder::json` wrote; a `Value` always serializes.
-            Outgoing::Value(v) => serde_json::to_vec(&v)
-                .map_err(|e| ClientError::new(format!("request body: {e}")))?,
+            Outgoing::Value(v) => serde_json::to_vec(&v).map_err(|e| ClientError::RequestBody {
+                detail: e.to_string(),
+            })?,
         };
         let api_key = o.resolved_api_key();
         // An extra header of the same name replaces the client's own (names are
@@ -430,7 +437,9 @@ impl Client {
             Err(message) => {
                 self.llm_metric("error", started.elapsed(), Usage::default());
                 // The server chose part of this text (an `error` event): no secrets, bounded.
-                Err(ClientError::new(snippet(&secrets.redact(&message), false)))
+                Err(ClientError::Stream {
+                    message: snippet(&secrets.redact(&message), false),
+                })
             }
         }
     }
@@ -453,7 +462,7 @@ impl Client {
             }
             Err(m) => {
                 self.llm_metric("error", started.elapsed(), Usage::default());
-                Err(ClientError::new(format!("generate failed: {m}")))
+                Err(ClientError::Generate { message: m })
             }
         }
     }
@@ -628,13 +637,14 @@ impl Client {
         records: &mut Vec<ToolCallRecord>,
     ) -> Result<(), ClientError> {
         if answer.id != pending.id {
-            return Err(ClientError::new(format!(
-                "answer id {:?} does not match the pending request id {:?}",
-                answer.id, pending.id
-            )));
+            return Err(ClientError::AnswerIdMismatch {
+                answer: answer.id,
+                pending: pending.id.clone(),
+            });
         }
         let style = self.inner.options.style;
-        let halted_turn = resume::outstanding(style, messages).map_err(ClientError::new)?;
+        let halted_turn = resume::outstanding(style, messages)
+            .map_err(|reason| ClientError::NothingToResume { reason })?;
         let relayed = relay::call_ids(pending);
         // The halt's placeholder: every relayed call's, else the last result appended.
         let halted_call = if relayed.is_empty() {
@@ -1051,7 +1061,7 @@ mod tests {
             .run_with_answer(opts(), pending.clone(), answer("stale"))
             .await
             .unwrap_err();
-        assert!(err.message.contains("stale"), "{}", err.message);
+        assert!(err.message().contains("stale"), "{err}");
         let r = client
             .run_with_answer(opts(), pending.clone(), answer(&pending.id))
             .await

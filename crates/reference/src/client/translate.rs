@@ -10,7 +10,7 @@ use super::error::ClientError;
 use super::hooks::{AfterLlm, BeforeLlm};
 use super::options::Style;
 use super::run::{tool_schema, Outgoing, Sinks};
-use super::wire::{self, Usage};
+use super::wire::{self, AnswerError, Usage};
 use super::Client;
 use crate::toolkit::Toolkit;
 
@@ -72,11 +72,7 @@ impl Client {
         match self.inner.options.timeout_ms {
             Some(ms) => tokio::time::timeout(Duration::from_millis(ms), work)
                 .await
-                .unwrap_or_else(|_| {
-                    Err(ClientError::aborted(format!(
-                        "LLM translate timed out after {ms} ms"
-                    )))
-                }),
+                .unwrap_or_else(|_| Err(ClientError::TranslateTimedOut { ms })),
             None => work.await,
         }
     }
@@ -100,7 +96,11 @@ impl Client {
                 model: o.model.clone(),
                 turn: 1,
             };
-            if let Some(over) = h.before_llm(ctx).await.map_err(ClientError::new)? {
+            if let Some(over) = h
+                .before_llm(ctx)
+                .await
+                .map_err(|message| ClientError::Hook { message })?
+            {
                 if let Some(m) = over.messages {
                     messages = m;
                 }
@@ -153,7 +153,7 @@ impl Client {
             };
             h.after_llm(ctx).await;
         }
-        outbound(style, raw, &o.model).map_err(ClientError::new)
+        outbound(style, raw, &o.model).map_err(ClientError::Answer)
     }
 }
 
@@ -325,8 +325,8 @@ fn anthropic_tool_choice(choice: Value) -> Option<Value> {
 
 /// The provider's answer in OpenAI shape: calls in order with string arguments, the
 /// finish reason mapped.
-fn outbound(style: Style, raw: Value, model: &str) -> Result<TranslateResult, String> {
-    let turn = wire::parse_answer(style, &raw).map_err(|e| e.to_string())?;
+fn outbound(style: Style, raw: Value, model: &str) -> Result<TranslateResult, AnswerError> {
+    let turn = wire::parse_answer(style, &raw)?;
     let provider_reason = match style {
         Style::OpenAi => raw.pointer("/choices/0/finish_reason"),
         Style::Anthropic => raw.get("stop_reason"),

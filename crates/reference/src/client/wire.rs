@@ -168,10 +168,10 @@ pub fn base_body_bytes(
     tools: &[Value],
     stream: bool,
     capacity: usize,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, serde_json::Error> {
     let body = body_ref(style, model, system, messages, tools, stream);
     let mut out = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut out, &body).map_err(|e| format!("request body: {e}"))?;
+    serde_json::to_writer(&mut out, &body)?;
     Ok(out)
 }
 

@@ -140,7 +140,7 @@ async fn run(
     });
     match handle.await {
         Ok(Ok(result)) => Ok(result),
-        Ok(Err(e)) => Err(e.message),
+        Ok(Err(e)) => Err(e.message()),
         Err(join) if join.is_panic() => Err(format!(
             "fulfilment panicked: {}",
             panic_message(join.into_panic().as_ref())
