@@ -74,11 +74,8 @@ pub enum ClientError {
         /// The pending request's id.
         pending: String,
     },
-    /// A resume whose history holds no tool-calling assistant turn to resume.
-    NothingToResume {
-        /// Why.
-        reason: String,
-    },
+    /// A resume whose history does not end with a tool-calling assistant turn.
+    NothingToResume,
     /// The host refused the run before it started (e.g. the agent runtime has no such
     /// handle or agent).
     Refused {
@@ -150,7 +147,9 @@ impl fmt::Display for ClientError {
                 f,
                 "answer id {answer:?} does not match the pending request id {pending:?}"
             ),
-            ClientError::NothingToResume { reason } => f.write_str(reason),
+            ClientError::NothingToResume => f.write_str(
+                "nothing to resume: the history does not end with an assistant turn that called tools",
+            ),
             ClientError::Refused { reason } => f.write_str(reason),
             ClientError::Cancelled => f.write_str("LLM run cancelled"),
             ClientError::TimedOut { ms } => write!(f, "LLM run timed out after {ms} ms"),
@@ -219,6 +218,10 @@ mod tests {
                 "generate failed: boom",
             ),
             (ClientError::Cancelled, "LLM run cancelled"),
+            (
+                ClientError::NothingToResume,
+                "nothing to resume: the history does not end with an assistant turn that called tools",
+            ),
             (
                 ClientError::TimedOut { ms: 50 },
                 "LLM run timed out after 50 ms",

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
+use super::error::ClientError;
 use super::options::Style;
-use super::wire::{self, Call, ToolReply};
+use super::wire::{self, AnswerError, Call, ToolReply};
 
 /// The halted assistant turn of a transcript and the results it already has.
 pub(super) struct Outstanding {
@@ -21,8 +22,9 @@ pub(super) struct Outstanding {
     pub last: Option<String>,
 }
 
-/// The last assistant turn with tool calls, or why there is nothing to resume.
-pub(super) fn outstanding(style: Style, messages: &[Value]) -> Result<Outstanding, String> {
+/// The last assistant turn with tool calls, or why there is nothing to resume (none, or
+/// that turn cannot be read as an answer).
+pub(super) fn outstanding(style: Style, messages: &[Value]) -> Result<Outstanding, ClientError> {
     for (at, m) in messages.iter().enumerate().rev() {
         if m.get("role").and_then(Value::as_str) != Some("assistant") {
             continue;
@@ -44,22 +46,17 @@ pub(super) fn outstanding(style: Style, messages: &[Value]) -> Result<Outstandin
             last,
         });
     }
-    Err(
-        "nothing to resume: the history does not end with an assistant turn that called tools"
-            .to_string(),
-    )
+    Err(ClientError::NothingToResume)
 }
 
 /// A transcript assistant message's calls, read as the provider's answer would be.
-fn calls_of(style: Style, message: &Value) -> Result<Vec<Call>, String> {
+fn calls_of(style: Style, message: &Value) -> Result<Vec<Call>, AnswerError> {
     let raw = match style {
         Style::OpenAi => json!({"choices": [{"message": message}]}),
         Style::Anthropic => json!({"content": message.get("content").cloned()
             .filter(Value::is_array).unwrap_or_else(|| json!([]))}),
     };
-    wire::parse_answer(style, &raw)
-        .map(|t| t.calls)
-        .map_err(|e| e.to_string())
+    wire::parse_answer(style, &raw).map(|t| t.calls)
 }
 
 /// The `(call id, result)` pairs one message carries.

@@ -643,8 +643,7 @@ impl Client {
             });
         }
         let style = self.inner.options.style;
-        let halted_turn = resume::outstanding(style, messages)
-            .map_err(|reason| ClientError::NothingToResume { reason })?;
+        let halted_turn = resume::outstanding(style, messages)?;
         let relayed = relay::call_ids(pending);
         // The halt's placeholder: every relayed call's, else the last result appended.
         let halted_call = if relayed.is_empty() {
