@@ -5,10 +5,6 @@ use std::fmt;
 use async_trait::async_trait;
 use serde_json::{json, Map, Value};
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-use toolnexus_protocol::messages::{Answer, ExecuteContext};
-use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions};
 use toolnexus_protocol::source_options::{Builtins, McpConfig};
 use toolnexus_protocol::{
     decode_response, Command, ErrorKind, Request, TypedResponse, PROTOCOL_VERSION,
@@ -100,19 +96,16 @@ pub trait Port: Send {
 
     /// `build`: a toolkit from protocol options; the response carries `tools`, `names`,
     /// `statuses`, `errors` and `skills` (the typed decode checked each). The options are the
-    /// scenario's JSON: typed when the type writes them back byte for byte, else sent as
-    /// written (unknown keys, nulls, another key order: a typo'd key is a scenario's way to
-    /// ask for `bad_request`).
+    /// scenario's JSON, sent typed or as written by [`send_object`] (unknown keys, nulls,
+    /// another key order: a typo'd key is a scenario's way to ask for `bad_request`).
     async fn build(&mut self, id: &str, options: &Value) -> Result<Value, PortError> {
-        let Some(options) = as_written::<ToolkitOptions>(options) else {
-            let fields = [("id", Value::from(id)), ("options", options.clone())];
-            return request(self, command_object(Command::Build, fields)).await;
-        };
-        let build = Request::Build {
-            id: id.to_string(),
-            options: Box::new(options),
-        };
-        send(self, build).await.map(|(raw, _)| raw)
+        let fields = Map::from_iter([
+            ("id".into(), id.into()),
+            ("options".into(), options.clone()),
+        ]);
+        send_object(self, Command::Build, fields)
+            .await
+            .map(|(raw, _)| raw)
     }
 
     /// `tools`: the toolkit's tool descriptions in `tools()` order.
@@ -124,7 +117,7 @@ pub trait Port: Send {
 
     /// `execute`: the ToolResult of one call, optionally with `Context.answer`. An answer that
     /// is not a SPEC §10 Answer written the way the type writes it (a scenario's deliberate
-    /// mistake, a `null` member) is sent as written.
+    /// mistake, a `null` member) is sent as written ([`send_object`]).
     async fn execute(
         &mut self,
         toolkit: &str,
@@ -132,31 +125,15 @@ pub trait Port: Send {
         args: &Value,
         answer: Option<&Value>,
     ) -> Result<Value, PortError> {
-        let typed_answer = answer.map(as_written::<Answer>);
-        let (toolkit, name, args) = (toolkit.to_string(), name.to_string(), args.clone());
-        let r = match (answer, typed_answer) {
-            (Some(raw), Some(None)) => {
-                let fields = [
-                    ("toolkit", Value::from(toolkit)),
-                    ("name", Value::from(name)),
-                    ("args", args),
-                    ("context", json!({ "answer": raw })),
-                ];
-                request(self, command_object(Command::Execute, fields)).await?
-            }
-            (_, typed) => {
-                let context = typed.flatten().map(|answer| ExecuteContext {
-                    answer: Some(answer),
-                });
-                let execute = Request::Execute {
-                    toolkit,
-                    name,
-                    args,
-                    context,
-                };
-                send(self, execute).await?.0
-            }
-        };
+        let mut fields = Map::from_iter([
+            ("toolkit".into(), toolkit.into()),
+            ("name".into(), name.into()),
+            ("args".into(), args.clone()),
+        ]);
+        if let Some(answer) = answer {
+            fields.insert("context".into(), json!({ "answer": answer }));
+        }
+        let (r, _) = send_object(self, Command::Execute, fields).await?;
         field(r, "result")
     }
 
@@ -182,13 +159,8 @@ pub trait Port: Send {
     /// `list_skills`: the unfiltered inventory `{skills, skipped}`. The options are the
     /// scenario's JSON, typed or sent as written as for [`Port::build`].
     async fn list_skills(&mut self, options: &Value) -> Result<Value, PortError> {
-        let r = match as_written::<SkillSourceOptions>(options) {
-            Some(options) => send(self, Request::ListSkills { options }).await?.0,
-            None => {
-                let fields = [("options", options.clone())];
-                request(self, command_object(Command::ListSkills, fields)).await?
-            }
-        };
+        let fields = Map::from_iter([("options".into(), options.clone())]);
+        let (r, _) = send_object(self, Command::ListSkills, fields).await?;
         Ok(json!({"skills": field(r.clone(), "skills")?, "skipped": field(r, "skipped")?}))
     }
 
@@ -230,28 +202,10 @@ pub trait Port: Send {
     }
 }
 
-/// `raw` as a typed protocol value, when the type writes it back to exactly the same JSON text
-/// (so the driver receives the bytes the scenario wrote); `None` when it does not.
-fn as_written<T: DeserializeOwned + Serialize>(raw: &Value) -> Option<T> {
-    let typed = serde_json::from_value::<T>(raw.clone()).ok()?;
-    let same = serde_json::to_string(&typed).ok()? == serde_json::to_string(raw).ok()?;
-    same.then_some(typed)
-}
-
-/// A request object for `command` whose fields are scenario JSON sent as written (which a
-/// typed [`Request`] would reorder or refuse); `cmd` comes from the command table.
-pub fn command_object<const N: usize>(command: Command, fields: [(&str, Value); N]) -> Value {
-    let mut object = serde_json::Map::new();
-    object.insert("cmd".into(), Value::from(command.as_str()));
-    for (key, value) in fields {
-        object.insert(key.into(), value);
-    }
-    Value::Object(object)
-}
-
 /// Sends a request the scenario wrote, `command` with `fields`: as a typed [`Request`] when
-/// the type carries every key and value of it (in any key order), else as written, so a
-/// scenario's deliberate oddity (an unknown key, a `null` member) reaches the driver unchanged.
+/// the type writes it back faithfully ([`faithful`]), else as written, so a scenario's
+/// deliberate oddity (an unknown key, a `null` member, another key order inside a value)
+/// reaches the driver unchanged.
 pub async fn send_object<P: Port + ?Sized>(
     port: &mut P,
     command: Command,
@@ -260,13 +214,28 @@ pub async fn send_object<P: Port + ?Sized>(
     let mut object = Map::new();
     object.insert("cmd".into(), Value::from(command.as_str()));
     object.extend(fields.into_iter().filter(|(key, _)| key != "cmd"));
-    let raw = Value::Object(object);
-    match serde_json::from_value::<Request>(raw.clone()) {
-        Ok(typed) if serde_json::to_value(&typed).is_ok_and(|back| back == raw) => {
-            send(port, typed).await
-        }
-        _ => typed_request(port, raw).await,
+    match faithful(&object) {
+        Some(typed) => send(port, typed).await,
+        None => typed_request(port, Value::Object(object)).await,
     }
+}
+
+/// `raw` as a typed [`Request`] when the type writes back the same fields, each to exactly
+/// the same JSON text (so the driver receives every value as the scenario wrote it; only the
+/// order of the request's own fields may change); `None` when it does not.
+fn faithful(raw: &Map<String, Value>) -> Option<Request> {
+    let typed = serde_json::from_value::<Request>(Value::Object(raw.clone())).ok()?;
+    let Ok(Value::Object(back)) = serde_json::to_value(&typed) else {
+        return None;
+    };
+    let text = |v: &Value| serde_json::to_string(v).ok();
+    let same = back.len() == raw.len()
+        && raw.iter().all(|(key, value)| {
+            back.get(key)
+                .and_then(text)
+                .is_some_and(|t| Some(t) == text(value))
+        });
+    same.then_some(typed)
 }
 
 /// A decoded answer of another command's shape (the decoder picks the shape by command, so
@@ -420,19 +389,36 @@ pub fn truncate(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
     #[test]
     fn scenario_json_is_typed_only_when_written_back_the_same() {
+        let build = |options: Value| object(json!({"cmd": "build", "id": "t", "options": options}));
         let plain = json!({"builtins": false, "disableTools": ["skill"]});
-        assert!(as_written::<ToolkitOptions>(&plain).is_some());
+        assert!(faithful(&build(plain)).is_some());
         for odd in [
             json!({"disableTools": ["skill"], "builtins": false}),
             json!({"builtins": false, "skillsDir": null}),
             json!({"skilsDir": "/"}),
             Value::Null,
         ] {
-            assert!(as_written::<ToolkitOptions>(&odd).is_none(), "{odd}");
+            assert!(faithful(&build(odd.clone())).is_none(), "{odd}");
         }
-        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true})).is_some());
-        assert!(as_written::<Answer>(&json!({"id": "r1", "ok": true, "data": null})).is_none());
+        let execute = |answer: Value| {
+            object(
+                json!({"cmd": "execute", "toolkit": "t", "name": "n", "args": {},
+                "context": {"answer": answer}}),
+            )
+        };
+        assert!(faithful(&execute(json!({"id": "r1", "ok": true}))).is_some());
+        assert!(faithful(&execute(json!({"id": "r1", "ok": true, "data": null}))).is_none());
+        // The request's own fields may come in any order: only values are held to their text.
+        let reordered = object(json!({"options": {"builtins": false}, "id": "t", "cmd": "build"}));
+        assert!(faithful(&reordered).is_some());
     }
 }
