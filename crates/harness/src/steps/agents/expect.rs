@@ -258,14 +258,9 @@ fn children_closed_after_task(
         })
         .filter(|h| h.get("state") != Some(&json!("closed")))
         .collect();
-    if (want == &json!(true)) == (open.is_empty() && !children.is_empty()) {
-        Ok(())
-    } else {
-        fail_as(
-            Kind::Pinned,
-            format!("children closed after their task: expected {want}; open: {open:?}"),
-        )
-    }
+    flag(want, open.is_empty() && !children.is_empty(), || {
+        format!("children closed after their task: expected {want}; open: {open:?}")
+    })
 }
 
 /// `concurrentTurnsObservedAtLeast`.
@@ -501,11 +496,9 @@ fn no_duplicate_child_ids(
     let mut unique = defs.clone();
     unique.sort();
     unique.dedup();
-    if (want == &json!(true)) == (unique.len() == defs.len()) {
-        Ok(())
-    } else {
-        fail_as(Kind::Pinned, format!("the entry's children {children:?}"))
-    }
+    flag(want, unique.len() == defs.len(), || {
+        format!("the entry's children {children:?}")
+    })
 }
 
 /// `parentCascadeReattached`.
@@ -526,14 +519,9 @@ fn parent_cascade_reattached(
         .flatten()
         .filter_map(Value::as_str)
         .any(|e| e.contains("REATTACH"));
-    if (want == &json!(true)) == hit {
-        Ok(())
-    } else {
-        fail_as(
-            Kind::Pinned,
-            format!("the entry's events {events} (REATTACH expected: {want})"),
-        )
-    }
+    flag(want, hit, || {
+        format!("the entry's events {events} (REATTACH expected: {want})")
+    })
 }
 
 /// `leafUsageGrewNotReset`.
@@ -557,14 +545,9 @@ fn leaf_usage_grew_not_reset<'a>(
             .get("leafUsageBefore")
             .and_then(Value::as_u64)
             .unwrap_or(u64::MAX);
-        if (want == &json!(true)) == (after > before && before > 0) {
-            Ok(())
-        } else {
-            fail_as(
-                Kind::Pinned,
-                format!("the leaf's tokens went from {before} to {after}"),
-            )
-        }
+        flag(want, after > before && before > 0, || {
+            format!("the leaf's tokens went from {before} to {after}")
+        })
     })
 }
 
@@ -594,12 +577,20 @@ fn leaf_resumed_at_checkpoint<'a>(
                     .and_then(Value::as_str)
                     .is_some_and(|c| c.contains("secret-token"))
         });
-        if (want == &json!(true)) == (users == 1 && answered) {
-            Ok(())
-        } else {
-            fail_as(Kind::Pinned, format!("the leaf's stored transcript has {users} user turns (1 expected) and the answered tool result: {answered}"))
-        }
+        flag(want, users == 1 && answered, || {
+            format!("the leaf's stored transcript has {users} user turns (1 expected) and the answered tool result: {answered}")
+        })
     })
+}
+
+/// A yes/no expectation: holds when `want` is `true` exactly when `observed` is; otherwise a
+/// pinned failure saying what was seen.
+fn flag(want: &Value, observed: bool, seen: impl FnOnce() -> String) -> StepResult {
+    if (want == &json!(true)) == observed {
+        Ok(())
+    } else {
+        fail_as(Kind::Pinned, seen())
+    }
 }
 
 /// Every text of the trace's events and transitions.
