@@ -380,9 +380,11 @@ struct RuntimeSpec {
 }
 
 /// A reference answer as its protocol JSON (the reference's types serialise to the
-/// protocol's shapes; a value JSON cannot hold is the driver's fault, said as such).
+/// protocol's shapes; a value JSON cannot hold is the driver's fault, said as such: `internal`,
+/// since the request was not bad).
 fn wire<T: serde::Serialize>(value: &T) -> Reply {
-    serde_json::to_value(value).map_err(|e| bad(format!("the answer is not JSON: {e}")))
+    serde_json::to_value(value)
+        .map_err(|e| (ErrorKind::Internal, format!("the answer is not JSON: {e}")))
 }
 
 /// The protocol's budget as the reference's (the same seven limits).
