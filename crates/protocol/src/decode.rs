@@ -450,12 +450,10 @@ pub(crate) mod answer {
     }
 
     pub(crate) fn build(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        Ok(
-            match raised_instead(map, &["tools", "names", "statuses"])? {
-                Some(message) => TypedResponse::Raised(message),
-                None => TypedResponse::Build(decode_build(map)?),
-            },
-        )
+        Ok(match raised_instead(map, Command::Build)? {
+            Some(message) => TypedResponse::Raised(message),
+            None => TypedResponse::Build(decode_build(map)?),
+        })
     }
 
     pub(crate) fn tools(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
@@ -570,7 +568,7 @@ pub(crate) mod answer {
     }
 
     pub(crate) fn serve(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
-        Ok(match raised_instead(map, &["url"])? {
+        Ok(match raised_instead(map, Command::Serve)? {
             Some(message) => TypedResponse::Raised(message),
             None => TypedResponse::Serve(field(map, "", "url")?),
         })
@@ -743,10 +741,11 @@ fn refusable<T>(
 /// `raised` in place of a command's success body (`build`, `serve`: PROTOCOL.md §5.2, §5.23):
 /// the port's own call threw this message. Answering it beside the body's `keys` is a
 /// violation: a call either returned or raised.
-fn raised_instead(map: &Map<String, Value>, keys: &[&str]) -> Decoded<Option<String>> {
+fn raised_instead(map: &Map<String, Value>, command: Command) -> Decoded<Option<String>> {
     let Some(raised) = map.get("raised") else {
         return Ok(None);
     };
+    let keys = command.raises().unwrap_or_default();
     let message: String = leaf(raised, "raised")?;
     if let Some(k) = keys.iter().find(|k| map.contains_key(**k)) {
         return Err(ProtocolViolation::new(

@@ -812,6 +812,19 @@ pub struct McpToolInfo {
     pub extra: serde_json::Map<String, Value>,
 }
 
+impl Command {
+    /// The commands whose port call may answer `raised` instead of its body (PROTOCOL.md
+    /// §5.2, §5.23), with the body keys a `raised` answer must not carry: what the decoder
+    /// checks and the schema states.
+    pub fn raises(self) -> Option<&'static [&'static str]> {
+        match self {
+            Command::Build => Some(&["tools", "names", "statuses"]),
+            Command::Serve => Some(&["url"]),
+            _ => None,
+        }
+    }
+}
+
 /// `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because
 /// the SPEC leaves their inner shapes partly to the port.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]

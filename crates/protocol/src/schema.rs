@@ -67,7 +67,7 @@ pub fn generate() -> Value {
             format!("{name}_response_or_error"),
             response_or_error(command),
         );
-        if let Some(keys) = raises(command) {
+        if let Some(keys) = command.raises() {
             defs.insert(
                 format!("{name}_raised_response"),
                 raised_response(name, keys),
@@ -220,16 +220,6 @@ fn error_response() -> Value {
     })
 }
 
-/// The commands whose port call may answer `raised` instead of its body (PROTOCOL.md §5.2,
-/// §5.23), with the body keys a `raised` answer must not carry.
-fn raises(command: Command) -> Option<&'static [&'static str]> {
-    match command {
-        Command::Build => Some(&["tools", "names", "statuses"]),
-        Command::Serve => Some(&["url"]),
-        _ => None,
-    }
-}
-
 fn raised_response(name: &str, keys: &[&str]) -> Value {
     let any_key: Vec<Value> = keys.iter().map(|k| json!({"required": [k]})).collect();
     json!({
@@ -244,7 +234,7 @@ fn raised_response(name: &str, keys: &[&str]) -> Value {
 
 fn response_or_error(command: Command) -> Value {
     let n = command.as_str();
-    let success = match raises(command) {
+    let success = match command.raises() {
         Some(_) => json!({
             "if": {"type": "object", "required": ["raised"]},
             "then": {"$ref": format!("#/$defs/{n}_raised_response")},
