@@ -1,5 +1,5 @@
 //! The crate graph is the architecture, and this test is what enforces it: it reads
-//! `cargo metadata` and fails on any edge the README's dependency rules forbid.
+//! `cargo metadata` and fails on any edge the dependency rules of docs/architecture.md forbid.
 //!
 //! - the reference is a plain library: no workspace crate and no harness tooling (clap,
 //!   gherkin, cucumber, wiremock, proptest, insta, criterion) among its normal dependencies,
