@@ -2,8 +2,9 @@
 //! conformance/ports.json) through the CLI: `run --port starter --section 0,1,4` passes the
 //! number of scenarios stated below (and in docs/writing-a-driver.md), fails none, and skips
 //! every other one for a reason the starter chose: it answered `unsupported` to a command,
-//! option or behaviour of the toy toolkit's lack. A driver regression (a dropped `seq`, an
-//! unsorted `names`, a wrong adapter shape) turns a pass into a failure here.
+//! option or behaviour the toy toolkit lacks. A driver regression (a dropped `seq`, a
+//! wrong adapter shape, a section left out of `hello`) turns a pass into a failure here, and
+//! the run's trace must pass `validate-trace`.
 //!
 //! Needs python3 only; without it the test says `SKIPPED:` on stderr (a failure under
 //! `TOOLNEXUS_REQUIRE_PEERS=1`, as CI runs it).
@@ -47,6 +48,8 @@ fn the_starter_passes_its_stated_scenarios_and_skips_the_rest_as_unsupported() {
         return;
     }
     let root = env!("CARGO_MANIFEST_DIR");
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let trace = scratch.path().join("starter.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_toolnexus-conformance"))
         .args([
             "run",
@@ -58,6 +61,8 @@ fn the_starter_passes_its_stated_scenarios_and_skips_the_rest_as_unsupported() {
             "json",
         ])
         .args(["--root", root])
+        .arg("--trace")
+        .arg(&trace)
         .output()
         .expect("the CLI starts");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -96,4 +101,17 @@ fn the_starter_passes_its_stated_scenarios_and_skips_the_rest_as_unsupported() {
     );
     // Nothing failed and something passed: the run succeeds.
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // And every request and answer of the run, error answers included, is what
+    // conformance/protocol.schema.json allows, in step.
+    let check = Command::new(env!("CARGO_BIN_EXE_toolnexus-conformance"))
+        .args(["validate-trace", "--root", root])
+        .arg(&trace)
+        .output()
+        .expect("the CLI starts");
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 }
