@@ -148,7 +148,8 @@ def main():
             resp = {"ok": False, "error": {"kind": "internal", "message": f"{type(e).__name__}: {e}"}}
         if "seq" in req:
             resp["seq"] = req["seq"]  # §2: a MUST, error envelopes included; an unparseable line has none
-        OUT.write(json.dumps(resp, separators=(",", ":")) + "\n")  # one compact line, flushed (§2)
+        # One compact line, flushed (§2); ASCII-escaped, which is the same JSON whatever stdout's encoding
+        OUT.write(json.dumps(resp, separators=(",", ":")) + "\n")
         OUT.flush()
         if req.get("cmd") == "shutdown":
             return  # §3: after answering shutdown, exit 0
