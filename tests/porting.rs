@@ -65,10 +65,15 @@ fn traced(section: &str) -> (BTreeMap<String, BTreeSet<String>>, BTreeSet<String
         if cmd == "hello" || cmd == "shutdown" {
             continue;
         }
+        // `build.builtins` counts builds with the builtin tools on: the key absent or not
+        // `false` (the scenarios' only off form), PROTOCOL.md §6.
         let options = msg["options"]
             .as_object()
             .into_iter()
-            .flat_map(|o| o.keys());
+            .flat_map(|o| o.keys())
+            .filter(|k| !(cmd == "build" && *k == "builtins"));
+        let on = cmd == "build" && msg["options"]["builtins"] != Value::Bool(false);
+        let builtins = on.then(|| ("build.builtins".to_string(), true));
         let fields = msg.as_object().into_iter().flat_map(|o| o.keys());
         // An extra tool's behaviour: its one key (PROTOCOL.md §7).
         let tools = msg["options"]["extraTools"]
@@ -79,7 +84,8 @@ fn traced(section: &str) -> (BTreeMap<String, BTreeSet<String>>, BTreeSet<String
         let needs = std::iter::once((cmd.to_string(), true))
             .chain(options.map(|k| (format!("{cmd}.{k}"), true)))
             .chain(fields.map(|k| (format!("{cmd}.{k}"), false)))
-            .chain(behaviours.map(|b| (format!("{cmd}.extraTools:{b}"), true)));
+            .chain(behaviours.map(|b| (format!("{cmd}.extraTools:{b}"), true)))
+            .chain(builtins);
         for (need, listed) in needs {
             if listed {
                 must_list.insert(need.clone());

@@ -16,8 +16,10 @@ use toolnexus_protocol::Command;
 pub enum NeedKind {
     /// The command itself.
     Command,
-    /// An option key (`build`'s `builtins`, `client`'s `hooks`) or an optional request field
-    /// a port may lack (`execute`'s `context`, `serve`'s `mcp`).
+    /// An option key (`build`'s `skillsDir`, `client`'s `hooks`) or an optional request field
+    /// a port may lack (`execute`'s `context`, `serve`'s `mcp`). `build`'s `builtins` is a
+    /// need when the builtin tools are on (the key absent, PROTOCOL.md §6's default, or any
+    /// value but an off form), not when it turns them off.
     Option,
     /// A named behaviour (§7), as `slot:name` (`extraTools:echo`, `hooks.beforeLLM:observe`).
     Behaviour,
@@ -134,6 +136,14 @@ pub fn of_request(request: &Value) -> BTreeSet<Need> {
         }
         slots(command, options, &mut needs);
     }
+    if command == Command::Build {
+        let builtins = Need::option(command, "builtins");
+        if builtins_on(request) {
+            needs.insert(builtins);
+        } else {
+            needs.remove(&builtins);
+        }
+    }
     for (cmd, field) in OPTIONAL_FIELDS {
         if cmd == command && request.get(field).is_some_and(|v| !v.is_null()) {
             needs.insert(Need::option(command, field));
@@ -149,6 +159,20 @@ pub fn of_request(request: &Value) -> BTreeSet<Need> {
         tool_behaviours(command, "tools", tools, &mut needs);
     }
     needs
+}
+
+/// Whether a `build` request leaves the builtin tools on: its `builtins` option, else the
+/// `builtins` key of an `mcpConfig` object, is absent or not one of PROTOCOL.md §6's off
+/// forms (`false`, `{disabled: true}`, `{enabled: false}`).
+fn builtins_on(request: &Value) -> bool {
+    let given = |path: &str| request.pointer(path).filter(|v| !v.is_null());
+    let value = given("/options/builtins").or_else(|| given("/options/mcpConfig/builtins"));
+    let off = |v: &Value| {
+        v == &Value::Bool(false)
+            || v.get("disabled") == Some(&Value::Bool(true))
+            || v.get("enabled") == Some(&Value::Bool(false))
+    };
+    !value.is_some_and(off)
 }
 
 /// Adds the behaviours of an options object (or an agent def).
@@ -214,11 +238,26 @@ impl fmt::Display for Blocker {
     }
 }
 
+/// The option keys `command` takes (PROTOCOL.md §6, §6A, §5.26, §5.27); none for the rest.
+fn option_keys(command: Command) -> &'static [&'static str] {
+    use toolnexus_protocol::{agent, client, compact, options};
+    match command {
+        Command::Build => &options::OPTION_KEYS,
+        Command::Client => &client::CLIENT_OPTION_KEYS,
+        Command::Compact => &compact::COMPACT_OPTION_KEYS,
+        Command::AgentRuntime => &agent::AGENT_RUNTIME_OPTION_KEYS,
+        _ => &[],
+    }
+}
+
 /// What a port refused when it answered `message` (kind `unsupported`) to `request`: the most
 /// specific need of the request that the message names (a behaviour before an option), else
-/// the command. `None` for a request naming no command (it needs nothing).
+/// an option key of the command that the request left out, so at its default (`builtins`
+/// absent means all builtins on), else the command. `None` for a request naming no command
+/// (it needs nothing).
 pub fn refused(request: &Value, message: &str) -> Option<Need> {
     let needs = of_request(request);
+    let command = needs.first().map(|n| n.command)?;
     let said = spellings(message);
     let named = |need: &&Need| {
         let name = need.name.as_deref().unwrap_or_default();
@@ -227,9 +266,14 @@ pub fn refused(request: &Value, message: &str) -> Option<Need> {
         said.contains(&last.to_lowercase())
     };
     let pick = |kind: NeedKind| needs.iter().filter(|n| n.kind == kind).find(named).cloned();
+    let unset = || {
+        let keys = option_keys(command).iter();
+        keys.map(|k| Need::option(command, k)).find(|n| named(&n))
+    };
     pick(NeedKind::Behaviour)
         .or_else(|| pick(NeedKind::Option))
-        .or_else(|| needs.iter().find(|n| n.kind == NeedKind::Command).cloned())
+        .or_else(unset)
+        .or(Some(Need::command(command)))
 }
 
 /// The names `message` may spell, lowercased: each word, and each run of two or three words
@@ -271,7 +315,6 @@ mod tests {
             labels(&of_request(&request)),
             vec![
                 "build",
-                "build.builtins",
                 "build.extraTools",
                 "build.skillProvider",
                 "build.waitFor",
@@ -282,6 +325,31 @@ mod tests {
                 "build.waitFor:answer",
             ]
         );
+    }
+
+    #[test]
+    fn builtins_are_a_need_when_on_by_default_or_by_value_not_when_turned_off() {
+        let on = |options: Value| {
+            of_request(&json!({"cmd": "build", "id": "t", "options": options}))
+                .contains(&Need::option(Command::Build, "builtins"))
+        };
+        assert!(on(json!({})));
+        assert!(on(json!({"builtins": null})));
+        assert!(on(json!({"builtins": true})));
+        assert!(on(json!({"builtins": {"tools": {"bash": false}}})));
+        assert!(on(json!({"builtins": "yes"})));
+        assert!(!on(json!({"builtins": false})));
+        assert!(!on(json!({"builtins": {"disabled": true}})));
+        assert!(!on(json!({"builtins": {"enabled": false}})));
+        // An MCP config's own `builtins` applies when the option is absent.
+        assert!(!on(
+            json!({"mcpConfig": {"mcpServers": {}, "builtins": false}})
+        ));
+        assert!(on(
+            json!({"mcpConfig": {"builtins": false}, "builtins": true})
+        ));
+        assert!(of_request(&json!({"cmd": "build", "id": "t"}))
+            .contains(&Need::option(Command::Build, "builtins")));
     }
 
     #[test]
@@ -343,6 +411,13 @@ mod tests {
             Some("build.builtins")
         );
         assert_eq!(refused("no such thing").as_deref(), Some("build"));
+        // An option at its default: the request left `builtins` out, which means all on.
+        let default = json!({"cmd": "build", "id": "t", "options": {"extraTools": []}});
+        assert_eq!(
+            super::refused(&default, "builtin tools (SPEC §4A); only builtins: false")
+                .map(|n| n.to_string()),
+            Some("build.builtins".to_string())
+        );
         // A camelCase name spelled as words, or in snake case.
         let relay = json!({"cmd": "build", "id": "t", "options": {"relayTools": []}});
         assert_eq!(

@@ -37,8 +37,8 @@ pub fn text(report: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nimplement next: {blocked} of {all} scenarios were skipped for what the port does \
-         not implement; what each skip met first, by how many skipped scenarios it blocked:"
+        "\nimplement next: {blocked} of {all} scenarios were skipped for what the port does not\n\
+         implement; what each skip met first, by how many skipped scenarios it blocked:"
     );
     let shown = &ranked[..ranked.len().min(SHOWN)];
     let width = shown
@@ -63,8 +63,8 @@ pub fn text(report: &RunReport) -> String {
     run_sections.sort_by(|a, b| sections::cmp_sections(a, b));
     let _ = writeln!(
         out,
-        "a skipped scenario may need more once this is done; every command, option and \
-         behaviour these sections use, in the order that unlocks the most scenarios: \
+        "a skipped scenario may need more once this is done; every command, option and\n\
+         behaviour these sections use, in the order that unlocks the most scenarios:\n  \
          toolnexus-conformance porting --section {}",
         run_sections.join(",")
     );
@@ -160,7 +160,9 @@ mod tests {
     fn a_mostly_skipped_run_ends_with_the_list_and_a_mostly_passing_one_does_not() {
         let text = text(&first_run());
         assert!(
-            text.contains("implement next: 9 of 13 scenarios were skipped"),
+            text.contains(
+                "implement next: 9 of 13 scenarios were skipped for what the port does not\n"
+            ),
             "{text}"
         );
         assert!(

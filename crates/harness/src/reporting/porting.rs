@@ -14,9 +14,10 @@ pub fn text(map: &PortingMap) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "every session: {} (not counted below). After a scenario's steps the harness also \
-         sends `close` for its toolkit and `agent_close_runtime` for its agent runtime and \
-         ignores the answers: they count only where a step sends them.",
+        "every session: {} (not counted below). After a scenario's steps the harness also\n\
+         sends `close` for its toolkit and `agent_close_runtime` for its agent runtime and\n\
+         ignores the answers: they count only where a step sends them. `build.builtins`\n\
+         counts builds with the builtin tools on (the option absent, or not false).",
         map.always.join(", ")
     );
     for s in &map.sections {
