@@ -342,8 +342,8 @@ mod tests {
     use super::*;
     use toolnexus_protocol::Command;
 
-    fn set(needs: &[Need]) -> BTreeSet<Need> {
-        needs.iter().cloned().collect()
+    fn set(needs: &[&Need]) -> BTreeSet<Need> {
+        needs.iter().map(|&n| n.clone()).collect()
     }
 
     #[test]
@@ -356,13 +356,13 @@ mod tests {
         let sanitize = Need::command(Command::Sanitize);
         let scenarios = [
             set(&[]),
-            set(&[sanitize.clone()]),
-            set(&[build.clone(), tools.clone()]),
-            set(&[build.clone(), tools.clone()]),
-            set(&[build.clone(), tools.clone()]),
-            set(&[build.clone(), tools.clone(), execute.clone(), echo.clone()]),
-            set(&[build.clone(), tools.clone(), execute.clone(), echo.clone()]),
-            set(&[build.clone(), builtins.clone()]),
+            set(&[&sanitize]),
+            set(&[&build, &tools]),
+            set(&[&build, &tools]),
+            set(&[&build, &tools]),
+            set(&[&build, &tools, &execute, &echo]),
+            set(&[&build, &tools, &execute, &echo]),
+            set(&[&build, &builtins]),
         ];
         let refs: Vec<&BTreeSet<Need>> = scenarios.iter().collect();
         let steps = order(&refs);
@@ -394,18 +394,18 @@ mod tests {
     fn sections_count_complete_scenarios_and_list_the_rest() {
         let build = Need::command(Command::Build);
         let echo = Need::behaviour(Command::Build, "extraTools", "echo");
-        let scenario = |id: &str, section: &str, passed: bool, needs: &[Need]| ScenarioNeeds {
+        let scenario = |id: &str, section: &str, passed: bool, needs: &[&Need]| ScenarioNeeds {
             id: id.into(),
             section: section.into(),
             left_out: (!passed).then(|| "skipped: holds for SPEC ≥ 0.17.0".to_string()),
             needs: set(needs),
         };
         let map = PortingMap::of(&[
-            scenario("a", "4", true, &[build.clone(), echo.clone()]),
-            scenario("b", "4", true, &[build.clone()]),
-            scenario("c", "4", false, &[build.clone()]),
+            scenario("a", "4", true, &[&build, &echo]),
+            scenario("b", "4", true, &[&build]),
+            scenario("c", "4", false, &[&build]),
             scenario("d", "10", true, &[]),
-            scenario("e", "4A", true, &[build.clone()]),
+            scenario("e", "4A", true, &[&build]),
         ]);
         let names: Vec<&str> = map.sections.iter().map(|s| s.section.as_str()).collect();
         assert_eq!(names, vec!["4", "4A", "10"]);
