@@ -26,8 +26,8 @@ pub fn text(map: &PortingMap) -> String {
         if !s.left_out.is_empty() {
             let _ = writeln!(
                 out,
-                "  {} left out below (they did not pass on the reference, so may not have \
-                 sent every request):",
+                "  left out of the counts and the order, {} (not passed on the reference, so \
+                 maybe not every request sent):",
                 s.left_out.len()
             );
             for l in &s.left_out {
@@ -146,7 +146,7 @@ mod tests {
         assert!(text.starts_with("every session: hello, shutdown"), "{text}");
         assert!(text.contains("\n§1 Core types: 2 scenarios\n"), "{text}");
         assert!(
-            text.contains("  1 left out below (they did not pass on the reference, so may not have sent every request):\n    c (failed: the answer broke a rule)\n"),
+            text.contains("  left out of the counts and the order, 1 (not passed on the reference, so maybe not every request sent):\n    c (failed: the answer broke a rule)\n"),
             "{text}"
         );
         assert!(
