@@ -250,13 +250,11 @@ fn option_keys(command: Command) -> &'static [&'static str] {
     }
 }
 
-/// What a port refused when it answered `message` (kind `unsupported`) to `request`: the most
-/// specific need of the request that the message names (a behaviour before an option), else
-/// an option key of the command that the request left out, so at its default (`builtins`
-/// absent means all builtins on), else the command. `None` for a request naming no command
-/// (it needs nothing).
-pub fn refused(request: &Value, message: &str) -> Option<Need> {
-    let needs = of_request(request);
+/// What a port refused when it answered `message` (kind `unsupported`) to a request whose
+/// needs ([`of_request`]) are `needs`: the most specific of them that the message names (a
+/// behaviour before an option), else an option key of the command that the request left out,
+/// so at its default, else the command. `None` when the request needs nothing (`hello`).
+pub fn refused(needs: &BTreeSet<Need>, message: &str) -> Option<Need> {
     let command = needs.first().map(|n| n.command)?;
     let said = spellings(message);
     let named = |need: &&Need| {
@@ -401,7 +399,7 @@ mod tests {
     fn the_refused_need_is_the_one_the_message_names_else_the_command() {
         let request = json!({"cmd": "build", "id": "t", "options": {
             "builtins": false, "extraTools": [{"name": "a", "behaviour": {"suspend": {}}}]}});
-        let refused = |m: &str| refused(&request, m).map(|n| n.to_string());
+        let refused = |m: &str| refused(&of_request(&request), m).map(|n| n.to_string());
         assert_eq!(
             refused("unknown tool behaviour {\"suspend\":{}}").as_deref(),
             Some("build.extraTools:suspend")
@@ -414,24 +412,32 @@ mod tests {
         // An option at its default: the request left `builtins` out, which means all on.
         let default = json!({"cmd": "build", "id": "t", "options": {"extraTools": []}});
         assert_eq!(
-            super::refused(&default, "builtin tools (SPEC §4A); only builtins: false")
-                .map(|n| n.to_string()),
+            super::refused(
+                &of_request(&default),
+                "builtin tools (SPEC §4A); only builtins: false"
+            )
+            .map(|n| n.to_string()),
             Some("build.builtins".to_string())
         );
         // A camelCase name spelled as words, or in snake case.
         let relay = json!({"cmd": "build", "id": "t", "options": {"relayTools": []}});
         assert_eq!(
-            super::refused(&relay, "this toolnexus has no relay tools").map(|n| n.to_string()),
+            super::refused(&of_request(&relay), "this toolnexus has no relay tools")
+                .map(|n| n.to_string()),
             Some("build.relayTools".to_string())
         );
         let ask = json!({"cmd": "ask", "client": "c", "prompt": "p", "onText": true});
         assert_eq!(
-            super::refused(&ask, "this client's ask takes no \"on_text\"").map(|n| n.to_string()),
+            super::refused(&of_request(&ask), "this client's ask takes no \"on_text\"")
+                .map(|n| n.to_string()),
             Some("ask.onText".to_string())
         );
         // A word inside another word names nothing.
         assert_eq!(refused("suspended builtinsX").as_deref(), Some("build"));
-        assert_eq!(super::refused(&json!({"cmd": "nope"}), "x"), None);
+        assert_eq!(
+            super::refused(&of_request(&json!({"cmd": "nope"})), "x"),
+            None
+        );
     }
 
     #[test]

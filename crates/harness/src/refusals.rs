@@ -2,17 +2,20 @@
 //! `unsupported`: what a skipped scenario's `blockedBy` names (the text report's "implement
 //! next" list adds them up).
 
+use std::collections::BTreeSet;
+
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::needs::{self, Blocker};
+use super::needs::{self, Blocker, Need};
 use super::port::{Port, PortError};
 use super::trace::Tracer;
 
-/// `inner`, with the last request it answered `unsupported` and the port's message.
+/// `inner`, with what the last request it answered `unsupported` needed, and the port's
+/// message.
 pub(crate) struct Watched<'a> {
     inner: &'a mut dyn Port,
-    last: Option<(Value, String)>,
+    last: Option<(BTreeSet<Need>, String)>,
 }
 
 impl<'a> Watched<'a> {
@@ -24,8 +27,8 @@ impl<'a> Watched<'a> {
     /// What the last `unsupported` answer refused ([`needs::refused`]); `None` when the port
     /// answered none (or only to a request naming no command).
     pub(crate) fn blocker(&self) -> Option<Blocker> {
-        let (request, message) = self.last.as_ref()?;
-        needs::refused(request, message).map(Blocker::Unsupported)
+        let (needs, message) = self.last.as_ref()?;
+        needs::refused(needs, message).map(Blocker::Unsupported)
     }
 }
 
@@ -45,9 +48,11 @@ fn unsupported(answer: &Value) -> Option<String> {
 #[async_trait]
 impl Port for Watched<'_> {
     async fn call(&mut self, request: Value) -> Result<Value, PortError> {
-        let answer = self.inner.call(request.clone()).await?;
+        // The needs, not the request: a request may be large, and most are answered.
+        let needs = needs::of_request(&request);
+        let answer = self.inner.call(request).await?;
         if let Some(message) = unsupported(&answer) {
-            self.last = Some((request, message));
+            self.last = Some((needs, message));
         }
         Ok(answer)
     }
@@ -80,7 +85,6 @@ impl Port for Watched<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::needs::Need;
     use serde_json::json;
     use toolnexus_protocol::Command;
 
