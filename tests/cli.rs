@@ -720,6 +720,10 @@ fn a_port_that_implements_nothing_is_not_a_green_run() {
     assert_eq!(report["summary"]["skipped"], 3);
     assert_eq!(report["summary"]["beyondSpec"]["skipped"], 1);
     assert_eq!(report["summary"]["passed"], 0);
+    // Each skip says what would unblock it: the section declared in `hello`.
+    for s in report["scenarios"].as_array().into_iter().flatten() {
+        assert_eq!(s["blockedBy"], serde_json::json!({"section": "6"}), "{s}");
+    }
 }
 
 /// A driver wrapped so one answer is corrupted: `<script> <this binary> driver`.

@@ -22,6 +22,7 @@ pub mod driver;
 pub mod history;
 pub mod list;
 pub mod mock;
+pub mod porting;
 pub mod report;
 pub mod run;
 pub mod schema;

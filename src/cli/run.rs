@@ -88,7 +88,7 @@ fn fraction(text: &str) -> Result<f64, String> {
 /// timeouts, mock servers and driver processes): the reference suite takes 22 s of wall time
 /// for 6 s of CPU on one worker, so one worker per core would leave the machine mostly idle
 /// (docs/benchmarks.md "Wall time of the whole suite" has the measurements).
-fn default_jobs() -> usize {
+pub(super) fn default_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     (4 * cores).min(32)
 }

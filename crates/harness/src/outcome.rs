@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::failure::Failure;
 use super::features::ScenarioSpec;
+use super::needs::Blocker;
 use super::port::PortInfo;
 
 /// A scenario's outcome.
@@ -64,8 +65,9 @@ pub struct ScenarioResult {
     pub meta: ScenarioMeta,
 }
 
-/// A scenario's origin and timing, flattened into its JSON result (`file`, `line`, `tags`,
-/// `durationMs`); empty in reports written before they were recorded.
+/// A scenario's origin, timing and what blocked it, flattened into its JSON result (`file`,
+/// `line`, `tags`, `durationMs`, `retried`, `blockedBy`); empty in reports written before they
+/// were recorded.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioMeta {
     /// The feature file, relative to the features directory.
@@ -86,6 +88,11 @@ pub struct ScenarioMeta {
     /// otherwise. Load decides whether it happens, so comparisons of reports leave it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retried: Option<String>,
+    /// For a skipped scenario, what the port did not implement: the SPEC section its `hello`
+    /// left out, or the command, option or behaviour it answered `unsupported`. Absent
+    /// otherwise (and for a skip for the SPEC version).
+    #[serde(default, rename = "blockedBy", skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<Blocker>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -305,6 +312,7 @@ impl ScenarioResult {
                 tags: spec.tags.clone(),
                 duration_ms: 0,
                 retried: None,
+                blocked_by: None,
             },
             name: spec.id.clone(),
             section: spec.section.clone(),

@@ -87,6 +87,11 @@ pub trait Port: Send {
     /// Called as each scenario starts, so a trace can name the scenario its lines belong to.
     fn begin_scenario(&mut self, _name: &str) {}
 
+    /// Called when a scenario's steps are done, before its clean-up (the `close` of its
+    /// toolkit, the end of its agent runtime), whose answers the harness ignores: what
+    /// `porting` records stops here.
+    fn steps_done(&mut self) {}
+
     /// Called after each scenario's clean-up: a protocol violation seen since the last call
     /// (an out-of-step or unasked-for line, even one answering the ignored end-of-scenario
     /// `close`), which fails the scenario.

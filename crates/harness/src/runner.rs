@@ -9,8 +9,10 @@ use futures::future::join_all;
 
 use super::failure::Failure;
 use super::features::{ScenarioSpec, SpecVersion};
+use super::needs::Blocker;
 use super::outcome::{Counts, RunReport, ScenarioResult, Status};
 use super::port::{hello, Port, PortInfo};
+use super::refusals::Watched;
 use super::scenario::{Env, ScenarioState, StepFailure};
 use super::steps::{finish, run_step};
 
@@ -432,6 +434,7 @@ async fn run_one(
         if !list.contains(&spec.section) {
             result.status = Status::Skipped;
             result.message = format!("port does not implement SPEC section {}", spec.section);
+            result.meta.blocked_by = Some(Blocker::Section(spec.section.clone()));
             return result;
         }
     }
@@ -442,8 +445,9 @@ async fn run_one(
         return failed(spec, Failure::other(e.to_string()));
     }
     let mut state = ScenarioState::new(env).with_tags(&spec.tags);
+    let mut watched = Watched::new(port);
     for step in &spec.steps {
-        match run_step(port, env, &mut state, step).await {
+        match run_step(&mut watched, env, &mut state, step).await {
             Ok(()) => {}
             Err(StepFailure::Failed(f)) => {
                 result = failed(spec, f.in_step(format!("{} {}", step.keyword, step.text)));
@@ -452,10 +456,13 @@ async fn run_one(
             Err(StepFailure::Skipped(m)) => {
                 result.status = Status::Skipped;
                 result.message = format!("step `{} {}`: {m}", step.keyword, step.text);
+                // Every skip is an `unsupported` answer (scenario.rs), the last one seen.
+                result.meta.blocked_by = watched.blocker();
                 break;
             }
         }
     }
+    port.steps_done();
     finish(port, &mut state).await;
     if let Some(violation) = port.end_scenario().await {
         if result.status != Status::Failed {

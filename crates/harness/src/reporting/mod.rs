@@ -1,11 +1,13 @@
 //! Reporting: what a run's outcome (`crate::outcome`) becomes for its readers — the text and
 //! JSON report, JUnit, the HTML matrix, the release history, the SPEC clause coverage, the
-//! expected-failures comparison and the SPEC diff.
+//! expected-failures comparison, the SPEC diff, the "implement next" list, and `porting`'s map.
 
 pub mod baseline;
 pub mod clauses;
 pub mod history;
 pub mod html;
 pub mod junit;
+pub mod next;
+pub mod porting;
 pub mod report;
 pub mod spec_diff;

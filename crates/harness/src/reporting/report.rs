@@ -238,6 +238,7 @@ pub fn text(report: &RunReport) -> String {
         "\n{} passed, {} failed{xfail}, {} skipped",
         s.passed, s.failed, s.skipped
     );
+    out.push_str(&super::next::text(report));
     out
 }
 
@@ -312,6 +313,7 @@ mod tests {
             tags: vec!["spec-4A".into()],
             duration_ms: 7,
             retried: None,
+            blocked_by: None,
         };
         let report = RunReport {
             started: Some("2026-11-30T16:58:11Z".into()),
