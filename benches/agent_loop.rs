@@ -195,7 +195,7 @@ struct Floor {
 impl Floor {
     fn new(url: &str, tk: &Toolkit) -> Floor {
         Floor {
-            http: reqwest::Client::new(),
+            http: toolnexus_harness::tls::client(),
             endpoint: format!("{}/chat/completions", url.trim_end_matches('/')),
             tools: tk.adapter(Format::OpenAi),
         }

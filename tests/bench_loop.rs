@@ -57,7 +57,7 @@ async fn the_loop_runs_against_the_real_mock_llm() {
         Box::new(LoopPort {
             base_url: String::new(),
             max_turns: 0,
-            http: reqwest::Client::new(),
+            http: toolnexus_harness::tls::client(),
         })
     };
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![

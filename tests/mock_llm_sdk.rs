@@ -105,7 +105,7 @@ impl Llm {
         let body = bounded(
             "recording",
             BOUND,
-            reqwest::Client::new()
+            toolnexus_harness::tls::client()
                 .get(format!("{}/_mock/requests", self.url))
                 .header("x-api-key", API_KEY)
                 .send(),

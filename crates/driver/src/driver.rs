@@ -10,14 +10,18 @@ use toolnexus_protocol::{error_response, ErrorKind};
 /// logs go to stderr only. On every one of these it closes what it started (MCP servers,
 /// bash calls), and the servers are armed to die with it even on SIGKILL. Returns the
 /// signal that stopped it, if one did.
-pub async fn serve_stdio() -> std::io::Result<Option<&'static str>> {
-    toolnexus_reference::mcp::stdio::die_with_this_process();
-    serve_until(
-        BufReader::new(toolnexus_stdio::stdin()),
-        toolnexus_stdio::stdout(),
-        termination(),
-    )
-    .await
+pub fn serve_stdio(
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Option<&'static str>>> + Send>>
+{
+    Box::pin(async {
+        toolnexus_reference::mcp::stdio::die_with_this_process();
+        serve_until(
+            BufReader::new(toolnexus_stdio::stdin()),
+            toolnexus_stdio::stdout(),
+            termination(),
+        )
+        .await
+    })
 }
 
 /// The first of SIGTERM, SIGINT, SIGHUP (never, when they cannot be watched).

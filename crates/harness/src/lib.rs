@@ -34,6 +34,7 @@ pub mod steps;
 pub mod subprocess;
 pub(crate) mod surroundings;
 pub mod time_bound;
+pub mod tls;
 pub mod trace;
 
 // The CLI names the reporters at the crate root, as it always has.

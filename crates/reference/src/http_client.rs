@@ -3,6 +3,11 @@
 //! platform's root certificates (about 15 ms of CPU); a process that creates a client per
 //! toolkit, tool or run would spend most of its time there. Clients themselves stay
 //! separate: a pooled connection belongs to the runtime it was opened on.
+//!
+//! TLS runs on rustls's `ring` provider, the only one in the build: reqwest's default
+//! (`aws-lc-rs`) is a C library whose build alone took a minute of a cold release build on two
+//! cores (README "Build time"). reqwest then has no provider of its own, so a client built
+//! without [`builder`] (rmcp's, a test's) needs the process default [`install_tls_provider`] sets.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -10,12 +15,20 @@ use std::time::Duration;
 /// A client builder with the shared TLS configuration (reqwest's own when that cannot be
 /// made, which then loads the certificates itself).
 pub fn builder() -> reqwest::ClientBuilder {
+    install_tls_provider();
     static TLS: OnceLock<Option<rustls::ClientConfig>> = OnceLock::new();
     let builder = reqwest::Client::builder();
     match TLS.get_or_init(tls_config) {
         Some(config) => builder.tls_backend_preconfigured(config.clone()),
         None => builder,
     }
+}
+
+/// A client with reqwest's own defaults (its TLS configuration, not the shared one), the
+/// provider installed: what a third-party client of a served toolkit would build.
+pub fn plain_client() -> reqwest::Client {
+    install_tls_provider();
+    reqwest::Client::new()
 }
 
 /// A client with default settings and the shared TLS configuration.
@@ -49,9 +62,20 @@ pub fn llm_client_with_idle(idle: Duration) -> reqwest::Client {
         .unwrap_or_default()
 }
 
+/// Makes `ring` the process's default rustls provider, once; a later call, or a provider
+/// another part of the process installed first, leaves it as it is. Every reqwest client
+/// built without [`builder`] needs a default installed before it is built.
+pub fn install_tls_provider() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        // Err only when a default is already installed: then that one serves.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// What reqwest builds by default: the platform verifier, safe protocol versions, HTTP/1.1.
 fn tls_config() -> Option<rustls::ClientConfig> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier = rustls_platform_verifier::Verifier::new(provider.clone()).ok()?;
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

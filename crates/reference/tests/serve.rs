@@ -147,7 +147,7 @@ fn a2a_only(client: Option<Client>, a2a: A2AConfig) -> ServeOptions {
 }
 
 async fn rpc(url: &str, body: Value) -> Value {
-    let reply = reqwest::Client::new()
+    let reply = toolnexus_reference::http_client::plain_client()
         .post(format!("{url}/"))
         .body(body.to_string())
         .send()
@@ -188,7 +188,7 @@ async fn settle(url: &str, id: &str) -> Value {
 }
 
 async fn get(url: &str) -> reqwest::Response {
-    reqwest::get(url).await.unwrap()
+    toolnexus_reference::http_client::plain_client().get(url).send().await.unwrap()
 }
 
 #[tokio::test]
@@ -205,7 +205,7 @@ async fn no_profile_serves_nothing() {
             "{path}"
         );
     }
-    let post = reqwest::Client::new()
+    let post = toolnexus_reference::http_client::plain_client()
         .post(format!("{}/", h.url()))
         .body("{}")
         .send()
@@ -245,7 +245,7 @@ async fn card_defaults_and_skills_never_tools() {
     h.stop().await;
     h.stop().await; // idempotent
     assert!(
-        reqwest::get(format!("{}/.well-known/agent-card.json", h.url()))
+        toolnexus_reference::http_client::plain_client().get(format!("{}/.well-known/agent-card.json", h.url())).send()
             .await
             .is_err()
     );
@@ -466,7 +466,7 @@ async fn json_rpc_errors() {
     let raw = |body: &'static str| {
         let url = format!("{}/", h.url());
         async move {
-            let r = reqwest::Client::new()
+            let r = toolnexus_reference::http_client::plain_client()
                 .post(url)
                 .body(body)
                 .send()
@@ -518,7 +518,7 @@ async fn json_rpc_errors() {
     }
     // Oversized bodies are refused before they are buffered.
     let big = "x".repeat(5 * 1024 * 1024);
-    let r = reqwest::Client::new()
+    let r = toolnexus_reference::http_client::plain_client()
         .post(format!("{}/", h.url()))
         .body(big)
         .send()
@@ -597,6 +597,7 @@ async fn config_file_blocks_apply_and_inline_wins() {
 }
 
 async fn mcp_client(base: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    toolnexus_reference::http_client::install_tls_provider();
     let transport = StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
     ().serve(transport).await.unwrap()
 }
@@ -757,7 +758,7 @@ async fn an_abandoned_call_cancels_the_tool() {
         .unwrap();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "wait", "arguments": {}}});
-    let request = reqwest::Client::new()
+    let request = toolnexus_reference::http_client::plain_client()
         .post(format!("{}/mcp", h.url()))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")

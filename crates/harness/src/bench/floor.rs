@@ -63,7 +63,7 @@ pub(super) async fn setup(op: Op, ctx: &Ctx<'_>, m: &mut Measured) -> Option<Sta
         Op::McpCall => McpSession::start(ctx).await.map(State::Mcp),
         Op::McpBuild => Ok(State::McpBuild),
         Op::AgentLoop => match start_loop_mock(ctx).await {
-            Ok(mock) => reqwest::Client::builder()
+            Ok(mock) => crate::tls::client_builder()
                 .tcp_nodelay(true)
                 .build()
                 .map(|http| State::Loop(mock, http))

@@ -42,7 +42,7 @@ impl McpHttp {
     /// A client of `<base>/mcp` (one trailing `/` of `base` dropped) with a pooled
     /// keep-alive connection.
     pub(super) fn new(base: &str) -> Result<Self, String> {
-        let http = reqwest::Client::builder()
+        let http = crate::tls::client_builder()
             .timeout(HTTP_BOUND)
             .tcp_nodelay(true)
             .build()
