@@ -180,7 +180,7 @@ fn protocol_comparison(rt: &Runtime, bin: &Path) {
     };
     let mut ports = protocol_ports(bin);
     let report = rt.block_on(async {
-        let report = bench::run(&mut ports, &opts, |_| {}).await;
+        let report = bench::run(&mut ports, &opts, &mut |_| {}).await;
         for (_, port) in &mut ports {
             port.shutdown().await;
         }

@@ -48,7 +48,10 @@ async fn tiny_run_in_process() {
         ("broken".into(), Box::new(Broken)),
     ];
     let mut lines = Vec::new();
-    let report = run(&mut ports, &tiny(), |l| lines.push(l.to_string())).await;
+    let report = run(&mut ports, &tiny(), &mut |l: &str| {
+        lines.push(l.to_string())
+    })
+    .await;
     assert!(!lines.is_empty());
     assert_eq!(report.rows.len(), 24);
     assert_eq!(report.reference.as_deref(), Some(REFERENCE));
@@ -178,7 +181,7 @@ async fn unwritable_work_dir_is_a_note() {
         ..tiny()
     };
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![(REFERENCE.into(), Box::new(reference()))];
-    let report = run(&mut ports, &opts, |_| {}).await;
+    let report = run(&mut ports, &opts, &mut |_| {}).await;
     assert_eq!(report.notes.len(), 1, "{report:?}");
     assert!(report.fixtures.is_none());
     assert_eq!(report.rows.len(), Op::ALL.len());
@@ -199,7 +202,7 @@ async fn only_the_chosen_ops_run() {
         (REFERENCE.into(), Box::new(reference())),
         ("python".into(), Box::new(reference())),
     ];
-    let report = run(&mut ports, &opts, |_| {}).await;
+    let report = run(&mut ports, &opts, &mut |_| {}).await;
     let ops: Vec<Op> = report.rows.iter().map(|r| r.op).collect();
     assert_eq!(ops, [Op::RoundTrip, Op::RoundTrip]);
     let text = table(&report);
@@ -246,7 +249,7 @@ async fn samples_are_interleaved_round_by_round() {
         round_trips: 4,
         ..tiny()
     };
-    let report = run(&mut ports, &opts, |_| {}).await;
+    let report = run(&mut ports, &opts, &mut |_| {}).await;
     for r in &report.rows {
         assert!(r.notes.is_empty(), "{r:?}");
     }

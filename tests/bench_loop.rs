@@ -71,7 +71,7 @@ async fn the_loop_runs_against_the_real_mock_llm() {
         ..BenchOptions::smoke(bin.into())
     };
     let mut lines = Vec::new();
-    let report = bench::run(&mut ports, &opts, |l| lines.push(l.to_string())).await;
+    let report = bench::run(&mut ports, &opts, &mut |l| lines.push(l.to_string())).await;
     let text = bench::table(&report);
     assert_eq!(report.rows.len(), 2, "{text}");
     for r in &report.rows {

@@ -41,7 +41,7 @@ async fn bench_smoke_in_process_and_driver() {
         .implements
         .iter()
         .any(|s| s == "8");
-    let report = bench::run(&mut ports, &opts, |_| {}).await;
+    let report = bench::run(&mut ports, &opts, &mut |_| {}).await;
     for (_, port) in &mut ports {
         port.shutdown().await;
     }

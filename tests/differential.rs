@@ -15,7 +15,7 @@ fn reference() -> InProcessPort {
 async fn the_reference_agrees_with_itself() {
     let mut a = reference();
     let mut b = reference();
-    let report = run(&mut a, &mut b, "reference", 24, 7, |_, _| {}).await;
+    let report = run(&mut a, &mut b, "reference", 24, 7, &mut |_, _| {}).await;
     assert_eq!(report.mismatching, 0, "{}", text(&report));
 }
 
@@ -37,7 +37,7 @@ impl Port for Reversed {
 async fn a_disagreeing_port_yields_shrunk_counterexamples() {
     let mut a = reference();
     let mut b = Reversed(reference());
-    let report = run(&mut a, &mut b, "reversed", 16, 7, |_, _| {}).await;
+    let report = run(&mut a, &mut b, "reversed", 16, 7, &mut |_, _| {}).await;
     assert!(report.mismatching > 0);
     let c = &report.counterexamples[0];
     assert!(c.signature.contains("$.tools"), "{}", text(&report));

@@ -93,11 +93,11 @@ async fn reports() -> (RunReport, RunReport) {
     );
     let env = Env::from_root(&root).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
     let mut reference = InProcessPort::new(toolnexus_driver::ReferenceSession::new());
-    let good = run(&mut reference, &env, &scenarios, "reference", |_| {}).await;
+    let good = run(&mut reference, &env, &scenarios, "reference", &mut |_| {}).await;
     let mut broken = BrokenPort {
         inner: InProcessPort::new(toolnexus_driver::ReferenceSession::new()),
     };
-    let bad = run(&mut broken, &env, &scenarios, "broken", |_| {}).await;
+    let bad = run(&mut broken, &env, &scenarios, "broken", &mut |_| {}).await;
     (good, bad)
 }
 

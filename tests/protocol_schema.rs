@@ -188,7 +188,7 @@ async fn every_message_of_every_scenario_matches_the_schema() {
     );
     let env = Env::from_root(&root).with_mock_bin(env!("CARGO_BIN_EXE_toolnexus-conformance"));
     let mut port = RecordingPort::new();
-    let report = runner::run(&mut port, &env, &scenarios, "reference", |_| {}).await;
+    let report = runner::run(&mut port, &env, &scenarios, "reference", &mut |_| {}).await;
 
     eprintln!("commands sent: {:?}", port.commands);
     eprintln!("error kinds answered: {:?}", port.errors);

@@ -131,7 +131,7 @@ pub async fn run(root: &Path, args: BenchArgs) -> ExitCode {
         }
         drivers.push((resolved.map_or(n.clone(), |r| r.name), port));
     }
-    let report = bench::run(&mut drivers, &opts, |line| eprintln!("{line}")).await;
+    let report = bench::run(&mut drivers, &opts, &mut |line| eprintln!("{line}")).await;
     for (_, port) in drivers.iter_mut() {
         port.shutdown().await;
     }

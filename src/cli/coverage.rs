@@ -56,7 +56,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
             Duration::from_millis(args.timeout_ms),
         );
         let fallback = resolved.map_or(name.clone(), |r| r.name);
-        let run = runner::run_or_refuse(driver.as_mut(), &env, &tagged, &fallback, |r| {
+        let run = runner::run_or_refuse(driver.as_mut(), &env, &tagged, &fallback, &mut |r| {
             eprintln!("{}", report::progress_line(r));
             true
         })

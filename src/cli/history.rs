@@ -119,7 +119,7 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
             runs.push((version.clone(), Err(e)));
             continue;
         }
-        let report = runner::run(driver.as_mut(), &env, &scenarios, &name, |_| {}).await;
+        let report = runner::run(driver.as_mut(), &env, &scenarios, &name, &mut |_| {}).await;
         let s = report.summary;
         eprintln!(
             "{name}: {} passed, {} failed, {} skipped",

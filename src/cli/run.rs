@@ -170,7 +170,7 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
         .iter_mut()
         .map(|d| d.as_mut() as &mut dyn Port)
         .collect();
-    let outcome = runner::run_pool_or_refuse(ports, &env, &scenarios, &fallback, |r| {
+    let outcome = runner::run_pool_or_refuse(ports, &env, &scenarios, &fallback, &mut |r| {
         let known = expected
             .as_ref()
             .is_some_and(|e| baseline::is_known(r, e, strict));
@@ -262,7 +262,7 @@ async fn differential(root: &Path, args: &RunArgs, cases: usize) -> ExitCode {
         &name,
         cases,
         args.seed,
-        |i, differs| {
+        &mut |i, differs| {
             eprintln!(
                 "case {:>4}: {}",
                 i + 1,

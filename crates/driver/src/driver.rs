@@ -10,9 +10,9 @@ use toolnexus_protocol::{error_response, ErrorKind};
 /// logs go to stderr only. On every one of these it closes what it started (MCP servers,
 /// bash calls), and the servers are armed to die with it even on SIGKILL. Returns the
 /// signal that stopped it, if one did.
-pub fn serve_stdio(
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Option<&'static str>>> + Send>>
-{
+pub fn serve_stdio() -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = std::io::Result<Option<&'static str>>> + Send>,
+> {
     Box::pin(async {
         toolnexus_reference::mcp::stdio::die_with_this_process();
         serve_until(

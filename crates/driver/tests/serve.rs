@@ -22,7 +22,9 @@ async fn refused(session: &mut ReferenceSession, request: Value) -> String {
 }
 
 async fn post(url: &str, body: Value, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut request = toolnexus_reference::http_client::plain_client().post(url).body(body.to_string());
+    let mut request = toolnexus_reference::http_client::plain_client()
+        .post(url)
+        .body(body.to_string());
     for (k, v) in headers {
         request = request.header(*k, *v);
     }
@@ -118,7 +120,9 @@ async fn serve_fulfils_records_and_stops() {
 
     ok(&mut s, json!({"cmd": "serve_stop", "serve": "s1"})).await;
     ok(&mut s, json!({"cmd": "serve_stop", "serve": "s1"})).await;
-    assert!(toolnexus_reference::http_client::plain_client().get(format!("{url}/.well-known/agent-card.json")).send()
+    assert!(toolnexus_reference::http_client::plain_client()
+        .get(format!("{url}/.well-known/agent-card.json"))
+        .send()
         .await
         .is_err());
 }
@@ -202,7 +206,11 @@ async fn lookups_reuse_and_close() {
     )
     .await;
     let second = second["url"].as_str().unwrap().to_string();
-    let card = |u: &str| toolnexus_reference::http_client::plain_client().get(format!("{u}/.well-known/agent-card.json")).send();
+    let card = |u: &str| {
+        toolnexus_reference::http_client::plain_client()
+            .get(format!("{u}/.well-known/agent-card.json"))
+            .send()
+    };
     assert!(
         card(&first).await.is_err(),
         "reusing an id stops the earlier handle"

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use futures::future::{FutureExt, LocalBoxFuture};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRng, TestRunner};
@@ -268,72 +269,75 @@ fn signature(mismatches: &[String]) -> String {
 
 /// Generates `cases` configurations (deterministically from `seed`), compares the two ports on
 /// each, and shrinks one counterexample per distinct signature.
-pub async fn run(
-    reference: &mut dyn Port,
-    other: &mut dyn Port,
-    port_name: &str,
+pub fn run<'a>(
+    reference: &'a mut dyn Port,
+    other: &'a mut dyn Port,
+    port_name: &'a str,
     cases: usize,
     seed: u64,
-    mut progress: impl FnMut(usize, bool),
-) -> DiffReport {
-    let mut seed_bytes = [0u8; 32];
-    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let rng = TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &seed_bytes);
-    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
-    let strategy = case_strategy();
-    let mut report = DiffReport {
-        port: port_name.to_string(),
-        cases,
-        mismatching: 0,
-        counterexamples: Vec::new(),
-    };
-    let mut seen: BTreeMap<String, ()> = BTreeMap::new();
-    for i in 0..cases {
-        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
-            continue;
+    progress: &'a mut dyn FnMut(usize, bool),
+) -> LocalBoxFuture<'a, DiffReport> {
+    async move {
+        let mut seed_bytes = [0u8; 32];
+        seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        let rng = TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &seed_bytes);
+        let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+        let strategy = case_strategy();
+        let mut report = DiffReport {
+            port: port_name.to_string(),
+            cases,
+            mismatching: 0,
+            counterexamples: Vec::new(),
         };
-        let first = tree.current();
-        let Some(mismatches) = disagreement(reference, other, &first).await else {
-            progress(i, false);
-            continue;
-        };
-        progress(i, true);
-        report.mismatching += 1;
-        let sig = signature(&mismatches);
-        if seen.contains_key(&sig) {
-            continue;
-        }
-        let mut best = (first, mismatches);
-        // Proptest's shrinking loop: simplify while the case still fails the same way,
-        // complicate back when a simplification stops failing.
-        let mut budget = 256;
-        if tree.simplify() {
-            while budget > 0 {
-                budget -= 1;
-                let current = tree.current();
-                let still = disagreement(reference, other, &current)
-                    .await
-                    .filter(|m| signature(m) == sig);
-                let moved = match still {
-                    Some(m) => {
-                        best = (current, m);
-                        tree.simplify()
+        let mut seen: BTreeMap<String, ()> = BTreeMap::new();
+        for i in 0..cases {
+            let Ok(mut tree) = strategy.new_tree(&mut runner) else {
+                continue;
+            };
+            let first = tree.current();
+            let Some(mismatches) = disagreement(reference, other, &first).await else {
+                progress(i, false);
+                continue;
+            };
+            progress(i, true);
+            report.mismatching += 1;
+            let sig = signature(&mismatches);
+            if seen.contains_key(&sig) {
+                continue;
+            }
+            let mut best = (first, mismatches);
+            // Proptest's shrinking loop: simplify while the case still fails the same way,
+            // complicate back when a simplification stops failing.
+            let mut budget = 256;
+            if tree.simplify() {
+                while budget > 0 {
+                    budget -= 1;
+                    let current = tree.current();
+                    let still = disagreement(reference, other, &current)
+                        .await
+                        .filter(|m| signature(m) == sig);
+                    let moved = match still {
+                        Some(m) => {
+                            best = (current, m);
+                            tree.simplify()
+                        }
+                        None => tree.complicate(),
+                    };
+                    if !moved {
+                        break;
                     }
-                    None => tree.complicate(),
-                };
-                if !moved {
-                    break;
                 }
             }
+            seen.insert(sig.clone(), ());
+            report.counterexamples.push(Counterexample {
+                signature: sig,
+                case: best.0,
+                mismatches: best.1,
+            });
         }
-        seen.insert(sig.clone(), ());
-        report.counterexamples.push(Counterexample {
-            signature: sig,
-            case: best.0,
-            mismatches: best.1,
-        });
+        report
     }
-    report
+    .boxed_local()
 }
 
 /// A readable summary with every counterexample.

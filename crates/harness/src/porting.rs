@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use futures::future::{FutureExt, LocalBoxFuture};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -92,36 +93,40 @@ impl Port for Recorder {
 
 /// Runs `scenarios` over `ports` (one worker each, as `run --jobs`) and returns what each
 /// one's steps sent, in scenario order; `Err` when a port's `hello` fails.
-pub async fn record(
+pub fn record<'a>(
     ports: Vec<Box<dyn Port>>,
-    env: &Env,
-    scenarios: &[ScenarioSpec],
-) -> Result<Vec<ScenarioNeeds>, String> {
-    let log: Log = Arc::default();
-    let mut recorders: Vec<Recorder> = ports
-        .into_iter()
-        .map(|inner| Recorder {
-            inner,
-            log: Arc::clone(&log),
-            current: None,
-        })
-        .collect();
-    let pool = recorders.iter_mut().map(|r| r as &mut dyn Port).collect();
-    let report = runner::run_pool_or_refuse(pool, env, scenarios, "reference", |_| true).await?;
-    let mut sent = log.lock().map(|l| l.clone()).unwrap_or_default();
-    Ok(report
-        .scenarios
-        .into_iter()
-        .map(|r| ScenarioNeeds {
-            needs: sent.remove(&r.name).unwrap_or_default(),
-            left_out: (r.status != Status::Passed).then(|| {
-                let first = r.message.lines().next().unwrap_or_default();
-                format!("{}: {}", status_word(r.status), truncate(first, 200))
-            }),
-            id: r.name,
-            section: r.section,
-        })
-        .collect())
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+) -> LocalBoxFuture<'a, Result<Vec<ScenarioNeeds>, String>> {
+    async move {
+        let log: Log = Arc::default();
+        let mut recorders: Vec<Recorder> = ports
+            .into_iter()
+            .map(|inner| Recorder {
+                inner,
+                log: Arc::clone(&log),
+                current: None,
+            })
+            .collect();
+        let pool = recorders.iter_mut().map(|r| r as &mut dyn Port).collect();
+        let report =
+            runner::run_pool_or_refuse(pool, env, scenarios, "reference", &mut |_| true).await?;
+        let mut sent = log.lock().map(|l| l.clone()).unwrap_or_default();
+        Ok(report
+            .scenarios
+            .into_iter()
+            .map(|r| ScenarioNeeds {
+                needs: sent.remove(&r.name).unwrap_or_default(),
+                left_out: (r.status != Status::Passed).then(|| {
+                    let first = r.message.lines().next().unwrap_or_default();
+                    format!("{}: {}", status_word(r.status), truncate(first, 200))
+                }),
+                id: r.name,
+                section: r.section,
+            })
+            .collect())
+    }
+    .boxed_local()
 }
 
 /// `passed`, `failed` or `skipped`.

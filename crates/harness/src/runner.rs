@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use futures::future::join_all;
+use futures::future::{join_all, FutureExt, LocalBoxFuture};
 
 use super::failure::Failure;
 use super::features::{ScenarioSpec, SpecVersion};
@@ -157,33 +157,37 @@ async fn greet(port: &mut dyn Port, fallback_name: &str) -> Greeting {
 /// Runs `scenarios` against `port`, calling `progress` after each one. A port whose `hello`
 /// fails gets every scenario failed with the reason (what a release column of `history`
 /// shows); `run` itself uses [`run_or_refuse`].
-pub async fn run(
-    port: &mut dyn Port,
-    env: &Env,
-    scenarios: &[ScenarioSpec],
-    fallback_name: &str,
-    mut progress: impl FnMut(&ScenarioResult),
-) -> RunReport {
-    let greeting = greet(port, fallback_name).await;
-    execute(vec![port], env, scenarios, greeting, |r| {
-        progress(r);
-        true
-    })
-    .await
+pub fn run<'a>(
+    port: &'a mut dyn Port,
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+    fallback_name: &'a str,
+    progress: &'a mut dyn FnMut(&ScenarioResult),
+) -> LocalBoxFuture<'a, RunReport> {
+    async move {
+        let greeting = greet(port, fallback_name).await;
+        execute(vec![port], env, scenarios, greeting, |r| {
+            progress(r);
+            true
+        })
+        .await
+    }
+    .boxed_local()
 }
 
 /// Runs `scenarios` against `port` like [`run`], but a failed `hello` ends it before any
 /// scenario: `Err` carries the reason (with the driver's stderr tail when it has one), since
 /// one identical failure per scenario says nothing more. `progress` is called after each
 /// scenario and returns whether to go on (`--fail-fast` stops at a failure).
-pub async fn run_or_refuse(
-    port: &mut dyn Port,
-    env: &Env,
-    scenarios: &[ScenarioSpec],
-    fallback_name: &str,
-    progress: impl FnMut(&ScenarioResult) -> bool,
-) -> Result<RunReport, String> {
-    run_pool_or_refuse(vec![port], env, scenarios, fallback_name, progress).await
+pub fn run_or_refuse<'a>(
+    port: &'a mut dyn Port,
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+    fallback_name: &'a str,
+    progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
+) -> LocalBoxFuture<'a, Result<RunReport, String>> {
+    async move { run_pool_or_refuse(vec![port], env, scenarios, fallback_name, progress).await }
+        .boxed_local()
 }
 
 /// Runs `scenarios` over `ports`, one worker per port taking the next scenario as it gets
@@ -192,22 +196,25 @@ pub async fn run_or_refuse(
 /// so the output is the one a single port gives. The `@serial` scenarios run first, each
 /// while no other runs. With `--fail-fast` the scenarios already started finish, and only
 /// the results up to the first failure (in scenario order) are reported.
-pub async fn run_pool_or_refuse(
-    mut ports: Vec<&mut dyn Port>,
-    env: &Env,
-    scenarios: &[ScenarioSpec],
-    fallback_name: &str,
-    progress: impl FnMut(&ScenarioResult) -> bool,
-) -> Result<RunReport, String> {
-    let greetings = join_all(ports.iter_mut().map(|p| greet(&mut **p, fallback_name))).await;
-    if let Some(e) = greetings.iter().find_map(|g| g.error.clone()) {
-        join_all(ports.iter_mut().map(|p| p.shutdown())).await;
-        return Err(e);
+pub fn run_pool_or_refuse<'a>(
+    mut ports: Vec<&'a mut dyn Port>,
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+    fallback_name: &'a str,
+    progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
+) -> LocalBoxFuture<'a, Result<RunReport, String>> {
+    async move {
+        let greetings = join_all(ports.iter_mut().map(|p| greet(&mut **p, fallback_name))).await;
+        if let Some(e) = greetings.iter().find_map(|g| g.error.clone()) {
+            join_all(ports.iter_mut().map(|p| p.shutdown())).await;
+            return Err(e);
+        }
+        let Some(greeting) = greetings.into_iter().next() else {
+            return Err("no port to run the scenarios on".to_string());
+        };
+        Ok(execute(ports, env, scenarios, greeting, progress).await)
     }
-    let Some(greeting) = greetings.into_iter().next() else {
-        return Err("no port to run the scenarios on".to_string());
-    };
-    Ok(execute(ports, env, scenarios, greeting, progress).await)
+    .boxed_local()
 }
 
 /// The guard a worker holds while its scenario runs: shared, or alone for `@serial` ones.
@@ -602,7 +609,13 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        rt.block_on(run(&mut Greeter(declared), &env, &scenarios, "g", |_| {}))
+        rt.block_on(run(
+            &mut Greeter(declared),
+            &env,
+            &scenarios,
+            "g",
+            &mut |_| {},
+        ))
     }
 
     #[test]
@@ -690,7 +703,7 @@ mod tests {
             &env,
             &scenarios,
             "g",
-            |_| {
+            &mut |_| {
                 calls += 1;
                 true
             },
@@ -703,7 +716,7 @@ mod tests {
                 &env,
                 &scenarios,
                 "g",
-                |_| false,
+                &mut |_| false,
             ))
             .unwrap();
         assert_eq!(stopped.scenarios.len(), 1);
@@ -714,7 +727,7 @@ mod tests {
     fn on_pool<P: Port>(
         ports: &mut [P],
         scenarios: &[ScenarioSpec],
-        progress: impl FnMut(&ScenarioResult) -> bool,
+        mut progress: impl FnMut(&ScenarioResult) -> bool,
     ) -> RunReport {
         let env = Env::from_root(std::path::Path::new("."));
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -726,7 +739,7 @@ mod tests {
             &env,
             scenarios,
             "g",
-            progress,
+            &mut progress,
         ))
         .unwrap()
     }

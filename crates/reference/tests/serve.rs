@@ -188,7 +188,11 @@ async fn settle(url: &str, id: &str) -> Value {
 }
 
 async fn get(url: &str) -> reqwest::Response {
-    toolnexus_reference::http_client::plain_client().get(url).send().await.unwrap()
+    toolnexus_reference::http_client::plain_client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -244,11 +248,11 @@ async fn card_defaults_and_skills_never_tools() {
     assert_eq!(get_root.status(), 404);
     h.stop().await;
     h.stop().await; // idempotent
-    assert!(
-        toolnexus_reference::http_client::plain_client().get(format!("{}/.well-known/agent-card.json", h.url())).send()
-            .await
-            .is_err()
-    );
+    assert!(toolnexus_reference::http_client::plain_client()
+        .get(format!("{}/.well-known/agent-card.json", h.url()))
+        .send()
+        .await
+        .is_err());
 }
 
 #[tokio::test]

@@ -426,7 +426,7 @@ mod tests {
             ("old".into(), old),
             ("failing".into(), failing),
         ];
-        let report = run(&mut ports, &opts, |_| {}).await;
+        let report = run(&mut ports, &opts, &mut |_| {}).await;
         let text = table(&report);
         let row = |port: &str| report.rows.iter().find(|r| r.port == port).unwrap();
 

@@ -57,6 +57,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use futures::future::{FutureExt, LocalBoxFuture};
 use serde::Serialize;
 
 use super::port::{truncate, Port, PortError};
@@ -551,109 +552,112 @@ struct FloorLane {
 /// [`REFERENCE`], when one is. The ports are left running: shutting them down is the
 /// caller's business. Drivers need a per-request timeout long enough for one skills build
 /// at the chosen size.
-pub async fn run(
-    ports: &mut [(String, Box<dyn Port>)],
-    opts: &BenchOptions,
-    mut progress: impl FnMut(&str),
-) -> BenchReport {
-    let mut report = BenchReport {
-        reference: ports
-            .iter()
-            .any(|(n, _)| n == REFERENCE)
-            .then(|| REFERENCE.to_string()),
-        runs: opts.runs,
-        warmup: opts.warmup,
-        round_trips: opts.round_trips,
-        mcp_calls: opts.mcp_calls,
-        mcp_builds: opts.mcp_builds,
-        loop_turns: opts.loop_turns,
-        loop_runs: opts.loop_runs,
-        serve_calls: opts.serve_calls,
-        suite_runs: opts.suite_runs,
-        suite_sections: None,
-        fixtures: None,
-        rows: Vec::new(),
-        floors: Vec::new(),
-        targets: Vec::new(),
-        notes: Vec::new(),
-    };
-    progress(&format!(
-        "generating fixtures: {} skills, {} grep files",
-        opts.skills, opts.grep_files
-    ));
-    let fixtures = match Fixtures::generate(opts) {
-        Ok(f) => f,
-        Err(e) => {
-            let why = format!("cannot generate the fixtures: {e}");
-            progress(&why);
-            report.notes.push(why.clone());
-            for &op in &opts.ops {
-                for (name, _) in ports.iter() {
-                    report.rows.push(row(op, opts, name, Measured::default()));
-                }
-            }
-            report.targets = targets(&report.rows, ports);
-            for r in &mut report.rows {
-                r.notes.push(why.clone());
-            }
-            return report;
-        }
-    };
-    progress(&format!(
-        "fixtures ready in {:.0} ms ({} skill files, {} grep files, {} expected grep matches)",
-        fixtures.info.generation_ms,
-        fixtures.info.skill_files,
-        fixtures.info.grep_files,
-        fixtures.info.grep_matches
-    ));
-    for &op in &opts.ops {
-        let label = op.label(opts);
-        progress(&format!("{label}…"));
-        let mut ctx = Ctx {
-            opts,
-            fx: &fixtures,
-            suite_sections: Vec::new(),
+pub fn run<'a>(
+    ports: &'a mut [(String, Box<dyn Port>)],
+    opts: &'a BenchOptions,
+    progress: &'a mut dyn FnMut(&str),
+) -> LocalBoxFuture<'a, BenchReport> {
+    async move {
+        let mut report = BenchReport {
+            reference: ports
+                .iter()
+                .any(|(n, _)| n == REFERENCE)
+                .then(|| REFERENCE.to_string()),
+            runs: opts.runs,
+            warmup: opts.warmup,
+            round_trips: opts.round_trips,
+            mcp_calls: opts.mcp_calls,
+            mcp_builds: opts.mcp_builds,
+            loop_turns: opts.loop_turns,
+            loop_runs: opts.loop_runs,
+            serve_calls: opts.serve_calls,
+            suite_runs: opts.suite_runs,
+            suite_sections: None,
+            fixtures: None,
+            rows: Vec::new(),
+            floors: Vec::new(),
+            targets: Vec::new(),
+            notes: Vec::new(),
         };
-        let mut early: Vec<Vec<String>> = vec![Vec::new(); ports.len()];
-        if op == Op::Suite {
-            let (sections, notes) = suite::common_sections(ports, &opts.suite.sections).await;
-            progress(&format!("  suite sections: {}", sections.join(",")));
-            report.suite_sections = Some(sections.clone());
-            ctx.suite_sections = sections;
-            early = notes;
-        }
-        let (lanes, floor) = measure_op(op, ports, &ctx, early, &mut progress).await;
-        for (name, m) in lanes {
-            let r = row(op, opts, &name, m);
-            progress(&format!(
-                "{label} on {name}: median {}{}",
-                render::fmt_ms(r.median_ms),
-                if r.notes.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", r.notes.join("; "))
+        progress(&format!(
+            "generating fixtures: {} skills, {} grep files",
+            opts.skills, opts.grep_files
+        ));
+        let fixtures = match Fixtures::generate(opts) {
+            Ok(f) => f,
+            Err(e) => {
+                let why = format!("cannot generate the fixtures: {e}");
+                progress(&why);
+                report.notes.push(why.clone());
+                for &op in &opts.ops {
+                    for (name, _) in ports.iter() {
+                        report.rows.push(row(op, opts, name, Measured::default()));
+                    }
                 }
-            ));
-            report.rows.push(r);
-        }
-        if let Some((what, m)) = floor {
-            let f = floor_row(op, what, m);
-            progress(&format!(
-                "{label}, floor ({what}): median {}{}",
-                render::fmt_ms(f.median_ms),
-                if f.notes.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", f.notes.join("; "))
+                report.targets = targets(&report.rows, ports);
+                for r in &mut report.rows {
+                    r.notes.push(why.clone());
                 }
-            ));
-            report.floors.push(f);
+                return report;
+            }
+        };
+        progress(&format!(
+            "fixtures ready in {:.0} ms ({} skill files, {} grep files, {} expected grep matches)",
+            fixtures.info.generation_ms,
+            fixtures.info.skill_files,
+            fixtures.info.grep_files,
+            fixtures.info.grep_matches
+        ));
+        for &op in &opts.ops {
+            let label = op.label(opts);
+            progress(&format!("{label}…"));
+            let mut ctx = Ctx {
+                opts,
+                fx: &fixtures,
+                suite_sections: Vec::new(),
+            };
+            let mut early: Vec<Vec<String>> = vec![Vec::new(); ports.len()];
+            if op == Op::Suite {
+                let (sections, notes) = suite::common_sections(ports, &opts.suite.sections).await;
+                progress(&format!("  suite sections: {}", sections.join(",")));
+                report.suite_sections = Some(sections.clone());
+                ctx.suite_sections = sections;
+                early = notes;
+            }
+            let (lanes, floor) = measure_op(op, ports, &ctx, early, progress).await;
+            for (name, m) in lanes {
+                let r = row(op, opts, &name, m);
+                progress(&format!(
+                    "{label} on {name}: median {}{}",
+                    render::fmt_ms(r.median_ms),
+                    if r.notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", r.notes.join("; "))
+                    }
+                ));
+                report.rows.push(r);
+            }
+            if let Some((what, m)) = floor {
+                let f = floor_row(op, what, m);
+                progress(&format!(
+                    "{label}, floor ({what}): median {}{}",
+                    render::fmt_ms(f.median_ms),
+                    if f.notes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", f.notes.join("; "))
+                    }
+                ));
+                report.floors.push(f);
+            }
         }
+        report.fixtures = Some(fixtures.info.clone());
+        fill_ratios(&mut report.rows, &mut report.floors);
+        report.targets = targets(&report.rows, ports);
+        report
     }
-    report.fixtures = Some(fixtures.info.clone());
-    fill_ratios(&mut report.rows, &mut report.floors);
-    report.targets = targets(&report.rows, ports);
-    report
+    .boxed_local()
 }
 
 /// `  <who>: <unit> <detail, or the step's wall time>`.
@@ -672,7 +676,7 @@ async fn measure_op(
     ports: &mut [(String, Box<dyn Port>)],
     ctx: &Ctx<'_>,
     early: Vec<Vec<String>>,
-    progress: &mut impl FnMut(&str),
+    progress: &mut dyn FnMut(&str),
 ) -> (Vec<(String, Measured)>, Option<(&'static str, Measured)>) {
     let mut lanes: Vec<PortLane<'_>> = Vec::new();
     for ((name, port), notes) in ports.iter_mut().zip(early) {

@@ -17,13 +17,18 @@ pub use scenario::{
 };
 pub use server::{CARD_PATH, SELF};
 
+use futures::future::{FutureExt, LocalBoxFuture};
+
 use crate::loopback;
 
 /// Runs the scenario until the process is killed, after printing the base URL
 /// `http://127.0.0.1:<port>` as the first stdout line.
-pub async fn run(scenario: Scenario) -> Result<(), String> {
-    let guard = resolve_headers(&scenario.require_headers_from_env)?;
-    server::serve(scenario, guard).await
+pub fn run(scenario: Scenario) -> LocalBoxFuture<'static, Result<(), String>> {
+    async move {
+        let guard = resolve_headers(&scenario.require_headers_from_env)?;
+        server::serve(scenario, guard).await
+    }
+    .boxed_local()
 }
 
 /// Reads `requireHeadersFromEnv` values now, so a missing variable stops the start instead

@@ -21,15 +21,20 @@ pub use server::{
     STATS_PATH,
 };
 
+use futures::future::{FutureExt, LocalBoxFuture};
+
 use crate::loopback;
 
 /// Runs the scenario until the process is killed, after printing the base URL
 /// `http://127.0.0.1:<port>` as the first stdout line.
-pub async fn run(scenario: Scenario) -> Result<(), String> {
-    let guard = scenario
-        .require_headers_from_env
-        .iter()
-        .map(|(name, var)| loopback::secret_from_env(name, var).map(|s| (name.clone(), s)))
-        .collect::<Result<loopback::Guard, String>>()?;
-    server::serve(scenario, guard).await
+pub fn run(scenario: Scenario) -> LocalBoxFuture<'static, Result<(), String>> {
+    async move {
+        let guard = scenario
+            .require_headers_from_env
+            .iter()
+            .map(|(name, var)| loopback::secret_from_env(name, var).map(|s| (name.clone(), s)))
+            .collect::<Result<loopback::Guard, String>>()?;
+        server::serve(scenario, guard).await
+    }
+    .boxed_local()
 }

@@ -11,6 +11,7 @@ mod sleeper;
 mod stdio;
 
 use crate::loopback;
+use futures::future::{FutureExt, LocalBoxFuture};
 use std::sync::Arc;
 
 pub use scenario::{
@@ -29,27 +30,33 @@ pub enum Transport {
 
 /// Runs the scenario until stdin closes (stdio) or the process is killed (http). Crash
 /// modes exit the process with code 3, as a crashing server would.
-pub async fn run(transport: Transport, scenario: Scenario) -> Result<(), String> {
-    if scenario.fail == Some(FailMode::ExitAtStart) {
-        std::process::exit(3);
-    }
-    let guard = match transport {
-        Transport::Http => resolve_headers(&scenario.require_headers)?,
-        Transport::Stdio => {
-            if !scenario.require_headers.is_empty() {
-                eprintln!("mock-mcp: requireHeaders ignored over stdio");
-            }
-            Vec::new()
+pub fn run(
+    transport: Transport,
+    scenario: Scenario,
+) -> LocalBoxFuture<'static, Result<(), String>> {
+    async move {
+        if scenario.fail == Some(FailMode::ExitAtStart) {
+            std::process::exit(3);
         }
-    };
-    if let Some(s) = &scenario.sleeper {
-        sleeper::start(s)?;
+        let guard = match transport {
+            Transport::Http => resolve_headers(&scenario.require_headers)?,
+            Transport::Stdio => {
+                if !scenario.require_headers.is_empty() {
+                    eprintln!("mock-mcp: requireHeaders ignored over stdio");
+                }
+                Vec::new()
+            }
+        };
+        if let Some(s) = &scenario.sleeper {
+            sleeper::start(s)?;
+        }
+        let scenario = Arc::new(scenario);
+        match transport {
+            Transport::Stdio => stdio::serve(scenario).await,
+            Transport::Http => http::serve(scenario, guard).await,
+        }
     }
-    let scenario = Arc::new(scenario);
-    match transport {
-        Transport::Stdio => stdio::serve(scenario).await,
-        Transport::Http => http::serve(scenario, guard).await,
-    }
+    .boxed_local()
 }
 
 /// Reads `requireHeadersFromEnv` values now, so a missing variable stops the start instead
