@@ -18,8 +18,8 @@ mod validate_trace;
 
 use cli::supervise::supervised;
 use cli::{
-    bench, coverage, driver, fail, history, list, mock, porting, report, run, schema, setup,
-    spec_diff,
+    bench, clauses, coverage, driver, fail, history, list, mock, porting, report, run, schema,
+    setup, spec_diff,
 };
 
 #[derive(Parser)]
@@ -73,6 +73,10 @@ enum Command {
     /// Compare two SPEC texts clause by clause: changed, removed and new normative text,
     /// with the scenarios and snapshots to review. Exits 1 when there is something to review.
     SpecDiff(spec_diff::SpecDiffArgs),
+    /// The clause index against the SPEC texts: `lint` (every normative sentence tracked
+    /// whole, version bounds honest) and `arrivals` (when each clause arrived, from the SPEC
+    /// history).
+    Clauses(clauses::ClausesArgs),
     /// Time the same operations on several ports through their drivers, side by side with
     /// the reference's own driver, and print medians and ratios.
     Bench(bench::BenchArgs),
@@ -153,6 +157,7 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::Report(args) => report::run(args),
         Command::Coverage(args) => coverage::run(&root, args).await,
         Command::SpecDiff(args) => spec_diff::run(&root, args),
+        Command::Clauses(args) => clauses::run(&root, args),
         Command::Bench(args) => supervised(bench::run(&root, args)).await,
         Command::Run(args) => supervised(run::run(&root, args)).await,
         Command::Porting(args) => supervised(porting::run(&root, args)).await,

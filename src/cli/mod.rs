@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
-use toolnexus_harness::clauses::{self, ClauseIndex, Ties};
+use toolnexus_harness::clauses::{self as clause_index, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
 use toolnexus_harness::inprocess::InProcessPort;
 use toolnexus_harness::port::Port;
@@ -17,6 +17,7 @@ use toolnexus_harness::runner::Selection;
 use toolnexus_harness::subprocess::SubprocessPort;
 
 pub mod bench;
+pub mod clauses;
 pub mod coverage;
 pub mod driver;
 pub mod history;
@@ -118,13 +119,18 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
             root.display()
         ));
     }
-    let (scenarios, errors) = features::load(&dir);
+    let (mut scenarios, errors) = features::load(&dir);
     if !errors.is_empty() {
         return Err(format!(
             "feature files that do not parse:\n{}",
             errors.join("\n")
         ));
     }
+    // Each scenario holds from the SPEC text that first has every clause it checks.
+    let index_file = clause_index::index_path(root);
+    let index = ClauseIndex::load(&index_file, &index_file.display().to_string())
+        .map_err(|e| e.join("\n"))?;
+    clause_index::derive_bounds(&index, &mut scenarios);
     let mut sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
@@ -239,7 +245,7 @@ fn load_clauses(
     root: &Path,
     index: Option<PathBuf>,
 ) -> Result<(ClauseIndex, Vec<ScenarioSpec>, Ties, String), String> {
-    let file = index.unwrap_or_else(|| clauses::index_path(root));
+    let file = index.unwrap_or_else(|| clause_index::index_path(root));
     let shown = file
         .strip_prefix(root)
         .unwrap_or(&file)
@@ -253,7 +259,7 @@ fn load_clauses(
             errors.join("\n")
         ));
     }
-    let ties = clauses::tie(&index, &scenarios, &shown);
+    let ties = clause_index::tie(&index, &scenarios, &shown);
     if !ties.errors.is_empty() {
         return Err(format!(
             "clause tags naming no clause:\n{}",

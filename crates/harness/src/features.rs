@@ -34,6 +34,8 @@ pub struct ScenarioSpec {
     pub bounds: VersionBounds,
     /// For a `@beyond-spec` scenario, why: its `Beyond the SPEC: …` description.
     pub beyond_spec: Option<String>,
+    /// The scenario's description (the prose under `Scenario:`), trimmed; empty when none.
+    pub description: String,
     /// Background steps followed by the scenario's own.
     pub steps: Vec<StepSpec>,
 }
@@ -356,6 +358,12 @@ fn expand(feature: &gherkin::Feature, file: &str) -> (Vec<ScenarioSpec>, Vec<Str
                     .map(str::to_string),
                 bounds,
                 beyond_spec,
+                description: scenario
+                    .description
+                    .as_deref()
+                    .map(str::trim)
+                    .unwrap_or_default()
+                    .to_string(),
                 tags,
                 steps,
             });

@@ -38,4 +38,6 @@ pub mod tls;
 pub mod trace;
 
 // The CLI names the reporters at the crate root, as it always has.
-pub use reporting::{baseline, clauses, history, html, junit, report, spec_diff};
+pub use reporting::{
+    arrival, baseline, clauses, history, html, junit, report, spec_diff, spec_text, wholeness,
+};

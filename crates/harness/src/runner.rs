@@ -500,6 +500,7 @@ mod tests {
             pin: Some("0.16.0".into()),
             bounds: VersionBounds::from_tags(&tags).unwrap(),
             beyond_spec: beyond.then(|| "Beyond the SPEC: order.".to_string()),
+            description: String::new(),
             tags,
             steps: Vec::<StepSpec>::new(),
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::features::ScenarioSpec;
+use crate::features::{ScenarioSpec, SpecVersion};
 use crate::outcome::{RunReport, Status};
 use crate::sections::cmp_sections;
 
@@ -48,6 +48,31 @@ pub struct Clause {
     /// For an observable clause no scenario checks yet: the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncovered: Option<String>,
+    /// Why the quote leaves out part of the sentence(s) it is cut from, when it does and no
+    /// other clause quotes the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// The first SPEC release from which every text holds the quote (computed from the
+    /// SPEC history by `clauses arrivals --write`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrived: Option<String>,
+    /// Releases before `arrived` where an earlier wording of the clause first appeared or
+    /// changed, oldest first (computed likewise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reworded: Vec<String>,
+}
+
+/// A sentence of the SPEC that reads as normative but states no rule of its own, with the
+/// reason; the wholeness lint accepts it without a clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prose {
+    /// The SPEC section.
+    pub section: String,
+    /// Verbatim excerpt (compared whitespace-collapsed).
+    pub text: String,
+    /// Why it is not a clause (a heading-like lead-in, a rationale, a clause elsewhere).
+    pub why: String,
 }
 
 /// The whole index file.
@@ -58,6 +83,9 @@ pub struct ClauseIndex {
     pub spec: String,
     /// Every clause, in SPEC order.
     pub clauses: Vec<Clause>,
+    /// Normative-looking sentences that are not clauses, each with its reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prose: Vec<Prose>,
 }
 
 /// Where the index for the pinned SPEC lives under a checkout.
@@ -109,6 +137,14 @@ impl ClauseIndex {
             if c.quote.trim().is_empty() {
                 bad("empty quote".into());
             }
+            if c.part.as_deref().is_some_and(|p| p.trim().is_empty()) {
+                bad("\"part\" needs a reason".into());
+            }
+            for v in c.arrived.iter().chain(&c.reworded) {
+                if super::history::version_key(v).is_none() {
+                    bad(format!("\"{v}\" is not a release number"));
+                }
+            }
             match c.kind {
                 Kind::Observable => {}
                 _ if c.uncovered.is_some() => {
@@ -118,6 +154,14 @@ impl ClauseIndex {
                     bad("a non-observable clause needs \"why\"".into())
                 }
                 _ => {}
+            }
+        }
+        for p in &index.prose {
+            if !valid_section(&p.section) || p.text.trim().is_empty() || p.why.trim().is_empty() {
+                errors.push(format!(
+                    "{shown}: prose entry \"{}\": needs a section number, a text and a why",
+                    shorten(&collapse_ws(&p.text), 40)
+                ));
             }
         }
         if errors.is_empty() {
@@ -218,6 +262,97 @@ pub fn tie(index: &ClauseIndex, scenarios: &[ScenarioSpec], index_shown: &str) -
     ties.errors.sort();
     ties.errors.dedup();
     ties
+}
+
+/// The latest arrival among the clauses a scenario tags (whole or partly), and that clause;
+/// `None` when it tags none, or one whose arrival the index does not know.
+pub fn clause_floor<'a>(
+    index: &'a ClauseIndex,
+    scenario: &ScenarioSpec,
+) -> Option<(SpecVersion, &'a str)> {
+    let mut floor: Option<(SpecVersion, &str)> = None;
+    let tags = clause_tags(scenario);
+    if tags.is_empty() {
+        return None;
+    }
+    for (id, _) in tags {
+        let clause = index.get(id)?;
+        let arrived = SpecVersion::parse(clause.arrived.as_deref()?)?;
+        if floor.is_none_or(|(f, _)| arrived > f) {
+            floor = Some((arrived, clause.id.as_str()));
+        }
+    }
+    floor
+}
+
+/// Whether the scenario names its own lower bound with a `since-` tag.
+fn has_since_tag(scenario: &ScenarioSpec) -> bool {
+    scenario.tags.iter().any(|t| t.starts_with("since-"))
+}
+
+/// Sets each scenario's lower bound from its clauses: without a `since-` tag, a scenario
+/// whose every tagged clause has a known arrival holds from the latest of them (the SPEC
+/// text that first has all it checks), not from the pin it was written against. Others keep
+/// the bound their tags give.
+pub fn derive_bounds(index: &ClauseIndex, scenarios: &mut [ScenarioSpec]) {
+    for s in scenarios.iter_mut() {
+        if has_since_tag(s) {
+            continue;
+        }
+        if let Some((floor, _)) = clause_floor(index, s) {
+            s.bounds.since = Some(floor);
+        }
+    }
+}
+
+/// The version-bound lint, one message per problem: a `since-`/`pin-` tag below the arrival
+/// of one of the scenario's clauses (it claims a SPEC text that lacks what it checks), and
+/// a `since-`/`until-` bound that no clause arrival gives (one read off a port's releases)
+/// whose version the scenario's description does not name.
+pub fn bounds_lint(
+    index: &ClauseIndex,
+    scenarios: &[ScenarioSpec],
+    history: &[String],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in scenarios {
+        let at = format!("{}:{}: scenario \"{}\"", s.file, s.line, s.id);
+        let floor = clause_floor(index, s);
+        if let Some((floor, clause)) = floor {
+            for prefix in ["since-", "pin-"] {
+                for tag in s.tags.iter().filter(|t| t.starts_with(prefix)) {
+                    let claimed = tag.strip_prefix(prefix).and_then(SpecVersion::parse);
+                    if claimed.is_some_and(|c| c < floor) {
+                        out.push(format!(
+                            "{at}: @{tag} claims SPEC {} but its clause {clause} arrived in {floor}",
+                            tag.trim_start_matches(prefix)
+                        ));
+                    }
+                }
+            }
+        }
+        for prefix in ["since-", "until-"] {
+            for tag in s.tags.iter().filter(|t| t.starts_with(prefix)) {
+                let version = tag.trim_start_matches(prefix);
+                let from_clauses = prefix == "since-"
+                    && floor.is_some_and(|(f, _)| Some(f) == SpecVersion::parse(version));
+                let said = s.description.contains(version);
+                if !from_clauses && !said {
+                    let whence = if history.iter().any(|h| h == version) {
+                        "no clause of it arrives there"
+                    } else {
+                        "no SPEC text of the history is that version"
+                    };
+                    out.push(format!(
+                        "{at}: @{tag} is a bound read off a port, not the SPEC ({whence}); its description must say so, naming {version}"
+                    ));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The scenarios a `coverage --port` run needs: those tagging a known clause, beyond-SPEC

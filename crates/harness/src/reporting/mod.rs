@@ -1,7 +1,9 @@
 //! Reporting: what a run's outcome (`crate::outcome`) becomes for its readers — the text and
 //! JSON report, JUnit, the HTML matrix, the release history, the SPEC clause coverage, the
-//! expected-failures comparison, the SPEC diff, the "implement next" list, and `porting`'s map.
+//! expected-failures comparison, the SPEC text and its history (clause arrivals, the
+//! wholeness lint), the SPEC diff, the "implement next" list, and `porting`'s map.
 
+pub mod arrival;
 pub mod baseline;
 pub mod clauses;
 pub mod history;
@@ -11,3 +13,5 @@ pub mod next;
 pub mod porting;
 pub mod report;
 pub mod spec_diff;
+pub mod spec_text;
+pub mod wholeness;

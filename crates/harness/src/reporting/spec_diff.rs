@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use super::clauses::{collapse_ws, shorten, ClauseIndex, ScenarioRef, Ties};
+use super::spec_text::{closest, is_normative, similarity, Kind, Section};
 use crate::features::ScenarioSpec;
 
 /// The lowest word-level similarity at which a vanished quote counts as changed, not removed.
@@ -23,8 +23,11 @@ pub enum Change {
     Changed,
     /// Its quote is gone from NEW and nothing close is left in its section.
     Removed,
-    /// Its quote is in NEW but not in OLD: the index already follows NEW.
+    /// Its quote is in NEW but nowhere in OLD: the clause arrives in NEW.
     NewOnly,
+    /// Its quote is in both texts, but not in its own section of both (`from`: where OLD
+    /// has it).
+    Moved,
     /// Its quote is in neither text: the index does not match OLD.
     NotFound,
 }
@@ -46,6 +49,14 @@ pub struct ClauseDiff {
     /// For a changed clause: word-level similarity of `now` to the quote (0..1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// For a clause arriving in NEW: the closest text of OLD's section when it is close
+    /// enough to be an earlier wording of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// For a moved clause: the sections of OLD that hold the quote (none: only outside any
+    /// numbered section).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
     /// Scenarios tagging the clause.
     pub scenarios: Vec<ScenarioRef>,
     /// The snapshot files those scenarios compare with (`snapshots/NAME.snap`).
@@ -85,156 +96,7 @@ impl SpecDiff {
     }
 }
 
-/// The section bodies of a SPEC text: a `## N.` heading line and the text up to the next
-/// `## ` heading (the heading kept, as an index may quote it). Lines inside ``` fences are
-/// body text, never headings (the SPEC quotes markdown that has its own `## `).
-pub fn sections(text: &str) -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
-        if !fenced {
-            if let Some(heading) = line.strip_prefix("## ") {
-                current = heading
-                    .split_once('.')
-                    .map(|(n, _)| n.trim().to_string())
-                    .filter(|n| section_number(n));
-            }
-        }
-        if let Some(section) = &current {
-            let body = out.entry(section.clone()).or_default();
-            body.push_str(line);
-            body.push('\n');
-        }
-    }
-    out
-}
-
-fn section_number(s: &str) -> bool {
-    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    digits > 0 && s[digits..].chars().all(|c| c.is_ascii_uppercase()) && s.len() - digits <= 1
-}
-
-/// Prose units of a section body: paragraphs, list items and table rows, whitespace
-/// collapsed; fenced code and headings left out.
-fn units(body: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut fenced = false;
-    let flush = |current: &mut String, out: &mut Vec<String>| {
-        let unit = collapse_ws(current);
-        if !unit.is_empty() {
-            out.push(unit);
-        }
-        current.clear();
-    };
-    for line in body.lines() {
-        let t = line.trim_start();
-        if t.starts_with("```") {
-            fenced = !fenced;
-            flush(&mut current, &mut out);
-            continue;
-        }
-        if fenced {
-            continue;
-        }
-        let starts_unit = t.is_empty()
-            || t.starts_with('#')
-            || t.starts_with('|')
-            || t.starts_with("- ")
-            || t.starts_with("* ")
-            || t.split_once(". ")
-                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if starts_unit {
-            flush(&mut current, &mut out);
-        }
-        if t.starts_with('#') {
-            continue;
-        }
-        current.push_str(line);
-        current.push('\n');
-    }
-    flush(&mut current, &mut out);
-    out
-}
-
-/// Splits collapsed prose after `.`, `!` or `?` when the next word starts a sentence.
-fn sentences(unit: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let bytes = unit.as_bytes();
-    for (i, c) in unit.char_indices() {
-        if matches!(c, '.' | '!' | '?')
-            && bytes.get(i + 1) == Some(&b' ')
-            && bytes
-                .get(i + 2)
-                .is_some_and(|b| b.is_ascii_uppercase() || matches!(b, b'`' | b'*' | b'(' | b'"'))
-        {
-            out.push(unit[start..=i].trim().to_string());
-            start = i + 2;
-        }
-    }
-    let rest = unit[start..].trim();
-    if !rest.is_empty() {
-        out.push(rest.to_string());
-    }
-    out
-}
-
-fn normative() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"\bMUST\b|(?i:\b(?:never|always|default(?:s|ed)?)\b)")
-            .unwrap_or_else(|e| panic!("static pattern: {e}"))
-    })
-}
-
-/// Word-level similarity: twice the words in common over both lengths. Words compare
-/// without surrounding punctuation, so `(\`skill\`` still matches `\`skill\``.
-fn similarity(a: &[&str], b: &[&str]) -> f32 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
-    let key = |w: &&str| {
-        w.trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase()
-    };
-    let (a, b): (Vec<String>, Vec<String>) =
-        (a.iter().map(key).collect(), b.iter().map(key).collect());
-    let same: usize = capture_diff_slices(Algorithm::Myers, &a, &b)
-        .iter()
-        .map(|op| match op {
-            DiffOp::Equal { len, .. } => *len,
-            _ => 0,
-        })
-        .sum();
-    2.0 * same as f32 / (a.len() + b.len()) as f32
-}
-
-/// The run of `text`'s words most like `quote` (windows about the quote's length).
-fn closest(quote: &str, text: &str) -> Option<(String, f32)> {
-    let q: Vec<&str> = quote.split_whitespace().collect();
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if q.is_empty() || words.is_empty() {
-        return None;
-    }
-    let n = q.len();
-    let mut best: Option<(usize, usize, f32)> = None;
-    for len in [n, n - n / 4, n + n / 4] {
-        let len = len.clamp(1, words.len());
-        for start in 0..=words.len() - len {
-            let score = similarity(&q, &words[start..start + len]);
-            // Ties go to the window nearest the quote's length (tried first).
-            if best.is_none_or(|(_, _, b)| score > b) {
-                best = Some((start, len, score));
-            }
-        }
-    }
-    best.map(|(start, len, score)| (words[start..start + len].join(" "), score))
-}
+pub use super::spec_text::sections;
 
 /// Snapshot files a scenario compares with: steps `… matches snapshot "NAME"`.
 pub fn snapshots_of(scenario: &ScenarioSpec) -> Vec<String> {
@@ -285,29 +147,40 @@ pub fn diff(
     let in_section = |secs: &BTreeMap<String, String>, section: &str, quote: &str| {
         secs.get(section).is_some_and(|body| body.contains(quote))
     };
+    let old_all = collapse_ws(old);
     let mut unchanged = 0;
     let mut clauses = Vec::new();
+    let new_all = collapse_ws(new);
     for c in &index.clauses {
         let quote = collapse_ws(&c.quote);
-        let (in_old, in_new) = (
-            in_section(&old_sections, &c.section, &quote),
-            in_section(&new_sections, &c.section, &quote),
-        );
-        let (change, now, similarity) = match (in_old, in_new) {
-            (true, true) => {
+        // Presence is over the whole text, as clause arrivals are computed; sections only
+        // tell a moved sentence from one that stayed.
+        let (in_old, in_new) = (old_all.contains(&quote), new_all.contains(&quote));
+        let stayed = in_section(&old_sections, &c.section, &quote)
+            && in_section(&new_sections, &c.section, &quote);
+        let (change, now, similarity, from) = match (in_old, in_new) {
+            (true, true) if stayed => {
                 unchanged += 1;
                 continue;
             }
-            (false, true) => (Change::NewOnly, None, None),
-            (false, false) => (Change::NotFound, None, None),
+            (true, true) => {
+                let from = old_sections
+                    .iter()
+                    .filter(|(_, body)| body.contains(&quote))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                (Change::Moved, None, None, from)
+            }
+            (false, true) => (Change::NewOnly, None, None, Vec::new()),
+            (false, false) => (Change::NotFound, None, None, Vec::new()),
             (true, false) => match new_sections
                 .get(&c.section)
                 .and_then(|body| closest(&quote, body))
             {
                 Some((text, score)) if score >= CHANGED_AT => {
-                    (Change::Changed, Some(text), Some(score))
+                    (Change::Changed, Some(text), Some(score), Vec::new())
                 }
-                _ => (Change::Removed, None, None),
+                _ => (Change::Removed, None, None, Vec::new()),
             },
         };
         let refs = ties.by_clause.get(&c.id).cloned().unwrap_or_default();
@@ -316,6 +189,12 @@ pub fn diff(
             .filter_map(|r| by_name.get(r.name.as_str()))
             .flat_map(|s| snapshots_of(s))
             .collect();
+        let before = (change == Change::NewOnly)
+            .then(|| old_sections.get(&c.section))
+            .flatten()
+            .and_then(|body| closest(&quote, body))
+            .filter(|(_, score)| *score >= CHANGED_AT)
+            .map(|(text, _)| text);
         clauses.push(ClauseDiff {
             id: c.id.clone(),
             section: c.section.clone(),
@@ -323,16 +202,19 @@ pub fn diff(
             quote,
             now,
             similarity,
+            before,
+            from,
             scenarios: refs,
             snapshots: snapshots.into_iter().collect(),
         });
     }
+    // Prose entries are sentences the index has judged: they are not "new" either.
     let quotes: Vec<String> = index
         .clauses
         .iter()
         .map(|c| collapse_ws(&c.quote))
+        .chain(index.prose.iter().map(|p| collapse_ws(&p.text)))
         .collect();
-    let old_all = collapse_ws(old);
     let nows: Vec<Vec<&str>> = clauses
         .iter()
         .filter_map(|c| c.now.as_deref())
@@ -340,8 +222,11 @@ pub fn diff(
         .collect();
     let mut added = Vec::new();
     for (section, body) in &new_raw {
-        for unit in units(body) {
-            for sentence in sentences(&unit) {
+        let parsed = Section::parse(body);
+        // Code lines count too: the SPEC states rules in code comments (`// "pending" ⇒ …`).
+        for one in parsed.sentences.iter().filter(|s| s.kind != Kind::Heading) {
+            {
+                let sentence = parsed.sentence(one).to_string();
                 let words: Vec<&str> = sentence.split_whitespace().collect();
                 let known = old_all.contains(&sentence)
                     || quotes
@@ -354,7 +239,7 @@ pub fn diff(
                             || now.contains(&sentence)
                             || similarity(n, &words) >= CHANGED_AT
                     });
-                if normative().is_match(&sentence) && !known {
+                if is_normative(&sentence) && !known {
                     added.push(AddedSentence {
                         section: section.clone(),
                         sentence,
@@ -398,11 +283,11 @@ pub fn text(d: &SpecDiff) -> String {
         (Change::Removed, "Removed clauses"),
         (
             Change::NewOnly,
-            "Clauses found in NEW only (the index already follows NEW)",
+            "Clauses arriving in NEW (found in NEW only)",
         ),
         (
-            Change::NotFound,
-            "Clauses found in neither text (the index does not match OLD)",
+            Change::Moved,
+            "Clauses moved between sections (OLD has them elsewhere)",
         ),
     ] {
         let list: Vec<&ClauseDiff> = d.clauses.iter().filter(|c| c.change == change).collect();
@@ -410,9 +295,23 @@ pub fn text(d: &SpecDiff) -> String {
             continue;
         }
         let _ = writeln!(out, "\n{title} ({}):", list.len());
+        let label = match change {
+            Change::Changed | Change::Removed => "was",
+            _ => "quote",
+        };
         for c in list {
             let _ = writeln!(out, "  {} (§{})", c.id, c.section);
-            let _ = writeln!(out, "    was: \"{}\"", shorten(&c.quote, 200));
+            let _ = writeln!(out, "    {label}: \"{}\"", shorten(&c.quote, 200));
+            if let Some(before) = &c.before {
+                let _ = writeln!(
+                    out,
+                    "    earlier wording in OLD: \"{}\"",
+                    shorten(before, 200)
+                );
+            }
+            if !c.from.is_empty() {
+                let _ = writeln!(out, "    in OLD under §{}", c.from.join(", §"));
+            }
             if let (Some(now), Some(score)) = (&c.now, c.similarity) {
                 let _ = writeln!(
                     out,
@@ -435,6 +334,21 @@ pub fn text(d: &SpecDiff) -> String {
                 let _ = writeln!(out, "    snapshot {snap}");
             }
         }
+    }
+    let absent: Vec<&str> = d
+        .clauses
+        .iter()
+        .filter(|c| c.change == Change::NotFound)
+        .map(|c| c.id.as_str())
+        .collect();
+    if !absent.is_empty() {
+        // Between two texts older than the index's, these are the clauses still to come.
+        let _ = writeln!(
+            out,
+            "\nClauses in neither text ({}): they arrive after NEW, or the index does not match these texts:\n  {}",
+            absent.len(),
+            absent.join(", ")
+        );
     }
     if !d.added.is_empty() {
         let _ = writeln!(
@@ -491,10 +405,6 @@ mod tests {
         assert!(s["0"].contains("## Not a heading"));
         assert!(s["0"].starts_with("## 0. Contract\n"));
         assert!(!s["0"].contains("Built-ins"));
-        assert_eq!(
-            sentences("A b. C d? `e` f. g h."),
-            vec!["A b.", "C d?", "`e` f. g h."]
-        );
     }
 
     #[test]

@@ -1,0 +1,229 @@
+//! When each clause arrived: read from the SPEC history (`SPEC-<version>.md`, one text per
+//! upstream release), the first release from which every text holds the clause's quote, and
+//! the earlier releases where a former wording of it first appeared or changed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::clauses::{collapse_ws, Clause, ClauseIndex};
+use super::history::cmp_versions;
+use super::spec_text::{closest, sections, SpecText};
+
+/// The lowest word-level similarity at which a section's text counts as an earlier wording.
+pub const EARLIER_WORDING_AT: f32 = 0.6;
+
+/// One clause's history, as computed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrival {
+    /// Clause id.
+    pub id: String,
+    /// The first release from which every later text holds the quote; `None` when the
+    /// newest text lacks it.
+    pub arrived: Option<String>,
+    /// Releases before `arrived` where an earlier wording first appeared or changed.
+    pub reworded: Vec<String>,
+}
+
+/// A history text, collapsed once.
+struct Text {
+    version: String,
+    all: String,
+    sections: BTreeMap<String, String>,
+}
+
+/// Each clause's arrival in `history` (oldest first, as `load_history` returns it).
+/// A quote counts as present in a text wherever the text holds it: a sentence moved
+/// between sections did not arrive anew (`spec-diff` reports it as moved).
+pub fn compute(index: &ClauseIndex, history: &[SpecText]) -> Vec<Arrival> {
+    let texts: Vec<Text> = history
+        .iter()
+        .map(|h| Text {
+            version: h.version.clone(),
+            all: collapse_ws(&h.text),
+            sections: sections(&h.text)
+                .into_iter()
+                .map(|(k, v)| (k, collapse_ws(&v)))
+                .collect(),
+        })
+        .collect();
+    index.clauses.iter().map(|c| one(c, &texts)).collect()
+}
+
+fn one(c: &Clause, texts: &[Text]) -> Arrival {
+    let quote = collapse_ws(&c.quote);
+    let present = |t: &Text| t.all.contains(&quote);
+    let mut first = texts.len();
+    while first > 0 && present(&texts[first - 1]) {
+        first -= 1;
+    }
+    let arrived = texts.get(first).map(|t| t.version.clone());
+    if first == texts.len() {
+        return Arrival {
+            id: c.id.clone(),
+            arrived: None,
+            reworded: Vec::new(),
+        };
+    }
+    // Walk back while the section holds something close: an earlier wording.
+    let mut earlier: Vec<(usize, String)> = Vec::new();
+    let mut i = first;
+    while i > 0 {
+        i -= 1;
+        match texts[i]
+            .sections
+            .get(&c.section)
+            .and_then(|s| closest(&quote, s))
+        {
+            Some((wording, score)) if score >= EARLIER_WORDING_AT => earlier.push((i, wording)),
+            _ => break,
+        }
+    }
+    earlier.reverse();
+    let mut reworded = Vec::new();
+    let mut last: Option<&str> = None;
+    for (i, wording) in &earlier {
+        if last != Some(wording.as_str()) {
+            reworded.push(texts[*i].version.clone());
+        }
+        last = Some(wording);
+    }
+    Arrival {
+        id: c.id.clone(),
+        arrived,
+        reworded,
+    }
+}
+
+/// Stores computed arrivals in the index; returns how many clauses changed.
+pub fn apply(index: &mut ClauseIndex, arrivals: &[Arrival]) -> usize {
+    let by_id: BTreeMap<&str, &Arrival> = arrivals.iter().map(|a| (a.id.as_str(), a)).collect();
+    let mut changed = 0;
+    for c in &mut index.clauses {
+        let Some(a) = by_id.get(c.id.as_str()) else {
+            continue;
+        };
+        if c.arrived != a.arrived || c.reworded != a.reworded {
+            c.arrived = a.arrived.clone();
+            c.reworded = a.reworded.clone();
+            changed += 1;
+        }
+    }
+    changed
+}
+
+/// One message per clause whose stored arrival differs from the computed one.
+pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
+    let by_id: BTreeMap<&str, &Arrival> = arrivals.iter().map(|a| (a.id.as_str(), a)).collect();
+    let show = |a: &Option<String>, r: &[String]| {
+        let a = a.as_deref().unwrap_or("none");
+        if r.is_empty() {
+            a.to_string()
+        } else {
+            format!("{a} (reworded {})", r.join(", "))
+        }
+    };
+    index
+        .clauses
+        .iter()
+        .filter_map(|c| {
+            let a = by_id.get(c.id.as_str())?;
+            (c.arrived != a.arrived || c.reworded != a.reworded).then(|| {
+                format!(
+                    "{}: stored {}, the history gives {}",
+                    c.id,
+                    show(&c.arrived, &c.reworded),
+                    show(&a.arrived, &a.reworded)
+                )
+            })
+        })
+        .collect()
+}
+
+/// Per history version: how many clauses of the index its text has (arrived at or before
+/// it), in version order.
+pub fn per_version<'a>(
+    index: &'a ClauseIndex,
+    versions: &[String],
+) -> Vec<(String, Vec<&'a Clause>)> {
+    versions
+        .iter()
+        .map(|v| {
+            let has: Vec<&Clause> = index
+                .clauses
+                .iter()
+                .filter(|c| {
+                    c.arrived
+                        .as_deref()
+                        .is_some_and(|a| cmp_versions(a, v) != std::cmp::Ordering::Greater)
+                })
+                .collect();
+            (v.clone(), has)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(version: &str, body: &str) -> SpecText {
+        SpecText {
+            version: version.into(),
+            text: body.into(),
+        }
+    }
+
+    #[test]
+    fn arrival_is_the_start_of_the_last_unbroken_run_and_rewordings_are_listed() {
+        let index = ClauseIndex::parse(
+            r#"{"spec": "0.3.0", "clauses": [
+              {"id": "0.a.old", "section": "0", "quote": "Ports MUST answer every request with exactly one line.", "kind": "observable"},
+              {"id": "0.a.new", "section": "0", "quote": "Timeouts default to 30000 ms for every server.", "kind": "observable"},
+              {"id": "4.a.moved", "section": "4", "quote": "The toolkit concatenates sources in a fixed order.", "kind": "observable"},
+              {"id": "4.a.gone", "section": "4", "quote": "Never in any text at all.", "kind": "observable"}
+            ]}"#,
+            "i",
+        )
+        .unwrap();
+        let h = [
+            text("0.1.0", "## 0. C\nPorts MUST answer each request with one line.\n## 2. X\nThe toolkit concatenates sources in a fixed order.\n"),
+            text("0.2.0", "## 0. C\nPorts MUST answer every request with one line.\n## 2. X\nThe toolkit concatenates sources in a fixed order.\n"),
+            text("0.3.0", "## 0. C\nPorts MUST answer every request with exactly one line. Timeouts default to 30000 ms for every server.\n## 4. T\nThe toolkit concatenates sources in a fixed order.\n"),
+        ];
+        let got = compute(&index, &h);
+        let shown: Vec<(&str, Option<&str>, Vec<&str>)> = got
+            .iter()
+            .map(|a| {
+                (
+                    a.id.as_str(),
+                    a.arrived.as_deref(),
+                    a.reworded.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("0.a.old", Some("0.3.0"), vec!["0.1.0", "0.2.0"]),
+                ("0.a.new", Some("0.3.0"), vec![]),
+                ("4.a.moved", Some("0.1.0"), vec![]),
+                ("4.a.gone", None, vec![]),
+            ]
+        );
+        let mut stored = index.clone();
+        assert_eq!(stale(&stored, &got).len(), 3);
+        assert_eq!(apply(&mut stored, &got), 3);
+        assert!(stale(&stored, &got).is_empty());
+        stored.clauses[1].arrived = Some("0.2.0".into());
+        assert_eq!(
+            stale(&stored, &got),
+            vec!["0.a.new: stored 0.2.0, the history gives 0.3.0"]
+        );
+        let counts: Vec<(String, usize)> = per_version(&stored, &["0.1.0".into(), "0.3.0".into()])
+            .into_iter()
+            .map(|(v, c)| (v, c.len()))
+            .collect();
+        assert_eq!(counts, vec![("0.1.0".into(), 1), ("0.3.0".into(), 3)]);
+    }
+}
