@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use serde::Deserialize;
+use toolnexus_harness::clauses::{self, ClauseIndex};
+use toolnexus_harness::{arrival, features, spec_diff, spec_text, wholeness};
 
 /// The index file, as the lead fixed its format.
 #[derive(Debug, Deserialize)]
@@ -14,6 +16,8 @@ use serde::Deserialize;
 struct Index {
     spec: String,
     clauses: Vec<Clause>,
+    #[allow(dead_code)] // checked by the wholeness lint
+    prose: Option<Vec<serde_json::Value>>,
 }
 
 /// One normative clause of the SPEC.
@@ -26,6 +30,10 @@ struct Clause {
     kind: String,
     why: Option<String>,
     uncovered: Option<String>,
+    part: Option<String>,
+    arrived: Option<String>,
+    #[allow(dead_code)] // checked against the history below
+    reworded: Option<Vec<String>>,
 }
 
 /// The sections §0–§7A, which the issue asks to be indexed densely.
@@ -164,6 +172,15 @@ fn the_index_is_well_formed() {
         if c.uncovered.as_deref().is_some_and(|r| r.trim().is_empty()) {
             problems.push(format!("{}: uncovered without a reason", c.id));
         }
+        if c.part.as_deref().is_some_and(|r| r.trim().is_empty()) {
+            problems.push(format!("{}: part without a reason", c.id));
+        }
+        if c.arrived.is_none() {
+            problems.push(format!(
+                "{}: no arrival (run `clauses arrivals --write`)",
+                c.id
+            ));
+        }
     }
     assert!(
         problems.is_empty(),
@@ -265,4 +282,168 @@ fn a_quote_from_another_section_is_misplaced() {
     );
     // §3's prompt example holds a fenced `## Available Skills` line; it must not end §3.
     assert!(collapse(&sections(&spec)["3"]).contains("The skill name must match one of the skills"));
+}
+
+/// The SPEC history beside the checkout; like the pinned SPEC, a missing checkout is a failure.
+fn history() -> Vec<spec_text::SpecText> {
+    let dir = root().join("../shared/spec/history");
+    spec_text::load_history(&dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn harness_index() -> ClauseIndex {
+    ClauseIndex::load(&clauses::index_path(&root()), "the clause index")
+        .unwrap_or_else(|e| panic!("{}", e.join("\n")))
+}
+
+#[test]
+fn every_clause_arrival_is_what_the_spec_history_gives() {
+    let history = history();
+    assert_eq!(
+        history.last().map(|h| h.version.as_str()),
+        Some(toolnexus_protocol::SPEC_VERSION),
+        "the history's newest text is not the pinned SPEC"
+    );
+    let index = harness_index();
+    let stale = arrival::stale(&index, &arrival::compute(&index, &history));
+    assert!(
+        stale.is_empty(),
+        "{} stale arrival(s); `cargo run -- clauses arrivals --write` recomputes them:\n{}",
+        stale.len(),
+        stale.join("\n")
+    );
+    // Bite: a clause moved one release later is stale.
+    let mut moved = index.clone();
+    moved.clauses[0].arrived = Some("0.2.0".into());
+    assert_eq!(
+        arrival::stale(&moved, &arrival::compute(&moved, &history)).len(),
+        usize::from(index.clauses[0].arrived.as_deref() != Some("0.2.0"))
+    );
+}
+
+/// `spec-diff` over each consecutive pair of history texts names as arriving exactly the
+/// clauses whose stored arrival is the pair's newer release.
+#[test]
+fn spec_diff_over_each_consecutive_pair_agrees_with_the_arrivals() {
+    let history = history();
+    let index = harness_index();
+    let names = spec_diff::Names {
+        old: "OLD",
+        new: "NEW",
+        index: "i",
+    };
+    let mut problems = Vec::new();
+    for pair in history.windows(2) {
+        let (old, new) = (&pair[0], &pair[1]);
+        let d = spec_diff::diff(
+            &index,
+            &old.text,
+            &new.text,
+            &[],
+            &Default::default(),
+            spec_diff::Names { ..names },
+        );
+        let arriving: BTreeSet<&str> = d
+            .clauses
+            .iter()
+            .filter(|c| c.change == spec_diff::Change::NewOnly)
+            .map(|c| c.id.as_str())
+            .collect();
+        let stored: BTreeSet<&str> = index
+            .clauses
+            .iter()
+            .filter(|c| c.arrived.as_deref() == Some(new.version.as_str()))
+            .map(|c| c.id.as_str())
+            .collect();
+        if arriving != stored {
+            problems.push(format!(
+                "{} → {}: spec-diff says arriving {:?}, the index {:?}",
+                old.version,
+                new.version,
+                arriving.difference(&stored).collect::<Vec<_>>(),
+                stored.difference(&arriving).collect::<Vec<_>>()
+            ));
+        }
+        // Nothing of the index is removed or changed between texts older than it.
+        let lost: Vec<&str> = d
+            .clauses
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.change,
+                    spec_diff::Change::Removed | spec_diff::Change::Changed
+                )
+            })
+            .map(|c| c.id.as_str())
+            .collect();
+        if !lost.is_empty() {
+            problems.push(format!(
+                "{} → {}: clauses of the pinned SPEC lost: {lost:?}",
+                old.version, new.version
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // 0.15.0 → 0.16.0 names the four in-process clauses.
+    let in_process: Vec<&str> = index
+        .clauses
+        .iter()
+        .filter(|c| c.arrived.as_deref() == Some("0.16.0"))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(in_process.len(), 4, "{in_process:?}");
+    assert!(in_process.iter().all(|id| id.starts_with("8.in-process.")));
+}
+
+/// Every normative sentence of the pinned SPEC is in the index whole: a quote cut from a
+/// sentence whose rest no clause quotes must say why (`part`); a normative sentence in no
+/// clause must be a `prose` entry with its reason.
+#[test]
+fn every_normative_sentence_is_tracked_whole() {
+    let findings = wholeness::check(&harness_index(), &spec_text());
+    assert!(
+        findings.is_empty(),
+        "{} finding(s) (`cargo run -- clauses lint` lists them):\n{}",
+        findings.len(),
+        findings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// No scenario claims a SPEC text that lacks one of its clauses, and every bound read off a
+/// port's releases says so; a `@since-` below a clause's arrival is caught.
+#[test]
+fn version_bounds_follow_the_clauses() {
+    let index = harness_index();
+    let versions: Vec<String> = history().into_iter().map(|h| h.version).collect();
+    let (scenarios, errors) = features::load(&root().join("features"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let lint = clauses::bounds_lint(&index, &scenarios, &versions);
+    assert!(lint.is_empty(), "{}", lint.join("\n"));
+
+    let late = index
+        .clauses
+        .iter()
+        .find(|c| c.arrived.as_deref() == Some("0.10.0"))
+        .expect("a clause arriving in 0.10.0");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let feature = format!(
+        "@pin-0.16.0 @spec-{s}\nFeature: f\n\n  @since-0.9.0 @clause-{id}\n  Scenario: too early\n    Given a step\n\n  @since-0.19.0 @clause-{id}\n  Scenario: observed, unsaid\n    Given a step\n\n  @since-0.19.0 @clause-{id}\n  Scenario: observed, said\n    python sorts since 0.19.0.\n\n    Given a step\n\n  @clause-{id}\n  Scenario: derived\n    Given a step\n",
+        s = late.section,
+        id = late.id
+    );
+    std::fs::write(dir.path().join("f.feature"), feature).expect("write");
+    let (mut bad, errors) = features::load(dir.path());
+    assert!(errors.is_empty(), "{errors:?}");
+    let lint = clauses::bounds_lint(&index, &bad, &versions);
+    assert_eq!(lint.len(), 2, "{lint:?}");
+    assert!(lint[0].contains("too early\": @since-0.9.0 claims SPEC 0.9.0 but its clause"));
+    assert!(lint[0].ends_with("arrived in 0.10.0"));
+    assert!(lint[1].contains("observed, unsaid\": @since-0.19.0 is a bound read off a port"));
+    // Without a since- tag, the bound is the clause's arrival, not the pin.
+    clauses::derive_bounds(&index, &mut bad);
+    assert_eq!(bad[3].bounds.describe(), "SPEC ≥ 0.10.0");
+    assert_eq!(bad[0].bounds.describe(), "SPEC ≥ 0.9.0");
 }

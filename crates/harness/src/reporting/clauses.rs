@@ -318,35 +318,37 @@ pub fn bounds_lint(
     for s in scenarios {
         let at = format!("{}:{}: scenario \"{}\"", s.file, s.line, s.id);
         let floor = clause_floor(index, s);
-        if let Some((floor, clause)) = floor {
-            for prefix in ["since-", "pin-"] {
-                for tag in s.tags.iter().filter(|t| t.starts_with(prefix)) {
-                    let claimed = tag.strip_prefix(prefix).and_then(SpecVersion::parse);
-                    if claimed.is_some_and(|c| c < floor) {
-                        out.push(format!(
-                            "{at}: @{tag} claims SPEC {} but its clause {clause} arrived in {floor}",
-                            tag.trim_start_matches(prefix)
-                        ));
-                    }
-                }
+        for tag in &s.tags {
+            let Some((prefix, version)) = ["since-", "pin-", "until-"]
+                .iter()
+                .find_map(|p| tag.strip_prefix(p).map(|v| (*p, v)))
+            else {
+                continue;
+            };
+            let claimed = SpecVersion::parse(version);
+            let below = match (floor, claimed) {
+                (Some((f, clause)), Some(c)) if prefix != "until-" && c < f => Some((f, clause)),
+                _ => None,
+            };
+            if let Some((f, clause)) = below {
+                out.push(format!(
+                    "{at}: @{tag} claims SPEC {version} but its clause {clause} arrived in {f}"
+                ));
+                continue;
             }
-        }
-        for prefix in ["since-", "until-"] {
-            for tag in s.tags.iter().filter(|t| t.starts_with(prefix)) {
-                let version = tag.trim_start_matches(prefix);
-                let from_clauses = prefix == "since-"
-                    && floor.is_some_and(|(f, _)| Some(f) == SpecVersion::parse(version));
-                let said = s.description.contains(version);
-                if !from_clauses && !said {
-                    let whence = if history.iter().any(|h| h == version) {
-                        "no clause of it arrives there"
-                    } else {
-                        "no SPEC text of the history is that version"
-                    };
-                    out.push(format!(
-                        "{at}: @{tag} is a bound read off a port, not the SPEC ({whence}); its description must say so, naming {version}"
-                    ));
-                }
+            // The pin names the text the scenario was written against; since/until bounds
+            // the clauses do not give were read off a port's releases.
+            let from_clauses =
+                prefix == "since-" && floor.is_some_and(|(f, _)| Some(f) == claimed);
+            if prefix != "pin-" && !from_clauses && !s.description.contains(version) {
+                let whence = if history.iter().any(|h| h == version) {
+                    "no clause of it arrives there"
+                } else {
+                    "no SPEC text of the history is that version"
+                };
+                out.push(format!(
+                    "{at}: @{tag} is a bound read off a port, not the SPEC ({whence}); its description must say so, naming {version}"
+                ));
             }
         }
     }

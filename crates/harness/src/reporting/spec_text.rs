@@ -193,7 +193,7 @@ fn list_number(t: &str) -> Option<usize> {
 fn split_sentences(text: &str, unit: Range<usize>) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    let mut start = unit.start;
+    let mut start = unit.start + label_len(&text[unit.clone()]);
     for i in unit.clone() {
         let ends = matches!(bytes[i], b'.' | b'!' | b'?')
             && i + 2 < unit.end
@@ -214,6 +214,18 @@ fn split_sentences(text: &str, unit: Range<usize>) -> Vec<Range<usize>> {
         out.push(start..unit.end);
     }
     out
+}
+
+/// A leading bold label (`**Adapters** (schema only): `), which names what follows and is
+/// part of no sentence: its length in bytes, else 0.
+fn label_len(unit: &str) -> usize {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\*\*[^*]{1,60}\*\*(?: \([^()]{0,80}\))?: ")
+            .unwrap_or_else(|e| panic!("static pattern: {e}"))
+    })
+    .find(unit)
+    .map_or(0, |m| m.end())
 }
 
 /// Whether a sentence states a rule: RFC 2119 words, or `never`, `always`, `default`,
@@ -370,7 +382,7 @@ mod tests {
 
     #[test]
     fn prose_lists_tables_headings_and_code_are_cut_apart() {
-        let body = "## 4A. Built-ins\nPorts MUST do it. The rest\nruns on, e.g. `x` here.\n\n- `a`⇒one; b.\n2. Two. Three\n\n| name | rule |\n|---|---|\n| `bash` | Run it. Default 5. |\n```js\nconst x = 1. Y\n```\n> quoted\n";
+        let body = "## 4A. Built-ins\n**Rule** (`x`): Ports MUST do it. The rest\nruns on, e.g. `x` here.\n\n- `a`⇒one; b.\n2. Two. Three\n\n| name | rule |\n|---|---|\n| `bash` | Run it. Default 5. |\n```js\nconst x = 1. Y\n```\n> quoted\n";
         let s = Section::parse(body);
         assert_eq!(s.text, collapse_ws(body));
         assert_eq!(
