@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use toolnexus_harness::registry::Registry;
 use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{clauses, html, report, runner};
+use toolnexus_harness::{clauses, html, report, runner, spec_text};
 
 use super::{fail, handshake_failure, load_clauses, open_port, timeout_ms, Format};
 
@@ -30,6 +30,13 @@ pub struct CoverageArgs {
     /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
     #[arg(long)]
     index: Option<PathBuf>,
+    /// Instead of the per-section table: per SPEC release of the history, how many clauses
+    /// of the index its text has and how many the scenarios cover.
+    #[arg(long, conflicts_with_all = ["port", "output"])]
+    by_version: bool,
+    /// The SPEC history for `--by-version` (default: ../shared/spec/history).
+    #[arg(long, requires = "by_version")]
+    history: Option<PathBuf>,
 }
 
 /// Prints the coverage report (and writes the page); exit 1 when a clause fails on the port.
@@ -42,6 +49,25 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let mut report = clauses::coverage(&index, &ties, &shown);
+    if args.by_version {
+        let dir = args
+            .history
+            .clone()
+            .unwrap_or_else(|| root.join("../shared/spec/history"));
+        let versions: Vec<String> = match spec_text::load_history(&dir) {
+            Ok(h) => h.into_iter().map(|t| t.version).collect(),
+            Err(e) => return fail(&e),
+        };
+        let rows = clauses::by_version(&index, &report, &versions);
+        match args.format {
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(&rows).unwrap_or_default()
+            ),
+            _ => print!("{}", clauses::by_version_text(&rows)),
+        }
+        return ExitCode::SUCCESS;
+    }
     if let Some(name) = &args.port {
         let registry = match Registry::load(root) {
             Ok(r) => r,

@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use toolnexus_harness::clauses::{self, ClauseIndex};
+use toolnexus_harness::features::VersionBounds;
 use toolnexus_harness::outcome::RunReport;
 use toolnexus_harness::registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{history, html};
+use toolnexus_harness::{history, html, spec_text};
 
 use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
 
@@ -119,7 +121,19 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
             runs.push((version.clone(), Err(e)));
             continue;
         }
-        let report = runner::run(driver.as_mut(), &env, &scenarios, &name, &mut |_| {}).await;
+        // A release whose driver cannot even greet is a column saying so.
+        let report =
+            match runner::run_or_refuse(driver.as_mut(), &env, &scenarios, &name, &mut |_| true)
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let e = format!("hello failed: {e}");
+                    eprintln!("{name}: {e}");
+                    runs.push((version.clone(), Err(e)));
+                    continue;
+                }
+            };
         let s = report.summary;
         eprintln!(
             "{name}: {} passed, {} failed, {} skipped",
@@ -127,7 +141,35 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
         );
         runs.push((version.clone(), Ok(report)));
     }
-    let h = history::build(&family, &runs);
+    // A release is judged only by the scenarios whose clauses its own SPEC text has.
+    let bounds: std::collections::BTreeMap<&str, VersionBounds> =
+        scenarios.iter().map(|s| (s.id.as_str(), s.bounds)).collect();
+    let in_scope = |name: &str, spec: Option<&str>| {
+        let version = runner::port_spec(spec).ok();
+        bounds
+            .get(name)
+            .is_some_and(|b| version.is_some_and(|v| b.holds_for(v)))
+    };
+    let mut h = history::build(&family, &runs, &in_scope);
+    if let Ok(index) = ClauseIndex::load(&clauses::index_path(root), "the clause index") {
+        let texts: Vec<String> = spec_text::load_history(&root.join("../shared/spec/history"))
+            .map(|h| h.into_iter().map(|t| t.version).collect())
+            .unwrap_or_default();
+        for r in &mut h.releases {
+            let Some(spec) = r.port_spec.as_deref().filter(|s| texts.iter().any(|t| t == s))
+            else {
+                continue;
+            };
+            r.arrived = Some(
+                index
+                    .clauses
+                    .iter()
+                    .filter(|c| c.arrived.as_deref() == Some(spec))
+                    .map(|c| c.id.clone())
+                    .collect(),
+            );
+        }
+    }
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&h).unwrap_or_default()),
         _ => print!("{}", history::text(&h)),

@@ -681,6 +681,86 @@ pub fn text(report: &CoverageReport) -> String {
     out
 }
 
+/// One SPEC release's row of `coverage --by-version`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionCoverage {
+    /// The release.
+    pub version: String,
+    /// Clauses of the index its text has (arrived at or before it).
+    pub clauses: usize,
+    /// Of those: arriving in this very release.
+    pub arrived: usize,
+    /// Of those: covered, partly covered, uncovered, not observable.
+    pub covered: usize,
+    /// Partly covered.
+    pub partial: usize,
+    /// Observable, no scenario.
+    pub uncovered: usize,
+    /// Language-specific or unobservable.
+    pub not_observable: usize,
+}
+
+/// Per release of `versions` (oldest first): the index's clauses its text has and how far
+/// the scenarios cover them. Clauses the index's SPEC no longer has are not known here.
+pub fn by_version(
+    index: &ClauseIndex,
+    report: &CoverageReport,
+    versions: &[String],
+) -> Vec<VersionCoverage> {
+    let state: BTreeMap<&str, State> = report
+        .clauses
+        .iter()
+        .map(|c| (c.id.as_str(), c.state))
+        .collect();
+    super::arrival::per_version(index, versions)
+        .into_iter()
+        .map(|(version, has)| {
+            let mut row = VersionCoverage {
+                arrived: has
+                    .iter()
+                    .filter(|c| c.arrived.as_deref() == Some(version.as_str()))
+                    .count(),
+                version,
+                clauses: has.len(),
+                covered: 0,
+                partial: 0,
+                uncovered: 0,
+                not_observable: 0,
+            };
+            for c in has {
+                match state.get(c.id.as_str()) {
+                    Some(State::Covered) => row.covered += 1,
+                    Some(State::Partial) => row.partial += 1,
+                    Some(State::Uncovered) => row.uncovered += 1,
+                    _ => row.not_observable += 1,
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// The `coverage --by-version` table.
+pub fn by_version_text(rows: &[VersionCoverage]) -> String {
+    let mut out = String::from(
+        "clauses of the index per SPEC release (a release's text has the clauses arrived by it)\n",
+    );
+    let _ = writeln!(
+        out,
+        "{:<9} {:>7} {:>7} {:>8} {:>7} {:>10} {:>14}",
+        "release", "clauses", "arrived", "covered", "partly", "uncovered", "not-observable"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<9} {:>7} {:>7} {:>8} {:>7} {:>10} {:>14}",
+            r.version, r.clauses, r.arrived, r.covered, r.partial, r.uncovered, r.not_observable
+        );
+    }
+    out
+}
+
 /// Collapses every run of whitespace to one space and trims, as quotes are compared.
 pub fn collapse_ws(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -176,6 +176,13 @@ pub struct Release {
     /// Why it did not run (its setup failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup_failed: Option<String>,
+    /// How many scenarios hold for its SPEC (the others were not run on it), when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_scope: Option<usize>,
+    /// The clauses of the index arriving in its SPEC text; `None` when the SPEC history has
+    /// no text of that version (a release after the pinned SPEC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrived: Option<Vec<String>>,
 }
 
 /// A scenario whose outcome differs across the releases that ran.
@@ -206,8 +213,17 @@ pub struct History {
     pub changed: Vec<Changed>,
 }
 
-/// Builds the history from one run (or setup failure) per release, oldest first.
-pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> History {
+/// Whether a scenario (by id) holds for a SPEC version (the one a release declared).
+pub type InScope<'a> = &'a dyn Fn(&str, Option<&str>) -> bool;
+
+/// Builds the history from one run (or setup failure) per release, oldest first. A
+/// scenario outside a release's SPEC (`in_scope` false) counts as not run on it, so coming
+/// into scope is not a change of outcome.
+pub fn build(
+    port: &str,
+    runs: &[(String, Result<RunReport, String>)],
+    in_scope: InScope<'_>,
+) -> History {
     let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
     let mut per_release: Vec<Option<BTreeMap<&str, Outcome>>> = Vec::new();
     let mut releases = Vec::new();
@@ -215,9 +231,13 @@ pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> Histor
         match run {
             Ok(report) => {
                 let mut outcomes = BTreeMap::new();
+                let mut scope = 0;
                 for s in &report.scenarios {
                     sections.insert(&s.name, &s.section);
-                    outcomes.insert(s.name.as_str(), Outcome::of(s.status));
+                    if in_scope(&s.name, report.port_spec.as_deref()) {
+                        scope += 1;
+                        outcomes.insert(s.name.as_str(), Outcome::of(s.status));
+                    }
                 }
                 per_release.push(Some(outcomes));
                 releases.push(Release {
@@ -225,6 +245,8 @@ pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> Histor
                     port_spec: report.port_spec.clone(),
                     summary: Some(report.summary),
                     setup_failed: None,
+                    in_scope: Some(scope),
+                    arrived: None,
                 });
             }
             Err(reason) => {
@@ -234,6 +256,8 @@ pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> Histor
                     port_spec: None,
                     summary: None,
                     setup_failed: Some(reason.clone()),
+                    in_scope: None,
+                    arrived: None,
                 });
             }
         }
@@ -276,11 +300,15 @@ pub fn build(port: &str, runs: &[(String, Result<RunReport, String>)]) -> Histor
 }
 
 /// The index of the first release whose outcome differs from that of the previous release
-/// that ran; releases that did not run (`None`) are passed over, not counted as a change.
+/// that ran it; releases that did not run (`None`) or did not run it (`NotRun`: outside its
+/// SPEC) are passed over, not counted as a change.
 pub fn first_change(outcomes: &[Option<Outcome>]) -> Option<usize> {
     let mut previous: Option<Outcome> = None;
     for (i, o) in outcomes.iter().enumerate() {
-        let Some(o) = o else { continue };
+        let Some(o) = o.filter(|o| *o != Outcome::NotRun) else {
+            continue;
+        };
+        let o = &o;
         match previous {
             Some(p) if p != *o => return Some(i),
             _ => previous = Some(*o),
@@ -302,31 +330,62 @@ pub fn text(h: &History) -> String {
     );
     let _ = writeln!(
         out,
-        "\n{:<10} {:<10} {:>7} {:>7} {:>8}",
-        "release", "spec", "passed", "failed", "skipped"
+        "\n{:<10} {:<8} {:>8} {:>7} {:>7} {:>8} {:>8}",
+        "release", "spec", "in scope", "passed", "failed", "skipped", "arrived"
     );
     for r in &h.releases {
         match (&r.summary, &r.setup_failed) {
             (Some(c), _) => {
+                let scope = r.in_scope.unwrap_or(c.passed + c.failed + c.skipped);
+                let arrived = r
+                    .arrived
+                    .as_ref()
+                    .map_or("-".to_string(), |a| a.len().to_string());
                 let _ = writeln!(
                     out,
-                    "{:<10} {:<10} {:>7} {:>7} {:>8}",
+                    "{:<10} {:<8} {:>8} {:>7} {:>7} {:>8} {:>8}",
                     r.version,
                     r.port_spec.as_deref().unwrap_or("-"),
+                    scope,
                     c.passed,
                     c.failed,
-                    c.skipped
+                    scope.saturating_sub(c.passed + c.failed),
+                    arrived
                 );
             }
             (None, reason) => {
                 let reason = reason.as_deref().unwrap_or("did not run");
                 let _ = writeln!(
                     out,
-                    "{:<10} setup failed: {}",
+                    "{:<10} not run: {}",
                     r.version,
                     first_line(reason)
                 );
             }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "(in scope: scenarios whose clauses its SPEC text has; skipped: in scope, not run for a \
+         refusal or a missing peer; arrived: clauses of the index new in its SPEC text, `-` when \
+         the history has no text of it)"
+    );
+    let with_arrivals: Vec<&Release> = h
+        .releases
+        .iter()
+        .filter(|r| r.arrived.as_ref().is_some_and(|a| !a.is_empty()))
+        .collect();
+    if !with_arrivals.is_empty() {
+        let _ = writeln!(out, "\nclauses arriving per release:");
+        for r in with_arrivals {
+            let ids = r.arrived.as_deref().unwrap_or_default();
+            let shown: Vec<&str> = ids.iter().take(8).map(String::as_str).collect();
+            let more = if ids.len() > shown.len() {
+                format!(" … and {} more", ids.len() - shown.len())
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "  {:<8} {}{more}", r.version, shown.join(", "));
         }
     }
     if h.changed.is_empty() {
@@ -497,26 +556,15 @@ mod tests {
                 Ok(report("0.19.0", &[("a", Passed), ("b", Failed)])),
             ),
         ];
-        let h = build("python", &runs);
+        let h = build("python", &runs, &|_, _| true);
         assert_eq!(h.scenarios, 3);
         let names: Vec<(&str, &str)> = h
             .changed
             .iter()
             .map(|c| (c.name.as_str(), c.first_change.as_str()))
             .collect();
-        assert_eq!(
-            names,
-            vec![("a", "0.18.0"), ("b", "0.19.0"), ("c", "0.19.0")]
-        );
-        assert_eq!(
-            h.changed[2].outcomes,
-            vec![
-                Some(Outcome::Failed),
-                None,
-                Some(Outcome::Failed),
-                Some(Outcome::NotRun)
-            ]
-        );
+        // c fails where it runs; missing from 0.19.0's report is not a change.
+        assert_eq!(names, vec![("a", "0.18.0"), ("b", "0.19.0")]);
         assert_eq!(
             h.releases[1].setup_failed.as_deref(),
             Some("setup.sh: PyPI has no release\nmore")
@@ -524,20 +572,34 @@ mod tests {
 
         let text = text(&h);
         assert!(
-            text.contains("0.17.0     setup failed: setup.sh: PyPI has no release\n"),
+            text.contains("0.17.0     not run: setup.sh: PyPI has no release\n"),
             "{text}"
         );
         assert!(
-            text.contains("0.16.0     0.16.0           1       2        0"),
+            text.contains("0.16.0     0.16.0          3       1       2        0        -"),
             "{text}"
         );
         assert!(
             text.contains("FAIL   ?      ok     ok     0.18.0       [4A] a"),
             "{text}"
         );
+
+        // Judged by its own SPEC: out of 0.16.0's scope, b is not run there, and coming into
+        // scope is no change; the release's row counts only what is in scope.
+        let scoped = build("python", &runs, &|name, spec| {
+            !(name == "b" && spec == Some("0.16.0"))
+        });
+        let b = scoped.changed.iter().find(|c| c.name == "b").unwrap();
+        assert_eq!(b.outcomes[0], Some(Outcome::NotRun));
+        assert_eq!(b.first_change, "0.19.0");
+        assert_eq!(scoped.releases[0].in_scope, Some(2));
+        let mut with_arrivals = scoped.clone();
+        with_arrivals.releases[0].arrived = Some(vec!["8.x.y".into()]);
+        let shown = super::text(&with_arrivals);
         assert!(
-            text.contains("FAIL   ?      FAIL   -      0.19.0       [4A] c"),
-            "{text}"
+            shown.contains("0.16.0     0.16.0          2       1       2        0        1")
+                && shown.contains("clauses arriving per release:\n  0.16.0   8.x.y\n"),
+            "{shown}"
         );
         assert!(
             text.contains("ok     ?      ok     FAIL   0.19.0       [4A] b"),
@@ -549,7 +611,10 @@ mod tests {
             Err(e) => panic!("{e}"),
         };
         assert_eq!(json["changed"][0]["firstChange"], "0.18.0");
-        assert_eq!(json["changed"][2]["outcomes"][3], "notRun");
+        assert_eq!(json["changed"][1]["outcomes"][3], "failed");
+        let json = serde_json::to_value(&scoped).unwrap_or_default();
+        assert_eq!(json["changed"][1]["outcomes"][0], "notRun");
+        assert_eq!(json["releases"][0]["inScope"], 2);
         assert_eq!(
             json["releases"][1]["setupFailed"],
             "setup.sh: PyPI has no release\nmore"
@@ -568,7 +633,7 @@ mod tests {
                 Ok(report("0.17.0", &[("a", Status::Passed)])),
             ),
         ];
-        let h = build("python", &runs);
+        let h = build("python", &runs, &|_, _| true);
         assert!(h.changed.is_empty());
         assert!(text(&h).contains("no scenario's outcome changed"));
     }

@@ -1152,7 +1152,7 @@ mod tests {
             ("0.17.0".to_string(), Err("no such <release>".to_string())),
             ("0.18.0".to_string(), Ok(new.clone())),
         ];
-        let h = crate::reporting::history::build("python", &runs);
+        let h = crate::reporting::history::build("python", &runs, &|_, _| true);
         let html = render_with_history(&[old.clone(), new], Some(&h));
         let start = html.find("<h2 id=\"history\">").expect("history section");
         let end = start + html[start..].find("</table>").expect("table closed");
