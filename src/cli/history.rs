@@ -142,8 +142,10 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
         runs.push((version.clone(), Ok(report)));
     }
     // A release is judged only by the scenarios whose clauses its own SPEC text has.
-    let bounds: std::collections::BTreeMap<&str, VersionBounds> =
-        scenarios.iter().map(|s| (s.id.as_str(), s.bounds)).collect();
+    let bounds: std::collections::BTreeMap<&str, VersionBounds> = scenarios
+        .iter()
+        .map(|s| (s.id.as_str(), s.bounds))
+        .collect();
     let in_scope = |name: &str, spec: Option<&str>| {
         let version = runner::port_spec(spec).ok();
         bounds
@@ -156,7 +158,10 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
             .map(|h| h.into_iter().map(|t| t.version).collect())
             .unwrap_or_default();
         for r in &mut h.releases {
-            let Some(spec) = r.port_spec.as_deref().filter(|s| texts.iter().any(|t| t == s))
+            let Some(spec) = r
+                .port_spec
+                .as_deref()
+                .filter(|s| texts.iter().any(|t| t == s))
             else {
                 continue;
             };

@@ -338,8 +338,7 @@ pub fn bounds_lint(
             }
             // The pin names the text the scenario was written against; since/until bounds
             // the clauses do not give were read off a port's releases.
-            let from_clauses =
-                prefix == "since-" && floor.is_some_and(|(f, _)| Some(f) == claimed);
+            let from_clauses = prefix == "since-" && floor.is_some_and(|(f, _)| Some(f) == claimed);
             if prefix != "pin-" && !from_clauses && !s.description.contains(version) {
                 let whence = if history.iter().any(|h| h == version) {
                     "no clause of it arrives there"

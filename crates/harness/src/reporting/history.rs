@@ -359,7 +359,7 @@ pub fn text(h: &History) -> String {
                     out,
                     "{:<10} not run: {}",
                     r.version,
-                    first_line(reason)
+                    super::clauses::shorten(first_line(reason), 200)
                 );
             }
         }

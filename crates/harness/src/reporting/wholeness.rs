@@ -67,6 +67,10 @@ impl fmt::Display for Finding {
     }
 }
 
+/// Where a quote (or prose text) sits in its section, and whose it is: a clause's index in
+/// the index, or `None` for a prose entry.
+type Held = (Range<usize>, Option<usize>);
+
 /// Lints `index` against the SPEC text it quotes (see the module doc).
 pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
     let parsed: BTreeMap<String, Section> = sections(spec)
@@ -74,8 +78,7 @@ pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
         .map(|(k, body)| (k, Section::parse(&body)))
         .collect();
     let mut findings = Vec::new();
-    // Per section: (range, Some(clause index) | None for prose).
-    let mut spans: BTreeMap<&str, Vec<(Range<usize>, Option<usize>)>> = BTreeMap::new();
+    let mut spans: BTreeMap<&str, Vec<Held>> = BTreeMap::new();
     for (i, c) in index.clauses.iter().enumerate() {
         let found = parsed
             .get(&c.section)
@@ -108,7 +111,7 @@ pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
         let held = spans.get(name.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         for sentence in &section.sentences {
             let span = &sentence.span;
-            let touching: Vec<&(Range<usize>, Option<usize>)> = held
+            let touching: Vec<&Held> = held
                 .iter()
                 .filter(|(r, _)| r.start < span.end && span.start < r.end)
                 .collect();
@@ -154,7 +157,7 @@ pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
 fn uncovered(
     section: &Section,
     span: &Range<usize>,
-    touching: &[&(Range<usize>, Option<usize>)],
+    touching: &[&Held],
 ) -> String {
     let mut runs: Vec<&str> = Vec::new();
     let mut at = span.start;
