@@ -126,11 +126,14 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
             errors.join("\n")
         ));
     }
-    // Each scenario holds from the SPEC text that first has every clause it checks.
+    // Each scenario holds from the SPEC text that first has every clause it checks; a root
+    // with no clause index (a scratch checkout of features only) keeps the tags' bounds.
     let index_file = clause_index::index_path(root);
-    let index = ClauseIndex::load(&index_file, &index_file.display().to_string())
-        .map_err(|e| e.join("\n"))?;
-    clause_index::derive_bounds(&index, &mut scenarios);
+    if index_file.exists() {
+        let index = ClauseIndex::load(&index_file, &index_file.display().to_string())
+            .map_err(|e| e.join("\n"))?;
+        clause_index::derive_bounds(&index, &mut scenarios);
+    }
     let mut sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
