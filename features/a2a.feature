@@ -318,6 +318,41 @@ Feature: A2A agents, outbound (SPEC §7A)
     And the toolkit has no tool "whatever-id_echo"
     And there are no errors
 
+  @spec-7A @clause-7A.config.agents-block @partial-clause-7A.headers.env-expansion
+  @partial-clause-7A.config.enabled-precedence @serial
+  Scenario: a config file's agents entries carry their own headers, timeout and pollEvery
+    The `agents` block takes each option of `agent()`: the vault agent answers only with the
+    expanded header, the never-ending task times out after its own 1000 ms, polled every 200 ms
+    (so the call ends by the timeout plus one poll interval, and 300 ms for the harness), and the
+    disabled entry is never fetched.
+    Given a mock A2A agent "vault" runs "secured.json"
+    And a mock A2A agent "slow" runs "forever.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {}, "agents": {
+        "vault": {"card": "{{A2A:vault}}/.well-known/agent-card.json", "pollEvery": 50, "enabled": true,
+          "headers": {"Authorization": "Bearer ${TOOLNEXUS_CONFORMANCE_SECRET}"}},
+        "slow": {"card": "{{A2A:slow}}/.well-known/agent-card.json", "timeout": 1000, "pollEvery": 200},
+        "off": {"card": "http://127.0.0.1:9/.well-known/agent-card.json", "disabled": true}}}}
+      """
+    Then there are no errors
+    When "Secure_Vault_Agent_vault" is executed with:
+      """
+      {"task": "open"}
+      """
+    Then the output is "secured ok"
+    When "Archive_Indexer_index" is executed with:
+      """
+      {"task": "Index everything"}
+      """
+    Then the result matches:
+      """
+      {"output": {"$regex": "^A2A task \\S+ timed out after 1000ms \\(state=working\\)$"}, "isError": true,
+       "metadata": {"state": "working", "$partial": true}}
+      """
+    And the call took less than 1500 ms
+    And nothing the port reported mentions the secret
+
   @spec-4 @partial-clause-4.assembly.source-order
   Scenario: agent tools sit after the builtins and before extra tools
     Given a mock A2A agent runs "echo.json"

@@ -61,7 +61,7 @@ Feature: Built-in tools — selection, toggles and schemas (SPEC §4A, §0.11; s
   @clause-4A.read.schema @clause-4A.write.schema @clause-4A.edit.schema @clause-4A.grep.schema
   @clause-4A.glob.schema @clause-4A.webfetch.schema @clause-4A.question.schema @clause-4A.apply-patch.schema
   @clause-4A.todowrite.schema @partial-clause-4A.common.source-builtin @partial-clause-0.tool.shape
-  @partial-clause-1.tool.input-schema-object
+  @partial-clause-1.tool.input-schema-object @clause-4A.common.required-unless-optional
   Scenario: every builtin has source "builtin" and the §4A input schema (names, types, required)
     When the builtins are selected with:
       """

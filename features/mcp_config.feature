@@ -24,7 +24,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
 
   @spec-2
   @clause-2.config.reserved-keys @clause-2.config.reserved-keys-not-servers
-  @partial-clause-4.builtins.config-key
+  @partial-clause-4.builtins.config-key @clause-2.config.reserved-key-mcp-server
   Scenario: a raw server map ignores the reserved sibling keys and keeps its servers
     Given a toolkit built with:
       """
@@ -210,6 +210,7 @@ Feature: MCP config (SPEC §2 "Config file format", §0.3)
   @spec-2
   @clause-2.remote.header-env-expansion @clause-0.mcp-config.header-env-expansion
   @partial-clause-2.remote.headers-never-logged @partial-clause-2.remote.streamable-http
+  @clause-2.config.remote-headers
   Scenario: remote header values expand ${ENV} from the environment and are never reported
     # The harness puts a fresh secret in TOOLNEXUS_CONFORMANCE_SECRET and starts the mock
     # expecting "Bearer <secret>"; the server refuses any other authorization.

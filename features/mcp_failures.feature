@@ -98,6 +98,21 @@ Feature: MCP failure isolation (SPEC §2 "Per-server load bound", §0.3)
     And the error for "hang" mentions "initialize"
     And the error for "garbage" mentions "initialize"
 
+  @spec-2 @clause-2.load-bound.worst-case @partial-clause-2.load-bound.may-bound-tighter @serial
+  Scenario: a server that never answers is given up within roughly its waited phases × timeout
+    `hang.json` starts and never answers `initialize`; its `timeout` is 1000 ms. §2 gives up on
+    it within roughly (waited phases) × `timeout`: connect, `initialize` and `tools/list` at most,
+    3000 ms. "Roughly" and starting a server on a loaded machine leave the check at twice that:
+    a port that bounds tighter passes; one that waited out the 30000 ms default instead of the
+    server's own `timeout` does not.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "mcpConfig": {"mcpServers": {
+        "hang": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/hang.json"], "timeout": 1000}}}}
+      """
+    Then the status of "hang" is "failed"
+    And the build took less than 6000 ms
+
   @spec-2 @partial-clause-2.behaviour.failure-isolated
   Scenario: a remote server nobody listens on is failed
     Given a toolkit built with:

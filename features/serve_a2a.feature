@@ -41,7 +41,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       | /.well-known/agent-card.json |
       | /                            |
 
-  @spec-7B @clause-7B.serve.absent-404
+  @spec-7B @clause-7B.serve.absent-404 @partial-clause-7B.serve.a2a-opt-in
   Scenario: without the a2a profile a JSON-RPC SendMessage gets 404, and no task runs
     Given a toolkit built with:
       """
@@ -61,6 +61,8 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
 
   @spec-7B @clause-7B.card.route @clause-7B.card.defaults @clause-7B.card.url
   @partial-clause-7B.card.provider-optional @partial-clause-7B.serve.handle
+  @clause-7B.card.body-identity @clause-7B.card.capabilities @clause-7B.card.default-modes
+  @partial-clause-7B.card.body-skills-url @partial-clause-7B.serve.no-streaming-push-auth
   Scenario: the agent card with every default is exactly the SPEC's card
     `a2a: {}` and a toolkit without skills: no `provider`, no skills, `url` = base + `/`.
     Given a toolkit built with:
@@ -86,6 +88,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
 
   @spec-7B @clause-7B.card.provider-optional @partial-clause-7B.card.route
+  @clause-7B.card.capabilities @clause-7B.card.default-modes @partial-clause-7B.config.shape
   Scenario: the card takes name, description, version and provider from the a2a profile
     Given a toolkit built with:
       """
@@ -107,8 +110,12 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     And the A2A answer at "provider" is {"organization": "Acme", "url": "https://acme.test"}
     And the A2A answer at "protocolVersion" is "0.3.0"
     And the A2A answer at "url" is "{{SERVE:s1}}/"
+    And the A2A answer at "capabilities" is {"streaming": false, "pushNotifications": false}
+    And the A2A answer at "defaultInputModes" is ["text"]
+    And the A2A answer at "defaultOutputModes" is ["text"]
 
   @spec-7B @clause-7B.card.skills-from-skill-source @partial-clause-4.create.skills-dir
+  @clause-7B.card.body-skills-url
   Scenario: the card's skills are the SkillSource's skills with their SKILL.md descriptions, never raw tools
     The toolkit has a native tool and the `skill` tool besides the three skills; only skills
     are advertised. The SPEC fixes no order (NOTES #263).
@@ -133,8 +140,9 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
         {"id": "beta", "name": "beta", "description": "Second fixture skill."},
         {"id": "gamma", "name": "gamma", "description": "Third fixture skill."}]}
       """
+    And the A2A answer at "url" is "{{SERVE:s1}}/"
 
-  @spec-7B @clause-7B.card.skills-from-skill-source
+  @spec-7B @clause-7B.card.skills-from-skill-source @partial-clause-7B.config.shape
   Scenario: a2a.skills filters the card's skills; a name that is no skill is ignored
     Given a toolkit built with:
       """
@@ -159,6 +167,45 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
         {"id": "beta", "name": "beta", "description": "Second fixture skill."},
         {"id": "gamma", "name": "gamma", "description": "Third fixture skill."}]}
       """
+
+  @spec-7B @clause-7B.config.shape @partial-clause-7B.card.skills-from-skill-source
+  @partial-clause-7B.card.provider-optional @partial-clause-7B.store.all-through-store
+  Scenario: every A2AConfig field takes effect in one profile
+    `name`, `description`, `version` and `provider` reach the card, `skills` filters its skills,
+    and the host `store` object sees the task.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "skills": [{"name": "alpha", "description": "First fixture skill.", "content": "A."},
+         {"name": "beta", "description": "Second fixture skill.", "content": "B."}],
+       "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
+      """
+    And the toolkit is served as "s1" with:
+      """
+      {"a2a": {"name": "Full", "description": "Every field", "version": "4.5.6",
+        "provider": {"organization": "Acme", "url": "https://acme.test"}, "skills": ["beta"],
+        "store": {"recording": true}}}
+      """
+    When the A2A peer gets "/.well-known/agent-card.json"
+    Then the A2A status is 200
+    And the A2A answer at "" is:
+      """
+      {"name": "Full", "description": "Every field", "version": "4.5.6", "protocolVersion": "0.3.0",
+       "provider": {"organization": "Acme", "url": "https://acme.test"},
+       "capabilities": {"streaming": false, "pushNotifications": false},
+       "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
+       "skills": [{"id": "beta", "name": "beta", "description": "Second fixture skill."}],
+       "url": "{{SERVE:s1}}/", "$partial": true}
+      """
+    When the A2A peer sends the message "keep this"
+    And the A2A peer polls the task until it leaves submitted/working
+    And the serve records are read
+    Then the A2A answer at "result.artifacts[0].parts[0].text" is "echo: keep this"
+    And storeCalls at "[0]" is {"op": "save", "id": "{{TASK:1}}", "state": "submitted"}
+    And storeCalls has 1 entries with "state" equal to "completed"
 
   @spec-7B @partial-clause-7B.card.skills-from-skill-source
   Scenario: a skill whose name is outside [a-zA-Z0-9_-] keeps its name on the card; its id is the name or its sanitized form
@@ -186,9 +233,13 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
         "description": "Writes release notes."}]
       """
 
-  @spec-7B @clause-7B.send-message.submitted @partial-clause-7B.send-message.async-fulfilment
+  @spec-7B @partial-clause-7B.send-message.submitted @partial-clause-7B.send-message.async-fulfilment
+  @clause-7B.rpc.post-root
   Scenario: SendMessage answers the submitted task at once, before the slow model has answered
     The model answers 800 ms late, so a port that waited for the run could not say `submitted`.
+    `{{TASK:1}}` is bound from this very answer's `result.id`, so the id is checked where another
+    answer carries it: the `GetTask` answers for that id name the same task. The `<uuid>` shape
+    is not checked: the harness turns the id into the placeholder before comparing.
     Given a toolkit built with:
       """
       {"builtins": false, "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]}
@@ -205,10 +256,10 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     Then the A2A status is 200
     And the A2A answer at "jsonrpc" is "2.0"
     And the A2A answer at "id" is 1
-    And the A2A answer at "result.id" is "{{TASK:1}}"
     And the A2A answer at "result.status.state" is "submitted"
     When the A2A peer polls the task until it leaves submitted/working
-    Then the A2A answer at "result.status.state" is "completed"
+    Then the A2A answer at "result.id" is "{{TASK:1}}"
+    And the A2A answer at "result.status.state" is "completed"
     And the A2A answer at "result.artifacts[0].parts" is [{"kind": "text", "text": "slow: slow please"}]
 
   @spec-7B @clause-7B.send-message.async-fulfilment @partial-clause-7B.serve.handle
@@ -582,7 +633,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     And onTask has 1 entries with "id" equal to "{{TASK:1}}"
     And onTask has 1 entries with "id" equal to "{{TASK:2}}"
 
-  @spec-7B @partial-clause-7B.store.resolve
+  @spec-7B @partial-clause-7B.store.resolve @partial-clause-7B.config.shape
   Scenario: a "file:<dir>" store writes the task as <id>.json
     Given a directory "tasks"
     And a toolkit built with:
@@ -621,6 +672,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     Then the A2A answer at "result.artifacts[0].parts[0].text" is "echo: in memory"
 
   @spec-7B @clause-7B.store.all-through-store @partial-clause-7B.store.resolve
+  @clause-7B.store.interface @partial-clause-7B.send-message.submitted
   Scenario: a host store object sees every task write, in order, and the reads of GetTask
     Saves: `submitted`, `working`, `completed` (other saves in between are allowed: NOTES #266).
     Given a toolkit built with:
@@ -666,7 +718,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     Then storeCalls has 1 entries with "state" equal to "failed"
     And storeCalls has 0 entries with "state" equal to "completed"
 
-  @spec-7B @spec-2 @clause-7B.serve.a2a-opt-in @partial-clause-2.config.reserved-keys-not-servers
+  @spec-7B @spec-2 @partial-clause-7B.serve.a2a-opt-in @partial-clause-2.config.reserved-keys-not-servers
   Scenario Outline: a config file's top-level a2a block is the A2A profile and no MCP server (<form>)
     Given a file "mcp.json" containing:
       """

@@ -38,6 +38,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
     And the MCP server info at "capabilities.tools" is {"$match": "object"}
 
   @spec-7C @clause-7C.tools-list.entry-shape @clause-7C.tools-list.all-by-default
+  @clause-7C.tools-list.input-schema
   Scenario: tools/list lists every toolkit tool with its description and inputSchema
     Given a toolkit built with:
       """
@@ -62,6 +63,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       """
 
   @spec-7C @clause-7C.tools-list.all-by-default @partial-clause-7C.tools-list.entry-shape
+  @clause-7C.tools-list.input-schema
   Scenario: with builtins on, tools/list carries the builtins as the toolkit lists them
     Given a toolkit built with:
       """
@@ -404,6 +406,7 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
     Then the MCP answer at "content[0].text" is "{\"who\":\"second\"}"
 
   @spec-7C @spec-2 @clause-7C.serve.opt-in @partial-clause-2.config.reserved-keys-not-servers
+  @partial-clause-2.config.reserved-key-mcp-server
   Scenario Outline: a config file's top-level mcpServer block is the MCP profile and no MCP server (<form>)
     Given a file "mcp.json" containing:
       """
@@ -432,7 +435,8 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
       | raw server map | {"mcpServer": {"name": "from-file", "version": "7.0.0", "tools": ["beta"]}}                  |
       | wrapper        | {"mcpServers": {}, "mcpServer": {"name": "from-file", "version": "7.0.0", "tools": ["beta"]}} |
 
-  @spec-7C @partial-clause-2.config.reserved-keys
+  @spec-7C @partial-clause-2.config.reserved-keys @partial-clause-2.config.reserved-key-mcp-server
+  @clause-7C.serve.co-mounted
   Scenario: a config file with both reserved profile blocks serves both surfaces on one handle
     Given a mock LLM runs "serve.json"
     And a file "mcp.json" containing:

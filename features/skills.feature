@@ -738,7 +738,7 @@ Feature: Skills — discovery, the skill tool and the prompt helper (SPEC §3, �
       """
     Then an error mentions "boom provider"
 
-  @spec-3.S2 @partial-clause-3.s2.semantics
+  @spec-3.S2 @partial-clause-3.s2.semantics @partial-clause-3.s2.filter
   Scenario Outline: the skills filter is an allowlist with any true entry, else a drop-list
     Given a toolkit built with:
       """

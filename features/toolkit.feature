@@ -207,6 +207,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
       """
 
   @spec-4 @seed-003 @partial-clause-3.s2.semantics @partial-clause-3.s2.before-skill-tool
+  @partial-clause-3.s2.filter
   Scenario: control 4 — a per-agent skills allowlist from one shared catalog
     Given a toolkit built with:
       """
@@ -274,7 +275,7 @@ Feature: Toolkit assembly, precedence, filters and failure isolation (SPEC §4, 
 
   @spec-4 @spec-2
   @clause-2.config.reserved-keys-not-servers @partial-clause-2.config.reserved-keys
-  @partial-clause-4.builtins.config-key
+  @partial-clause-4.builtins.config-key @partial-clause-2.config.reserved-key-mcp-server
   Scenario: reserved sibling keys of a raw server map are not servers
     Given a toolkit built with:
       """
