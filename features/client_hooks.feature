@@ -212,7 +212,7 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
     And hookCalls at "[1].response.choices[0].message.content" is "It is sunny."
     And hookCalls values at "turn" strictly increase
 
-  @spec-8 @clause-8.hooks.after-llm @clause-8.usage.mapping
+  @spec-8 @clause-8.hooks.after-llm
   Scenario: afterLLM receives the raw anthropic payload with its input/output usage
     Given a mock LLM runs "basic-anthropic.json"
     And a client created with:

@@ -10,7 +10,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
 
   # ---------------------------------------------------------------- run with history
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.history @clause-8.run-result.text @clause-8.run-result.messages
   Scenario Outline: run with history continues it, and RunResult.messages is the full updated transcript (<style>)
     Given a mock LLM runs "<file>"
     And a client created with:
@@ -70,7 +70,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
 
   # ---------------------------------------------------------------- conversation
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: conversation send, send keeps the history; messages is the transcript
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -105,7 +105,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
       ]}
       """
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: conversation reset clears the history
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -133,7 +133,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
       ]}
       """
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: a reset as the last step leaves an empty transcript
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -297,7 +297,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
     When the client's store is read at "never-used"
     Then the store has nothing there
 
-  @spec-8 @clause-8.memory.store-shape @clause-8.ask.with-id
+  @spec-8 @clause-8.memory.store-shape @clause-8.ask.with-id @clause-8.memory.store-option
   Scenario: a host store (seeded) is the one ask loads from and saves to
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
