@@ -243,6 +243,24 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
     Then the text deltas join to "echo: two (m-basic)"
     And LLM request 2 body at "messages" contains "echo: one (m-basic)"
 
+  @spec-8 @clause-8.ask.no-on-text
+  Scenario: ask without onText does not stream; with onText it does (positive control)
+    Whether a non-streaming body says `"stream": false` or leaves the key out is the port's.
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client asks "one"
+    Then the run text is "echo: one (m-basic)"
+    And LLM request 1 body at "" is:
+      """
+      {"$oneOf": [{"stream": false, "$partial": true}, {"stream": {"$absent": true}, "$partial": true}]}
+      """
+    When the client asks "two" with onText
+    Then the text deltas join to "echo: two (m-basic)"
+    And LLM request 2 body at "stream" is true
+
   @spec-8 @clause-8.memory.store-default
   Scenario: the default store is per client: a second client does not see the first one's thread
     Given a mock LLM runs "basic-openai.json"

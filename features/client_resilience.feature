@@ -378,6 +378,41 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 1 request
     And onErrorCalls has 0 entries
 
+  @spec-8 @clause-8.resilience.timeout-ms @serial
+  Scenario: timeoutMs is a deadline for the whole run, not for each request
+    Both LLM replies are immediate; the tool between them takes 1500 ms (or less, if the port
+    hands the run's abort to the tool's context), far past the 300 ms deadline. A per-request
+    timeout would let the second request through and answer; the whole-run deadline has
+    passed by then, so the run raises (the SPEC gives the error no words).
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"awaitCancel": {"ms": 1500}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "timeoutMs": 300}
+      """
+    When the client runs "weather in Paris?"
+    Then the run raised an error mentioning ""
+    And the LLM received at most 2 requests
+    And the elapsed time is below 3000 ms
+
+  @spec-8 @partial-clause-8.resilience.timeout-ms
+  Scenario: the same tool run under a deadline it fits in answers (positive control)
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"awaitCancel": {"ms": 200}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "timeoutMs": 4000}
+      """
+    When the client runs "weather in Paris?"
+    Then the run text is "It is not cancelled."
+    And the LLM received 2 requests
+
   @spec-8 @clause-8.resilience.aborts-not-retried @partial-clause-8.resilience.timeout-ms
   Scenario: a timeout long enough lets the slow reply through (positive control)
     Given a mock LLM runs "resilience.json"

@@ -139,6 +139,84 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     And the run text is "done (3): {\"q\":\"first\"} | {\"q\":\"second\"} | {\"q\":\"third\"}"
     And the run result at "toolCallCount" is 3
 
+  @spec-8 @clause-8.stream.event-usage
+  Scenario: a one-turn openai stream's usage event carries the turn's token usage
+    The mock sends the turn's usage once, in the last chunk (`include_usage`); the usage
+    event's `usage` has the RunResult's keys. How many usage events a multi-turn stream has
+    is a SPEC silence (conformance/NOTES.md #90), so one turn is checked.
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client streams "hi"
+    Then the stream events of type "usage" are:
+      """
+      [{"type": "usage", "usage": {"promptTokens": 12, "completionTokens": 7, "totalTokens": 19}}]
+      """
+    And the usage is 12 prompt, 7 completion and 19 total tokens
+
+  @spec-8 @clause-8.stream.same-as-run
+  Scenario: a stream runs the same loop, hooks, tools and telemetry as run
+    The same client runs, then streams, the same prompt: each records the same hook calls
+    and metric events in the same order, and ends in the same result.
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key",
+       "hooks": {"beforeLLM": {"observe": true}, "afterLLM": {"observe": true}, "beforeTool": {"observe": true}, "afterTool": {"observe": true}},
+       "onMetric": {"collect": true}}
+      """
+    When the client runs "weather in Paris?"
+    Then the run text is "It is sunny."
+    And the run result at "turns" is 2
+    And the usage is 24 prompt, 14 completion and 38 total tokens
+    And the tool calls are:
+      """
+      [{"name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "output": "sunny", "isError": false, "$partial": true}]
+      """
+    And hookCalls at "" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true},
+       {"hook": "beforeTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "afterTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "result": {"output": "sunny", "isError": false, "$partial": true}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true}]
+      """
+    And metricEvents at "" is:
+      """
+      [{"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "tool", "tool": "get_weather", "source": "native", "isError": false, "$partial": true},
+       {"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "run", "model": "m-basic", "turns": 2, "toolCalls": 1, "totalTokens": 38, "$partial": true}]
+      """
+    When the client streams "weather in Paris?"
+    Then the last stream event is of type "done"
+    And the run text is "It is sunny."
+    And the run result at "turns" is 2
+    And the usage is 24 prompt, 14 completion and 38 total tokens
+    And the tool calls are:
+      """
+      [{"name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "output": "sunny", "isError": false, "$partial": true}]
+      """
+    And hookCalls at "" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true},
+       {"hook": "beforeTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "afterTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "result": {"output": "sunny", "isError": false, "$partial": true}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true}]
+      """
+    And metricEvents at "" is:
+      """
+      [{"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "tool", "tool": "get_weather", "source": "native", "isError": false, "$partial": true},
+       {"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "run", "model": "m-basic", "turns": 2, "toolCalls": 1, "totalTokens": 38, "$partial": true}]
+      """
+
   # ---------------------------------------------------------------- the wire
 
   @spec-8 @clause-8.stream.openai-wire
@@ -298,6 +376,26 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     Then the run text is "echo: again (m-basic)"
     And LLM request 1 body at "messages" contains "my name is Ada"
     And LLM request 1 body at "messages" contains "noted"
+
+  @spec-8 @clause-8.stream.no-id-stateless
+  Scenario: streams without an id are stateless: the second does not carry the first
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client streams "first-ping"
+    And the client streams "second-ping"
+    Then the run text is "echo: second-ping (m-basic)"
+    And the LLM received 2 requests
+    And LLM request 2 body at "messages" does not contain "first-ping"
+    And LLM request 2 body at "messages" is:
+      """
+      {"$oneOf": [
+        [{"role": "user", "content": "second-ping"}],
+        [{"role": "system", "$partial": true}, {"role": "user", "content": "second-ping"}]
+      ]}
+      """
 
   # ---------------------------------------------------------------- hooks on the stream
 

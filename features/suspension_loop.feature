@@ -263,6 +263,47 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And the run result has nothing at "pending"
     And the run result has nothing at "limit"
 
+  @spec-10 @clause-10.loop.durable-resume
+  Scenario: a durable host takes the pending Request and later resumes by calling run again, also from a fresh client
+    §10 rule 2: the halted run returns the Request as plain data; once the world has changed,
+    the host calls `run` again, possibly in another process ("later call `run` again once the
+    world has changed"; the SPEC gives that call no history, so it starts from the prompt).
+    The change happens out-of-band (the login succeeded), which the behaviour catalogue shows by
+    a second toolkit whose gate answers instead of suspending; a newly created client stands for
+    the other process.
+    Given a mock LLM runs "suspension.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"suspend": {"kind": "authorization", "prompt": "Log in", "url": "https://login.test/a"}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client runs "one"
+    Then the run result at "status" is "pending"
+    And the run result at "pending" is:
+      """
+      {"id": {"$regex": "^.+$"}, "kind": "authorization", "prompt": "Log in", "url": "https://login.test/a"}
+      """
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"text": "session ok"}}]}
+      """
+    When the client runs "one"
+    Then the run did not raise
+    And the run result at "status" is "done"
+    And the run text is "after: session ok"
+    And the run result has nothing at "pending"
+    Given a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client runs "one"
+    Then the run result at "status" is "done"
+    And the run text is "after: session ok"
+    And the LLM received 5 requests
+
   @spec-10 @clause-10.run-result.limit @clause-10.run-result.pending-iff
   Scenario: a pending run names no limit
     `limit` is set only when the status is incomplete.
