@@ -232,7 +232,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     And the client's metrics are read
     Then the metrics text matches "[^\n]\n\z"
 
-  @spec-8 @clause-8.prometheus.metric-names
+  @spec-8 @partial-clause-8.prometheus.metric-names
   Scenario: a failed run counts in run_errors_total and as an error request
     Given a mock LLM runs "resilience.json"
     And a client created with:
