@@ -77,7 +77,7 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
   # ---------------------------------------------------------------- subagent-durable-resume (S4)
 
   @spec-7D @clause-7D.escalation.deepest-resume @clause-7D.escalation.reattach @clause-7D.resume.rewind
-  @clause-7D.resume.two-shapes @clause-7D.states.suspended-only-via-answer
+  @clause-7D.resume.two-shapes @clause-7D.states.suspended-only-via-answer @clause-10.escalation.data-path @partial-clause-10.escalation.data-path-subtree
   Scenario: durable resume: pending at the root with data.path, resumed at the leaf, the parent reattaches
     Given the shared agent fixture "{{EXAMPLES}}/subagent-durable-resume/fixture.json"
     When its run is driven

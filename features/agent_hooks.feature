@@ -10,7 +10,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
   Background:
     Given a mock LLM runs "agents.json"
 
-  @spec-7D @clause-7D.seams.verbatim
+  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points
   Scenario: H1 runtime hooks reach an agent turn: the beforeLLM rewrite is on the wire
     Given an agent runtime with:
       """
@@ -28,7 +28,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
       {"hook": "beforeLLM", "owner": "runtime", "$partial": true}
       """
 
-  @spec-7D @clause-7D.seams.verbatim
+  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points
   Scenario: H2 runtime onMetric receives the §8 llm and run events of an agent turn
     Given an agent runtime with:
       """

@@ -212,7 +212,7 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
     And hookCalls at "[1].response.choices[0].message.content" is "It is sunny."
     And hookCalls values at "turn" strictly increase
 
-  @spec-8 @clause-8.hooks.after-llm @clause-8.usage.mapping
+  @spec-8 @clause-8.hooks.after-llm
   Scenario: afterLLM receives the raw anthropic payload with its input/output usage
     Given a mock LLM runs "basic-anthropic.json"
     And a client created with:
@@ -395,3 +395,79 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
     And hookCalls at "[3].hook" is "afterTool"
     And hookCalls at "[4].hook" is "beforeLLM"
     And hookCalls at "[5].hook" is "afterLLM"
+
+  # ---------------------------------------------------------------- two entry points
+
+  @spec-8 @clause-8.hooks.two-entry-points
+  Scenario: hooks and onMetric see the same calls, in the same order, directly and through the agent runtime
+    SPEC §8 "Two entry points, one semantics": the same hooks and onMetric, given once to a
+    client and once to the §7D agent runtime (PROTOCOL.md §5.27, `options`), for the same run
+    (agents.json's m-three calls lookup until it has three results, then answers). The runtime
+    adds, renames, drops, reorders and aggregates nothing: both paths record the same entries,
+    one per hook call and per event, in loop order. (That nothing is buffered is a matter of
+    timing, which neither record shows.)
+    Given a mock LLM runs "agents.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "lookup", "behaviour": {"text": "data"}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-three", "apiKey": "test-key",
+       "hooks": {"beforeLLM": {"observe": true}, "afterLLM": {"observe": true}, "beforeTool": {"observe": true}, "afterTool": {"observe": true}},
+       "onMetric": {"collect": true}}
+      """
+    When the client runs "go"
+    Then the run text is "done after 3 lookups"
+    And hookCalls at "" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-three", "$partial": true}, {"hook": "afterLLM", "model": "m-three", "$partial": true},
+       {"hook": "beforeTool", "name": "lookup", "args": {"q": "n"}, "id": {"$match": "string"}, "turn": {"$match": "number"}},
+       {"hook": "afterTool", "name": "lookup", "args": {"q": "n"}, "result": {"output": "data", "isError": false, "$partial": true}, "id": {"$match": "string"}, "turn": {"$match": "number"}},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true},
+       {"hook": "beforeTool", "$partial": true}, {"hook": "afterTool", "$partial": true},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true},
+       {"hook": "beforeTool", "$partial": true}, {"hook": "afterTool", "$partial": true},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true}]
+      """
+    And metricEvents at "" is:
+      """
+      [{"event": "llm", "model": "m-three", "status": "ok", "$partial": true},
+       {"event": "tool", "tool": "lookup", "isError": false, "$partial": true},
+       {"event": "llm", "$partial": true}, {"event": "tool", "$partial": true},
+       {"event": "llm", "$partial": true}, {"event": "tool", "$partial": true},
+       {"event": "llm", "$partial": true},
+       {"event": "run", "model": "m-three", "turns": 4, "toolCalls": 3, "$partial": true}]
+      """
+    Given an agent runtime with:
+      """
+      {"registry": {"three": {"does": "three lookups", "model": "m-three", "tools": ["lookup"]}},
+       "tools": [{"name": "lookup", "behaviour": {"text": "data"}}],
+       "options": {"hooks": {"beforeLLM": {"observe": true}, "afterLLM": {"observe": true}, "beforeTool": {"observe": true}, "afterTool": {"observe": true}},
+                   "onMetric": {"collect": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "three", "prompt": "go"}
+      """
+    Then the agent answer at "result.text" is "done after 3 lookups"
+    And the agent trace at "hookCalls" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-three", "owner": "runtime", "$partial": true}, {"hook": "afterLLM", "model": "m-three", "owner": "runtime", "$partial": true},
+       {"hook": "beforeTool", "name": "lookup", "args": {"q": "n"}, "id": {"$match": "string"}, "turn": {"$match": "number"}, "owner": "runtime"},
+       {"hook": "afterTool", "name": "lookup", "args": {"q": "n"}, "result": {"output": "data", "isError": false, "$partial": true}, "id": {"$match": "string"}, "turn": {"$match": "number"}, "owner": "runtime"},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true},
+       {"hook": "beforeTool", "$partial": true}, {"hook": "afterTool", "$partial": true},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true},
+       {"hook": "beforeTool", "$partial": true}, {"hook": "afterTool", "$partial": true},
+       {"hook": "beforeLLM", "$partial": true}, {"hook": "afterLLM", "$partial": true}]
+      """
+    And the agent trace at "metricEvents" is:
+      """
+      [{"event": "llm", "model": "m-three", "status": "ok", "owner": "runtime", "$partial": true},
+       {"event": "tool", "tool": "lookup", "isError": false, "owner": "runtime", "$partial": true},
+       {"event": "llm", "$partial": true}, {"event": "tool", "$partial": true},
+       {"event": "llm", "$partial": true}, {"event": "tool", "$partial": true},
+       {"event": "llm", "$partial": true},
+       {"event": "run", "model": "m-three", "turns": 4, "toolCalls": 3, "owner": "runtime", "$partial": true}]
+      """

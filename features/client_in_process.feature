@@ -5,7 +5,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
   wire, so no mock LLM runs here. Every `generate` request comes back in `generateCalls`;
   its messages are OpenAI-shaped.
 
-  @spec-8 @clause-8.in-process.no-wire
+  @spec-8 @clause-8.in-process.no-wire @partial-clause-8.in-process.constructor @clause-8.run-result.model
   Scenario: generate's content is the run's text, without any endpoint
     Given a client created with:
       """
@@ -21,7 +21,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
       {"role": "user", "content": "hi"}
       """
 
-  @spec-8 @clause-8.in-process.no-wire @clause-8.loop.system-message
+  @spec-8 @clause-8.in-process.no-wire @clause-8.loop.system-message @partial-clause-8.in-process.constructor @partial-clause-8.in-process.openai-shaped
   Scenario: the generate request carries an OpenAI-shaped system message
     Given a client created with:
       """
@@ -35,7 +35,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
       {"$regex": "^Be brief\\."}
       """
 
-  @spec-8 @clause-8.in-process.no-wire @clause-8.in-process.derives-envelope @clause-8.loop.execute-and-append
+  @spec-8 @clause-8.in-process.no-wire @clause-8.in-process.derives-envelope @clause-8.loop.execute-and-append @clause-8.in-process.generate-shape @clause-8.in-process.openai-shaped
   Scenario Outline: toolCalls run the tool and the next request carries OpenAI tool messages (arguments as <form>)
     The library encodes object arguments itself and passes a string as it is; either way
     the tool receives the object.
@@ -73,7 +73,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
       | object   | {"q": "x"}         | {"$json": {"q": "x"}}   |
       | a string | "{\\"q\\":\\"x\\"}"    | "{\\"q\\":\\"x\\"}"         |
 
-  @spec-8 @clause-8.in-process.derives-envelope @clause-8.hooks.after-llm
+  @spec-8 @clause-8.in-process.derives-envelope @clause-8.hooks.after-llm @partial-clause-8.in-process.constructor
   Scenario: the library builds the choices envelope and derives finish_reason
     afterLLM receives the payload the library built around each generate answer.
     Given a toolkit built with:
@@ -94,7 +94,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
     And hookCalls at "[1].response.choices[0].finish_reason" is "stop"
     And hookCalls at "[1].response.choices[0].message.content" is "done"
 
-  @spec-8 @clause-8.run-result.usage-summed @clause-8.in-process.derives-envelope
+  @spec-8 @clause-8.run-result.usage-summed @clause-8.in-process.derives-envelope @clause-8.in-process.generate-shape @clause-8.run-result.turns
   Scenario: usage from the script is summed across turns
     Given a toolkit built with:
       """
@@ -111,7 +111,7 @@ Feature: The §8 in-process client — a host generate function instead of an en
     And the usage is 10 prompt, 6 completion and 16 total tokens
     And the run result at "turns" is 2
 
-  @spec-8 @clause-8.run-result.usage-summed
+  @spec-8 @clause-8.run-result.usage-summed @partial-clause-8.in-process.generate-shape
   Scenario: a generate answer without usage adds no tokens: the usage is all zeros
     §8 "generate … (+ optional `usage`)"; RunResult's `usage` is not optional and is "summed
     across turns", so answers that carry none sum to zero (not an absent usage).

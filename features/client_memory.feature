@@ -10,7 +10,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
 
   # ---------------------------------------------------------------- run with history
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.history @clause-8.run-result.text @clause-8.run-result.messages
   Scenario Outline: run with history continues it, and RunResult.messages is the full updated transcript (<style>)
     Given a mock LLM runs "<file>"
     And a client created with:
@@ -70,7 +70,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
 
   # ---------------------------------------------------------------- conversation
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: conversation send, send keeps the history; messages is the transcript
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -105,7 +105,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
       ]}
       """
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: conversation reset clears the history
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -133,7 +133,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
       ]}
       """
 
-  @spec-8 @clause-8.memory.history
+  @spec-8 @clause-8.memory.conversation
   Scenario: a reset as the last step leaves an empty transcript
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -243,6 +243,24 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
     Then the text deltas join to "echo: two (m-basic)"
     And LLM request 2 body at "messages" contains "echo: one (m-basic)"
 
+  @spec-8 @clause-8.ask.no-on-text
+  Scenario: ask without onText does not stream; with onText it does (positive control)
+    Whether a non-streaming body says `"stream": false` or leaves the key out is the port's.
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client asks "one"
+    Then the run text is "echo: one (m-basic)"
+    And LLM request 1 body at "" is:
+      """
+      {"$oneOf": [{"stream": false, "$partial": true}, {"stream": {"$absent": true}, "$partial": true}]}
+      """
+    When the client asks "two" with onText
+    Then the text deltas join to "echo: two (m-basic)"
+    And LLM request 2 body at "stream" is true
+
   @spec-8 @clause-8.memory.store-default
   Scenario: the default store is per client: a second client does not see the first one's thread
     Given a mock LLM runs "basic-openai.json"
@@ -297,7 +315,7 @@ Feature: The §8 client's conversation memory — history, conversation, ask and
     When the client's store is read at "never-used"
     Then the store has nothing there
 
-  @spec-8 @clause-8.memory.store-shape @clause-8.ask.with-id
+  @spec-8 @clause-8.memory.store-shape @clause-8.ask.with-id @clause-8.memory.store-option
   Scenario: a host store (seeded) is the one ask loads from and saves to
     Given a mock LLM runs "basic-openai.json"
     And a client created with:

@@ -123,7 +123,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     When the client's metrics are read
     Then the metrics text matches "\A# HELP toolnexus_llm_requests_total [^\n]*\n# TYPE toolnexus_llm_requests_total counter\n# HELP toolnexus_llm_tokens_total [^\n]*\n# TYPE toolnexus_llm_tokens_total counter\n# HELP toolnexus_llm_request_duration_seconds [^\n]*\n# TYPE toolnexus_llm_request_duration_seconds histogram\n# HELP toolnexus_tool_calls_total [^\n]*\n# TYPE toolnexus_tool_calls_total counter\n# HELP toolnexus_tool_duration_seconds [^\n]*\n# TYPE toolnexus_tool_duration_seconds histogram\n# HELP toolnexus_run_errors_total [^\n]*\n# TYPE toolnexus_run_errors_total counter\n\z"
 
-  @spec-8 @clause-8.prometheus.byte-identical @clause-8.prometheus.order-help-type @clause-8.prometheus.buckets @clause-8.prometheus.series-sorted @clause-8.prometheus.snake-case-labels @clause-8.prometheus.metric-names
+  @spec-8 @clause-8.prometheus.byte-identical @clause-8.prometheus.order-help-type @clause-8.prometheus.buckets @clause-8.prometheus.series-sorted @clause-8.prometheus.snake-case-labels @clause-8.prometheus.metric-names @clause-8.prometheus.histogram-series
   Scenario: after a scripted tool loop the whole metrics text is pinned
     Every line of the snapshot follows from the SPEC and tool-loop.json: 3 ok calls of m-loop,
     tokens 120 prompt / 30 completion (series sorted: `completion` before `prompt`), 3 native
@@ -203,7 +203,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     And the metrics text has the line "toolnexus_llm_requests_total{model="a\"b\\c\nd",status="ok"} 1"
     And the metrics text has the line "toolnexus_llm_request_duration_seconds_count{model="a\"b\\c\nd"} 1"
 
-  @spec-8 @clause-8.prometheus.buckets @serial
+  @spec-8 @clause-8.prometheus.buckets @serial @clause-8.prometheus.histogram-series
   Scenario: a 300 ms reply lands in the 0.5 bucket, not in 0.1 or 0.25
     Given a mock LLM runs "metrics.json"
     And a client created with:
@@ -232,7 +232,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     And the client's metrics are read
     Then the metrics text matches "[^\n]\n\z"
 
-  @spec-8 @clause-8.prometheus.metric-names
+  @spec-8 @partial-clause-8.prometheus.metric-names
   Scenario: a failed run counts in run_errors_total and as an error request
     Given a mock LLM runs "resilience.json"
     And a client created with:

@@ -188,7 +188,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
 
   # ---------------------------------------------------------------- onError
 
-  @spec-8 @clause-8.on-error.info
+  @spec-8 @partial-clause-8.on-error.info
   Scenario: onError gets {status, attempt (0-based), retryable} for a retryable failure
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -203,7 +203,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And onErrorCalls at "[0].attempt" is 0
     And onErrorCalls at "[0].retryable" is true
 
-  @spec-8 @clause-8.on-error.info
+  @spec-8 @partial-clause-8.on-error.info
   Scenario: onError sees retryable false for a 400
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -221,7 +221,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       {"status": 400, "attempt": 0, "retryable": false, "$partial": true}
       """
 
-  @spec-8 @clause-8.on-error.info
+  @spec-8 @partial-clause-8.on-error.info
   Scenario: onError gets an error (not a status) and retryable true for a dropped connection
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -236,7 +236,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
       {"error": {"$match": "string"}, "status": {"$absent": true}, "attempt": 0, "retryable": true}
       """
 
-  @spec-8 @clause-8.on-error.bounded @clause-8.on-error.info
+  @spec-8 @clause-8.on-error.bounded @partial-clause-8.on-error.info
   Scenario: attempts count up from 0 across retries
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -250,7 +250,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And onErrorCalls at "[0].attempt" is 0
     And onErrorCalls at "[1].attempt" is 1
 
-  @spec-8 @clause-8.on-error.bounded @clause-8.on-error.no-suspend
+  @spec-8 @clause-8.on-error.bounded @clause-8.on-error.no-suspend @partial-clause-8.on-error.no-suspend-tier
   Scenario: "fail" surfaces a retryable 503 at once, as a raise (never a pending result)
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -279,7 +279,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 1 request
     And onErrorCalls has 1 entries
 
-  @spec-8 @clause-8.on-error.no-suspend
+  @spec-8 @clause-8.on-error.no-suspend @partial-clause-8.on-error.no-suspend-tier
   Scenario: "fail" on a stream raises too, with no done event carrying a pending result
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -345,7 +345,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
 
   # ---------------------------------------------------------------- timeout and cancel
 
-  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial
+  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial @partial-clause-8.resilience.abort-in-flight @partial-clause-8.resilience.timeout-ms
   Scenario: timeoutMs aborts a slow reply; the abort is not retried and onError is not called
     The slow reply takes 2500 ms; the run must end near the 200 ms deadline. The SPEC does not
     word the error, so only the raise itself is checked.
@@ -361,7 +361,7 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 1 request
     And onErrorCalls has 0 entries
 
-  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial
+  @spec-8 @clause-8.resilience.aborts-not-retried @clause-8.on-error.aborts-bypass @serial @partial-clause-8.resilience.abort-in-flight
   Scenario: an external cancel aborts a slow reply; not retried, onError not called
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -378,7 +378,42 @@ Feature: The §8 client's resilience — retries, Retry-After, onError, timeout 
     And the LLM received 1 request
     And onErrorCalls has 0 entries
 
-  @spec-8 @clause-8.resilience.aborts-not-retried
+  @spec-8 @clause-8.resilience.timeout-ms @serial
+  Scenario: timeoutMs is a deadline for the whole run, not for each request
+    Both LLM replies are immediate; the tool between them takes 1500 ms (or less, if the port
+    hands the run's abort to the tool's context), far past the 300 ms deadline. A per-request
+    timeout would let the second request through and answer; the whole-run deadline has
+    passed by then, so the run raises (the SPEC gives the error no words).
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"awaitCancel": {"ms": 1500}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "timeoutMs": 300}
+      """
+    When the client runs "weather in Paris?"
+    Then the run raised an error mentioning ""
+    And the LLM received at most 2 requests
+    And the elapsed time is below 3000 ms
+
+  @spec-8 @partial-clause-8.resilience.timeout-ms
+  Scenario: the same tool run under a deadline it fits in answers (positive control)
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"awaitCancel": {"ms": 200}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key", "timeoutMs": 4000}
+      """
+    When the client runs "weather in Paris?"
+    Then the run text is "It is not cancelled."
+    And the LLM received 2 requests
+
+  @spec-8 @clause-8.resilience.aborts-not-retried @partial-clause-8.resilience.timeout-ms
   Scenario: a timeout long enough lets the slow reply through (positive control)
     Given a mock LLM runs "resilience.json"
     And a client created with:

@@ -8,7 +8,7 @@ Feature: Shaping the §8 client's request body — requestParams, bodyTransform,
 
   # ---------------------------------------------------------------- requestParams
 
-  @spec-8 @clause-8.request-params.wins
+  @spec-8 @clause-8.request-params.wins @clause-8.request-params.merged-every-body
   Scenario Outline: requestParams win on collision and add keys, on every request (<style>)
     Given a mock LLM runs "<file>"
     And a toolkit built with:
@@ -138,7 +138,7 @@ Feature: Shaping the §8 client's request body — requestParams, bodyTransform,
     And LLM request 1 body at "x_seen_tool_choice" is null
     And LLM request 1 body has nothing at "tools"
 
-  @spec-8 @clause-8.request-params.all-paths @clause-8.request-params.wins
+  @spec-8 @clause-8.request-params.all-paths @clause-8.request-params.wins @partial-clause-8.request-params.merged-every-body
   Scenario Outline: requestParams and bodyTransform apply on every path (<verb>, <style>)
     Given a mock LLM runs "<file>"
     And a toolkit built with:

@@ -9,7 +9,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
 
   # ---------------------------------------------------------------- event order
 
-  @spec-8 @clause-8.stream.events @clause-8.stream.done
+  @spec-8 @clause-8.stream.event-text @clause-8.stream.done
   Scenario Outline: a text-only turn streams text deltas, then usage, then done (<style>)
     Given a mock LLM runs "<file>"
     And a client created with:
@@ -33,7 +33,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
       | openai    | basic-openai.json    |
       | anthropic | basic-anthropic.json |
 
-  @spec-8 @clause-8.stream.events @clause-8.stream.done
+  @spec-8 @clause-8.stream.event-tool-call @clause-8.stream.event-tool-result @clause-8.stream.event-text @clause-8.stream.done
   Scenario: an openai tool turn streams tool_call, tool_result, then the answer's text, and done last
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -64,7 +64,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
       """
     And the text deltas join to "It is sunny."
 
-  @spec-8 @clause-8.stream.events @clause-8.stream.done
+  @spec-8 @clause-8.stream.event-tool-call @clause-8.stream.event-tool-result @clause-8.stream.event-text @clause-8.stream.done @partial-clause-8.stream.anthropic-wire
   Scenario: an anthropic tool turn streams its text, tool_call, tool_result, the answer, and done last
     basic-anthropic.json's first turn has text ("Let me look that up.") before its tool_use.
     Given a mock LLM runs "basic-anthropic.json"
@@ -93,7 +93,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     And the text deltas join to "Let me look that up.It is sunny."
     And the run text is "It is sunny."
 
-  @spec-8 @clause-8.stream.events
+  @spec-8 @clause-8.stream.event-tool-result
   Scenario: a failing tool streams an isError tool_result and the stream goes on
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -111,7 +111,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
       """
     And the run text is "It is no weather today."
 
-  @spec-8 @clause-8.stream.events @clause-8.stream.done @clause-8.loop.execute-and-append
+  @spec-8 @clause-8.stream.event-tool-call @clause-8.stream.event-tool-result @clause-8.stream.done @clause-8.loop.execute-and-append
   Scenario: several streamed tool calls each get a tool_call and a tool_result event
     tool-loop.json asks for one lookup, then two (arguments cut into pieces), then answers.
     Given a mock LLM runs "tool-loop.json"
@@ -139,6 +139,84 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     And the run text is "done (3): {\"q\":\"first\"} | {\"q\":\"second\"} | {\"q\":\"third\"}"
     And the run result at "toolCallCount" is 3
 
+  @spec-8 @clause-8.stream.event-usage
+  Scenario: a one-turn openai stream's usage event carries the turn's token usage
+    The mock sends the turn's usage once, in the last chunk (`include_usage`); the usage
+    event's `usage` has the RunResult's keys. How many usage events a multi-turn stream has
+    is a SPEC silence (conformance/NOTES.md #90), so one turn is checked.
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client streams "hi"
+    Then the stream events of type "usage" are:
+      """
+      [{"type": "usage", "usage": {"promptTokens": 12, "completionTokens": 7, "totalTokens": 19}}]
+      """
+    And the usage is 12 prompt, 7 completion and 19 total tokens
+
+  @spec-8 @clause-8.stream.same-as-run
+  Scenario: a stream runs the same loop, hooks, tools and telemetry as run
+    The same client runs, then streams, the same prompt: each records the same hook calls
+    and metric events in the same order, and ends in the same result.
+    Given a mock LLM runs "basic-openai.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_weather", "behaviour": {"text": "sunny"}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key",
+       "hooks": {"beforeLLM": {"observe": true}, "afterLLM": {"observe": true}, "beforeTool": {"observe": true}, "afterTool": {"observe": true}},
+       "onMetric": {"collect": true}}
+      """
+    When the client runs "weather in Paris?"
+    Then the run text is "It is sunny."
+    And the run result at "turns" is 2
+    And the usage is 24 prompt, 14 completion and 38 total tokens
+    And the tool calls are:
+      """
+      [{"name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "output": "sunny", "isError": false, "$partial": true}]
+      """
+    And hookCalls at "" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true},
+       {"hook": "beforeTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "afterTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "result": {"output": "sunny", "isError": false, "$partial": true}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true}]
+      """
+    And metricEvents at "" is:
+      """
+      [{"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "tool", "tool": "get_weather", "source": "native", "isError": false, "$partial": true},
+       {"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "run", "model": "m-basic", "turns": 2, "toolCalls": 1, "totalTokens": 38, "$partial": true}]
+      """
+    When the client streams "weather in Paris?"
+    Then the last stream event is of type "done"
+    And the run text is "It is sunny."
+    And the run result at "turns" is 2
+    And the usage is 24 prompt, 14 completion and 38 total tokens
+    And the tool calls are:
+      """
+      [{"name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "output": "sunny", "isError": false, "$partial": true}]
+      """
+    And hookCalls at "" is:
+      """
+      [{"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true},
+       {"hook": "beforeTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "afterTool", "name": "get_weather", "args": {"city": "Paris", "units": "metric"}, "result": {"output": "sunny", "isError": false, "$partial": true}, "id": "call_w1", "turn": {"$match": "number"}},
+       {"hook": "beforeLLM", "model": "m-basic", "$partial": true}, {"hook": "afterLLM", "model": "m-basic", "$partial": true}]
+      """
+    And metricEvents at "" is:
+      """
+      [{"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "tool", "tool": "get_weather", "source": "native", "isError": false, "$partial": true},
+       {"event": "llm", "model": "m-basic", "status": "ok", "promptTokens": 12, "completionTokens": 7, "$partial": true},
+       {"event": "run", "model": "m-basic", "turns": 2, "toolCalls": 1, "totalTokens": 38, "$partial": true}]
+      """
+
   # ---------------------------------------------------------------- the wire
 
   @spec-8 @clause-8.stream.openai-wire
@@ -158,7 +236,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     And every LLM request body at "stream_options.include_usage" is true
     And LLM request 1 path is "/chat/completions"
 
-  @spec-8 @clause-8.stream.events @clause-8.anthropic.wire
+  @spec-8 @partial-clause-8.stream.anthropic-wire @clause-8.anthropic.wire
   Scenario: every anthropic stream request asks for stream:true
     Given a mock LLM runs "basic-anthropic.json"
     And a toolkit built with:
@@ -176,7 +254,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
 
   # ---------------------------------------------------------------- done.result
 
-  @spec-8 @clause-8.stream.done @clause-8.run-result.usage-summed
+  @spec-8 @clause-8.stream.done @clause-8.run-result.usage-summed @clause-8.usage.openai-summed @clause-8.run-result.turns @clause-8.run-result.model
   Scenario: the done result sums openai usage over the streamed turns
     basic-openai.json: 12 prompt and 7 completion tokens per call; two calls.
     Given a mock LLM runs "basic-openai.json"
@@ -245,7 +323,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
       | openai    | basic-openai.json    |
       | anthropic | basic-anthropic.json |
 
-  @spec-8 @clause-8.stream.id-stateful
+  @spec-8 @clause-8.stream.id-stateful @partial-clause-8.stream.no-id-stateless
   Scenario: streams under different ids, or none, do not share a transcript
     Given a mock LLM runs "basic-openai.json"
     And a client created with:
@@ -282,7 +360,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     Then the run text is "echo: again (m-basic)"
     And LLM request 2 body at "messages" contains "echo: hi (m-basic)"
 
-  @spec-8 @clause-8.stream.id-stateful
+  @spec-8 @clause-8.stream.id-stateful @clause-8.memory.store-option
   Scenario: a stream with an id loads the transcript the client's store holds
     The host store (PROTOCOL.md §7 "store") holds thread-1 from the start.
     Given a mock LLM runs "basic-anthropic.json"
@@ -299,9 +377,29 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
     And LLM request 1 body at "messages" contains "my name is Ada"
     And LLM request 1 body at "messages" contains "noted"
 
+  @spec-8 @clause-8.stream.no-id-stateless
+  Scenario: streams without an id are stateless: the second does not carry the first
+    Given a mock LLM runs "basic-openai.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "test-key"}
+      """
+    When the client streams "first-ping"
+    And the client streams "second-ping"
+    Then the run text is "echo: second-ping (m-basic)"
+    And the LLM received 2 requests
+    And LLM request 2 body at "messages" does not contain "first-ping"
+    And LLM request 2 body at "messages" is:
+      """
+      {"$oneOf": [
+        [{"role": "user", "content": "second-ping"}],
+        [{"role": "system", "$partial": true}, {"role": "user", "content": "second-ping"}]
+      ]}
+      """
+
   # ---------------------------------------------------------------- hooks on the stream
 
-  @spec-8 @clause-8.hooks.before-llm @clause-8.hooks.after-tool @clause-8.hooks.before-tool-short-circuit
+  @spec-8 @clause-8.hooks.before-llm @clause-8.hooks.after-tool @clause-8.hooks.before-tool-short-circuit @partial-clause-8.stream.same-as-run
   Scenario: the hooks fire on a stream as on a run
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -326,7 +424,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
       """
     And the run result at "toolCalls[0].output" is "[checked] sunny"
 
-  @spec-8 @clause-8.hooks.before-tool-short-circuit
+  @spec-8 @clause-8.hooks.before-tool-short-circuit @partial-clause-8.stream.same-as-run
   Scenario: a beforeTool result short-circuits the tool on a stream too
     Given a mock LLM runs "basic-anthropic.json"
     And a toolkit built with:

@@ -167,7 +167,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     # positive control is the scenario above it: the mock's own key is accepted.
     Then the run raised an error mentioning ""
 
-  @spec-8 @clause-8.anthropic.wire @clause-8.loop.tool-schema-per-style @partial-clause-8.request-params.wins
+  @spec-8 @clause-8.anthropic.wire @clause-8.loop.tool-schema-per-style @partial-clause-8.request-params.wins @clause-8.anthropic.tools
   Scenario: the anthropic body carries model, messages, the toAnthropic() tools and max_tokens 4096
     Given a mock LLM runs "basic-anthropic.json"
     And a toolkit built with:
@@ -252,7 +252,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
   # ---------------------------------------------------------------- tool results and the loop
 
   @spec-8 @clause-8.openai.wire @clause-8.loop.execute-and-append @clause-8.loop.final-text
-  @partial-clause-0.client.loop-max-turns @clause-5.usage.feed-back @partial-clause-4.adapter.loop-identical
+  @partial-clause-0.client.loop-max-turns @clause-5.usage.feed-back @partial-clause-4.adapter.loop-identical @clause-8.run-result.text
   Scenario: an openai tool call runs and its result goes back as a tool message
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:
@@ -296,7 +296,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     And LLM request 2 body at "messages[-2].role" is "assistant"
 
   @spec-8 @clause-8.loop.execute-and-append @clause-8.run-result.tool-call-count @clause-8.openai.wire
-  @partial-clause-0.client.loop-max-turns
+  @partial-clause-0.client.loop-max-turns @clause-8.run-result.turns
   Scenario: several tool calls in one turn and several turns (openai)
     tool-loop.json asks for one lookup, then two, then answers with every result joined by " | ".
     Given a mock LLM runs "tool-loop.json"
@@ -446,7 +446,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
 
   # ---------------------------------------------------------------- usage
 
-  @spec-8 @clause-8.run-result.usage-summed
+  @spec-8 @clause-8.run-result.usage-summed @clause-8.usage.openai-summed
   Scenario: openai usage is summed across turns
     basic-openai.json: 12 prompt and 7 completion tokens per call (total = their sum); two calls.
     Given a mock LLM runs "basic-openai.json"
@@ -640,7 +640,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     And the text deltas join to "echo: hi (m-basic)"
     And the run text is "echo: hi (m-basic)"
 
-  @spec-8 @clause-8.stream.events @clause-8.stream.done
+  @spec-8 @clause-8.stream.event-tool-call @clause-8.stream.event-tool-result @clause-8.stream.done
   Scenario: a streamed tool call shows up as tool_call and tool_result events
     Given a mock LLM runs "basic-openai.json"
     And a toolkit built with:

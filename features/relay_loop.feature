@@ -69,7 +69,7 @@ Feature: Relay calls in the loop and durable resume — a SPEC preview (§10 add
       {"role": "tool", "tool_call_id": "call_r1", "content": {"$match": "string"}}
       """
 
-  @spec-10 @clause-10.relay.resolution @clause-10.relay.all-calls-one-request
+  @spec-10 @clause-10.relay.resolution @clause-10.relay.all-calls-one-request @partial-clause-10.relay.declined
   Scenario: with waitFor, one waitFor call answers every relay call of the turn by id
     The results come in another order than the calls: each is matched by its `id`, and an
     `isError` result reaches the model as an error result while the loop continues.
@@ -121,7 +121,7 @@ Feature: Relay calls in the loop and durable resume — a SPEC preview (§10 add
       [{"id": "call_s1", "name": "lookup", "input": {"q": "sun"}, "arguments": "{\"q\":\"sun\" }"}]
       """
 
-  @spec-10 @clause-10.relay.resolution
+  @spec-10 @clause-10.relay.resolution @partial-clause-10.relay.declined
   Scenario: ok:false feeds back error results for the relay calls and the loop continues
     Given a mock LLM runs "relay.json"
     And a toolkit built with:
@@ -144,7 +144,7 @@ Feature: Relay calls in the loop and durable resume — a SPEC preview (§10 add
     And the LLM received 2 requests
     And LLM request 2 body at "messages[-1].tool_call_id" is "call_r2"
 
-  @spec-10 @partial-clause-10.not-error.metric
+  @spec-10 @partial-clause-10.not-error.metric @partial-clause-10.relay.not-tool-error @partial-clause-10.relay.no-error-metrics
   Scenario: a relay suspension's tool events are pending, never errors
     One `tool` event per relayed call; nothing runs when the answer arrives.
     Given a mock LLM runs "relay.json"
@@ -167,7 +167,7 @@ Feature: Relay calls in the loop and durable resume — a SPEC preview (§10 add
     And metricEvents has 2 entries with "pending" equal to true
     And metricEvents has 0 entries with "isError" equal to true
 
-  @spec-10 @clause-10.resume.fills-every-slot @clause-10.resume.placeholder-replaced @clause-10.resume.no-new-user-turn
+  @spec-10 @clause-10.resume.fills-every-slot @clause-10.resume.placeholder-replaced @clause-10.resume.no-new-user-turn @clause-10.resume.never-entered-filled
   Scenario: run_with_answer replaces the placeholder, fills every slot and adds no user turn
     The resumed request's transcript is exact: the system prompt, if the port sends one (with
     no systemPrompt and no described skill §8 Loop 1 may give none), the user turn, the halted
@@ -213,7 +213,7 @@ Feature: Relay calls in the loop and durable resume — a SPEC preview (§10 add
          {"role": "tool", "tool_call_id": "call_r2", "content": "page"}]]}
       """
 
-  @spec-10 @clause-10.resume.fills-every-slot @clause-10.resume.placeholder-replaced
+  @spec-10 @clause-10.resume.fills-every-slot @clause-10.resume.placeholder-replaced @clause-10.resume.never-entered-filled
   Scenario: a resume keeps the host tool's result and fills the relay slots around it
     Given a mock LLM runs "relay.json"
     And a toolkit built with:

@@ -530,7 +530,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
        {"role": "assistant", "content": "echo: note this", "$partial": true}]
       """
 
-  @spec-7B @spec-8 @partial-clause-8.a2a.context-id
+  @spec-7B @spec-8 @partial-clause-8.a2a.context-id @clause-8.a2a.no-context-id
   Scenario: without a contextId every message is stateless; other contextIds are other conversations
     Given a toolkit built with:
       """

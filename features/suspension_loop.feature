@@ -189,7 +189,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     Then the run text is "after: {\"title\":\"Dune\"}"
 
   @spec-10 @clause-10.loop.no-wait-for-halts @clause-10.run-result.pending-iff @clause-10.run-result.status
-  @clause-0.suspension.no-wait-for-pending
+  @clause-0.suspension.no-wait-for-pending @clause-10.run-result.pending-meaning
   Scenario: without waitFor a suspension halts the run with status pending and the Request
     The run returns after one LLM call; the model never sees the suspension.
     Given a mock LLM runs "suspension.json"
@@ -263,6 +263,47 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And the run result has nothing at "pending"
     And the run result has nothing at "limit"
 
+  @spec-10 @clause-10.loop.durable-resume
+  Scenario: a durable host takes the pending Request and later resumes by calling run again, also from a fresh client
+    §10 rule 2: the halted run returns the Request as plain data; once the world has changed,
+    the host calls `run` again, possibly in another process ("later call `run` again once the
+    world has changed"; the SPEC gives that call no history, so it starts from the prompt).
+    The change happens out-of-band (the login succeeded), which the behaviour catalogue shows by
+    a second toolkit whose gate answers instead of suspending; a newly created client stands for
+    the other process.
+    Given a mock LLM runs "suspension.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"suspend": {"kind": "authorization", "prompt": "Log in", "url": "https://login.test/a"}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client runs "one"
+    Then the run result at "status" is "pending"
+    And the run result at "pending" is:
+      """
+      {"id": {"$regex": "^.+$"}, "kind": "authorization", "prompt": "Log in", "url": "https://login.test/a"}
+      """
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"text": "session ok"}}]}
+      """
+    When the client runs "one"
+    Then the run did not raise
+    And the run result at "status" is "done"
+    And the run text is "after: session ok"
+    And the run result has nothing at "pending"
+    Given a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client runs "one"
+    Then the run result at "status" is "done"
+    And the run text is "after: session ok"
+    And the LLM received 5 requests
+
   @spec-10 @clause-10.run-result.limit @clause-10.run-result.pending-iff
   Scenario: a pending run names no limit
     `limit` is set only when the status is incomplete.
@@ -279,7 +320,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     Then the run result at "status" is "pending"
     And the run result has nothing at "limit"
 
-  @spec-10 @clause-10.run-result.status @clause-10.run-result.limit
+  @spec-10 @clause-10.run-result.status @clause-10.run-result.limit @clause-10.run-result.incomplete-meaning
   Scenario: maxTurns used up is status incomplete with limit maxTurns
     §10: "incomplete" ⇒ a §7D limit stopped the run, named in `limit` ("maxTurns", …). The mock
     asks for a tool on every turn; the answer is ok, so the loop only stops at the limit
@@ -487,7 +528,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And waitForCalls at "[0].id" is "req-guard"
     And the run text is "after: {\"item\":\"book\"}"
 
-  @spec-10 @clause-10.not-error.metric @clause-10.pending.is-error-true
+  @spec-10 @clause-10.not-error.metric @clause-10.pending.is-error-true @clause-10.not-error.distinct-state
   Scenario: a suspension's tool event has isError false and pending true
     The tool's own result is isError true (the suspension shape); the event is not an error.
     Given a mock LLM runs "suspension.json"
@@ -604,7 +645,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And the last stream event is of type "done"
     And the run result at "status" is "pending"
 
-  @spec-10 @clause-10.question.forwards-verbatim @partial-clause-10.loop.retry-once
+  @spec-10 @clause-10.question.forwards-verbatim @partial-clause-10.loop.retry-once @partial-clause-10.question.producer @clause-10.question.resolution-is-answer
   Scenario: the question builtin asks through waitFor and the answer reaches the model
     kind question, the SPEC's rendered prompt; the tool forwards answer.data as JSON.
     Given a mock LLM runs "suspension.json"
@@ -622,7 +663,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And waitForCalls at "[0].prompt" is "Color? (options: red, blue)\nSize?"
     And the run result at "text" matches "^after: \{\"answers\": ?\[\"red\"\]\}$"
 
-  @spec-10 @clause-10.question.forwards-verbatim @clause-10.loop.no-wait-for-halts @clause-4A.question.no-wait-for-halts
+  @spec-10 @clause-10.question.forwards-verbatim @clause-10.loop.no-wait-for-halts @clause-4A.question.no-wait-for-halts @partial-clause-10.question.producer
   Scenario: the question builtin without waitFor halts the run with its question Request
     data.questions carries the questions as given.
     Given a mock LLM runs "suspension.json"
