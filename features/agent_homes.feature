@@ -442,7 +442,7 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       """
     And the LLM received 1 request
 
-  @spec-7E @clause-7E.heartbeat.wake-prompt
+  @spec-7E @partial-clause-7E.heartbeat.wake-prompt
   Scenario: H5 the tick wakes the idle persona with a prompt to read HEARTBEAT.md and act, else reply HEARTBEAT_OK
     # §7E fixes what the prompt asks, not its words: it names the file and the reply token. The
     # soul names HEARTBEAT.md too (its `## HEARTBEAT.md` section), so the wake's own input, the
@@ -473,3 +473,41 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
     And LLM request 1 body at "messages[-1].role" is "user"
     And LLM request 1 body at "messages[-1].content" contains "HEARTBEAT.md"
     And LLM request 1 body at "messages[-1].content" contains "HEARTBEAT_OK"
+
+  @spec-7E @partial-clause-7E.heartbeat.wake-prompt @partial-clause-7E.heartbeat.tick-inbox
+  Scenario: H5 a tick that falls due while the persona is running lands in its inbox and wakes nothing
+    # §7E: the tick is posted to the agent's own inbox, and the wake comes only "when idle".
+    # `m-slow` keeps the first turn running (the mock answers after 60 s; the runtime is closed
+    # at the scenario's end).
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/HEARTBEAT.md" containing "If it is time, remind about the 3pm sync."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "busy persona", "model": "m-slow", "home": "{{TMP}}/home"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "p"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/p.1", "prompt": "work"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/p.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 1000}
+      """
+    And the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/p.1"}
+      """
+    Then the agent answer at "state" is "running"
+    And the agent answer at "inboxLen" is 1
+    And the transitions of "root/p.1" are:
+      """
+      ["idle→running"]
+      """
