@@ -12,7 +12,7 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
   # ---------------------------------------------------------------- subagent-fanout (S1/S2)
 
   @spec-7D @clause-7D.conformance.traces @clause-7D.ids.deterministic @clause-7D.task.shape
-  @clause-7D.task.one-tool-message @clause-7D.states.transitions
+  @clause-7D.task.one-tool-message @clause-7D.states.transitions @clause-7D.task.parallel
   Scenario: fan-out: two parallel task calls, children closed after their task, usage rolled up
     Given the shared agent fixture "{{EXAMPLES}}/subagent-fanout/fixture.json"
     When its run is driven
@@ -27,7 +27,8 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
 
   # ---------------------------------------------------------------- subagent-lifecycle (S5/S6/S8/S9)
 
-  @spec-7D @clause-7D.rails.coalesced @clause-7D.rails.provenance @clause-7D.rails.unsolicited-at-idle
+  @spec-7D @clause-7D.rails.coalesced @clause-7D.rails.provenance @partial-clause-7D.rails.unsolicited-at-idle
+  @partial-clause-7D.wake.drains-inbox
   Scenario: lifecycle coalescedDrain: two posts and three ticks enter as one turn of three items
     Given the shared agent fixture "{{EXAMPLES}}/subagent-lifecycle/fixture.json"
     When its scenario "coalescedDrain" is driven
@@ -55,12 +56,13 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
     Then its "scenarios.turnGate.expect" block holds
 
   @spec-7D @clause-7D.interrupt.restores-inbox @clause-7D.cancellation.identical-outcome
+  @partial-clause-7D.interrupt.drain-transactional
   Scenario: lifecycle interrupt: the turn is aborted, not killed, and the drained item is restored
     Given the shared agent fixture "{{EXAMPLES}}/subagent-lifecycle/fixture.json"
     When its scenario "interrupt" is driven
     Then its "scenarios.interrupt.expect" block holds
 
-  @spec-7D @clause-7D.close.leaf-first @clause-7D.lifecycle.on-spawn-close
+  @spec-7D @clause-7D.close.leaf-first @clause-7D.lifecycle.on-spawn-close @clause-7D.close.stop-all
   Scenario: lifecycle closeCascade: close(root) closes leaf-first and a late post is refused as closed
     Given the shared agent fixture "{{EXAMPLES}}/subagent-lifecycle/fixture.json"
     When its scenario "closeCascade" is driven
@@ -78,6 +80,7 @@ Feature: The shared agent fixtures, run as scenarios (SPEC §7D)
 
   @spec-7D @clause-7D.escalation.deepest-resume @clause-7D.escalation.reattach @clause-7D.resume.rewind
   @clause-7D.resume.two-shapes @clause-7D.states.suspended-only-via-answer @clause-10.escalation.data-path @partial-clause-10.escalation.data-path-subtree
+  @partial-clause-7D.escalation.reattach-required @partial-clause-7D.escalation.nearest-one-hop
   Scenario: durable resume: pending at the root with data.path, resumed at the leaf, the parent reattaches
     Given the shared agent fixture "{{EXAMPLES}}/subagent-durable-resume/fixture.json"
     When its run is driven

@@ -51,7 +51,7 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
     Then the agent answer at "result.text" is "sections:[SOUL.md,USER.md,HEARTBEAT.md,MEMORY.md]"
     And LLM request 1 body at "messages[0].content" contains "You are Ava"
 
-  @spec-7E @clause-7E.home.byte-cap @clause-7E.home.truncated-notice
+  @spec-7E @partial-clause-7E.home.byte-cap @clause-7E.home.truncated-notice
   Scenario: H2 a file over 2 MB (2097152 bytes) is truncated with a notice; the file on disk is untouched
     Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
     And its bootstrapDir is written to "{{TMP}}/ava"
@@ -97,6 +97,29 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
     Then the agent answer at "messages[0].content" matches "(?i)truncat[^\n]*TOOLS\.md"
     And the agent answer at "messages[0].content" matches "t\n\n[^\n]*(?i:truncat)"
 
+  @spec-7E @clause-7E.home.byte-cap @clause-7E.home.truncated-notice
+  Scenario: H2 the cap counts bytes, not characters: a file of 2097160 bytes in two-byte characters is truncated
+    # Cause: TOOLS.md is 2097160 bytes but only 1048580 characters (`é` is two bytes in UTF-8),
+    # far below 2097152: a cap counted in characters would keep it whole.
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And a file "{{TMP}}/ava/TOOLS.md" of 2097160 bytes of "é"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-echo-soul", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "ava", "prompt": "who are you?"}
+      """
+    Then the agent answer at "result.text" is "sections:[SOUL.md,USER.md,TOOLS.md,HEARTBEAT.md,MEMORY.md]"
+    When the agent command "agent_store_get" is sent with:
+      """
+      {"id": "root/ava.1"}
+      """
+    Then the agent answer at "messages[0].content" matches "(?i)truncat"
+    And the file "{{TMP}}/ava/TOOLS.md" is 2097160 bytes long
+
   @spec-7E @clause-7E.memory.opt-in @clause-7E.memory.writes-disk @clause-7E.memory.target
   @clause-7E.memory.plain-success
   Scenario: H3/H4 memory add with target user appends to USER.md on disk and answers a plain success
@@ -120,7 +143,7 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       {"root/ava.1": ["idle→running", "running→idle"]}
       """
 
-  @spec-7E @clause-7E.memory.opt-in
+  @spec-7E @clause-7E.memory.opt-in @clause-7E.memory.omittable
   Scenario: without memory:true the persona has no memory tool, with it the tool is there
     Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
     And its bootstrapDir is written to "{{TMP}}/ava"
@@ -139,6 +162,24 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       """
     Then LLM request 1 body has nothing at "tools"
     And LLM request 2 body at "tools[0].function.name" is "memory"
+
+  @spec-7E @clause-7E.memory.description-states
+  Scenario: the memory tool's description tells the model that saved memory loads at the next session
+    # §7E: "the tool description states this to the model" (that persisted memory loads at the
+    # start of the next session, not into the current prompt); the words are the port's, so
+    # only the SPEC's "next session" is looked for.
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"keeper": {"does": "has memory", "model": "m-echo-soul", "home": "{{TMP}}/ava", "memory": true}}}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "keeper", "prompt": "hi"}
+      """
+    Then LLM request 1 body at "tools[0].function.name" is "memory"
+    And LLM request 1 body at "tools[0].function.description" matches "(?i)\bnext\W+(\w+\W+)?session"
 
   @spec-7E @clause-7E.memory.next-session @clause-7E.home.session-start
   Scenario: H4 a saved memory loads at the next session, never into the session that saved it
@@ -269,7 +310,8 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
     And the file "{{TMP}}/home/MEMORY.md" contains "- Onboarded 2026-07."
     And the file "{{TMP}}/home/MEMORY.md" does not contain "x"
 
-  @spec-7E @clause-7E.heartbeat.tick-inbox @clause-7E.heartbeat.virtual-clock
+  @spec-7E @partial-clause-7E.heartbeat.tick-inbox @clause-7E.heartbeat.virtual-clock
+  @clause-7E.heartbeat.substantive-on-beat @partial-clause-7D.lifecycle.injectable-clock
   Scenario: H5 a due heartbeat speaks: the tick wakes the idle persona and the reply reaches onBeat
     Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
     And its bootstrapDir is written to "{{TMP}}/ava"
@@ -340,7 +382,7 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       [{"handle": "root/ava.1", "text": {"$contains": "3pm sync"}}]
       """
 
-  @spec-7E @clause-7E.heartbeat.ok-silent
+  @spec-7E @clause-7E.heartbeat.ok-silent @partial-clause-7E.heartbeat.substantive-on-beat
   Scenario: H5 a heartbeat with nothing due answers HEARTBEAT_OK and stays silent
     Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
     And its bootstrapDir is written to "{{TMP}}/ava" with its heartbeatNotDue HEARTBEAT.md
@@ -399,3 +441,73 @@ Feature: Agent homes: the directory is the agent, the memory tool, the heartbeat
       ["idle→running", "running→idle"]
       """
     And the LLM received 1 request
+
+  @spec-7E @partial-clause-7E.heartbeat.wake-prompt
+  Scenario: H5 the tick wakes the idle persona with a prompt to read HEARTBEAT.md and act, else reply HEARTBEAT_OK
+    # §7E fixes what the prompt asks, not its words: it names the file and the reply token. The
+    # soul names HEARTBEAT.md too (its `## HEARTBEAT.md` section), so the wake's own input, the
+    # request's last message, is what is read.
+    Given the shared agent fixture "{{EXAMPLES}}/persona-agent/fixture.json"
+    And its bootstrapDir is written to "{{TMP}}/ava"
+    And an agent runtime with:
+      """
+      {"registry": {"ava": {"does": "support persona", "model": "m-heartbeat", "home": "{{TMP}}/ava"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "ava"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/ava.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 1000}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/ava.1"}
+      """
+    Then the LLM received 1 request
+    And LLM request 1 body at "messages[-1].role" is "user"
+    And LLM request 1 body at "messages[-1].content" contains "HEARTBEAT.md"
+    And LLM request 1 body at "messages[-1].content" contains "HEARTBEAT_OK"
+
+  @spec-7E @partial-clause-7E.heartbeat.wake-prompt @partial-clause-7E.heartbeat.tick-inbox
+  Scenario: H5 a tick that falls due while the persona is running lands in its inbox and wakes nothing
+    # §7E: the tick is posted to the agent's own inbox, and the wake comes only "when idle".
+    # `m-slow` keeps the first turn running (the mock answers after 60 s; the runtime is closed
+    # at the scenario's end).
+    Given a mock LLM runs "agents.json"
+    And a file "{{TMP}}/home/HEARTBEAT.md" containing "If it is time, remind about the 3pm sync."
+    And an agent runtime with:
+      """
+      {"registry": {"p": {"does": "busy persona", "model": "m-slow", "home": "{{TMP}}/home"}}}
+      """
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "p"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/p.1", "prompt": "work"}
+      """
+    And the agent command "agent_heartbeat" is sent with:
+      """
+      {"handle": "root/p.1", "everyMs": 1000}
+      """
+    And the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 1000}
+      """
+    And the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/p.1"}
+      """
+    Then the agent answer at "state" is "running"
+    And the agent answer at "inboxLen" is 1
+    And the transitions of "root/p.1" are:
+      """
+      ["idle→running"]
+      """

@@ -10,7 +10,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
   Background:
     Given a mock LLM runs "agents.json"
 
-  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points
+  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points @partial-clause-7D.seams.same-semantics
   Scenario: H1 runtime hooks reach an agent turn: the beforeLLM rewrite is on the wire
     Given an agent runtime with:
       """
@@ -28,7 +28,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
       {"hook": "beforeLLM", "owner": "runtime", "$partial": true}
       """
 
-  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points
+  @spec-7D @clause-7D.seams.verbatim @partial-clause-8.hooks.two-entry-points @partial-clause-7D.seams.same-semantics
   Scenario: H2 runtime onMetric receives the §8 llm and run events of an agent turn
     Given an agent runtime with:
       """
@@ -46,7 +46,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
         {"event": "run", "model": "m-echo", "owner": "runtime", "$partial": true}]}
       """
 
-  @spec-7D @clause-7D.seams.def-over-runtime
+  @spec-7D @clause-7D.seams.def-over-runtime @clause-7D.seams.def-hooks-replace
   Scenario: H3 a def's hooks replace the runtime's for that agent only, never merged
     Given an agent runtime with:
       """
@@ -89,7 +89,7 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
       """
 
   @spec-7D @spec-7F @clause-7F.compactor.before-llm-hook @clause-7F.system.preserved
-  @clause-7D.seams.verbatim @clause-7F.compactor.no-loop-behavior
+  @clause-7D.seams.verbatim @clause-7F.compactor.no-loop-behavior @partial-clause-7F.compactor.agent-run
   Scenario: H5 a §7F compactor attached per agent compacts the agent's run; the soul survives verbatim
     Given an agent runtime with:
       """
@@ -114,6 +114,53 @@ Feature: The §8 seams on an agent run: hooks and onMetric, def over runtime (SP
     And LLM request 1 body at "messages" contains "SUMMARY-OF-HEAD"
     And LLM request 1 body at "messages[-1].content" is "one more turn"
     And LLM request 1 body has nothing at "messages[40]"
+
+  @spec-7D @spec-7F @clause-7F.compactor.agent-run
+  Scenario: two agents in one runtime carry different compaction budgets: one compacts, the other keeps its whole transcript
+    # Both stored transcripts are the H5 generator's (a system message and 40 pairs of 200
+    # characters, about 4,000 tokens under any chars/4 estimate): over `tight`'s 200, far under
+    # `roomy`'s 1,000,000. Each agent's own hooks decide.
+    Given an agent runtime with:
+      """
+      {"registry": {
+         "tight": {"does": "compacts", "model": "m-echo", "soul": "SOUL-VERBATIM",
+           "hooks": {"beforeLLM": {"compactor": {"maxTokens": 200, "keepTail": 80, "summarize": {"text": "SUMMARY-OF-HEAD"}}}}},
+         "roomy": {"does": "keeps it all", "model": "m-echo", "soul": "SOUL-VERBATIM",
+           "hooks": {"beforeLLM": {"compactor": {"maxTokens": 1000000, "summarize": {"text": "SUMMARY-OF-HEAD"}}}}}}}
+      """
+    And the agent store holds "root/tight.1": a system message "SOUL-VERBATIM" and 40 user/assistant pairs of 200 characters
+    And the agent store holds "root/roomy.1": a system message "SOUL-VERBATIM" and 40 user/assistant pairs of 200 characters
+    When the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "tight"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/tight.1", "prompt": "one more turn"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/tight.1"}
+      """
+    And the agent command "agent_spawn" is sent with:
+      """
+      {"parent": "root", "def": "roomy"}
+      """
+    And the agent command "agent_wake" is sent with:
+      """
+      {"handle": "root/roomy.1", "prompt": "one more turn"}
+      """
+    And the agent command "agent_wait" is sent with:
+      """
+      {"handle": "root/roomy.1"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And LLM request 1 body at "messages" contains "SUMMARY-OF-HEAD"
+    And LLM request 1 body has nothing at "messages[40]"
+    And LLM request 2 body at "messages" does not contain "SUMMARY-OF-HEAD"
+    And LLM request 2 body at "messages[0].content" is "SOUL-VERBATIM"
+    And LLM request 2 body at "messages[80].content" contains "aaaa"
+    And LLM request 2 body at "messages[-1].content" is "one more turn"
 
   @spec-7D @spec-7F @clause-7F.compactor.suspend-rewound @clause-7D.seams.compaction-rewound
   @clause-7D.resume.rewind

@@ -50,9 +50,34 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       {"agent": "echo", "turns": 1, "totalTokens": 40, "$partial": true}
       """
 
+  @spec-7D @clause-7D.axiom.composition
+  Scenario: an agent is its system prompt, a filtered view of the runtime's tools and the §8 loop
+    # The runtime has two tools and `three` names one: its soul leads the first request, only
+    # its own tool is offered, and the loop runs to the answer (three lookups, four model calls).
+    Given an agent runtime with:
+      """
+      {"registry": {"three": {"does": "three lookups", "model": "m-three", "soul": "SOUL-OF-THREE", "tools": ["lookup"]}},
+       "tools": [{"name": "lookup", "behaviour": {"template": "data({{q}})"}},
+                 {"name": "unused", "behaviour": {"text": "never"}}]}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "three", "prompt": "go"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" is "done after 3 lookups"
+    And the agent answer at "result.turns" is 4
+    And the LLM received 4 requests
+    And LLM request 1 body at "messages[0].role" is "system"
+    And LLM request 1 body at "messages[0].content" contains "SOUL-OF-THREE"
+    And LLM request 1 body at "tools" is:
+      """
+      [{"type": "function", "function": {"name": "lookup", "$partial": true}, "$partial": true}]
+      """
+
   # ---------------------------------------------------------------- ids
 
-  @spec-7D @clause-7D.ids.deterministic
+  @spec-7D @clause-7D.ids.deterministic @clause-7D.spawn.new-handle
   Scenario: ids are parent-scoped and numbered per definition from 1
     When the agent command "agent_spawn" is sent with:
       """
@@ -255,7 +280,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   # ---------------------------------------------------------------- wake
 
-  @spec-7D @clause-7D.wake.atomic-admission @clause-7D.states.transitions
+  @spec-7D @clause-7D.wake.atomic-admission @clause-7D.states.transitions @partial-clause-7D.wake.drains-inbox
   Scenario: wake flips idle to running at once; a second wake of the running handle starts no second run
     When the agent command "agent_spawn" is sent with:
       """
@@ -298,7 +323,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
     Then the agent answer at "result.text" is "echo: first"
 
-  @spec-7D @clause-7D.wait.next-or-last @clause-7D.status.closed-vocabulary
+  @spec-7D @clause-7D.wait.next-or-last @clause-7D.status.closed-vocabulary @partial-clause-7D.lifecycle.injectable-clock
   Scenario: a wait past its timeout answers status timeout while the child keeps running
     When the agent command "agent_spawn" is sent with:
       """
@@ -323,6 +348,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   # ---------------------------------------------------------------- interrupt
 
   @spec-7D @clause-7D.interrupt.restores-inbox @clause-7D.cancellation.identical-outcome
+  @partial-clause-7D.interrupt.drain-transactional
   Scenario: interrupt aborts the running turn: idle, the waiter told interrupted, the drained item back
     When the agent command "agent_spawn" is sent with:
       """
@@ -364,7 +390,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   # ---------------------------------------------------------------- close
 
-  @spec-7D @clause-7D.close.leaf-first @clause-7D.lifecycle.on-spawn-close
+  @spec-7D @clause-7D.close.leaf-first @clause-7D.lifecycle.on-spawn-close @partial-clause-7D.lifecycle.injectable-clock
   Scenario: a graceful close of a running handle waits shutdownMs, then interrupts, then onClose and closed
     When the agent command "agent_spawn" is sent with:
       """
@@ -395,7 +421,8 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   # ---------------------------------------------------------------- the unsolicited rail
 
-  @spec-7D @clause-7D.rails.unsolicited-at-idle @clause-7D.rails.coalesced
+  @spec-7D @partial-clause-7D.rails.unsolicited-at-idle @clause-7D.rails.coalesced @partial-clause-7D.wake.drains-inbox
+  @partial-clause-7D.interrupt.drain-transactional
   Scenario: a post never enters a running turn; the next wake drains it as its own input
     When the agent command "agent_spawn" is sent with:
       """
@@ -492,7 +519,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And the agent answer at "result.limit" is "maxTokens"
     And the agent answer at "result.usage.total_tokens" is 120
 
-  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape
+  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape @partial-clause-7D.lifecycle.injectable-clock
   Scenario: maxWallMs on the virtual clock stops the run loud with the limit named
     When the agent command "agent_spawn" is sent with:
       """
@@ -526,7 +553,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And LLM request 1 body at "tools[0].function.description" matches "(?s)echo.*echoes.*failer.*always fails.*worker.*does the work"
     And LLM request 1 body at "tools[0].function.description" does not contain "takes its time"
 
-  @spec-7D @clause-7D.task.recursion-opt-in @clause-7D.task.one-tool-message
+  @spec-7D @clause-7D.task.recursion-opt-in @clause-7D.task.one-tool-message @clause-7D.rails.solicited
   Scenario: a child gets no task tool unless its own definition has a team; the parent gains one tool message
     When the agent command "agent_run" is sent with:
       """
@@ -597,9 +624,27 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And the agent answer at "result.text" contains "saw: "
     And the agent answer at "result.text" contains "error"
 
+  @spec-7D @clause-7D.errors.retry-at-level
+  Scenario: a failing model call is retried at the child's level; the parent's turns are not repeated
+    # `failer`'s model always answers HTTP 500: the §8 default of 2 retries makes three calls, all
+    # the child's. The parent makes its two calls (the task, then its answer after the error
+    # result), and neither is repeated.
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "boss", "prompt": "failer"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" matches "^saw: \S"
+    And the LLM received 5 requests
+    And LLM request 1 body at "model" is "m-delegate"
+    And LLM request 2 body at "model" is "m-fail"
+    And LLM request 3 body at "model" is "m-fail"
+    And LLM request 4 body at "model" is "m-fail"
+    And LLM request 5 body at "model" is "m-delegate"
+
   # ---------------------------------------------------------------- store and lifecycle
 
-  @spec-7D @clause-7D.lifecycle.one-store
+  @spec-7D @clause-7D.lifecycle.one-store @clause-7D.lifecycle.store-readable @partial-clause-7D.close.not-loss
   Scenario: one store for all handles, read back by handle id, holding each handle's own transcript
     When the agent command "agent_run" is sent with:
       """
@@ -702,7 +747,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   # ---------------------------------------------------------------- gaps the bite run found
 
-  @spec-7D @clause-7D.escalation.as-tool
+  @spec-7D @clause-7D.escalation.as-tool @partial-clause-7D.escalation.nearest-one-hop
   Scenario: the nearest interpreter answers: with waitFor on both parent and grandparent, the parent does
     Given an agent runtime with:
       """
@@ -777,7 +822,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     Then the agent answer at "result.text" contains "from-aside"
     And the agent answer at "result.text" matches "(?i)untrusted"
 
-  @spec-7D @clause-7D.interrupt.restores-inbox
+  @spec-7D @clause-7D.interrupt.restores-inbox @partial-clause-7D.interrupt.drain-transactional
   Scenario: a turn that fails consumes nothing: its drained items are back in the inbox
     When the agent command "agent_spawn" is sent with:
       """
@@ -803,3 +848,111 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       """
     Then the agent answer at "state" is "idle"
     And the agent answer at "inbox[0].text" is "keep me"
+
+  # ---------------------------------------------------------------- escalation: one hop at a time
+
+  @spec-7D @partial-clause-7D.escalation.nearest-one-hop
+  Scenario: the child's own waitFor answers its suspension: no ancestor is asked and no level suspends
+    # The leaf's own interpreter answers inside its run, so nothing escalates: neither the leaf
+    # nor its parent ever enters `suspended` ("child's `waitFor` → else child suspends").
+    Given an agent runtime with:
+      """
+      {"registry": {
+         "gp":   {"does": "top", "model": "m-gp", "team": ["mid"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-gp"}}}},
+         "mid":  {"does": "middle", "model": "m-mid", "team": ["leaf"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-mid"}}}},
+         "leaf": {"does": "asks", "model": "m-gate", "tools": ["gate"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-leaf"}}}}},
+       "tools": [{"name": "gate", "behaviour": {"suspend": {"kind": "approval", "prompt": "may I?"}}}]}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "gp", "prompt": "start"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "from-leaf"
+    And the agent trace at "waitForCalls" is:
+      """
+      [{"handle": "root/gp.1/mid.1/leaf.1", "request": {"kind": "approval", "prompt": "may I?", "$partial": true}}]
+      """
+    And the transitions of "root/gp.1/mid.1/leaf.1" are:
+      """
+      ["idle→running", "running→idle", "→closed"]
+      """
+    And the transitions of "root/gp.1/mid.1" are:
+      """
+      ["idle→running", "running→idle", "→closed"]
+      """
+
+  @spec-7D @partial-clause-7D.escalation.nearest-one-hop
+  Scenario: with no nearer interpreter the Request climbs one hop at a time to the grandparent's waitFor, with data.path
+    # Only `gp` has a waitFor. The leaf suspends and its Request rides mid's task result; mid has
+    # no interpreter, so it suspends in turn and gp's task result carries the Request to gp's
+    # waitFor, with `data.path` inside gp's subtree (§10 "Agent escalation addendum": each
+    # relaying level stamps its own parent-prefixed path; the exact depth is not compared).
+    Given an agent runtime with:
+      """
+      {"registry": {
+         "gp":   {"does": "top", "model": "m-gp", "team": ["mid"], "waitFor": {"answer": {"ok": true, "data": {"by": "from-gp"}}}},
+         "mid":  {"does": "middle", "model": "m-mid", "team": ["leaf"]},
+         "leaf": {"does": "asks", "model": "m-gate", "tools": ["gate"]}},
+       "tools": [{"name": "gate", "behaviour": {"suspend": {"kind": "approval", "prompt": "may I?"}}}]}
+      """
+    When the agent command "agent_run" is sent with:
+      """
+      {"entry": "gp", "prompt": "start"}
+      """
+    Then the agent answer at "result.status" is "done"
+    And the agent answer at "result.text" contains "from-gp"
+    And the agent trace at "waitForCalls" is:
+      """
+      [{"handle": "root/gp.1", "request": {"kind": "approval", "prompt": "may I?", "data": {"path": {"$match": "array"}, "$partial": true}, "$partial": true}}]
+      """
+    And the agent trace at "waitForCalls[0].request.data.path[0]" is:
+      """
+      "root"
+      """
+    And the agent trace at "waitForCalls[0].request.data.path[1]" is:
+      """
+      "gp.1"
+      """
+    And the transitions of "root/gp.1/mid.1/leaf.1" are:
+      """
+      ["idle→running", "running→suspended", "suspended→running", "running→idle", "→closed"]
+      """
+    And the transitions of "root/gp.1/mid.1" are:
+      """
+      ["idle→running", "running→suspended", "suspended→running", "running→idle", "→closed"]
+      """
+    And the transitions of "root/gp.1" are:
+      """
+      ["idle→running", "running→idle"]
+      """
+
+  @spec-7D @clause-7D.escalation.parked-zero-tokens @partial-clause-7D.escalation.deepest-resume
+  Scenario: parked levels burn zero tokens: a day passes at the pending root with no model call, and the resume starts at the deepest level
+    # No level has an interpreter: each level made one model call (40 tokens each in the
+    # fixture's mock) before the root came back pending. A virtual day later nothing more was
+    # asked of the model. The Answer then reaches the leaf first (its one call), and the parent's
+    # replay follows from its rewound pre-turn transcript (two calls: the task, which
+    # reattaches, then its answer).
+    Given the shared agent fixture "{{EXAMPLES}}/subagent-durable-resume/fixture.json"
+    When its run is driven
+    Then the agent answer at "result.status" is "pending"
+    And the agent answer at "result.usage.total_tokens" is 80
+    And the LLM received 2 requests
+    When the agent command "agent_clock" is sent with:
+      """
+      {"advanceMs": 86400000}
+      """
+    Then the LLM received 2 requests
+    When the agent command "agent_inspect" is sent with:
+      """
+      {"handle": "root/approverParent.1"}
+      """
+    Then the agent answer at "state" is "suspended"
+    And the agent answer at "usage.total_tokens" is 80
+    When it is resumed with its answer
+    Then the agent answer at "result.status" is "done"
+    And the LLM received 5 requests
+    And LLM request 3 body at "model" is "m-asker"
+    And LLM request 4 body at "model" is "m-approver-parent"
+    And LLM request 5 body at "model" is "m-approver-parent"

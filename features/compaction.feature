@@ -86,7 +86,7 @@ Feature: Context compaction — compactor(opts) as a pure messages → messages 
 
   # ---------------------------------------------------------------- where the tail starts
 
-  @spec-7F @clause-7F.tool-pair.largest-tail
+  @spec-7F @clause-7F.tool-pair.largest-tail @partial-clause-7F.tool-pair.openai-boundary
   Scenario: the tail is the largest one that fits keepTail and starts at a user turn
     # Cause: one token per message; 3 turns (13 messages); a user turn starts every 4th message.
     Given a transcript of 3 tool turns after the system prompt "SOUL"
@@ -127,7 +127,7 @@ Feature: Context compaction — compactor(opts) as a pure messages → messages 
     Then the retained tail is the last 8 input messages
     And the summarizer was called once, with exactly the input between the system prompt and the retained tail
 
-  @spec-7F @clause-7F.tool-pair.anthropic-not-boundary
+  @spec-7F @clause-7F.tool-pair.anthropic-not-boundary @partial-clause-7F.tool-pair.openai-boundary
   Scenario: an anthropic user message carrying tool_result blocks is not a place to cut
     # Cause: keepTail 3 would fit the last tool_result message and the answer (2 messages), but
     # that user message belongs to the tool_use before it; the cut moves back to the question.
@@ -164,3 +164,65 @@ Feature: Context compaction — compactor(opts) as a pure messages → messages 
     And the summary is a system message "[Summary of earlier conversation]\n" followed by the summarizer's answer
     And the summarizer was called once, with exactly the input between the system prompt and the retained tail
     And the compacted transcript is tool-pair safe
+
+  # ---------------------------------------------------------------- on a bare client
+
+  @spec-7F @clause-7F.compactor.bare-client @partial-clause-7F.compactor.rewrite-flows
+  Scenario: on a bare client the compactor is the client's beforeLLM hook: the request and RunResult.messages carry the compacted transcript
+    # The §8 client runs with the compactor as `hooks.beforeLLM` and no toolkit. One token per
+    # message: the system prompt, six history messages and the prompt are 8 > 5; keepTail 3
+    # keeps q2, a2 and the prompt (a tail starts at a user turn), and the 4 before are summarized.
+    Given a mock LLM runs "agents.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-echo", "apiKey": "test-key", "systemPrompt": "SOUL-VERBATIM",
+       "hooks": {"beforeLLM": {"compactor": {"maxTokens": 5, "keepTail": 3, "countTokens": {"perMessage": 1}, "summarize": {"template": "summarized <N> messages"}}}}}
+      """
+    When the client runs "one more turn" with:
+      """
+      {"history": [
+        {"role": "user", "content": "q0"}, {"role": "assistant", "content": "a0"},
+        {"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"},
+        {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]}
+      """
+    Then the run did not raise
+    And LLM request 1 body at "messages[0].role" is "system"
+    And LLM request 1 body at "messages[0].content" matches "^SOUL-VERBATIM"
+    And LLM request 1 body at "messages[1].role" is "system"
+    And LLM request 1 body at "messages[1].content" contains "summarized 4 messages"
+    And LLM request 1 body at "messages[2].content" is "q2"
+    And LLM request 1 body at "messages[3].content" is "a2"
+    And LLM request 1 body at "messages[4].content" is "one more turn"
+    And LLM request 1 body has nothing at "messages[5]"
+    And the run result at "messages[1].content" contains "summarized 4 messages"
+    And the run result at "messages[2].content" is "q2"
+    And the run result at "messages[-1].content" is "echo: one more turn"
+    And the run result has nothing at "messages[6]"
+
+  @spec-7F @partial-clause-7F.compactor.rewrite-flows @partial-clause-7F.compactor.bare-client
+  Scenario: on a bare client the ConversationStore keeps the compacted transcript of a thread
+    # The thread's stored six messages are the history of `ask`; the compactor (as above) cuts
+    # the first four, and what the store keeps is the compacted array: the summary right before
+    # the retained tail, then the new turn.
+    Given a mock LLM runs "agents.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-echo", "apiKey": "test-key", "systemPrompt": "SOUL-VERBATIM",
+       "hooks": {"beforeLLM": {"compactor": {"maxTokens": 5, "keepTail": 3, "countTokens": {"perMessage": 1}, "summarize": {"template": "summarized <N> messages"}}}}}
+      """
+    And the client's store saves "t1":
+      """
+      [{"role": "user", "content": "q0"}, {"role": "assistant", "content": "a0"},
+       {"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"},
+       {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]
+      """
+    When the client asks "one more turn" in thread "t1"
+    And the client's store is read at "t1"
+    Then the stored messages end with:
+      """
+      [{"role": "system", "content": {"$contains": "summarized 4 messages"}},
+       {"role": "user", "content": "q2"},
+       {"role": "assistant", "content": "a2"},
+       {"role": "user", "content": "one more turn"},
+       {"role": "assistant", "content": "echo: one more turn"}]
+      """

@@ -56,6 +56,7 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the LLM received 1 request
 
   @spec-11 @clause-11.outbound.provider-order @clause-11.outbound.arguments-string @clause-11.outbound.finish-tool-calls
+  @clause-11.translate.one-call
   Scenario: anthropic tool_use blocks come back as OpenAI tool calls whose arguments are JSON strings
     The Anthropic answer carries `input` objects; §11 returns them as JSON strings.
     Given a mock LLM runs "translate.json"
@@ -365,6 +366,7 @@ Feature: Single-turn translation — translate (SPEC §11)
   # ---------------------------------------------------------------- nothing executes; hooks
 
   @spec-11 @clause-11.translate.no-execution @partial-clause-0.translate.verbatim-request @partial-clause-0.translate.single-call
+  @clause-11.request.toolkit-declared @partial-clause-11.translate.toolkit-never-run @partial-clause-11.translate.no-loop-no-state
   Scenario: a toolkit's tools are declared, never executed, even when the model calls them
     `ping_http` would GET the local HTTP server and `boom` would fail loudly, if either ran.
     Given an HTTP server answers:
@@ -394,6 +396,37 @@ Feature: Single-turn translation — translate (SPEC §11)
     And LLM request 1 body at "tools[0].function.name" is "ping_http"
     And LLM request 1 body at "tools[1].function.name" is "boom"
     And metricEvents has 0 entries with "event" equal to "tool"
+
+  @spec-11 @clause-11.translate.toolkit-never-run @clause-11.request.toolkit-declared
+  Scenario: with the builtins on, a toolkit is still only declared: nothing executes, no builtins:false needed
+    `ping_http` would GET the local HTTP server and `boom` would fail loudly, if either ran. The
+    toolkit keeps its default builtins, declared beside them; the model calls the two tools.
+    Given an HTTP server answers:
+      """
+      {"GET /ping": {"body": "pong"}}
+      """
+    And a toolkit built with:
+      """
+      {"extraTools": [
+        {"name": "ping_http", "http": {"method": "GET", "url": "{{HTTP}}/ping"}},
+        {"name": "boom", "behaviour": {"fail": "boom ran"}}]}
+      """
+    And a mock LLM runs "translate.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "t-call-toolkit", "apiKey": "test-key"}
+      """
+    When the client translates:
+      """
+      {"messages": [{"role": "user", "content": "use your tools"}]}
+      """
+    Then the run result at "toolCalls[0].name" is "ping_http"
+    And the run result at "toolCalls[1].name" is "boom"
+    And the finish reason is "tool_calls"
+    And the HTTP server received no request
+    And the LLM received 1 request
+    And LLM request 1 body at "tools" contains "ping_http"
+    And LLM request 1 body at "tools" contains "bash"
 
   @spec-11 @clause-11.shared.hooks-once @clause-11.shared.no-tool-hooks @clause-0.translate.hooks-once
   Scenario: beforeLLM and afterLLM fire exactly once; tool hooks never fire
