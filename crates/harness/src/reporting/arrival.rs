@@ -112,7 +112,8 @@ pub fn apply(index: &mut ClauseIndex, arrivals: &[Arrival]) -> usize {
     changed
 }
 
-/// One message per clause whose stored arrival differs from the computed one.
+/// One message per clause whose stored arrival differs from the computed one, or whose
+/// `sameRule` names a release that is not one of its computed earlier wordings.
 pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
     let by_id: BTreeMap<&str, &Arrival> = arrivals.iter().map(|a| (a.id.as_str(), a)).collect();
     let show = |a: &Option<String>, r: &[String]| {
@@ -123,7 +124,7 @@ pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
             format!("{a} (reworded {})", r.join(", "))
         }
     };
-    index
+    let mut out: Vec<String> = index
         .clauses
         .iter()
         .filter_map(|c| {
@@ -137,7 +138,20 @@ pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
                 )
             })
         })
-        .collect()
+        .collect();
+    for c in &index.clauses {
+        let Some(rule) = &c.same_rule else { continue };
+        let earlier = by_id.get(c.id.as_str()).map(|a| a.reworded.as_slice());
+        if !earlier.unwrap_or_default().contains(&rule.since) {
+            out.push(format!(
+                "{}: sameRule.since {} is not one of its earlier wordings ({})",
+                c.id,
+                rule.since,
+                earlier.unwrap_or_default().join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// Per history version: how many clauses of the index its text has (arrived at or before
@@ -220,6 +234,20 @@ mod tests {
             stale(&stored, &got),
             vec!["0.a.new: stored 0.2.0, the history gives 0.3.0"]
         );
+        // A reviewed earlier wording must be one the history shows.
+        stored.clauses[1].arrived = Some("0.3.0".into());
+        stored.clauses[0].same_rule = Some(crate::clauses::SameRule {
+            since: "0.2.0".into(),
+            why: "only \"each\" became \"every\"".into(),
+        });
+        assert!(stale(&stored, &got).is_empty());
+        assert_eq!(stored.clauses[0].rule_since(), Some("0.2.0"));
+        stored.clauses[0].same_rule.as_mut().unwrap().since = "0.3.0".into();
+        assert_eq!(
+            stale(&stored, &got),
+            vec!["0.a.old: sameRule.since 0.3.0 is not one of its earlier wordings (0.1.0, 0.2.0)"]
+        );
+        stored.clauses[1].arrived = Some("0.2.0".into());
         let counts: Vec<(String, usize)> = per_version(&stored, &["0.1.0".into(), "0.3.0".into()])
             .into_iter()
             .map(|(v, c)| (v, c.len()))

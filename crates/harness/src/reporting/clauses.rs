@@ -60,6 +60,35 @@ pub struct Clause {
     /// changed, oldest first (computed likewise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reworded: Vec<String>,
+    /// A reviewer's finding that an earlier wording (one of `reworded`) already stated the
+    /// same rule, so scenarios checking it hold from there, not from `arrived`.
+    #[serde(
+        default,
+        rename = "sameRule",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub same_rule: Option<SameRule>,
+}
+
+/// An earlier wording that states the same rule as the quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SameRule {
+    /// The release whose wording already states the rule (one of the clause's `reworded`).
+    pub since: String,
+    /// What changed in the words and why the rule did not.
+    pub why: String,
+}
+
+impl Clause {
+    /// The first release whose SPEC text states this clause's rule: a reviewed earlier
+    /// wording's release, else its arrival.
+    pub fn rule_since(&self) -> Option<&str> {
+        self.same_rule
+            .as_ref()
+            .map(|r| r.since.as_str())
+            .or(self.arrived.as_deref())
+    }
 }
 
 /// A sentence of the SPEC that reads as normative but states no rule of its own, with the
@@ -136,6 +165,13 @@ impl ClauseIndex {
             }
             if c.quote.trim().is_empty() {
                 bad("empty quote".into());
+            }
+            if c
+                .same_rule
+                .as_ref()
+                .is_some_and(|r| r.why.trim().is_empty() || super::history::version_key(&r.since).is_none())
+            {
+                bad("\"sameRule\" needs a release number and a why".into());
             }
             if c.part.as_deref().is_some_and(|p| p.trim().is_empty()) {
                 bad("\"part\" needs a reason".into());
@@ -264,8 +300,9 @@ pub fn tie(index: &ClauseIndex, scenarios: &[ScenarioSpec], index_shown: &str) -
     ties
 }
 
-/// The latest arrival among the clauses a scenario tags (whole or partly), and that clause;
-/// `None` when it tags none, or one whose arrival the index does not know.
+/// The latest first release stating a rule among the clauses a scenario tags (whole or
+/// partly; [`Clause::rule_since`]), and that clause; `None` when it tags none, or one whose
+/// arrival the index does not know.
 pub fn clause_floor<'a>(
     index: &'a ClauseIndex,
     scenario: &ScenarioSpec,
@@ -277,7 +314,7 @@ pub fn clause_floor<'a>(
     }
     for (id, _) in tags {
         let clause = index.get(id)?;
-        let arrived = SpecVersion::parse(clause.arrived.as_deref()?)?;
+        let arrived = SpecVersion::parse(clause.rule_since()?)?;
         if floor.is_none_or(|(f, _)| arrived > f) {
             floor = Some((arrived, clause.id.as_str()));
         }
