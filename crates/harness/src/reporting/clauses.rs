@@ -62,11 +62,7 @@ pub struct Clause {
     pub reworded: Vec<String>,
     /// A reviewer's finding that an earlier wording (one of `reworded`) already stated the
     /// same rule, so scenarios checking it hold from there, not from `arrived`.
-    #[serde(
-        default,
-        rename = "sameRule",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "sameRule", skip_serializing_if = "Option::is_none")]
     pub same_rule: Option<SameRule>,
 }
 
@@ -166,11 +162,9 @@ impl ClauseIndex {
             if c.quote.trim().is_empty() {
                 bad("empty quote".into());
             }
-            if c
-                .same_rule
-                .as_ref()
-                .is_some_and(|r| r.why.trim().is_empty() || super::history::version_key(&r.since).is_none())
-            {
+            if c.same_rule.as_ref().is_some_and(|r| {
+                r.why.trim().is_empty() || super::history::version_key(&r.since).is_none()
+            }) {
                 bad("\"sameRule\" needs a release number and a why".into());
             }
             if c.part.as_deref().is_some_and(|p| p.trim().is_empty()) {

@@ -147,10 +147,9 @@ pub fn diff(
     let in_section = |secs: &BTreeMap<String, String>, section: &str, quote: &str| {
         secs.get(section).is_some_and(|body| body.contains(quote))
     };
-    let old_all = collapse_ws(old);
+    let (old_all, new_all) = (collapse_ws(old), collapse_ws(new));
     let mut unchanged = 0;
     let mut clauses = Vec::new();
-    let new_all = collapse_ws(new);
     for c in &index.clauses {
         let quote = collapse_ws(&c.quote);
         // Presence is over the whole text, as clause arrivals are computed; sections only
@@ -225,26 +224,27 @@ pub fn diff(
         let parsed = Section::parse(body);
         // Code lines count too: the SPEC states rules in code comments (`// "pending" ⇒ …`).
         for one in parsed.sentences.iter().filter(|s| s.kind != Kind::Heading) {
-            {
-                let sentence = parsed.sentence(one).to_string();
-                let words: Vec<&str> = sentence.split_whitespace().collect();
-                let known = old_all.contains(&sentence)
-                    || quotes
-                        .iter()
-                        .any(|q| sentence.contains(q.as_str()) || q.contains(&sentence))
-                    // A changed clause's new wording is reported with the clause.
-                    || nows.iter().any(|n| {
-                        let now = n.join(" ");
-                        sentence.contains(&now)
-                            || now.contains(&sentence)
-                            || similarity(n, &words) >= CHANGED_AT
-                    });
-                if is_normative(&sentence) && !known {
-                    added.push(AddedSentence {
-                        section: section.clone(),
-                        sentence,
-                    });
-                }
+            let sentence = parsed.sentence(one);
+            if !is_normative(sentence) {
+                continue;
+            }
+            let words: Vec<&str> = sentence.split_whitespace().collect();
+            let known = old_all.contains(sentence)
+                || quotes
+                    .iter()
+                    .any(|q| sentence.contains(q.as_str()) || q.contains(sentence))
+                // A changed clause's new wording is reported with the clause.
+                || nows.iter().any(|n| {
+                    let now = n.join(" ");
+                    sentence.contains(&now)
+                        || now.contains(sentence)
+                        || similarity(n, &words) >= CHANGED_AT
+                });
+            if !known {
+                added.push(AddedSentence {
+                    section: section.clone(),
+                    sentence: sentence.to_string(),
+                });
             }
         }
     }
@@ -483,5 +483,30 @@ mod tests {
         assert_eq!(d.clauses[0].change, Change::NewOnly);
         let d = diff(&index, &old, &old, &scenarios, &ties, names());
         assert_eq!(d.clauses[0].change, Change::NotFound);
+    }
+
+    #[test]
+    fn a_sentence_moved_between_sections_is_moved_and_a_reworded_arrival_shows_its_earlier_words() {
+        let (index, scenarios, ties) = setup();
+        let moved = SPEC
+            .replace("- `glob` sorts by path.\n", "")
+            .replace("Nothing normative.", "`glob` sorts by path.");
+        let d = diff(&index, &moved, SPEC, &scenarios, &ties, names());
+        let glob = d.clauses.iter().find(|c| c.id == "4A.glob.sorted").unwrap();
+        assert_eq!(
+            (glob.change, glob.from.clone()),
+            (Change::Moved, vec!["5".to_string()])
+        );
+        assert!(text(&d).contains("    in OLD under §5\n"), "{}", text(&d));
+
+        let earlier = SPEC.replace("at most 100 matches by default", "at most 100 matches");
+        let d = diff(&index, &earlier, SPEC, &scenarios, &ties, names());
+        let grep = &d.clauses[0];
+        assert_eq!(grep.change, Change::NewOnly);
+        assert_eq!(
+            grep.before.as_deref(),
+            Some("`grep` returns at most 100 matches.")
+        );
+        assert!(text(&d).contains("earlier wording in OLD: \"`grep` returns at most 100 matches."));
     }
 }

@@ -154,11 +154,7 @@ pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
 }
 
 /// The sentence's text outside every touching range, runs joined with `…`.
-fn uncovered(
-    section: &Section,
-    span: &Range<usize>,
-    touching: &[&Held],
-) -> String {
+fn uncovered(section: &Section, span: &Range<usize>, touching: &[&Held]) -> String {
     let mut runs: Vec<&str> = Vec::new();
     let mut at = span.start;
     let mut ranges: Vec<Range<usize>> = touching.iter().map(|(r, _)| r.clone()).collect();
