@@ -4,6 +4,10 @@ Runs `toolnexus` (PyPI, pinned by setup.sh) through its public API only, except 
 (the loaded skill catalog, which Toolkit keeps only in a private attribute). It reports what
 the port really does: no status, error or skill data is invented on the port's behalf.
 
+It serves any release from 0.9.0 on (`python@VERSION`): what a release lacks is found by
+feature detection (`api`, `takes`, `supported`) and answered `unsupported`, naming it
+(`toolnexus 0.9.0 has no create_client(on_error=…)`), never by a table of versions.
+
 The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `create_client` /
 `create_in_process_client`; where the port's client observably departs from SPEC §8, see
 CLIENT-NOTES.md beside this file.
@@ -28,10 +32,39 @@ OUT = open(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
-import toolnexus  # noqa: E402
-from toolnexus import (  # noqa: E402
-    Answer, Request, SkillDef, Tool, ToolContext, ToolResult, create_toolkit, define_tool,
-    http_tool, list_mcp_tools, list_skills, parse_agents_config, sanitize, select_builtins)
+
+def unimportable(error):
+    """A release that does not import (say, a dependency has moved on since it was published)
+    answers every request, `hello` first, with why, so the harness reports a clear handshake
+    error rather than a driver that died with a traceback."""
+    try:
+        release = "toolnexus " + importlib.metadata.version("toolnexus")
+    except importlib.metadata.PackageNotFoundError:
+        release = "toolnexus (not installed)"
+    message = f"{release} does not import: {type(error).__name__}: {error}"
+    print(f"driver: {message}", file=sys.stderr)
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+        except ValueError:
+            req = None
+        resp = {"ok": False, "error": {"kind": "internal", "message": message}}
+        if isinstance(req, dict) and req.get("seq") is not None:
+            resp["seq"] = req["seq"]
+        OUT.write(json.dumps(resp, ensure_ascii=False, separators=(",", ":")) + "\n")
+        OUT.flush()
+        if isinstance(req, dict) and req.get("cmd") == "shutdown":
+            break
+    sys.exit(1)
+
+
+try:
+    import toolnexus  # noqa: E402
+    # Every release since 0.1.1 has these; the rest of the API is looked up where it is used
+    # (`api`), so a release without it answers `unsupported` there.
+    from toolnexus import Tool, ToolResult, create_toolkit, define_tool  # noqa: E402
+except Exception as e:  # noqa: BLE001
+    unimportable(e)
 
 VERSION = getattr(toolnexus, "__version__", None) or importlib.metadata.version("toolnexus")
 # toolnexus releases are numbered by the SPEC version they implement: `hello.spec`.
@@ -62,6 +95,41 @@ class Failure(Exception):
 
 def bad(message):
     return Failure("bad_request", message)
+
+
+def lacks(what):
+    """`unsupported`, naming the API this release does not have."""
+    return Failure("unsupported", f"toolnexus {VERSION} has no {what}")
+
+
+def api(name):
+    """The port's public `toolnexus.<name>`, or `unsupported` naming it."""
+    found = getattr(toolnexus, name, None)
+    if found is None:
+        raise lacks(name)
+    return found
+
+
+def _params(fn):
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def takes(fn, name):
+    """Whether `fn` accepts the keyword `name` (a signature it cannot tell is taken as yes)."""
+    params = _params(fn)
+    return not params or name in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def supported(fn, kwargs, what):
+    """`kwargs`, once `fn` (spelled `what` in the message) is known to take every one."""
+    for k in kwargs:
+        if not takes(fn, k):
+            raise lacks(f"{what}({k}=…)")
+    return kwargs
 
 
 def compact(value):
@@ -134,14 +202,17 @@ def extra_tool(spec):
         async def run(ctx=None, **args):
             return await await_cancel(name, ms, ctx)
     elif key == "suspend" and isinstance(arg, dict):
+        request_type = api("Request")
+
         async def run(ctx=None, **args):
             if ctx is not None and ctx.answer is not None and arg.get("always") is not True:
                 if isinstance(arg.get("answerText"), str) and ctx.answer.ok:
                     return arg["answerText"]
                 return compact(args) if arg.get("echoArgs") is True else compact(ctx.answer.data)
-            req = Request(id=f"req-{uuid.uuid4().hex[:16]}-{next(_seq)}",
-                          kind=arg.get("kind", "approval"), prompt=arg.get("prompt", ""),
-                          url=arg.get("url"), data=arg.get("data"), expiresAt=arg.get("expiresAt"))
+            req = request_type(
+                id=f"req-{uuid.uuid4().hex[:16]}-{next(_seq)}", kind=arg.get("kind", "approval"),
+                prompt=arg.get("prompt", ""), url=arg.get("url"), data=arg.get("data"),
+                expiresAt=arg.get("expiresAt"))
             return ToolResult(output=req.prompt, is_error=True, metadata={"pending": req})
     else:
         raise Failure("unsupported", f"unknown tool behaviour {compact(spec.get('behaviour'))}")
@@ -232,15 +303,16 @@ def http_extra_tool(name, spec):
         # http_tool(timeout=…) is in SECONDS (urllib's timeout, DEFAULT_TIMEOUT = 30.0), so
         # the value is converted here.
         kwargs["timeout"] = h["timeout"] / 1000.0
-    return http_tool(**kwargs)
+    return api("http_tool")(**kwargs)
 
 
 def skill_defs(value):
     if not isinstance(value, list) or not all(isinstance(d, dict) for d in value):
         raise bad("skills must be an array of skill defs")
-    return [SkillDef(name=d.get("name") or "", content=d.get("content", ""),
-                     description=d.get("description"), resources=d.get("resources"),
-                     base=d.get("base")) for d in value]
+    skill_def = api("SkillDef")
+    return [skill_def(name=d.get("name") or "", content=d.get("content", ""),
+                      description=d.get("description"), resources=d.get("resources"),
+                      base=d.get("base")) for d in value]
 
 
 def skill_provider(behaviour):
@@ -257,6 +329,7 @@ def skill_provider(behaviour):
 
 def wait_for(behaviour):
     key, arg = one_key(behaviour, "waitFor")
+    answer = api("Answer")
     if key == "echoRequest" and arg is True:
         async def echo(request):
             # Primitive values only (an MCP elicitation result allows nothing else): the
@@ -268,13 +341,13 @@ def wait_for(behaviour):
                 flat["data"] = compact(plain(request.data))
             if getattr(request, "expiresAt", None):
                 flat["expiresAt"] = request.expiresAt
-            return Answer(id=request.id, ok=True, data=flat)
+            return answer(id=request.id, ok=True, data=flat)
         return echo
     if key != "answer" or not isinstance(arg, dict):
         raise Failure("unsupported", f"unknown waitFor behaviour {compact(behaviour)}")
 
     async def resolve(request):
-        return Answer(id=request.id, ok=arg.get("ok", True), data=arg.get("data"),
+        return answer(id=request.id, ok=arg.get("ok", True), data=arg.get("data"),
                       reason=arg.get("reason"))
     return resolve
 
@@ -286,7 +359,7 @@ def toolkit_kwargs(options):
     for key, value in options.items():
         if key == "relayTools":
             # SPEC §10 addendum (a preview, golang only): python 0.21.0 has no relay tools.
-            raise Failure("unsupported", "this toolnexus has no relay tools (SPEC §10 addendum, a preview)")
+            raise lacks("relay tools (SPEC §10 addendum, a preview)")
         if key not in KEYS:
             raise bad(f'unknown option "{key}"')
         if value is None:
@@ -308,7 +381,7 @@ def toolkit_kwargs(options):
             # the camelCase `pollEvery`), fed the array as `{index: entry}` in order. UNITS:
             # a2a.Agent's timeout / poll_every are milliseconds, as the protocol's (a2a.py
             # "Units note"), so nothing is converted.
-            value = parse_agents_config({str(i): a for i, a in enumerate(value)})
+            value = api("parse_agents_config")({str(i): a for i, a in enumerate(value)})
         kwargs[KEYS[key]] = value
     return kwargs
 
@@ -356,13 +429,6 @@ CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKe
                "store": "store", "generate": "generate", "waitFor": "wait_for"}
 HOOK_KEYS = {"beforeLLM": "before_llm", "afterLLM": "after_llm", "beforeTool": "before_tool",
              "afterTool": "after_tool"}
-
-
-def _params(fn):
-    try:
-        return inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return {}
 
 
 def camel(name):
@@ -435,7 +501,7 @@ def tool_result_of(value, what):
     pending = metadata.get("pending") if isinstance(metadata, dict) else None
     if isinstance(pending, dict):
         # §10: the port's suspension carries its own Request type, not a JSON object.
-        metadata = dict(metadata, pending=Request(
+        metadata = dict(metadata, pending=api("Request")(
             id=pending.get("id", ""), kind=pending.get("kind", ""), prompt=pending.get("prompt", ""),
             url=pending.get("url"), data=pending.get("data"), expiresAt=pending.get("expiresAt")))
     return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
@@ -619,7 +685,7 @@ COMPACT_KEYS = {"maxTokens", "keepTail", "summarize", "countTokens", "flushToMem
 async def compact_command(req):
     """One §7F compaction through the port's public `compactor` (a before_llm hook)."""
     if not HAS_COMPACT:
-        raise Failure("unsupported", "this toolnexus has no toolnexus.agents.compaction.compactor")
+        raise lacks("toolnexus.agents.compaction.compactor (SPEC §7F)")
     messages = field(req, "messages", list, "an array")
     opts = field(req, "options", dict, "an object")
     unknown = sorted(set(opts) - COMPACT_KEYS)
@@ -890,14 +956,6 @@ class AgentSession:
         return await task
 
 
-def _agent_kwargs(fn, kwargs, what):
-    known = _params(fn)
-    for k in kwargs:
-        if known and k not in known:
-            raise Failure("unsupported", f'this toolnexus {what} takes no "{k}"')
-    return kwargs
-
-
 class AgentCommands:
     """The `agent_*` commands over python's `toolnexus.agents` (see AGENT-NOTES.md)."""
 
@@ -912,7 +970,7 @@ class AgentCommands:
 
     async def handle(self, cmd, req):
         if not HAS_AGENTS:
-            raise Failure("unsupported", "this toolnexus has no toolnexus.agents.AgentRuntime (SPEC §7D)")
+            raise lacks("toolnexus.agents.AgentRuntime (SPEC §7D)")
         if cmd == "agent_runtime":
             return await self.create(req)
         if cmd == "agent_close_runtime":
@@ -1003,8 +1061,8 @@ class AgentCommands:
             return {"handle": h.id, "result": agent_result(h.id, await rt.wait(h))}
         if cmd == "agent_resume":
             a = field(req, "answer", dict, "an object {id, ok, data?, reason?}")
-            answer = Answer(id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"),
-                            reason=a.get("reason"))
+            answer = api("Answer")(id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"),
+                                   reason=a.get("reason"))
             # The handle whose result resume answers: the topmost of the suspended chain
             # above the deepest suspended handle (python's own routing, in DFS order).
             top = self.suspended_top(s)
@@ -1145,9 +1203,9 @@ class AgentCommands:
                 model=spec["model"], budget=spec["budget"], tools=spec["tools"] or None,
                 wait_for=spec.get("wait_for"), on_spawn=spec["on_spawn"], on_close=spec["on_close"],
                 task_targets=list(team) or None,
-                **_agent_kwargs(_agents.AgentDef, {k: spec[k] for k in ("hooks", "on_metric") if k in spec},
-                                "AgentDef"))
-        kwargs = _agent_kwargs(_agents.AgentRuntime, kwargs, "AgentRuntime")
+                **supported(_agents.AgentDef,
+                            {k: spec[k] for k in ("hooks", "on_metric") if k in spec}, "AgentDef"))
+        kwargs = supported(_agents.AgentRuntime, kwargs, "AgentRuntime")
         s.rt_opts = kwargs
         s.rt = _agents.AgentRuntime(registry=defs, **kwargs)
         old = self.sessions.pop(rid, None)
@@ -1174,7 +1232,7 @@ class AgentCommands:
             for k in ("hooks", "on_metric"):
                 if k in sp:
                     kw[k] = sp[k]
-            a = _agents.Agent(n, **_agent_kwargs(_agents.Agent, kw, "Agent"))
+            a = _agents.Agent(n, **supported(_agents.Agent, kw, "Agent"))
             built[n] = a
             a.team = [build(m) for m in sp["team"]]
             return a
@@ -1237,7 +1295,7 @@ class ClientEntry:
 
 def make_client(options):
     if not HAS_CLIENT:
-        raise Failure("unsupported", "this toolnexus has no §8 client (create_client)")
+        raise lacks("create_client (SPEC §8)")
     if not isinstance(options, dict):
         raise bad("options must be an object")
     rec = Recorder()
@@ -1281,14 +1339,12 @@ def make_client(options):
     generate = kwargs.pop("generate", None)
     if generate is not None:
         if not callable(_create_in_process):
-            raise Failure("unsupported", "this toolnexus has no create_in_process_client")
+            raise lacks("create_in_process_client(generate=…)")
         for k in ("base_url", "style", "api_key"):
             if k in kwargs:
                 raise bad(f'"{camel(k)}" is not an option of an in-process client (generate)')
-        known = _params(_create_client)
-        for k in kwargs:
-            if known and k not in known:
-                raise Failure("unsupported", f'this toolnexus client has no "{camel(k)}" option')
+        # The in-process constructor passes its **options on to create_client.
+        supported(_create_client, kwargs, "create_client")
         if "model" not in kwargs:
             raise bad('missing client option "model"')
         return ClientEntry(_create_in_process(generate=generate, **kwargs), rec, recorded)
@@ -1297,15 +1353,8 @@ def make_client(options):
             raise bad(f'missing client option "{camel(k)}"')
     if kwargs["style"] not in ("openai", "anthropic"):
         raise bad(f'unknown style {compact(kwargs["style"])}')
-    known = _params(_create_client)
-    for k in kwargs:
-        if known and k not in known:
-            raise Failure("unsupported", f'this toolnexus client has no "{camel(k)}" option')
-    return ClientEntry(_create_client(**kwargs), rec, recorded)
-
-
-def _accepts(fn, name):
-    return name in _params(fn)
+    client = _create_client(**supported(_create_client, kwargs, "create_client"))
+    return ClientEntry(client, rec, recorded)
 
 
 def _toolkit_optional(fn):
@@ -1393,6 +1442,22 @@ class Served:
         await self.handle.stop()
 
 
+def client_method(client, name):
+    """The client's method `name` (SPEC §8), or `unsupported` naming it."""
+    method = getattr(client, name, None)
+    if not callable(method):
+        raise lacks(f"Client.{name}")
+    return method
+
+
+def implemented():
+    """`hello.implements`: the core sections, and each later one whose API this release has."""
+    optional = [("7B", HAS_SERVE), ("7C", HAS_SERVE and takes(toolnexus.Toolkit.serve, "mcp")),
+                ("8", HAS_CLIENT), ("10", HAS_CLIENT and takes(_create_client, "wait_for")),
+                ("11", HAS_TRANSLATE), ("7D", HAS_AGENTS), ("7F", HAS_COMPACT)]
+    return SECTIONS + [section for section, present in optional if present]
+
+
 class Session:
     def __init__(self):
         self.kits = {}
@@ -1410,12 +1475,12 @@ class Session:
     async def handle(self, req):
         cmd = req.get("cmd")
         if cmd == "hello":
-            return {"protocol": 1, "spec": SPEC,
-                    "implements": SECTIONS + (["7B"] if HAS_SERVE else []) + (["7C"] if HAS_SERVE and "mcp" in _params(toolnexus.Toolkit.serve) else []) + (["8"] if HAS_CLIENT else []) + (["10"] if HAS_CLIENT and "wait_for" in _params(_create_client) else []) + (["11"] if HAS_TRANSLATE else []) + (["7D"] if HAS_AGENTS else []) + (["7F"] if HAS_COMPACT else []),
+            return {"protocol": 1, "spec": SPEC, "implements": implemented(),
                     "port": {"name": "python", "language": "python", "version": VERSION}}
         if cmd == "build":
             tid = field(req, "id", str, "a string")
             kwargs = toolkit_kwargs(req.get("options") or {})
+            supported(create_toolkit, kwargs, "create_toolkit")
             await self.close(tid)
             # The port reports warnings (duplicate skills, unknown filter names) only by
             # printing `[toolnexus] …` to stderr; collect them for the `warnings` field while
@@ -1455,9 +1520,10 @@ class Session:
             context = req.get("context")
             if isinstance(context, dict):
                 a = context.get("answer")
-                answer = None if a is None else Answer(
+                answer = None if a is None else api("Answer")(
                     id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"), reason=a.get("reason"))
-                ctx = ToolContext(answer=answer)
+                context_type = api("ToolContext")
+                ctx = context_type(**supported(context_type, {"answer": answer}, "ToolContext"))
             return {"result": tool_result(await tk.execute(name, args, ctx))}
         if cmd == "adapter":
             tk = self.kit(req)
@@ -1482,7 +1548,9 @@ class Session:
                     raise
                 except Exception as e:  # noqa: BLE001 — a failing provider only loses its defs
                     print(f"driver: skill provider failed: {e}", file=sys.stderr)
-            inv = list_skills(opts.get("skillsDir"), skills=defs or None)
+            list_skills = api("list_skills")
+            kwargs = supported(list_skills, {"skills": defs} if defs else {}, "list_skills")
+            inv = list_skills(opts.get("skillsDir"), **kwargs)
             return {"skills": [skill_info(s) for s in inv.skills],
                     "skipped": [plain(s) for s in inv.skipped]}
         if cmd == "list_mcp_tools":
@@ -1491,7 +1559,7 @@ class Session:
             real_err, tee = sys.stderr, _Tee(sys.stderr)
             sys.stderr = tee
             try:
-                inv = await list_mcp_tools(req["config"])
+                inv = await api("list_mcp_tools")(req["config"])
             finally:
                 sys.stderr = real_err
             return {"statuses": dict(inv.status), "errors": tee.errors(),
@@ -1501,9 +1569,9 @@ class Session:
         if cmd == "select_builtins":
             if "config" not in req:
                 raise bad('missing field "config"')
-            return {"tools": [describe(t) for t in select_builtins(req["config"])]}
+            return {"tools": [describe(t) for t in api("select_builtins")(req["config"])]}
         if cmd == "sanitize":
-            return {"value": sanitize(field(req, "value", str, "a string"))}
+            return {"value": api("sanitize")(field(req, "value", str, "a string"))}
         if cmd == "close":
             await self.close(field(req, "toolkit", str, "a string"))
             return {}
@@ -1519,7 +1587,7 @@ class Session:
         if cmd in ("store_get", "store_save"):
             return await self.store_command(cmd, req)
         if cmd == "metrics":
-            return {"text": self.client_entry(req).client.metrics()}
+            return {"text": client_method(self.client_entry(req).client, "metrics")()}
         if cmd == "translate":
             return await self.translate_command(req)
         if cmd == "compact":
@@ -1566,7 +1634,8 @@ class Session:
                 # toolnexus 0.16.0's run/stream/ask/conversation take a required toolkit:
                 # "no toolkit" is then an empty one (no sources, no builtins: no tools).
                 if self.empty_kit is None:
-                    self.empty_kit = await create_toolkit(builtins=False)
+                    off = supported(create_toolkit, {"builtins": False}, "create_toolkit")
+                    self.empty_kit = await create_toolkit(**off)
                 return self.empty_kit
             return None
         return self.kit(req)
@@ -1577,9 +1646,8 @@ class Session:
         for key, kw in allowed:
             if req.get(key) is None:
                 continue
-            if not _accepts(method, kw):
-                raise Failure("unsupported", f'this toolnexus client\'s {method.__name__} takes no "{kw}"')
             kwargs[kw] = req[key]
+        supported(method, kwargs, f"Client.{method.__name__}")
         if "history" in kwargs and not isinstance(kwargs["history"], list):
             raise bad('"history" must be an array')
         if "id" in kwargs and not isinstance(kwargs["id"], str):
@@ -1593,8 +1661,8 @@ class Session:
             return None, None
         if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
             raise bad('"cancelAfterMs" must be a non-negative integer')
-        if not _accepts(method, "cancel"):
-            raise Failure("unsupported", "this toolnexus client takes no cancel token")
+        if not takes(method, "cancel"):
+            raise lacks(f"Client.{method.__name__}(cancel=…)")
         event = asyncio.Event()
         timer = asyncio.get_running_loop().call_later(ms / 1000.0, event.set)
         return event, timer
@@ -1608,7 +1676,7 @@ class Session:
     async def loop_command(self, cmd, req):
         entry = self.client_entry(req)
         client = entry.client
-        method = {"run": client.run, "stream": client.stream, "ask": client.ask}[cmd]
+        method = client_method(client, cmd)
         prompt = field(req, "prompt", str, "a string")
         toolkit = await self.loop_toolkit(req, method)
         allowed = {"run": [("history", "history")],
@@ -1620,8 +1688,8 @@ class Session:
             if not isinstance(req["onText"], bool):
                 raise bad('"onText" must be a boolean')
             if req["onText"]:
-                if not _accepts(method, "on_text"):
-                    raise Failure("unsupported", "this toolnexus client's ask takes no on_text")
+                if not takes(method, "on_text"):
+                    raise lacks("Client.ask(on_text=…)")
                 deltas = []
 
                 def on_text(delta):
@@ -1660,9 +1728,7 @@ class Session:
     async def translate_command(self, req):
         """PROTOCOL.md §5.21: SPEC §11 `client.translate(messages, tools=, toolkit=, …)`."""
         entry = self.client_entry(req)
-        method = getattr(entry.client, "translate", None)
-        if not callable(method):
-            raise Failure("unsupported", "this toolnexus client has no translate (SPEC §11)")
+        method = client_method(entry.client, "translate")
         request = field(req, "request", dict, "an object")
         messages = field(request, "messages", list, "an array")
         kwargs = {}
@@ -1671,8 +1737,8 @@ class Session:
                 continue
             if types is not None and (not isinstance(request[key], types) or isinstance(request[key], bool)):
                 raise bad(f'"request.{key}" must be {what}')
-            if not _accepts(method, kw):
-                raise Failure("unsupported", f'this toolnexus client\'s translate takes no "{kw}"')
+            if not takes(method, kw):
+                raise lacks(f"Client.translate({kw}=…)")
             kwargs[kw] = request[key]
         if req.get("toolkit") is not None:
             kwargs["toolkit"] = self.kit(req)
@@ -1688,7 +1754,7 @@ class Session:
     async def conversation_command(self, req):
         entry = self.client_entry(req)
         client = entry.client
-        toolkit = await self.loop_toolkit(req, client.conversation)
+        toolkit = await self.loop_toolkit(req, client_method(client, "conversation"))
         steps = field(req, "steps", list, "an array")
         for step in steps:
             if not (isinstance(step, dict) and len(step) == 1 and (
@@ -1717,7 +1783,7 @@ class Session:
         if store is None:
             store = getattr(client, "store", None)
         if store is None:
-            raise Failure("unsupported", "this toolnexus client has no conversation store accessor")
+            raise lacks("Client.conversation_store (the store accessor)")
         return store
 
     async def store_command(self, cmd, req):
@@ -1741,7 +1807,7 @@ class Session:
         tk = self.kit(req)
         method = getattr(tk, "serve", None)
         if not callable(method):
-            raise Failure("unsupported", "this toolnexus Toolkit has no serve (SPEC §7B/§7C)")
+            raise lacks("Toolkit.serve (SPEC §7B/§7C)")
         entry = Served(tid)
         kwargs = {}
         if req.get("client") is not None:
@@ -1752,8 +1818,8 @@ class Session:
                 continue
             if not isinstance(value, dict):
                 raise bad(f'"{key}" must be an object')
-            if not _accepts(method, kw):
-                raise Failure("unsupported", f'this toolnexus Toolkit.serve takes no "{kw}"')
+            if not takes(method, kw):
+                raise lacks(f"Toolkit.serve({kw}=…)")
             kwargs[kw] = dict(value)
         store = kwargs.get("a2a", {}).get("store")
         if isinstance(store, dict):
@@ -1767,8 +1833,8 @@ class Session:
                 continue
             if value is not True:
                 raise bad(f'"{key}" must be a boolean')
-            if not _accepts(method, kw):
-                raise Failure("unsupported", f'this toolnexus Toolkit.serve takes no "{kw}"')
+            if not takes(method, kw):
+                raise lacks(f"Toolkit.serve({kw}=…)")
 
             def callback(ev, key=key, record=record):
                 if not entry.rec.full(key):

@@ -32,8 +32,13 @@ installed() {
     "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("toolnexus"))' 2>/dev/null
 }
 
-# Already set up with the right version? Nothing to do.
-if [ -x "$venv/bin/python" ] && [ "$(installed)" = "$PIN" ]; then
+# Whether the installed package imports (its dependencies may have moved on since the release).
+importable() {
+    "$venv/bin/python" -c 'import toolnexus' >"$log" 2>&1
+}
+
+# Already set up with the right version, and it imports? Nothing to do.
+if [ -x "$venv/bin/python" ] && [ "$(installed)" = "$PIN" ] && importable; then
     exit 0
 fi
 
@@ -55,5 +60,15 @@ if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "tool
     fail "pip install toolnexus==$PIN failed"
 fi
 
-got="$(installed)" || fail "toolnexus is not importable after install"
+got="$(installed)" || fail "toolnexus is not installed after pip install"
 [ "$got" = "$PIN" ] || fail "expected toolnexus $PIN in the venv, found $got"
+
+# Releases before 0.12.0 require `mcp>=1.0.0` with no upper bound, and mcp 2 dropped the
+# `streamablehttp_client` they import; from 0.12.0 on the releases require `mcp<2.0.0`
+# themselves. A release that does not import gets that same bound, then must import.
+if ! importable; then
+    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "toolnexus==$PIN" "mcp<2.0.0" >"$log" 2>&1; then
+        fail "pip install toolnexus==$PIN mcp<2.0.0 failed"
+    fi
+    importable || fail "toolnexus $PIN does not import, even with mcp<2.0.0"
+fi
