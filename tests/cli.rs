@@ -1060,6 +1060,7 @@ fn fake_release_root() -> tempfile::TempDir {
         "target/ports/python-1.0.0/venv/bin/python",
         &format!("#!/bin/sh\nexec '{}' driver\n", driver.display()),
     );
+    write("target/ports/python-1.0.0/venv/.toolnexus-ready", "");
     write(
         "conformance/ports/python/setup.sh",
         "#!/bin/sh\necho \"setup.sh (python port $1): PyPI has no release toolnexus==$1\" >&2\nexit 1\n",

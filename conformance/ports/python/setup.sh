@@ -37,10 +37,16 @@ importable() {
     "$venv/bin/python" -c 'import toolnexus' >"$log" 2>&1
 }
 
+# The harness takes the release as set up when this file exists; it is written last, so a
+# setup cut short (a signal, a full disk) is run again, not driven half-installed.
+ready="$venv/.toolnexus-ready"
+
 # Already set up with the right version, and it imports? Nothing to do.
 if [ -x "$venv/bin/python" ] && [ "$(installed)" = "$PIN" ] && importable; then
+    touch "$ready"
     exit 0
 fi
+rm -f "$ready"
 
 command -v python3 >/dev/null 2>&1 || fail "python3 not found on PATH"
 
@@ -72,3 +78,5 @@ if ! importable; then
     fi
     importable || fail "toolnexus $PIN does not import, even with mcp<2.0.0"
 fi
+
+touch "$ready"

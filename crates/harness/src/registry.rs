@@ -76,7 +76,8 @@ fn release_commands(family: &str, version: &str) -> (String, String, PathBuf) {
         (
             format!("bash conformance/ports/python/setup.sh {version} {dir}/venv"),
             format!("{dir}/venv/bin/python conformance/ports/python/driver.py"),
-            PathBuf::from(format!("{dir}/venv/bin/python")),
+            // setup.sh writes this last: a venv cut short mid-install is not "set up".
+            PathBuf::from(format!("{dir}/venv/.toolnexus-ready")),
         )
     } else {
         let bin = format!("{dir}/target/release/toolnexus-driver-rust-crate");
@@ -244,7 +245,7 @@ mod tests {
         );
         assert_eq!(
             r.ready_when,
-            Some(root.join("target/ports/python-0.18.1/venv/bin/python"))
+            Some(root.join("target/ports/python-0.18.1/venv/.toolnexus-ready"))
         );
         assert!(r.needs_setup());
         assert!(r.expected_failures.is_none());
