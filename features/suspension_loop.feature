@@ -341,6 +341,27 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     And the run result at "limit" is "maxTurns"
     And the run result has nothing at "pending"
 
+  @spec-10 @since-0.6.0 @until-0.9.5 @clause-8.loop.max-turns
+  Scenario: maxTurns used up is status done under SPEC 0.6.0 to 0.9.5
+    The scenario above, as the older SPEC texts have it. SPEC 0.6.0 to 0.9.5 give
+    `status: "done" | "pending"` ("pending" ⇒ a tool suspended and no waitFor was set) and "Stop
+    after `maxTurns`", so a run the limit stops is "done"; SPEC 0.10.0 added "incomplete" with
+    `limit` (conformance/NOTES.md #344).
+    Given a mock LLM runs "suspension.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"suspend": {"prompt": "Approve?"}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key", "maxTurns": 2, "waitFor": {"answer": {"ok": true}}}
+      """
+    When the client runs "forever"
+    Then the run did not raise
+    And the LLM received 2 requests
+    And the run result at "status" is "done"
+    And the run result has nothing at "pending"
+
   @spec-10 @clause-10.escalation.placeholder-append
   Scenario Outline: a durable halt appends the halted tool's placeholder result to the transcript (<style>)
     The placeholder is a tool result whose content is the pending output (the prompt).
