@@ -852,9 +852,12 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   # ---------------------------------------------------------------- escalation: one hop at a time
 
   @spec-7D @partial-clause-7D.escalation.nearest-one-hop
-  Scenario: the child's own waitFor answers its suspension: no ancestor is asked and no level suspends
-    # The leaf's own interpreter answers inside its run, so nothing escalates: neither the leaf
-    # nor its parent ever enters `suspended` ("child's `waitFor` → else child suspends").
+  Scenario: the child's own waitFor answers its suspension: no ancestor is asked and no ancestor suspends
+    # The leaf's own interpreter answers inside its run, so nothing escalates: no ancestor's
+    # waitFor is called and its parent never enters `suspended` ("child's `waitFor` → else child
+    # suspends"). Whether the leaf's own trace passes through `suspended→running` while its
+    # waitFor answers (as an inline resume does, fixture S3) the SPEC leaves open, so the leaf's
+    # transitions are not compared (conformance/NOTES.md #345).
     Given an agent runtime with:
       """
       {"registry": {
@@ -872,10 +875,6 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And the agent trace at "waitForCalls" is:
       """
       [{"handle": "root/gp.1/mid.1/leaf.1", "request": {"kind": "approval", "prompt": "may I?", "$partial": true}}]
-      """
-    And the transitions of "root/gp.1/mid.1/leaf.1" are:
-      """
-      ["idle→running", "running→idle", "→closed"]
       """
     And the transitions of "root/gp.1/mid.1" are:
       """
@@ -929,15 +928,15 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
 
   @spec-7D @clause-7D.escalation.parked-zero-tokens @partial-clause-7D.escalation.deepest-resume
   Scenario: parked levels burn zero tokens: a day passes at the pending root with no model call, and the resume starts at the deepest level
-    # No level has an interpreter: each level made one model call (40 tokens each in the
-    # fixture's mock) before the root came back pending. A virtual day later nothing more was
-    # asked of the model. The Answer then reaches the leaf first (its one call), and the parent's
-    # replay follows from its rewound pre-turn transcript (two calls: the task, which
-    # reattaches, then its answer).
+    # No level has an interpreter: each level made one model call before the root came back
+    # pending. A virtual day later nothing more was asked of the model: no call, no token (how
+    # a pending child's usage rolls into its parent's before the task settles is not compared). The Answer then reaches the leaf first: the first model call after the
+    # resume is the leaf's. How many calls the leaf's resume and the parent's replay take (the
+    # leaf re-executing its pending tool, or replaying its turn from its pre-turn snapshot) the
+    # SPEC leaves open, so only the order's start is compared (conformance/NOTES.md #345).
     Given the shared agent fixture "{{EXAMPLES}}/subagent-durable-resume/fixture.json"
     When its run is driven
     Then the agent answer at "result.status" is "pending"
-    And the agent answer at "result.usage.total_tokens" is 80
     And the LLM received 2 requests
     When the agent command "agent_clock" is sent with:
       """
@@ -949,10 +948,6 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
       {"handle": "root/approverParent.1"}
       """
     Then the agent answer at "state" is "suspended"
-    And the agent answer at "usage.total_tokens" is 80
     When it is resumed with its answer
     Then the agent answer at "result.status" is "done"
-    And the LLM received 5 requests
     And LLM request 3 body at "model" is "m-asker"
-    And LLM request 4 body at "model" is "m-approver-parent"
-    And LLM request 5 body at "model" is "m-approver-parent"

@@ -34,6 +34,9 @@ struct Clause {
     arrived: Option<String>,
     #[allow(dead_code)] // checked against the history below
     reworded: Option<Vec<String>>,
+    #[allow(dead_code)] // checked against the history below
+    #[serde(rename = "sameRule")]
+    same_rule: Option<serde_json::Value>,
 }
 
 /// The sections §0–§7A, which the issue asks to be indexed densely.
