@@ -270,7 +270,8 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     world has changed"; the SPEC gives that call no history, so it starts from the prompt).
     The change happens out-of-band (the login succeeded), which the behaviour catalogue shows by
     a second toolkit whose gate answers instead of suspending; a newly created client stands for
-    the other process.
+    the other process. The Request's keys are compared partly: that absent optional keys are
+    omitted is the scenario "a Request's absent optional keys are omitted, not null".
     Given a mock LLM runs "suspension.json"
     And a toolkit built with:
       """
@@ -284,7 +285,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
     Then the run result at "status" is "pending"
     And the run result at "pending" is:
       """
-      {"id": {"$regex": "^.+$"}, "kind": "authorization", "prompt": "Log in", "url": "https://login.test/a"}
+      {"id": {"$regex": "^.+$"}, "kind": "authorization", "prompt": "Log in", "url": "https://login.test/a", "$partial": true}
       """
     Given a toolkit built with:
       """
