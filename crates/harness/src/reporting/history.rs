@@ -176,7 +176,8 @@ pub struct Release {
     /// Why it did not run (its setup failed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup_failed: Option<String>,
-    /// How many scenarios hold for its SPEC (the others were not run on it), when it ran.
+    /// How many scenarios hold for its SPEC (the others were not run on it), `@beyond-spec`
+    /// ones left out as in its totals, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_scope: Option<usize>,
     /// The clauses of the index arriving in its SPEC text; `None` when the SPEC history has
@@ -235,7 +236,10 @@ pub fn build(
                 for s in &report.scenarios {
                     sections.insert(&s.name, &s.section);
                     if in_scope(&s.name, report.port_spec.as_deref()) {
-                        scope += 1;
+                        // `@beyond-spec` outcomes are counted apart, as in the totals.
+                        if !s.beyond_spec {
+                            scope += 1;
+                        }
                         outcomes.insert(s.name.as_str(), Outcome::of(s.status));
                     }
                 }
@@ -593,6 +597,13 @@ mod tests {
         assert_eq!(b.outcomes[0], Some(Outcome::NotRun));
         assert_eq!(b.first_change, "0.19.0");
         assert_eq!(scoped.releases[0].in_scope, Some(2));
+        // A `@beyond-spec` scenario is counted apart: in no release's scope count.
+        let mut beyond = runs.clone();
+        if let Ok(r) = &mut beyond[0].1 {
+            r.scenarios[0].beyond_spec = true;
+        }
+        let apart = build("python", &beyond, &|_, _| true);
+        assert_eq!(apart.releases[0].in_scope, Some(2));
         let mut with_arrivals = scoped.clone();
         with_arrivals.releases[0].arrived = Some(vec!["8.x.y".into()]);
         let shown = super::text(&with_arrivals);
