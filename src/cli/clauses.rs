@@ -53,13 +53,13 @@ impl Paths {
     fn spec(&self, root: &Path) -> PathBuf {
         self.spec
             .clone()
-            .unwrap_or_else(|| root.join("../shared/spec/SPEC.md"))
+            .unwrap_or_else(|| spec_text::pinned_spec_file(root))
     }
 
     fn history(&self, root: &Path) -> PathBuf {
         self.history
             .clone()
-            .unwrap_or_else(|| root.join("../shared/spec/history"))
+            .unwrap_or_else(|| spec_text::history_dir(root))
     }
 }
 
@@ -124,7 +124,7 @@ fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
     };
     let computed = arrival::compute(&index, &history);
     let versions: Vec<String> = history.iter().map(|h| h.version.clone()).collect();
-    let stale = arrival::stale(&index, &computed);
+    let mut stale = Vec::new();
     if write {
         let changed = arrival::apply(&mut index, &computed);
         let text = match serde_json::to_string_pretty(&index) {
@@ -136,6 +136,7 @@ fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
         }
         println!("{shown}: {changed} clause arrival(s) written");
     } else {
+        stale = arrival::stale(&index, &computed);
         for s in &stale {
             println!("stale: {s}");
         }
@@ -157,7 +158,7 @@ fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
     if never > 0 {
         println!("  {never} clause(s) in no history text");
     }
-    if !write && !stale.is_empty() {
+    if !stale.is_empty() {
         println!(
             "{} stale; `clauses arrivals --write` stores them",
             stale.len()

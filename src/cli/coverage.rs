@@ -53,7 +53,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         let dir = args
             .history
             .clone()
-            .unwrap_or_else(|| root.join("../shared/spec/history"));
+            .unwrap_or_else(|| spec_text::history_dir(root));
         let versions: Vec<String> = match spec_text::load_history(&dir) {
             Ok(h) => h.into_iter().map(|t| t.version).collect(),
             Err(e) => return fail(&e),

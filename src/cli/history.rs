@@ -154,7 +154,7 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
     };
     let mut h = history::build(&family, &runs, &in_scope);
     if let Ok(index) = ClauseIndex::load(&clauses::index_path(root), "the clause index") {
-        let texts: Vec<String> = spec_text::load_history(&root.join("../shared/spec/history"))
+        let texts: Vec<String> = spec_text::load_history(&spec_text::history_dir(root))
             .map(|h| h.into_iter().map(|t| t.version).collect())
             .unwrap_or_default();
         for r in &mut h.releases {

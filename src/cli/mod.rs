@@ -119,21 +119,16 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
             root.display()
         ));
     }
-    let (mut scenarios, errors) = features::load(&dir);
-    if !errors.is_empty() {
-        return Err(format!(
-            "feature files that do not parse:\n{}",
-            errors.join("\n")
-        ));
-    }
-    // Each scenario holds from the SPEC text that first has every clause it checks; a root
-    // with no clause index (a scratch checkout of features only) keeps the tags' bounds.
+    // A root with no clause index (a scratch checkout of features only) keeps the tags' bounds.
     let index_file = clause_index::index_path(root);
-    if index_file.exists() {
-        let index = ClauseIndex::load(&index_file, &index_file.display().to_string())
-            .map_err(|e| e.join("\n"))?;
-        clause_index::derive_bounds(&index, &mut scenarios);
-    }
+    let index = index_file
+        .exists()
+        .then(|| {
+            ClauseIndex::load(&index_file, &index_file.display().to_string())
+                .map_err(|e| e.join("\n"))
+        })
+        .transpose()?;
+    let scenarios = load_features(root, index.as_ref())?;
     let mut sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
@@ -242,6 +237,23 @@ fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
     message
 }
 
+/// The scenarios of `root`'s features/, or one message naming every file that does not
+/// parse. With the clause index, each scenario holds from the SPEC text that first has every
+/// clause it checks (`derive_bounds`), for every command that runs them.
+fn load_features(root: &Path, index: Option<&ClauseIndex>) -> Result<Vec<ScenarioSpec>, String> {
+    let (mut scenarios, errors) = features::load(&root.join("features"));
+    if !errors.is_empty() {
+        return Err(format!(
+            "feature files that do not parse:\n{}",
+            errors.join("\n")
+        ));
+    }
+    if let Some(index) = index {
+        clause_index::derive_bounds(index, &mut scenarios);
+    }
+    Ok(scenarios)
+}
+
 /// The clause index, its features and the tags tying them, or every load error (a malformed
 /// index, a feature that does not parse, a tag naming no clause) as one message.
 fn load_clauses(
@@ -255,13 +267,7 @@ fn load_clauses(
         .to_string_lossy()
         .to_string();
     let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
-    let (scenarios, errors) = features::load(&root.join("features"));
-    if !errors.is_empty() {
-        return Err(format!(
-            "feature files that do not parse:\n{}",
-            errors.join("\n")
-        ));
-    }
+    let scenarios = load_features(root, Some(&index))?;
     let ties = clause_index::tie(&index, &scenarios, &shown);
     if !ties.errors.is_empty() {
         return Err(format!(

@@ -57,14 +57,13 @@ fn one(c: &Clause, texts: &[Text]) -> Arrival {
     while first > 0 && present(&texts[first - 1]) {
         first -= 1;
     }
-    let arrived = texts.get(first).map(|t| t.version.clone());
-    if first == texts.len() {
+    let Some(arrived) = texts.get(first).map(|t| t.version.clone()) else {
         return Arrival {
             id: c.id.clone(),
             arrived: None,
             reworded: Vec::new(),
         };
-    }
+    };
     // Walk back while the section holds something close: an earlier wording.
     let mut earlier: Vec<(usize, String)> = Vec::new();
     let mut i = first;
@@ -90,7 +89,7 @@ fn one(c: &Clause, texts: &[Text]) -> Arrival {
     }
     Arrival {
         id: c.id.clone(),
-        arrived,
+        arrived: Some(arrived),
         reworded,
     }
 }

@@ -208,7 +208,7 @@ impl ClauseIndex {
 }
 
 /// `0`, `4`, `4A`, `10`: digits, then at most one capital letter.
-fn valid_section(s: &str) -> bool {
+pub(crate) fn valid_section(s: &str) -> bool {
     let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     digits > 0 && {
         let rest = &s[digits..];

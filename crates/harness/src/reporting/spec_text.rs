@@ -5,13 +5,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use regex::Regex;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
-use super::clauses::collapse_ws;
+use super::clauses::{collapse_ws, valid_section};
 use super::history::cmp_versions;
 
 /// The section bodies of a SPEC text: a `## N.` heading line and the text up to the next
@@ -30,7 +30,7 @@ pub fn sections(text: &str) -> BTreeMap<String, String> {
                 current = heading
                     .split_once('.')
                     .map(|(n, _)| n.trim().to_string())
-                    .filter(|n| section_number(n));
+                    .filter(|n| valid_section(n));
             }
         }
         if let Some(section) = &current {
@@ -40,11 +40,6 @@ pub fn sections(text: &str) -> BTreeMap<String, String> {
         }
     }
     out
-}
-
-fn section_number(s: &str) -> bool {
-    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    digits > 0 && s[digits..].chars().all(|c| c.is_ascii_uppercase()) && s.len() - digits <= 1
 }
 
 /// What a sentence of a section is.
@@ -327,6 +322,17 @@ pub fn closest(quote: &str, text: &str) -> Option<(String, f32)> {
         }
     }
     best.map(|(start, len, score)| (words[start..start + len].join(" "), score))
+}
+
+/// The pinned SPEC.md beside a checkout (`../shared/spec/SPEC.md`).
+pub fn pinned_spec_file(root: &Path) -> PathBuf {
+    root.join("../shared/spec/SPEC.md")
+}
+
+/// The SPEC history beside a checkout (`../shared/spec/history`, one `SPEC-<version>.md`
+/// per release).
+pub fn history_dir(root: &Path) -> PathBuf {
+    root.join("../shared/spec/history")
 }
 
 /// One SPEC text of the history directory.
