@@ -18,8 +18,8 @@ mod validate_trace;
 
 use cli::supervise::supervised;
 use cli::{
-    bench, clauses, coverage, driver, fail, history, list, mock, porting, report, run, schema,
-    setup, spec_diff,
+    bench, clauses, coverage, driver, fail, floor, history, list, mock, porting, report, run,
+    schema, setup, spec_diff,
 };
 
 #[derive(Parser)]
@@ -87,6 +87,9 @@ enum Command {
     Driver,
     /// Run a mock server for tests (any port's): see mock-servers/README.md.
     Mock(mock::MockArgs),
+    /// The bench's floor processes (started by `bench`).
+    #[command(hide = true)]
+    Floor(floor::FloorArgs),
 }
 
 /// The text of a panic payload (`panic!` with a literal or with formatting).
@@ -128,7 +131,7 @@ fn main() -> ExitCode {
     // worker pool adds to each of them (on an idle machine, a parked worker's wake-up costs
     // more than the round trip being timed).
     let one_thread = match &cli.command {
-        Command::Driver | Command::Bench(_) => true,
+        Command::Driver | Command::Bench(_) | Command::Floor(_) => true,
         Command::Mock(args) => args.serves_one_at_a_time(),
         _ => false,
     };
@@ -148,6 +151,7 @@ async fn async_main(cli: Cli) -> ExitCode {
     let root = cli::root(cli.root);
     match cli.command {
         Command::Mock(args) => mock::run(args).await,
+        Command::Floor(args) => floor::run(args).await,
         Command::Driver => driver::run().await,
         Command::List(args) => list::run(&root, args),
         Command::Setup(args) => setup::run(&root, args),

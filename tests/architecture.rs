@@ -8,7 +8,9 @@
 //! - the harness reaches the reference only through the protocol: no edge of any kind (dev
 //!   included) to the reference or its driver;
 //! - the mock servers never depend on the reference, its driver or the harness;
-//! - the driver never depends on the harness or the mock servers.
+//! - the driver never depends on the harness or the mock servers;
+//! - the bench's floors never depend on the reference, its driver, the harness or the mock
+//!   servers: a floor is the least work of its kind, with no port code in it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -20,6 +22,7 @@ const PROTOCOL: &str = "toolnexus-protocol";
 const DRIVER: &str = "toolnexus-driver";
 const HARNESS: &str = "toolnexus-harness";
 const MOCKS: &str = "toolnexus-mock-servers";
+const FLOOR: &str = "toolnexus-floor";
 
 /// Harness tooling a plain library of the contract has no use for.
 const TOOLING: [&str; 7] = [
@@ -88,6 +91,18 @@ fn rules() -> Vec<Rule> {
             forbidden: vec![HARNESS, MOCKS],
             kinds: NORMAL,
             transitive: true,
+        },
+        Rule {
+            crate_name: FLOOR,
+            forbidden: vec![REFERENCE, DRIVER, HARNESS, MOCKS],
+            kinds: NORMAL,
+            transitive: true,
+        },
+        Rule {
+            crate_name: FLOOR,
+            forbidden: vec![REFERENCE, DRIVER, HARNESS, MOCKS],
+            kinds: ANY,
+            transitive: false,
         },
     ]
 }
@@ -245,6 +260,7 @@ fn every_layer_is_a_workspace_member() {
         DRIVER,
         HARNESS,
         MOCKS,
+        FLOOR,
         "toolnexus-conformance",
     ] {
         assert!(members.contains(c), "{c} missing from {members:?}");
@@ -307,6 +323,13 @@ fn an_added_forbidden_edge_is_reported() {
             REFERENCE,
             None,
             "toolnexus-protocol -> toolnexus-reference",
+        ),
+        (FLOOR, DRIVER, None, "toolnexus-floor -> toolnexus-driver"),
+        (
+            FLOOR,
+            HARNESS,
+            Some("dev"),
+            "toolnexus-floor -> toolnexus-harness",
         ),
     ];
     for (from, to, kind, expected) in cases {

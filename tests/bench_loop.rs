@@ -97,7 +97,7 @@ async fn the_loop_runs_against_the_real_mock_llm() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("  floor: run 3/3 20 turns in")),
+            .any(|l| l.starts_with("  floor (bare HTTP tool loop): run 3/3 20 turns in")),
         "{lines:?}"
     );
 }

@@ -118,8 +118,9 @@ async fn bench_smoke_in_process_and_driver() {
         report.suite_sections.as_deref(),
         Some(&["1".to_string()][..])
     );
-    // Every floor but grep's (which needs `rg`) is measured here, with the real mocks.
-    assert_eq!(report.floors.len(), 7, "{text}");
+    // Every floor but grep's (which needs `rg`) is measured here, with the real mocks, the
+    // ones in processes of their own (`floor …` of this binary) included.
+    assert_eq!(report.floors.len(), 10, "{text}");
     for f in &report.floors {
         if f.op == Op::Grep && f.notes == ["rg not installed"] {
             continue;
@@ -133,6 +134,23 @@ async fn bench_smoke_in_process_and_driver() {
     assert_eq!(floor_samples(Op::McpBuild), 2, "{text}");
     assert_eq!(floor_samples(Op::AgentLoop), 2, "{text}");
     assert!(text.contains("floor (bare rmcp client)"), "{text}");
+    for fairer in [
+        "floor (minimal driver process: request line, bare rmcp call, answer line)",
+        "floor (same HTTP client, canned server in its own process)",
+        "floor (same HTTP client, bare rmcp server in its own process)",
+    ] {
+        assert!(text.contains(fairer), "{fairer}\n{text}");
+    }
+    let process_samples = |what: &str| {
+        report
+            .floors
+            .iter()
+            .find(|f| f.what.contains(what))
+            .unwrap()
+            .samples
+    };
+    assert_eq!(process_samples("minimal driver process"), 5, "{text}");
+    assert_eq!(process_samples("bare rmcp server"), 5, "{text}");
 }
 
 /// The reference's own driver, as a command.

@@ -20,6 +20,7 @@ pub mod bench;
 pub mod clauses;
 pub mod coverage;
 pub mod driver;
+pub mod floor;
 pub mod history;
 pub mod list;
 pub mod mock;

@@ -406,7 +406,7 @@ impl SubprocessPort {
         error
     }
 
-    async fn exchange(&mut self, request: &Value) -> Result<Value, PortError> {
+    async fn exchange(&mut self, request: Value) -> Result<Value, PortError> {
         let cmd = request
             .get("cmd")
             .and_then(Value::as_str)
@@ -419,9 +419,10 @@ impl SubprocessPort {
         // line can never be taken as the answer to another request.
         let seq = self.seq;
         self.seq += 1;
-        let request = Framed::number(request.clone(), seq);
-        let mut line = request.to_string();
-        line.push('\n');
+        let request = Framed::number(request, seq);
+        // Straight into bytes (`to_string` formats through `fmt::Display`, piece by piece).
+        let mut line = serde_json::to_vec(&request).unwrap_or_default();
+        line.push(b'\n');
         if let Some(t) = &self.tracer {
             t.request(&request);
         }
@@ -431,7 +432,7 @@ impl SubprocessPort {
             self.timeout
         };
         let sent = tokio::time::timeout(limit, async {
-            running.stdin.write_all(line.as_bytes()).await?;
+            running.stdin.write_all(&line).await?;
             running.stdin.flush().await
         });
         match sent.await {
@@ -552,7 +553,7 @@ impl Port for SubprocessPort {
                 .unwrap_or_else(|| "driver is not running".into());
             return Err(PortError::Transport(why));
         }
-        self.exchange(&request).await
+        self.exchange(request).await
     }
 
     fn set_tracer(&mut self, tracer: Tracer) {
@@ -583,7 +584,7 @@ impl Port for SubprocessPort {
         )
         .to_value();
         let restarted = self.starts > 1;
-        match self.exchange(&hello).await {
+        match self.exchange(hello).await {
             Ok(v) if v.get("ok") == Some(&Value::Bool(true)) => {
                 self.greeting = Some(v);
                 Ok(())
@@ -615,7 +616,7 @@ impl Port for SubprocessPort {
         if self.running.is_some() {
             let _ = tokio::time::timeout(
                 Duration::from_millis(500),
-                self.exchange(&Framed::new(Request::Shutdown {}, None).to_value()),
+                self.exchange(Framed::new(Request::Shutdown {}, None).to_value()),
             )
             .await;
         }

@@ -498,12 +498,15 @@ impl Framed<Value> {
     /// last key, replacing one it had in place. Anything but an object has no place for a
     /// `seq` and is returned unchanged, for the driver to refuse.
     pub fn number(request: Value, seq: u64) -> Value {
-        if !request.is_object() {
-            return request;
+        match request {
+            // What serialising `Framed` writes (a key keeps its place, a new one goes last),
+            // without a pass through serde's flatten buffer on every request.
+            Value::Object(mut fields) => {
+                fields.insert("seq".to_string(), Value::from(seq));
+                Value::Object(fields)
+            }
+            other => other,
         }
-        let framed = Framed::new(request, Some(seq));
-        // An object with string keys always serialises.
-        serde_json::to_value(&framed).unwrap_or(Value::Null)
     }
 }
 

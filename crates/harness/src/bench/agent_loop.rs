@@ -78,7 +78,7 @@ async fn start_mock(exe: &Path, scenario: &Path) -> Result<MockLlm, String> {
 }
 
 /// The binary serving `mock llm`: `opts.mock_exe`, else the running binary.
-fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
+pub(super) fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
     match &opts.mock_exe {
         Some(e) => std::path::absolute(e).map_err(|e| e.to_string()),
         None => std::env::current_exe().map_err(|e| e.to_string()),

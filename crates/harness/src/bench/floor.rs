@@ -15,23 +15,68 @@ use serde_json::{json, Value};
 
 use super::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
 use super::operations::MCP_TEXT;
-use super::serve::FloorServe;
+use super::serve::{FloorServe, ServerKind};
 use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN};
 use crate::port::truncate;
 use toolnexus_protocol::{Framed, Request};
 
-/// The floor's name for `op` (the table's `floor (<what>)`), or `None`: the suite has none.
-pub(super) fn what(op: Op) -> Option<&'static str> {
-    Some(match op {
-        Op::SkillsBuild => "parallel walk reading every SKILL.md",
-        Op::Grep => "rg -j1",
-        Op::RoundTrip => "request line through cat",
-        Op::McpCall => "bare rmcp client",
-        Op::McpBuild => "bare rmcp client: spawn, initialize, list, stop",
-        Op::AgentLoop => "bare HTTP tool loop",
-        Op::ServeCall => "same HTTP client, canned loopback server",
-        Op::Suite => return None,
-    })
+/// One floor of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A raw parallel walk reading every `SKILL.md`.
+    Walk,
+    /// `rg -j1` as a process.
+    Rg,
+    /// The request line through a `cat` child.
+    Cat,
+    /// A bare rmcp client in the harness calling the mock server.
+    Mcp,
+    /// A minimal driver process between the harness and the mock server.
+    McpDriver,
+    /// A bare rmcp client spawning, initialising, listing and stopping the mock.
+    McpBuild,
+    /// A bare HTTP tool loop against a fresh mock LLM.
+    Loop,
+    /// The canned loopback server inside the harness process.
+    Serve,
+    /// The canned loopback server in a process of its own.
+    ServeProcess,
+    /// A bare rmcp server in a process of its own.
+    ServeRmcp,
+}
+
+impl Kind {
+    /// The floor's name (the table's `floor (<what>)`).
+    pub(super) fn what(self) -> &'static str {
+        match self {
+            Kind::Walk => "parallel walk reading every SKILL.md",
+            Kind::Rg => "rg -j1",
+            Kind::Cat => "request line through cat",
+            Kind::Mcp => "bare rmcp client",
+            Kind::McpDriver => "minimal driver process: request line, bare rmcp call, answer line",
+            Kind::McpBuild => "bare rmcp client: spawn, initialize, list, stop",
+            Kind::Loop => "bare HTTP tool loop",
+            Kind::Serve => "same HTTP client, canned loopback server",
+            Kind::ServeProcess => "same HTTP client, canned server in its own process",
+            Kind::ServeRmcp => "same HTTP client, bare rmcp server in its own process",
+        }
+    }
+}
+
+/// The floors of `op`, in table order; the suite has none. The first of each is the
+/// operation's own floor; the others are fairer ones for operations whose port is
+/// necessarily another process (see `floor_process.rs`).
+pub(super) fn kinds(op: Op) -> &'static [Kind] {
+    match op {
+        Op::SkillsBuild => &[Kind::Walk],
+        Op::Grep => &[Kind::Rg],
+        Op::RoundTrip => &[Kind::Cat],
+        Op::McpCall => &[Kind::Mcp, Kind::McpDriver],
+        Op::McpBuild => &[Kind::McpBuild],
+        Op::AgentLoop => &[Kind::Loop],
+        Op::ServeCall => &[Kind::Serve, Kind::ServeProcess, Kind::ServeRmcp],
+        Op::Suite => &[],
+    }
 }
 
 /// A running floor.
@@ -44,25 +89,30 @@ pub(super) enum State {
     Cat(Box<CatPipe>),
     /// A bare MCP client session with the mock server.
     Mcp(McpSession),
+    /// The minimal driver process and its pipes.
+    McpDriver(Box<DriverPipe>),
     /// Spawn + initialize + list + stop per round; nothing held.
     McpBuild,
     /// A fresh mock LLM and an HTTP client.
     Loop(MockLlm, reqwest::Client),
-    /// The canned loopback server and the MCP HTTP client.
+    /// A canned or rmcp loopback server and the MCP HTTP client.
     Serve(Box<FloorServe>),
 }
 
-/// Sets the floor of `op` up; `None` with a note when it cannot run.
-pub(super) async fn setup(op: Op, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
-    let state = match op {
-        Op::SkillsBuild => Ok(State::Walk),
-        Op::Grep => on_path("rg")
+/// Sets the floor `kind` up; `None` with a note when it cannot run.
+pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
+    let state = match kind {
+        Kind::Walk => Ok(State::Walk),
+        Kind::Rg => on_path("rg")
             .map(State::Rg)
             .ok_or_else(|| "rg not installed".to_string()),
-        Op::RoundTrip => CatPipe::start().map(|c| State::Cat(Box::new(c))),
-        Op::McpCall => McpSession::start(ctx).await.map(State::Mcp),
-        Op::McpBuild => Ok(State::McpBuild),
-        Op::AgentLoop => match start_loop_mock(ctx).await {
+        Kind::Cat => CatPipe::start().map(|c| State::Cat(Box::new(c))),
+        Kind::Mcp => McpSession::start(ctx).await.map(State::Mcp),
+        Kind::McpDriver => DriverPipe::start(ctx)
+            .await
+            .map(|d| State::McpDriver(Box::new(d))),
+        Kind::McpBuild => Ok(State::McpBuild),
+        Kind::Loop => match start_loop_mock(ctx).await {
             Ok(mock) => crate::tls::client_builder()
                 .tcp_nodelay(true)
                 .build()
@@ -70,8 +120,15 @@ pub(super) async fn setup(op: Op, ctx: &Ctx<'_>, m: &mut Measured) -> Option<Sta
                 .map_err(|e| format!("cannot build an HTTP client: {e}")),
             Err(e) => Err(e),
         },
-        Op::ServeCall => FloorServe::start().await.map(|s| State::Serve(Box::new(s))),
-        Op::Suite => Err("no floor".to_string()),
+        Kind::Serve => FloorServe::start(ServerKind::InProcess, ctx)
+            .await
+            .map(|s| State::Serve(Box::new(s))),
+        Kind::ServeProcess => FloorServe::start(ServerKind::Canned, ctx)
+            .await
+            .map(|s| State::Serve(Box::new(s))),
+        Kind::ServeRmcp => FloorServe::start(ServerKind::Rmcp, ctx)
+            .await
+            .map(|s| State::Serve(Box::new(s))),
     };
     match state {
         Ok(s) => Some(s),
@@ -91,6 +148,7 @@ pub(super) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut M
             .and_then(|n| check_count("rg matching lines", n, ctx.fx.info.grep_matches)),
         State::Cat(cat) => cat.calls(unit, m),
         State::Mcp(session) => session.calls(unit, m).await,
+        State::McpDriver(driver) => driver.calls(unit, m).await,
         State::McpBuild => {
             let started = Instant::now();
             let built = McpSession::start(ctx).await;
@@ -376,5 +434,88 @@ impl McpSession {
             .await
             .map(|_| ())
             .map_err(|e| format!("reaping the mock MCP server: {e}"))
+    }
+}
+
+/// The minimal driver floor (`floor mcp-driver`): the very request line the ports get for an
+/// MCP call, through a process that only decodes it, calls the tool over a bare rmcp client
+/// session with the mock server, and writes the answer line. Between the harness and the MCP
+/// server it has the process hops every port's driver has, and nothing else.
+pub(super) struct DriverPipe {
+    process: super::floor_process::FloorChild,
+    seq: u64,
+}
+
+/// The longest answer line read from the floor driver.
+const MAX_ANSWER: u64 = 1 << 20;
+
+impl DriverPipe {
+    async fn start(ctx: &Ctx<'_>) -> Result<Self, String> {
+        let mut args: Vec<String> = ["mcp-driver", "--tool", "echo", "--"]
+            .map(String::from)
+            .to_vec();
+        args.extend(ctx.fx.info.mcp_command.iter().cloned());
+        let process = super::floor_process::FloorChild::start(ctx.opts, &args).await?;
+        if process.first_line != "ready" {
+            return Err(format!(
+                "the floor driver said {}",
+                truncate(&process.first_line, 200)
+            ));
+        }
+        Ok(Self { process, seq: 0 })
+    }
+
+    /// `size` calls, each the `execute mock_echo {"text": "bench"}` line with the next `seq`,
+    /// its answer read back, parsed and checked.
+    async fn calls(&mut self, unit: Unit, m: &mut Measured) -> Result<(), String> {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+        let mut line = String::new();
+        for _ in 0..unit.size {
+            let started = Instant::now();
+            self.seq += 1;
+            let execute = Request::Execute {
+                toolkit: "bench-mcp-call".into(),
+                name: super::MCP_TOOL.into(),
+                args: json!({ "text": MCP_TEXT }),
+                context: None,
+            };
+            let mut text = Framed::new(execute, Some(self.seq)).to_value().to_string();
+            text.push('\n');
+            let p = &mut self.process;
+            p.stdin
+                .write_all(text.as_bytes())
+                .await
+                .map_err(|e| format!("writing to the floor driver: {e}"))?;
+            p.stdin
+                .flush()
+                .await
+                .map_err(|e| format!("writing to the floor driver: {e}"))?;
+            line.clear();
+            (&mut p.stdout)
+                .take(MAX_ANSWER)
+                .read_line(&mut line)
+                .await
+                .map_err(|e| format!("reading from the floor driver: {e}"))?;
+            let back: Value = serde_json::from_str(&line).map_err(|e| {
+                format!(
+                    "the floor driver answered no JSON ({e}): {}",
+                    truncate(&line, 200)
+                )
+            })?;
+            let elapsed = ms(started);
+            if back["seq"] != self.seq
+                || back["result"]["output"] != MCP_TEXT
+                || back["result"]["isError"] != false
+            {
+                return Err(format!(
+                    "the floor driver answered {}",
+                    truncate(&line, 200)
+                ));
+            }
+            if unit.counted {
+                m.samples.push(elapsed);
+            }
+        }
+        Ok(())
     }
 }

@@ -43,7 +43,11 @@
 //! grep tree; the request line through a `cat` child; a bare rmcp client calling the mock
 //! MCP server (and spawning, initialising, listing, stopping it); a bare HTTP tool loop
 //! against the mock LLM; the same HTTP client against a minimal loopback server answering a
-//! canned JSON-RPC result. The suite has no floor.
+//! canned JSON-RPC result. The suite has no floor. The two operations whose port is
+//! necessarily another process have fairer floors beside their own, in processes of their own
+//! (`floor_process.rs`, the `toolnexus-floor` crate): the canned server and a bare rmcp server
+//! for the served call, a minimal driver (request line, bare rmcp call, answer line) for the
+//! MCP call.
 //!
 //! The fixtures are generated once per [`run`] (plain `std::fs` writes, deterministic
 //! content) into a temporary directory that is removed afterwards, and shared by all ports.
@@ -65,6 +69,7 @@ use super::port::{truncate, Port, PortError};
 mod agent_loop;
 mod fixtures;
 mod floor;
+mod floor_process;
 mod operations;
 mod render;
 mod serve;
@@ -405,7 +410,8 @@ pub struct BenchReport {
     pub fixtures: Option<FixtureInfo>,
     /// One row per (operation, port), operations outermost.
     pub rows: Vec<BenchRow>,
-    /// One floor per operation that has one, in operation order.
+    /// The floors of each operation that has any, in operation order (its own floor first,
+    /// then the fairer ones beside it).
     pub floors: Vec<FloorRow>,
     /// The targets whose other port took part in the run.
     pub targets: Vec<TargetCheck>,
@@ -536,7 +542,7 @@ struct PortLane<'a> {
     m: Measured,
 }
 
-/// The floor taking part in an operation.
+/// A floor taking part in an operation.
 struct FloorLane {
     what: &'static str,
     state: Option<floor::State>,
@@ -624,7 +630,7 @@ pub fn run<'a>(
                 ctx.suite_sections = sections;
                 early = notes;
             }
-            let (lanes, floor) = measure_op(op, ports, &ctx, early, progress).await;
+            let (lanes, floors) = measure_op(op, ports, &ctx, early, progress).await;
             for (name, m) in lanes {
                 let r = row(op, opts, &name, m);
                 progress(&format!(
@@ -638,7 +644,7 @@ pub fn run<'a>(
                 ));
                 report.rows.push(r);
             }
-            if let Some((what, m)) = floor {
+            for (what, m) in floors {
                 let f = floor_row(op, what, m);
                 progress(&format!(
                     "{label}, floor ({what}): median {}{}",
@@ -669,15 +675,15 @@ fn progress_line(who: &str, unit: Unit, started: Instant, m: &mut Measured) -> S
     format!("  {who}: {} {detail}", unit.label())
 }
 
-/// Sets up every port (and the floor), then takes the plan's units round-robin, then tears
-/// every lane down. Returns each port's measurement, in port order, and the floor's.
+/// Sets up every port (and the floors), then takes the plan's units round-robin, then tears
+/// every lane down. Returns each port's measurement, in port order, and each floor's.
 async fn measure_op(
     op: Op,
     ports: &mut [(String, Box<dyn Port>)],
     ctx: &Ctx<'_>,
     early: Vec<Vec<String>>,
     progress: &mut dyn FnMut(&str),
-) -> (Vec<(String, Measured)>, Option<(&'static str, Measured)>) {
+) -> (Vec<(String, Measured)>, Vec<(&'static str, Measured)>) {
     let mut lanes: Vec<PortLane<'_>> = Vec::new();
     for ((name, port), notes) in ports.iter_mut().zip(early) {
         let mut m = Measured {
@@ -696,20 +702,23 @@ async fn measure_op(
             m,
         });
     }
-    let mut floor = match floor::what(op) {
-        Some(what) => {
-            let mut m = Measured::default();
-            let state = floor::setup(op, ctx, &mut m).await;
-            Some(FloorLane { what, state, m })
-        }
-        None => None,
-    };
+    let mut floors: Vec<FloorLane> = Vec::new();
+    for &kind in floor::kinds(op) {
+        let mut m = Measured::default();
+        let state = floor::setup(kind, ctx, &mut m).await;
+        floors.push(FloorLane {
+            what: kind.what(),
+            state,
+            m,
+        });
+    }
     for unit in plan(op, ctx.opts) {
-        if let Some(f) = floor.as_mut() {
+        for f in floors.iter_mut() {
             if let Some(state) = f.state.as_mut() {
                 let started = Instant::now();
                 let go = floor::step(state, ctx, unit, &mut f.m).await;
-                progress(&progress_line("floor", unit, started, &mut f.m));
+                let who = format!("floor ({})", f.what);
+                progress(&progress_line(&who, unit, started, &mut f.m));
                 if go == Go::Stop {
                     if let Some(state) = f.state.take() {
                         floor::teardown(state).await;
@@ -752,16 +761,14 @@ async fn measure_op(
         }
         out.push((lane.name.to_string(), lane.m));
     }
-    let floor = match floor {
-        Some(mut f) => {
-            if let Some(state) = f.state.take() {
-                floor::teardown(state).await;
-            }
-            Some((f.what, f.m))
+    let mut measured_floors = Vec::new();
+    for mut f in floors {
+        if let Some(state) = f.state.take() {
+            floor::teardown(state).await;
         }
-        None => None,
-    };
-    (out, floor)
+        measured_floors.push((f.what, f.m));
+    }
+    (out, measured_floors)
 }
 
 fn row(op: Op, opts: &BenchOptions, port: &str, m: Measured) -> BenchRow {

@@ -31,7 +31,7 @@ fn pad(s: &str, width: usize, right: bool) -> String {
 }
 
 /// Renders the report as a fixed-width text table (op | port | median | p90 | min | max |
-/// ratio vs reference; per operation its floor first, as port `floor (<what>)`), then one
+/// ratio vs reference; per operation its floors first, as port `floor (<what>)`), then one
 /// line per target, then the notes.
 pub fn table(report: &BenchReport) -> String {
     let mut out = grid(report);
@@ -124,14 +124,15 @@ fn footer(report: &BenchReport) -> Vec<String> {
     parts
 }
 
-/// The rows (each operation's floor first) as aligned columns under a header and a rule.
+/// The rows (each operation's floors first) as aligned columns under a header and a rule.
 fn grid(report: &BenchReport) -> String {
     const COLUMNS: usize = 7;
     let header = ["op", "port", "median", "p90", "min", "max", "vs reference"];
     let mut cells: Vec<[String; COLUMNS]> = Vec::new();
     for (i, r) in report.rows.iter().enumerate() {
         let first_of_op = i == 0 || report.rows[i - 1].op != r.op;
-        if let Some(f) = report.floors.iter().find(|f| f.op == r.op && first_of_op) {
+        let floors = report.floors.iter().filter(|f| f.op == r.op && first_of_op);
+        for f in floors {
             cells.push([
                 r.label.clone(),
                 format!("floor ({})", f.what),

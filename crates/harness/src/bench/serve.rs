@@ -2,13 +2,12 @@
 //! through its MCP gateway (PROTOCOL §5.23 `serve`, §5.24 `serve_stop`), and the harness
 //! times sequential JSON-RPC `tools/call` POSTs to `<url>/mcp` over one keep-alive HTTP
 //! client. The same client against a minimal loopback server answering a canned result is
-//! the operation's floor.
+//! the operation's floor, in the harness process and in one of its own, and against a bare
+//! rmcp server in one of its own (`toolnexus-floor`).
 
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
 use super::agent_loop::send;
 use super::operations::{noop_options, State};
@@ -234,110 +233,57 @@ impl PortServe {
     }
 }
 
-/// The floor's server: answers every POST at once with a canned JSON-RPC `tools/call`
-/// result (the request's `id` echoed), HTTP/1.1 keep-alive; stops when dropped.
-pub(super) struct CannedServer {
-    task: tokio::task::JoinHandle<()>,
-    /// `http://127.0.0.1:<port>`.
-    pub(super) url: String,
+/// Where the served-call floor's server runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ServerKind {
+    /// The canned server, on the harness's own runtime.
+    InProcess,
+    /// The canned server, in a process of its own (`floor canned-http`).
+    Canned,
+    /// A bare rmcp server, in a process of its own (`floor rmcp-http`).
+    Rmcp,
 }
 
-impl Drop for CannedServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+/// What holds the floor's server: kept only to be dropped (which stops it) with the floor.
+enum FloorServer {
+    InProcess(#[allow(dead_code)] toolnexus_floor::canned_http::CannedServer),
+    Process(#[allow(dead_code)] Box<super::floor_process::FloorChild>),
 }
 
-impl CannedServer {
-    /// Binds an ephemeral loopback port and serves in a task.
-    pub(super) async fn start() -> Result<Self, String> {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(|e| format!("cannot bind the loopback server: {e}"))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        let task = tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(serve_connection(stream));
-            }
-        });
-        Ok(Self {
-            task,
-            url: format!("http://{addr}"),
-        })
-    }
-}
-
-/// Answers requests on one connection until it closes or sends something unreadable.
-async fn serve_connection(mut stream: TcpStream) {
-    let _ = stream.set_nodelay(true);
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    loop {
-        let Some((head_end, body_len)) = request_frame(&buf) else {
-            if buf.len() > 1 << 20 || !read_more(&mut stream, &mut buf).await {
-                return;
-            }
-            continue;
-        };
-        while buf.len() < head_end + body_len {
-            if !read_more(&mut stream, &mut buf).await {
-                return;
-            }
-        }
-        let body = &buf[head_end..head_end + body_len];
-        let id = serde_json::from_slice::<Value>(body)
-            .ok()
-            .and_then(|v| v.get("id").cloned())
-            .unwrap_or(Value::Null);
-        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {
-            "content": [{"type": "text", "text": TOOL_TEXT}], "isError": false}})
-        .to_string();
-        let response = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{answer}",
-            answer.len()
-        );
-        if stream.write_all(response.as_bytes()).await.is_err() {
-            return;
-        }
-        buf.drain(..head_end + body_len);
-    }
-}
-
-/// Reads what is there into `buf`; false at the end of the stream or on an error.
-async fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> bool {
-    let mut chunk = [0u8; 8192];
-    match stream.read(&mut chunk).await {
-        Ok(0) | Err(_) => false,
-        Ok(n) => {
-            buf.extend_from_slice(&chunk[..n]);
-            true
-        }
-    }
-}
-
-/// Where a complete request head ends in `buf` and how long its body is.
-fn request_frame(buf: &[u8]) -> Option<(usize, usize)> {
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
-    let head = String::from_utf8_lossy(&buf[..end]);
-    let len = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.trim().parse().ok())
-        .unwrap_or(0);
-    Some((end, len))
-}
-
-/// The floor's state: the canned server and the client calling it.
+/// The floor's state: its server and the client calling it.
 pub(super) struct FloorServe {
-    _server: CannedServer,
+    _server: FloorServer,
     client: McpHttp,
 }
 
 impl FloorServe {
-    /// Starts the server and initializes the client.
-    pub(super) async fn start() -> Result<Self, String> {
-        let server = CannedServer::start().await?;
-        let mut client = McpHttp::new(&server.url)?;
+    /// Starts the server of `kind` and initializes the client against it.
+    pub(super) async fn start(kind: ServerKind, ctx: &super::Ctx<'_>) -> Result<Self, String> {
+        let (server, url) = match kind {
+            ServerKind::InProcess => {
+                let s = toolnexus_floor::canned_http::CannedServer::start().await?;
+                let url = s.url.clone();
+                (FloorServer::InProcess(s), url)
+            }
+            ServerKind::Canned | ServerKind::Rmcp => {
+                let which = if kind == ServerKind::Canned {
+                    "canned-http"
+                } else {
+                    "rmcp-http"
+                };
+                let p =
+                    super::floor_process::FloorChild::start(ctx.opts, &[which.to_string()]).await?;
+                if !p.first_line.starts_with("http://") {
+                    return Err(format!(
+                        "the floor server's first line is not a URL: {}",
+                        truncate(&p.first_line, 100)
+                    ));
+                }
+                let url = p.first_line.clone();
+                (FloorServer::Process(Box::new(p)), url)
+            }
+        };
+        let mut client = McpHttp::new(&url)?;
         client.initialize().await?;
         Ok(Self {
             _server: server,
@@ -345,7 +291,7 @@ impl FloorServe {
         })
     }
 
-    /// One block of calls; a wrong answer is a note and stops the floor.
+    /// One block of calls, each answer checked.
     pub(super) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
         match self.client.calls(unit, TOOL, TOOL_TEXT, m).await {
             Ok(()) => Go::On,
@@ -367,16 +313,15 @@ mod tests {
         let sse = "event: message\ndata: {\"id\":2,\"result\":{}}\n\n";
         assert_eq!(first_message(sse), json!({"id": 2, "result": {}}));
         assert_eq!(first_message(""), Value::Null);
-        assert_eq!(
-            request_frame(b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"),
-            Some((38, 3))
-        );
-        assert_eq!(request_frame(b"POST / HTTP/1.1\r\n"), None);
     }
 
     #[tokio::test]
     async fn the_client_calls_the_canned_server() {
-        let mut floor = FloorServe::start().await.unwrap();
+        let server = toolnexus_floor::canned_http::CannedServer::start()
+            .await
+            .unwrap();
+        let mut client = McpHttp::new(&server.url).unwrap();
+        client.initialize().await.unwrap();
         let mut m = Measured::default();
         let unit = Unit {
             size: 3,
@@ -384,10 +329,10 @@ mod tests {
             index: 0,
             of: 1,
         };
-        assert_eq!(floor.step(unit, &mut m).await, Go::On);
+        client.calls(unit, TOOL, TOOL_TEXT, &mut m).await.unwrap();
         assert_eq!(m.samples.len(), 3);
         assert!(m.notes.is_empty(), "{:?}", m.notes);
-        let err = floor.client.call(TOOL, "not ok").await.unwrap_err();
+        let err = client.call(TOOL, "not ok").await.unwrap_err();
         assert!(err.contains("expected the text \"not ok\""), "{err}");
     }
 }

@@ -75,8 +75,12 @@ pub(crate) fn service(
     shutdown: CancellationToken,
 ) -> StreamableHttpService<McpGateway, NeverSessionManager> {
     let gateway = McpGateway::new(toolkit, cfg, on_call);
+    // One JSON answer per call when the handler sends nothing before its result (rmcp
+    // falls back to an event stream otherwise): streamable HTTP lets the server pick either,
+    // and a plain body skips the SSE framing, its keep-alive timer and its stream task.
     let mut config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
+        .with_json_response(true)
         .with_cancellation_token(shutdown);
     config.max_request_body_bytes = MAX_BODY_BYTES;
     StreamableHttpService::new(
