@@ -6,22 +6,26 @@
 use std::process::Stdio;
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 /// The longest request line read (the bench's are about 100 bytes).
 const MAX_LINE: u64 = 1 << 20;
 
-/// Starts `command` (the mock MCP server), opens a bare rmcp client session with it, then
-/// answers each request line on stdin (`{"args": {…}, "seq": N, …}`) by calling `tool` with
-/// the line's `args` and writing `{"ok":true,"result":{"output","isError"},"seq":N}`. Ends
-/// at the end of stdin, stopping the server.
-pub fn serve(command: Vec<String>, tool: String) -> crate::Entry {
-    Box::pin(async move { serve_inner(&command, &tool).await })
+/// A bare rmcp client session with a local MCP server, and the server's process.
+pub struct Session {
+    /// The server (killed when dropped).
+    pub child: tokio::process::Child,
+    /// The initialized session.
+    pub service: RunningService<RoleClient, ()>,
 }
 
-async fn serve_inner(command: &[String], tool: &str) -> Result<(), String> {
+/// Starts `command` (an MCP server over stdio, stderr discarded) and initializes a bare rmcp
+/// client session with it: the least any MCP client does before its first call. The bench's
+/// in-process floor opens its session here too.
+pub async fn connect(command: &[String]) -> Result<Session, String> {
     let Some((exe, args)) = command.split_first() else {
         return Err("no MCP server command".into());
     };
@@ -32,11 +36,27 @@ async fn serve_inner(command: &[String], tool: &str) -> Result<(), String> {
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("cannot start {exe}: {e}"))?;
+        .map_err(|e| format!("cannot start the MCP server {exe}: {e}"))?;
     let (Some(out), Some(inp)) = (child.stdout.take(), child.stdin.take()) else {
         return Err("the MCP server has no pipes".into());
     };
-    let service = ().serve((out, inp)).await.map_err(|e| format!("initialize: {e}"))?;
+    let service = ()
+        .serve((out, inp))
+        .await
+        .map_err(|e| format!("initialize with the MCP server: {e}"))?;
+    Ok(Session { child, service })
+}
+
+/// Starts `command` (the mock MCP server), opens a bare rmcp client session with it, then
+/// answers each request line on stdin (`{"args": {…}, "seq": N, …}`) by calling `tool` with
+/// the line's `args` and writing `{"ok":true,"result":{"output","isError"},"seq":N}`. Ends
+/// at the end of stdin, stopping the server.
+pub fn serve(command: Vec<String>, tool: String) -> crate::Entry {
+    Box::pin(async move { serve_inner(&command, &tool).await })
+}
+
+async fn serve_inner(command: &[String], tool: &str) -> Result<(), String> {
+    let Session { mut child, service } = connect(command).await?;
     crate::announce("ready").await?;
     let mut input = BufReader::new(toolnexus_stdio::stdin()).take(MAX_LINE);
     let mut output = toolnexus_stdio::stdout();

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
 use serde_json::{json, Value};
 
 use super::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
@@ -369,25 +369,8 @@ impl McpSession {
     /// Spawns the mock with the command the ports get, initializes and lists its tools
     /// (which must hold `echo`).
     async fn start(ctx: &Ctx<'_>) -> Result<Self, String> {
-        let command = &ctx.fx.info.mcp_command;
-        let Some((exe, args)) = command.split_first() else {
-            return Err("no mock MCP command".into());
-        };
-        let mut child = tokio::process::Command::new(exe)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("cannot start the mock MCP server {exe}: {e}"))?;
-        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-            return Err("the mock MCP server has no pipes".into());
-        };
-        let service = ()
-            .serve((stdout, stdin))
-            .await
-            .map_err(|e| format!("initialize with the mock MCP server: {e}"))?;
+        let toolnexus_floor::mcp_driver::Session { child, service } =
+            toolnexus_floor::mcp_driver::connect(&ctx.fx.info.mcp_command).await?;
         let tools = service
             .list_all_tools()
             .await
