@@ -92,12 +92,10 @@ async fn serve_inner(command: &[String], tool: &str) -> Result<(), String> {
             "result": {"output": output_text.join("\n"), "isError": result.is_error == Some(true)},
             "seq": request.get("seq").cloned().unwrap_or(Value::Null),
         });
-        let mut text = answer.to_string();
-        text.push('\n');
-        output
-            .write_all(text.as_bytes())
-            .await
-            .map_err(|e| e.to_string())?;
+        // As the reference's driver writes its answers: JSON bytes, then a newline.
+        let mut text = serde_json::to_vec(&answer).map_err(|e| e.to_string())?;
+        text.push(b'\n');
+        output.write_all(&text).await.map_err(|e| e.to_string())?;
         output.flush().await.map_err(|e| e.to_string())?;
     }
     let _ = service.cancel().await;

@@ -288,6 +288,22 @@ fn rg_matches(rg: &Path, tree: &Path) -> Result<usize, String> {
         .count())
 }
 
+/// The `execute` request line a port gets, numbered `seq`, as the harness writes it to a
+/// driver (`SubprocessPort::exchange`: JSON bytes and a newline), for the floors that pass
+/// the same line through a process.
+fn request_line(toolkit: &str, name: &str, args: Value, seq: u64) -> Vec<u8> {
+    let execute = Request::Execute {
+        toolkit: toolkit.into(),
+        name: name.into(),
+        args,
+        context: None,
+    };
+    let mut line =
+        serde_json::to_vec(&Framed::new(execute, Some(seq)).to_value()).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 /// A `cat` child: the round trip of one request line through a pipe and back.
 pub(super) struct CatPipe {
     child: Child,
@@ -322,16 +338,9 @@ impl CatPipe {
         for _ in 0..unit.size {
             let started = Instant::now();
             self.seq += 1;
-            let execute = Request::Execute {
-                toolkit: "bench-noop".into(),
-                name: "noop".into(),
-                args: json!({}),
-                context: None,
-            };
-            let mut text = Framed::new(execute, Some(self.seq)).to_value().to_string();
-            text.push('\n');
+            let text = request_line("bench-noop", "noop", json!({}), self.seq);
             self.stdin
-                .write_all(text.as_bytes())
+                .write_all(&text)
                 .and_then(|()| self.stdin.flush())
                 .map_err(|e| format!("writing to cat: {e}"))?;
             line.clear();
@@ -456,17 +465,15 @@ impl DriverPipe {
         for _ in 0..unit.size {
             let started = Instant::now();
             self.seq += 1;
-            let execute = Request::Execute {
-                toolkit: "bench-mcp-call".into(),
-                name: super::MCP_TOOL.into(),
-                args: json!({ "text": MCP_TEXT }),
-                context: None,
-            };
-            let mut text = Framed::new(execute, Some(self.seq)).to_value().to_string();
-            text.push('\n');
+            let text = request_line(
+                "bench-mcp-call",
+                super::MCP_TOOL,
+                json!({ "text": MCP_TEXT }),
+                self.seq,
+            );
             let p = &mut self.process;
             p.stdin
-                .write_all(text.as_bytes())
+                .write_all(&text)
                 .await
                 .map_err(|e| format!("writing to the floor driver: {e}"))?;
             p.stdin
