@@ -29,7 +29,7 @@ pub const LLM_BEARER_VAR: &str = "MOCK_LLM_BEARER";
 /// the kernel closes however the harness ends, SIGKILL included (NOTES #162).
 pub const UNTIL_STDIN_CLOSES: &str = "--until-stdin-closes";
 
-/// A running HTTP-mode mock; killed on drop.
+/// A running HTTP-mode mock (or one of the bench's HTTP floors); killed on drop.
 #[derive(Debug)]
 pub struct RunningMock {
     /// Its endpoint, from its first stdout line.
@@ -87,11 +87,7 @@ async fn start(
         .arg(UNTIL_STDIN_CLOSES)
         .args(args)
         .arg(flag)
-        .arg(scenario)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .arg(scenario);
     if let Some(s) = secret::current() {
         cmd.env(EXPECTED_AUTH_VAR, format!("Bearer {s}"));
         cmd.env(LLM_API_KEY_VAR, secret::client_key("ANTHROPIC_API_KEY", &s));
@@ -100,9 +96,28 @@ async fn start(
             format!("Bearer {}", secret::client_key("OPENAI_API_KEY", &s)),
         );
     }
+    announced(cmd, bin, &format!("mock {what}")).await
+}
+
+/// Starts `BIN floor KIND`, one of the bench's HTTP floors (`canned-http`, `rmcp-http`),
+/// which ends when its stdin closes, and reads the URL on its first stdout line.
+pub async fn floor_http(bin: &Path, kind: &str) -> Result<RunningMock, String> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("floor").arg(kind);
+    announced(cmd, bin, &format!("{kind} floor")).await
+}
+
+/// Spawns `cmd` (stdin held, so its end stops the child; stdout read for the URL; stderr
+/// quoted when the start fails, drained after), registered to die with the harness, and
+/// waits for the `http://` URL on its first stdout line. `what` names it in messages.
+async fn announced(mut cmd: Command, bin: &Path, what: &str) -> Result<RunningMock, String> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("cannot start the mock {what} {}: {e}", bin.display()))?;
+        .map_err(|e| format!("cannot start the {what} {}: {e}", bin.display()))?;
     let lease = child
         .id()
         .and_then(|id| i32::try_from(id).ok())
@@ -111,7 +126,7 @@ async fn start(
     let stdout = child
         .stdout
         .take()
-        .ok_or_else(|| format!("the mock {what} has no stdout"))?;
+        .ok_or_else(|| format!("the {what} has no stdout"))?;
     let stderr = child.stderr.take();
     let mut first = String::new();
     let mut reader = BufReader::new(stdout);
@@ -132,13 +147,13 @@ async fn start(
             })
         }
         Ok(Ok(_)) => Err(format!(
-            "the mock {what}'s first line is not a URL: {:?}{}",
+            "the {what}'s first line is not a URL: {:?}{}",
             first.trim(),
             why(stderr).await
         )),
-        Ok(Err(e)) => Err(format!("cannot read the mock {what}'s URL: {e}")),
+        Ok(Err(e)) => Err(format!("cannot read the {what}'s URL: {e}")),
         Err(_) => Err(format!(
-            "the mock {what} printed no URL within {} s",
+            "the {what} printed no URL within {} s",
             START_TIMEOUT.as_secs()
         )),
     }

@@ -10,13 +10,10 @@
 //! is comparable across ports whose drivers cannot time single turns without hooks, which
 //! would add their own cost; p50/p90 are then over the runs.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Instant;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 
 use super::operations::State;
 use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
@@ -34,48 +31,8 @@ pub(super) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
 const TK_LOOP: &str = "bench-loop";
 const CLIENT: &str = "bench-loop";
 
-/// How long the mock LLM may take to print its URL.
-const MOCK_START: Duration = Duration::from_secs(10);
-
-/// A running mock LLM, killed when dropped.
-pub(super) struct MockLlm {
-    _child: Child,
-    /// Its base URL (`http://127.0.0.1:<port>`).
-    pub(super) url: String,
-}
-
-/// Starts `<exe> mock llm --scenario <scenario>` and reads its URL line.
-async fn start_mock(exe: &Path, scenario: &Path) -> Result<MockLlm, String> {
-    let mut child = Command::new(exe)
-        .args(["mock", "llm", "--scenario"])
-        .arg(scenario)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("cannot start the mock LLM {}: {e}", exe.display()))?;
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| "the mock LLM has no stdout".to_string())?;
-    let mut line = String::new();
-    let mut reader = BufReader::new(stdout);
-    match tokio::time::timeout(MOCK_START, reader.read_line(&mut line)).await {
-        Ok(Ok(n)) if n > 0 => {}
-        Ok(Ok(_)) => return Err("the mock LLM exited without printing its URL".into()),
-        Ok(Err(e)) => return Err(format!("reading the mock LLM's URL: {e}")),
-        Err(_) => return Err(format!("the mock LLM printed no URL within {MOCK_START:?}")),
-    }
-    let url = line.trim_end().to_string();
-    if !url.starts_with("http://") {
-        return Err(format!(
-            "the mock LLM's first line is not a URL: {}",
-            truncate(&url, 100)
-        ));
-    }
-    Ok(MockLlm { _child: child, url })
-}
+/// A running mock LLM (`mock_launch`), killed when dropped.
+pub(super) type MockLlm = crate::mock_launch::RunningMock;
 
 /// The binary serving `mock llm`: `opts.mock_exe`, else the running binary.
 pub(super) fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
@@ -204,7 +161,7 @@ pub(super) async fn setup(
 /// A fresh mock LLM serving the loop scenario of the fixture directory.
 pub(super) async fn start_loop_mock(ctx: &Ctx<'_>) -> Result<MockLlm, String> {
     let exe = mock_exe(ctx.opts)?;
-    start_mock(&exe, &ctx.fx.dir.join(LOOP_SCENARIO_FILE)).await
+    crate::mock_launch::llm(&exe, &ctx.fx.dir.join(LOOP_SCENARIO_FILE)).await
 }
 
 /// One `run`; its sample is the run's time per turn.
@@ -321,7 +278,9 @@ pub async fn http_tool_loop(
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
     use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
     use async_trait::async_trait;
 

@@ -4,6 +4,10 @@
 //! process, such a floor skips those hops; on a machine where waking another process costs
 //! more than the work (a virtual machine whose idle vCPUs halt), that leaves the floor far
 //! below anything a port can reach. Each ends when its stdin (held here) closes.
+//!
+//! The HTTP floors print their URL and are started like the mock servers
+//! (`mock_launch::floor_http`); the minimal driver's pipes carry the protocol, so it is
+//! started here.
 
 use std::process::Stdio;
 
@@ -20,7 +24,7 @@ pub(super) struct FloorChild {
     pub(super) stdin: tokio::process::ChildStdin,
     /// Past the first line.
     pub(super) stdout: BufReader<tokio::process::ChildStdout>,
-    /// The first line it printed (a URL, or `ready`).
+    /// The first line it printed (`ready`).
     pub(super) first_line: String,
 }
 

@@ -247,7 +247,7 @@ pub(super) enum ServerKind {
 /// What holds the floor's server: kept only to be dropped (which stops it) with the floor.
 enum FloorServer {
     InProcess(#[allow(dead_code)] toolnexus_floor::canned_http::CannedServer),
-    Process(#[allow(dead_code)] Box<super::floor_process::FloorChild>),
+    Process(#[allow(dead_code)] Box<crate::mock_launch::RunningMock>),
 }
 
 /// The floor's state: its server and the client calling it.
@@ -271,15 +271,9 @@ impl FloorServe {
                 } else {
                     "rmcp-http"
                 };
-                let p =
-                    super::floor_process::FloorChild::start(ctx.opts, &[which.to_string()]).await?;
-                if !p.first_line.starts_with("http://") {
-                    return Err(format!(
-                        "the floor server's first line is not a URL: {}",
-                        truncate(&p.first_line, 100)
-                    ));
-                }
-                let url = p.first_line.clone();
+                let exe = super::agent_loop::mock_exe(ctx.opts)?;
+                let p = crate::mock_launch::floor_http(&exe, which).await?;
+                let url = p.url.clone();
                 (FloorServer::Process(Box::new(p)), url)
             }
         };
