@@ -120,7 +120,7 @@ async fn bench_smoke_in_process_and_driver() {
     );
     // Every floor but grep's (which needs `rg`) is measured here, with the real mocks, the
     // ones in processes of their own (`floor …` of this binary) included.
-    assert_eq!(report.floors.len(), 10, "{text}");
+    assert_eq!(report.floors.len(), 11, "{text}");
     for f in &report.floors {
         if f.op == Op::Grep && f.notes == ["rg not installed"] {
             continue;
@@ -135,6 +135,7 @@ async fn bench_smoke_in_process_and_driver() {
     assert_eq!(floor_samples(Op::AgentLoop), 2, "{text}");
     assert!(text.contains("floor (bare rmcp client)"), "{text}");
     for fairer in [
+        "floor (the same walk, each frontmatter loaded by yaml-rust2)",
         "floor (minimal driver process: request line, bare rmcp call, answer line)",
         "floor (same HTTP client, canned server in its own process)",
         "floor (same HTTP client, bare rmcp server in its own process)",

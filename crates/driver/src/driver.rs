@@ -98,7 +98,7 @@ where
             Err(e) => {
                 let response =
                     error_response(&ErrorKind::BadRequest, format!("request is not UTF-8: {e}"));
-                write_line(&mut output, &response).await?;
+                write_line(&mut output, encode_value(&response)).await?;
                 continue;
             }
         };
@@ -111,7 +111,7 @@ where
                 let ahead = &mut pending;
                 let mut eof = false;
                 let outcome = {
-                    let work = session.handle(request);
+                    let work = session.handle_encoded(request);
                     tokio::pin!(work);
                     loop {
                         tokio::select! {
@@ -143,11 +143,14 @@ where
                 }
             }
             Err(e) => (
-                error_response(&ErrorKind::BadRequest, format!("request is not JSON: {e}")),
+                encode_value(&error_response(
+                    &ErrorKind::BadRequest,
+                    format!("request is not JSON: {e}"),
+                )),
                 false,
             ),
         };
-        write_line(&mut output, &response).await?;
+        write_line(&mut output, response).await?;
         if shutdown {
             break;
         }
@@ -158,7 +161,7 @@ where
 
 /// How a request in flight ended.
 enum Outcome {
-    Answered(Value),
+    Answered(Vec<u8>),
     Signal(&'static str),
     Shutdown,
 }
@@ -171,13 +174,17 @@ fn line_is_shutdown(line: &[u8]) -> bool {
     serde_json::from_slice::<Value>(line).is_ok_and(|v| is_shutdown(&v))
 }
 
+/// A value's JSON text. Straight into bytes: `to_string` goes through `fmt::Display`, a
+/// formatter call per piece. (A JSON value always encodes: its keys are strings.)
+fn encode_value(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// Writes one answer (its JSON text) as a line.
 async fn write_line<W: AsyncWrite + Unpin>(
     output: &mut W,
-    response: &Value,
+    mut text: Vec<u8>,
 ) -> std::io::Result<()> {
-    // Straight into bytes: `to_string` goes through `fmt::Display`, a formatter call per
-    // piece, which costs more on the large answers (a 5,000-skill build is about 1 MB).
-    let mut text = serde_json::to_vec(response).map_err(std::io::Error::other)?;
     text.push(b'\n');
     output.write_all(&text).await?;
     output.flush().await

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::agent_port::Agents;
@@ -52,21 +53,30 @@ impl ReferenceSession {
             Ok(decoded) => self.dispatch(decoded.request).await,
             Err(refused) => Err((refused.kind, refused.message)),
         };
-        let mut response = match result {
-            Ok(Value::Object(mut body)) => {
-                let mut out = Map::new();
-                out.insert("ok".into(), Value::Bool(true));
-                out.append(&mut body);
-                Value::Object(out)
-            }
-            Ok(other) => json!({"ok": true, "value": other}),
-            Err((kind, message)) => error_response(&kind, message),
+        framed(result, request.get("seq"))
+    }
+
+    /// [`Self::handle`], the answer written as one JSON text (no newline): what a driver
+    /// sends. A built toolkit's answer is encoded straight from the toolkit, without a JSON
+    /// value in between (a 5,000-skill catalog is about 1 MB of it).
+    pub async fn handle_encoded(&mut self, request: Value) -> Vec<u8> {
+        let seq = request.get("seq");
+        let result = match decode_request(&request) {
+            Ok(decoded) => match decoded.request {
+                Request::Build { id, options, .. } => match self.build_toolkit(&id, &options).await
+                {
+                    Ok(Built::Ready) => match self.toolkits.get(&id) {
+                        Some(tk) => return encode(&Framed::ok(BuildAnswer::of(&id, tk), seq)),
+                        None => Err(unknown_toolkit(&id)),
+                    },
+                    Ok(Built::Raised(body)) => Ok(body),
+                    Err(e) => Err(e),
+                },
+                other => self.dispatch(other).await,
+            },
+            Err(refused) => Err((refused.kind, refused.message)),
         };
-        // Echoed from the raw request, so even an undecodable request keeps its `seq`.
-        if let Some(seq) = request.get("seq") {
-            response["seq"] = seq.clone();
-        }
-        response
+        encode(&framed(result, seq))
     }
 
     async fn dispatch(&mut self, request: Request) -> Reply {
@@ -274,6 +284,21 @@ impl ReferenceSession {
     }
 
     async fn build(&mut self, id: String, options: &ProtoOptions) -> Reply {
+        match self.build_toolkit(&id, options).await? {
+            Built::Ready => {
+                let tk = self.toolkit(&id)?;
+                serde_json::to_value(BuildAnswer::of(&id, tk)).map_err(cannot_encode)
+            }
+            Built::Raised(body) => Ok(body),
+        }
+    }
+
+    /// Builds a toolkit and keeps it under `id`, replacing (and closing) any before it.
+    async fn build_toolkit(
+        &mut self,
+        id: &str,
+        options: &ProtoOptions,
+    ) -> Result<Built, (ErrorKind, String)> {
         // `toolCancels` holds the calls since the latest build (PROTOCOL.md §5.25), so one
         // scenario never reads another's.
         self.tool_cancels
@@ -287,23 +312,14 @@ impl ReferenceSession {
             Ok(tk) => tk,
             Err(collision) => {
                 // As a build that succeeded would have replaced it, nothing stays under `id`.
-                self.close(id).await?;
-                return Ok(json!({ "raised": collision.to_string() }));
+                self.close(id.to_string()).await?;
+                return Ok(Built::Raised(json!({ "raised": collision.to_string() })));
             }
         };
-        let body = json!({
-            "toolkit": id,
-            "tools": describe_tools(&tk),
-            "names": tk.tool_names(),
-            "statuses": tk.statuses(),
-            "errors": tk.errors(),
-            "skills": tk.skills().iter().map(describe_skill).collect::<Vec<_>>(),
-            "warnings": tk.warnings(),
-        });
-        if let Some(mut old) = self.toolkits.insert(id, tk) {
+        if let Some(mut old) = self.toolkits.insert(id.to_string(), tk) {
             old.close().await;
         }
-        Ok(body)
+        Ok(Built::Ready)
     }
 
     /// A loop command on a client, with its toolkit (an unknown toolkit id is an error,
@@ -368,6 +384,125 @@ impl ReferenceSession {
     }
 }
 
+/// How a `build` ended, short of a driver error.
+enum Built {
+    /// The toolkit is kept under its id.
+    Ready,
+    /// The port's constructor threw: the `{"raised": …}` answer.
+    Raised(Value),
+}
+
+/// The success envelope around `body`, or the error envelope; `seq` is echoed from the raw
+/// request, so even an undecodable request keeps it.
+fn framed(result: Reply, seq: Option<&Value>) -> Value {
+    let mut response = match result {
+        Ok(Value::Object(mut body)) => {
+            let mut out = Map::new();
+            out.insert("ok".into(), Value::Bool(true));
+            out.append(&mut body);
+            Value::Object(out)
+        }
+        Ok(other) => json!({"ok": true, "value": other}),
+        Err((kind, message)) => error_response(&kind, message),
+    };
+    if let Some(seq) = seq {
+        response["seq"] = seq.clone();
+    }
+    response
+}
+
+/// A success answer encoded as [`framed`] writes it: `ok`, the body's fields, then `seq`.
+#[derive(Serialize)]
+struct Framed<'a, T: Serialize> {
+    ok: bool,
+    #[serde(flatten)]
+    body: T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seq: Option<&'a Value>,
+}
+
+impl<'a, T: Serialize> Framed<'a, T> {
+    fn ok(body: T, seq: Option<&'a Value>) -> Self {
+        Framed {
+            ok: true,
+            body,
+            seq,
+        }
+    }
+}
+
+/// One answer's JSON text. Encoding a value or a plain struct cannot fail; should it ever, the
+/// answer says so instead.
+fn encode(answer: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(answer).unwrap_or_else(|e| {
+        let (kind, message) = cannot_encode(e);
+        serde_json::to_vec(&error_response(&kind, message)).unwrap_or_default()
+    })
+}
+
+fn cannot_encode(e: serde_json::Error) -> (ErrorKind, String) {
+    (
+        ErrorKind::Internal,
+        format!("cannot encode the answer: {e}"),
+    )
+}
+
+/// The `build` answer (PROTOCOL.md §5.2), borrowed from the toolkit.
+#[derive(Serialize)]
+struct BuildAnswer<'a> {
+    toolkit: &'a str,
+    tools: Vec<Value>,
+    names: Vec<String>,
+    statuses: &'a BTreeMap<String, String>,
+    errors: &'a BTreeMap<String, String>,
+    skills: SkillList<'a>,
+    warnings: &'a [String],
+}
+
+impl<'a> BuildAnswer<'a> {
+    fn of(id: &'a str, tk: &'a Toolkit) -> Self {
+        BuildAnswer {
+            toolkit: id,
+            tools: describe_tools(tk),
+            names: tk.tool_names(),
+            statuses: tk.statuses(),
+            errors: tk.errors(),
+            skills: SkillList(tk.skills()),
+            warnings: tk.warnings(),
+        }
+    }
+}
+
+/// The protocol's `skills` array, written from the catalog as it is.
+struct SkillList<'a>(&'a [SkillInfo]);
+
+impl Serialize for SkillList<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(SkillEntry))
+    }
+}
+
+/// One skill as the protocol lists it: `name`, `description` (null when absent), then
+/// `location` (directory skills) or `base` (data skills).
+struct SkillEntry<'a>(&'a SkillInfo);
+
+impl Serialize for SkillEntry<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let s = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("name", &s.name)?;
+        map.serialize_entry("description", &s.description)?;
+        if let Some(loc) = &s.location {
+            map.serialize_entry("location", &loc.to_string_lossy())?;
+        }
+        if let SkillOrigin::Data { base, .. } = &s.origin {
+            map.serialize_entry("base", base)?;
+        }
+        map.end()
+    }
+}
+
 fn unknown_toolkit(id: &str) -> (ErrorKind, String) {
     (ErrorKind::UnknownToolkit, format!("no toolkit \"{id}\""))
 }
@@ -391,22 +526,11 @@ fn describe_tool(t: &Tool) -> Value {
     json!(t.describe())
 }
 
-fn describe_skill(s: &SkillInfo) -> Value {
-    let mut v = json!({"name": s.name, "description": s.description});
-    if let Some(loc) = &s.location {
-        v["location"] = json!(loc.to_string_lossy());
-    }
-    if let SkillOrigin::Data { base, .. } = &s.origin {
-        v["base"] = json!(base);
-    }
-    v
-}
-
 fn list_skills(options: &SkillSourceOptions) -> Reply {
     let sources = options::skill_sources(options).map_err(bad_request)?;
     let inv = skills::load(&sources);
     let mut body = json!({
-        "skills": inv.skills.iter().map(describe_skill).collect::<Vec<_>>(),
+        "skills": SkillList(&inv.skills),
         "skipped": inv.skipped,
     });
     if let Some(err) = inv.provider_error {
@@ -450,5 +574,52 @@ impl toolnexus_protocol::Handler for ReferenceSession {
 
     async fn close_all(&mut self) {
         ReferenceSession::close_all(self).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stdio path encodes a build's answer straight from the toolkit; it must be the
+    /// very bytes of the in-process answer, for every kind of skill and every outcome.
+    #[tokio::test]
+    async fn an_encoded_build_answer_is_the_value_answer_byte_for_byte() {
+        let skills = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../conformance/fixtures/skills/basic"
+        );
+        let requests = [
+            json!({"cmd": "build", "seq": 7, "id": "tk1", "options": {
+                "builtins": false,
+                "skillsDir": skills,
+                "skills": [
+                    {"name": "data", "description": "Data", "content": "x"},
+                    {"name": "bare", "content": "y", "base": "mem://bare/"},
+                    {"name": "data", "content": "duplicate"},
+                ],
+                "skillsFilter": {"nope": false},
+            }}),
+            json!({"cmd": "build", "id": "tk2", "options": {"builtins": ["read"]}}),
+            json!({"cmd": "build", "seq": 3, "id": "tk3", "options": {
+                "builtins": false,
+                "relayTools": [{"name": "read"}],
+                "extraTools": [{"name": "read", "behaviour": {"text": "x"}}],
+            }}),
+            json!({"cmd": "build", "seq": 9, "id": "tk4", "options": {"skilsDir": "/tmp"}}),
+        ];
+        for request in requests {
+            let mut by_value = ReferenceSession::new();
+            let mut encoded = ReferenceSession::new();
+            let value = serde_json::to_vec(&by_value.handle(request.clone()).await).unwrap();
+            let bytes = encoded.handle_encoded(request.clone()).await;
+            assert_eq!(
+                String::from_utf8_lossy(&bytes),
+                String::from_utf8_lossy(&value),
+                "{request}"
+            );
+            by_value.close_all().await;
+            encoded.close_all().await;
+        }
     }
 }

@@ -49,6 +49,10 @@ impl NameFilter {
         name_of: impl Fn(&T) -> &str,
         what: &str,
     ) -> (Vec<T>, Option<String>) {
+        if map.is_empty() {
+            // Nothing to drop and no name to check: the common case, and a large catalog.
+            return (items, None);
+        }
         let filter = Self::from_map(map);
         let known: BTreeSet<&str> = items.iter().map(&name_of).collect();
         let unknown: Vec<&str> = map

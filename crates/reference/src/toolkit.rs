@@ -1,6 +1,7 @@
 //! §4 the toolkit: every source assembled into one ordered, deduplicated namespace.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -44,7 +45,7 @@ pub struct ToolkitOptions {
 pub struct Toolkit {
     mcp: mcp::McpSource,
     tools: Vec<Tool>,
-    catalog: Vec<SkillInfo>,
+    catalog: Arc<[SkillInfo]>,
     statuses: BTreeMap<String, String>,
     errors: BTreeMap<String, String>,
     warnings: Vec<String>,
@@ -177,10 +178,11 @@ impl Toolkit {
             .map(|n| (n.clone(), false))
             .collect();
         filter.extend(options.skills_filter.iter().map(|(k, v)| (k.clone(), *v)));
-        let (catalog, warning) = skills::catalog(&inventory, &filter);
+        let (catalog, warning) = skills::catalog(inventory.skills, &filter);
         self.warnings.extend(warning);
-        self.catalog = catalog;
-        skills::skill_tool(self.catalog.clone(), options.skill_sample_limit)
+        // One catalog, shared by the `skill` tool and the prompt: a large tree is not copied.
+        self.catalog = catalog.into();
+        skills::skill_tool(Arc::clone(&self.catalog), options.skill_sample_limit)
     }
 
     /// `tools()`: the assembled tools in §4 order.

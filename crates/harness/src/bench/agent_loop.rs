@@ -16,6 +16,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::operations::State;
+use super::raw::send;
 use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
 use crate::port::{truncate, Port, PortError};
 use toolnexus_protocol::client::ClientOptions;
@@ -40,34 +41,6 @@ pub(super) fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
         Some(e) => std::path::absolute(e).map_err(|e| e.to_string()),
         None => std::env::current_exe().map_err(|e| e.to_string()),
     }
-}
-
-/// Sends one request and unwraps the envelope itself: the loop commands' typed shapes are
-/// the features' business; here `unsupported` must skip and any other `ok:false` is a note.
-pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
-    let command = request.command().as_str();
-    let request = serde_json::to_value(&request)
-        .map_err(|e| PortError::Transport(format!("cannot encode `{command}`: {e}")))?;
-    let response = port.call(request).await?;
-    if response.get("ok") == Some(&Value::Bool(true)) {
-        return Ok(response);
-    }
-    let error = response.get("error");
-    let text = |k: &str| {
-        error
-            .and_then(|e| e.get(k))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let kind = toolnexus_protocol::ErrorKind::from(text("kind"));
-    if kind == toolnexus_protocol::ErrorKind::Unsupported {
-        return Err(PortError::Unsupported(text("message")));
-    }
-    Err(PortError::Driver {
-        kind,
-        message: text("message"),
-    })
 }
 
 /// The `client` options of the loop: the mock's OpenAI wire, no retries (a failure shows at

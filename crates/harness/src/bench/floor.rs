@@ -25,6 +25,9 @@ use toolnexus_protocol::{Framed, Request};
 pub(super) enum Kind {
     /// A raw parallel walk reading every `SKILL.md`.
     Walk,
+    /// The same walk also loading each frontmatter with the standard YAML parser, as SPEC §3
+    /// requires of a port.
+    WalkYaml,
     /// `rg -j1` as a process.
     Rg,
     /// The request line through a `cat` child.
@@ -50,6 +53,7 @@ impl Kind {
     pub(super) fn what(self) -> &'static str {
         match self {
             Kind::Walk => "parallel walk reading every SKILL.md",
+            Kind::WalkYaml => "the same walk, each frontmatter loaded by yaml-rust2",
             Kind::Rg => "rg -j1",
             Kind::Cat => "request line through cat",
             Kind::Mcp => "bare rmcp client",
@@ -68,7 +72,7 @@ impl Kind {
 /// necessarily another process (see `floor_process.rs`).
 pub(super) fn kinds(op: Op) -> &'static [Kind] {
     match op {
-        Op::SkillsBuild => &[Kind::Walk],
+        Op::SkillsBuild => &[Kind::Walk, Kind::WalkYaml],
         Op::Grep => &[Kind::Rg],
         Op::RoundTrip => &[Kind::Cat],
         Op::McpCall => &[Kind::Mcp, Kind::McpDriver],
@@ -81,8 +85,8 @@ pub(super) fn kinds(op: Op) -> &'static [Kind] {
 
 /// A running floor.
 pub(super) enum State {
-    /// The skills walk; nothing held.
-    Walk,
+    /// The skills walk, loading frontmatters or not; nothing held.
+    Walk(Frontmatter),
     /// `rg` found on the PATH.
     Rg(PathBuf),
     /// A `cat` child and the request line the ports get.
@@ -102,7 +106,8 @@ pub(super) enum State {
 /// Sets the floor `kind` up; `None` with a note when it cannot run.
 pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
     let state = match kind {
-        Kind::Walk => Ok(State::Walk),
+        Kind::Walk => Ok(State::Walk(Frontmatter::Skipped)),
+        Kind::WalkYaml => Ok(State::Walk(Frontmatter::Loaded)),
         Kind::Rg => on_path("rg")
             .map(State::Rg)
             .ok_or_else(|| "rg not installed".to_string()),
@@ -142,8 +147,10 @@ pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option
 /// Takes one unit of the floor; a wrong answer is a note and stops it.
 pub(super) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut Measured) -> Go {
     let outcome: Result<(), String> = match state {
-        State::Walk => timed(unit, m, || walk_skills(&ctx.fx.skills_dir))
-            .and_then(|n| check_count("SKILL.md files read", n, ctx.opts.skills)),
+        State::Walk(frontmatter) => {
+            timed(unit, m, || walk_skills(&ctx.fx.skills_dir, *frontmatter))
+                .and_then(|n| check_count(frontmatter.counted(), n, ctx.opts.skills))
+        }
         State::Rg(rg) => timed(unit, m, || rg_matches(rg, &ctx.fx.grep_dir))
             .and_then(|n| check_count("rg matching lines", n, ctx.fx.info.grep_matches)),
         State::Cat(cat) => cat.calls(unit, m),
@@ -220,9 +227,46 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Reads every `SKILL.md` under `root`, the top-level folders spread over the cores; no
-/// parsing. Returns how many were read.
-fn walk_skills(root: &Path) -> Result<usize, String> {
+/// What the skills walk does with each `SKILL.md` it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Frontmatter {
+    /// Nothing: the file is read, not parsed.
+    Skipped,
+    /// Its `---`-fenced block is loaded by the YAML parser and must have a `name`.
+    Loaded,
+}
+
+impl Frontmatter {
+    /// What the walk counts.
+    fn counted(self) -> &'static str {
+        match self {
+            Frontmatter::Skipped => "SKILL.md files read",
+            Frontmatter::Loaded => "SKILL.md frontmatters with a name",
+        }
+    }
+
+    /// Whether `text` counts: any file read; a frontmatter loaded with a `name`.
+    fn counts(self, text: &[u8]) -> bool {
+        match self {
+            Frontmatter::Skipped => true,
+            Frontmatter::Loaded => std::str::from_utf8(text)
+                .ok()
+                .and_then(frontmatter_block)
+                .and_then(|block| yaml_rust2::YamlLoader::load_from_str(block).ok())
+                .is_some_and(|docs| docs.first().is_some_and(|d| !d["name"].is_badvalue())),
+        }
+    }
+}
+
+/// The block between a `SKILL.md`'s opening `---` line and the next `---` line.
+fn frontmatter_block(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("---\n")?;
+    rest.find("\n---").map(|end| &rest[..end])
+}
+
+/// Reads every `SKILL.md` under `root`, the top-level folders spread over the cores, and
+/// loads each frontmatter or not. Returns how many counted.
+fn walk_skills(root: &Path, frontmatter: Frontmatter) -> Result<usize, String> {
     let mut groups: Vec<PathBuf> = std::fs::read_dir(root)
         .map_err(|e| format!("{}: {e}", root.display()))?
         .filter_map(Result::ok)
@@ -247,7 +291,9 @@ fn walk_skills(root: &Path) -> Result<usize, String> {
                                 std::fs::File::open(entry.path())
                                     .and_then(|mut f| f.read_to_end(&mut buf))
                                     .map_err(|e| format!("{}: {e}", entry.path().display()))?;
-                                read += 1;
+                                if frontmatter.counts(&buf) {
+                                    read += 1;
+                                }
                             }
                         }
                     }
@@ -507,5 +553,22 @@ impl DriverPipe {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The YAML floor counts only a frontmatter the parser loads with a `name`, so it cannot
+    /// skip the work it stands for.
+    #[test]
+    fn the_yaml_floor_counts_loaded_frontmatters_with_a_name() {
+        let loaded = |text: &str| Frontmatter::Loaded.counts(text.as_bytes());
+        assert!(loaded("---\nname: a\ndescription: d\n---\nbody\n"));
+        assert!(!loaded("no fence\n"));
+        assert!(!loaded("---\ndescription: d\n---\nbody\n"));
+        assert!(!loaded("---\nname: [unclosed\n---\nbody\n"));
+        assert!(Frontmatter::Skipped.counts(b"no fence\n"));
     }
 }

@@ -71,6 +71,7 @@ mod fixtures;
 mod floor;
 mod floor_process;
 mod operations;
+mod raw;
 mod render;
 mod serve;
 pub mod stats;

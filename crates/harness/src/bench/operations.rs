@@ -6,8 +6,12 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::fixtures::skill_name;
+use super::raw::send;
 use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN, MCP_TOOL};
 use crate::port::{truncate, Port, PortError};
+use toolnexus_protocol::options::{SkillsDir, ToolkitOptions};
+use toolnexus_protocol::source_options::Builtins;
+use toolnexus_protocol::Request;
 
 /// Toolkit ids the benchmark builds.
 const TK_SKILLS: &str = "bench-skills";
@@ -134,21 +138,33 @@ async fn skills_build_step(
     m: &mut Measured,
 ) -> Result<Go, PortError> {
     let opts = ctx.opts;
-    let options = json!({
-        "builtins": false,
-        "skillsDir": ctx.fx.skills_dir.to_string_lossy(),
-    });
+    let build = Request::Build {
+        id: TK_SKILLS.to_string(),
+        options: Box::new(ToolkitOptions {
+            builtins: Some(Builtins::Toggle(false)),
+            skills_dir: Some(SkillsDir::One(
+                ctx.fx.skills_dir.to_string_lossy().into_owned(),
+            )),
+            ..ToolkitOptions::default()
+        }),
+    };
+    let toolkit = || TK_SKILLS.to_string();
     let expected = [skill_name(0), skill_name(opts.skills.saturating_sub(1))];
+    // Sent raw: what is timed is the port's work and the answers' transport, not the
+    // harness's typed decode of a 1 MB catalog.
     let started = Instant::now();
-    let built = port.build(TK_SKILLS, &options).await;
+    let built = send(port, build).await;
     let prompt = match built {
-        Ok(b) => port.skills_prompt(TK_SKILLS).await.map(|p| (b, p)),
+        Ok(b) => send(port, Request::SkillsPrompt { toolkit: toolkit() })
+            .await
+            .map(|p| (b, p)),
         Err(e) => Err(e),
     };
-    let closed = port.close(TK_SKILLS).await;
+    let closed = send(port, Request::Close { toolkit: toolkit() }).await;
     let elapsed = ms(started);
     let (built, prompt) = prompt?;
     closed?;
+    let prompt = prompt.get("prompt").and_then(Value::as_str).unwrap_or("");
     let found = built.get("skills").and_then(Value::as_array).map(Vec::len);
     if found != Some(opts.skills) {
         note(

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::agent_loop::send;
 use super::operations::{noop_options, State};
+use super::raw::send;
 use super::{ms, note, Go, Measured, Unit};
 use crate::port::{truncate, Port, PortError};
 use toolnexus_protocol::Request;

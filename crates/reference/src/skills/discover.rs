@@ -2,6 +2,7 @@
 //! symlinked directories and files with a cycle guard on resolved real paths.
 
 use std::collections::HashSet;
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,100 +14,149 @@ const SKIPPED_DIRS: [&str; 2] = ["node_modules", ".git"];
 /// The skill file's name.
 pub(super) const SKILL_FILE: &str = "SKILL.md";
 
-/// One directory entry, classified (symlinks followed).
-struct Entry {
-    name: String,
-    /// The exact name (the real-path key must not be lossy).
-    os_name: std::ffi::OsString,
+/// A subdirectory found while listing, to be claimed before it is entered.
+struct Subdir {
+    /// The path as reached (never resolved).
     path: PathBuf,
-    is_dir: bool,
-    is_file: bool,
     /// For a symlinked directory, the resolved real path.
     link_real: Option<PathBuf>,
 }
 
-/// Lists and classifies one directory, sorted by name. Only symlinks cost a `stat` (and a
-/// `canonicalize` when they lead to a directory); the entry type says the rest.
-fn list(dir: &Path) -> Vec<Entry> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<Entry> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let kind = entry.file_type().ok()?;
-            let path = entry.path();
-            let os_name = entry.file_name();
-            let name = os_name.to_string_lossy().into_owned();
-            if kind.is_symlink() {
-                // Follow the link; a dangling one is neither file nor directory.
-                let meta = fs::metadata(&path).ok()?;
-                let link_real = meta
-                    .is_dir()
-                    .then(|| fs::canonicalize(&path).unwrap_or_else(|_| path.clone()));
-                Some(Entry {
-                    name,
-                    os_name,
-                    is_dir: meta.is_dir(),
-                    is_file: meta.is_file(),
-                    link_real,
-                    path,
-                })
-            } else {
-                Some(Entry {
-                    name,
-                    os_name,
-                    is_dir: kind.is_dir(),
-                    is_file: kind.is_file(),
-                    link_real: None,
-                    path,
-                })
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| a.os_name.cmp(&b.os_name));
-    out
+/// One directory's listing: its subdirectories, and what `visit` made of each wanted
+/// regular file, both in name order.
+struct Listing<R> {
+    dirs: Vec<Subdir>,
+    files: Vec<(PathBuf, R)>,
 }
 
-/// Lists every directory of one level, in order, on every core.
-fn list_level(level: &[(PathBuf, PathBuf)]) -> Vec<Vec<Entry>> {
-    in_order::map_in_order(level, 32, |(dir, _)| list(dir), |(dir, _)| list(dir))
+impl<R> Default for Listing<R> {
+    fn default() -> Self {
+        Listing {
+            dirs: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+}
+
+/// The last component of a path built by `read_dir` (always present).
+fn name_of(path: &Path) -> &OsStr {
+    path.file_name().unwrap_or_default()
+}
+
+/// A path from `read_dir` with its name's length, so sorting by name compares bytes instead
+/// of parsing the path's components at each comparison.
+struct Named<T> {
+    name_len: usize,
+    item: T,
+}
+
+/// Sorts by name in code-point order (`OsStr` orders by its encoded bytes).
+fn sort_by_name<T>(items: &mut [Named<T>], path: impl Fn(&T) -> &Path) {
+    fn tail(path: &Path, len: usize) -> &[u8] {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        &bytes[bytes.len().saturating_sub(len)..]
+    }
+    items.sort_by(|a, b| tail(path(&a.item), a.name_len).cmp(tail(path(&b.item), b.name_len)));
+}
+
+/// Lists and classifies one directory in name order, then hands each wanted regular file to
+/// `visit`. Only symlinks cost a `stat` (and a `canonicalize` when they lead to a directory);
+/// the entry type says the rest.
+fn list<R>(dir: &Path, want: &impl Fn(&OsStr) -> bool, visit: &impl Fn(&Path) -> R) -> Listing<R> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Listing::default();
+    };
+    let mut dirs = Vec::new();
+    let mut files = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        // One allocation per entry: the name is borrowed from the path.
+        let path = entry.path();
+        let (is_dir, is_file, link_real) = if kind.is_symlink() {
+            // Follow the link; a dangling one is neither file nor directory.
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
+            let link_real = meta
+                .is_dir()
+                .then(|| fs::canonicalize(&path).unwrap_or_else(|_| path.clone()));
+            (meta.is_dir(), meta.is_file(), link_real)
+        } else {
+            (kind.is_dir(), kind.is_file(), None)
+        };
+        let name = name_of(&path);
+        let name_len = name.len();
+        if is_dir {
+            if !SKIPPED_DIRS.iter().any(|d| name == *d) {
+                let item = Subdir { path, link_real };
+                dirs.push(Named { name_len, item });
+            }
+        } else if is_file && want(name) {
+            files.push(Named {
+                name_len,
+                item: path,
+            });
+        }
+    }
+    sort_by_name(&mut dirs, |d| &d.path);
+    sort_by_name(&mut files, |p| p);
+    let files = files
+        .into_iter()
+        .map(|n| {
+            let made = visit(&n.item);
+            (n.item, made)
+        })
+        .collect();
+    let dirs = dirs.into_iter().map(|n| n.item).collect();
+    Listing { dirs, files }
 }
 
 /// Walks `root`, following symlinks, and returns every regular file (as reached, not
-/// resolved) whose name satisfies `want`.
+/// resolved) whose name satisfies `want`, with what `visit` made of it.
 ///
-/// Level by level: the directories of one depth are listed in parallel, then their entries
-/// are taken in a fixed order (directory order, then name), so the outcome is deterministic
-/// and a directory reachable along several paths is reached along the shallowest. Each
-/// directory is claimed by its real path before it is entered, the root included, so a
-/// symlink cycle terminates without listing anything twice (SPEC §3: "tracking resolved real
-/// paths already visited"). A plain subdirectory's real path is its parent's plus its name,
-/// so only symlinks are resolved. The Python port 0.21 does not claim the root and re-enters
-/// a link back to it; see conformance/NOTES.md.
-fn walk(root: &Path, want: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+/// Level by level: the directories of one depth are listed in parallel, each worker visiting
+/// the wanted files of the directories it lists (reading thousands of SKILL.md files is the
+/// bulk of loading a large tree, so it happens beside the listing, not after it). Then their
+/// subdirectories are taken in a fixed order (directory order, then name), so the outcome is
+/// deterministic and a directory reachable along several paths is reached along the
+/// shallowest. Each directory is claimed by its real path before it is entered, the root
+/// included, so a symlink cycle terminates without listing anything twice (SPEC §3:
+/// "tracking resolved real paths already visited"). A plain subdirectory's real path is its
+/// parent's plus its name, so only symlinks are resolved. The Python port 0.21 does not claim
+/// the root and re-enters a link back to it; see conformance/NOTES.md.
+///
+/// Should a worker die, its directories are listed again inline with `on_panic` standing in
+/// for `visit`, so no file is silently lost.
+fn walk<R: Send>(
+    root: &Path,
+    want: impl Fn(&OsStr) -> bool + Sync,
+    visit: impl Fn(&Path) -> R + Sync,
+    on_panic: impl Fn(&Path) -> R,
+) -> Vec<(PathBuf, R)> {
     let mut out = Vec::new();
     let root_real = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    seen.insert(root_real.clone());
+    // Claimed by the real path's bytes: hashing a `Path` walks its components.
+    let mut seen: HashSet<OsString> = HashSet::new();
+    seen.insert(root_real.clone().into_os_string());
     let mut level = vec![(root.to_path_buf(), root_real)];
     while !level.is_empty() {
-        let listings = list_level(&level);
+        let listings = in_order::map_in_order(
+            &level,
+            32,
+            |(dir, _)| list(dir, &want, &visit),
+            |(dir, _)| list(dir, &want, &on_panic),
+        );
         let mut next = Vec::new();
-        for ((_, real), entries) in level.iter().zip(listings) {
-            for e in entries {
-                if e.is_dir {
-                    if SKIPPED_DIRS.contains(&e.name.as_str()) {
-                        continue;
-                    }
-                    let child_real = e.link_real.unwrap_or_else(|| real.join(&e.os_name));
-                    if seen.insert(child_real.clone()) {
-                        next.push((e.path, child_real));
-                    }
-                } else if e.is_file && want(&e.name) {
-                    out.push(e.path);
+        for ((_, real), listing) in level.iter().zip(listings) {
+            for d in listing.dirs {
+                let child_real = d.link_real.unwrap_or_else(|| real.join(name_of(&d.path)));
+                if seen.insert(child_real.as_os_str().to_owned()) {
+                    next.push((d.path, child_real));
                 }
             }
+            out.extend(listing.files);
         }
         level = next;
     }
@@ -115,6 +165,18 @@ fn walk(root: &Path, want: impl Fn(&str) -> bool) -> Vec<PathBuf> {
 
 /// The `/`-joined path of `path` relative to `root` (the sort key of both listings).
 fn relative_key(path: &Path, root: &Path) -> String {
+    // A walked path is `root` joined with names, so its bytes begin with the root's and go on
+    // `/`-separated: read on as bytes, instead of matching component by component.
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let root_bytes = root.as_os_str().as_encoded_bytes();
+    if cfg!(unix) {
+        if let Some(rest) = bytes.strip_prefix(root_bytes) {
+            let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+            if !rest.starts_with(b"/") && !rest.ends_with(b"/") {
+                return String::from_utf8_lossy(rest).into_owned();
+            }
+        }
+    }
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())
@@ -122,30 +184,42 @@ fn relative_key(path: &Path, root: &Path) -> String {
         .join("/")
 }
 
-/// Every `SKILL.md` under `root` in discovery order: depth (segment count) ascending, then
-/// code-point order of the relative path, so a top-level skill beats a nested copy.
-/// A missing or non-directory root yields nothing.
-pub(super) fn find_skill_files(root: &Path) -> Vec<PathBuf> {
+/// Every `SKILL.md` under `root` with what `visit` made of it (on every core, beside the
+/// walk), in discovery order: depth (segment count) ascending, then code-point order of the
+/// relative path, so a top-level skill beats a nested copy. A missing or non-directory root
+/// yields nothing. Should a worker die, `on_panic` stands in for `visit` on its files.
+pub(super) fn find_skill_files<R: Send>(
+    root: &Path,
+    visit: impl Fn(&Path) -> R + Sync,
+    on_panic: impl Fn(&Path) -> R,
+) -> Vec<(PathBuf, R)> {
     if !root.is_dir() {
         return Vec::new();
     }
-    let mut found: Vec<(usize, String, PathBuf)> = walk(root, |name| name == SKILL_FILE)
-        .into_iter()
-        .map(|p| {
-            let key = relative_key(&p, root);
-            (key.split('/').count(), key, p)
+    let found = walk(root, |name| name == SKILL_FILE, visit, on_panic);
+    // The keys are sorted apart, then the (large) results moved once into their places.
+    let mut order: Vec<(usize, String, usize)> = found
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| {
+            let key = relative_key(p, root);
+            (key.split('/').count(), key, i)
         })
         .collect();
-    found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    found.into_iter().map(|(_, _, p)| p).collect()
+    order.sort_unstable();
+    let mut slots: Vec<Option<(PathBuf, R)>> = found.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|(_, _, i)| slots.get_mut(i).and_then(Option::take))
+        .collect()
 }
 
 /// Every regular file under `dir` except `SKILL.md` files, sorted by relative path in
 /// code-point order, then capped at `limit` (`None` ⇒ no cap).
 pub(super) fn sample_files(dir: &Path, limit: Option<usize>) -> Vec<PathBuf> {
-    let mut files: Vec<(String, PathBuf)> = walk(dir, |name| name != SKILL_FILE)
+    let mut files: Vec<(String, PathBuf)> = walk(dir, |name| name != SKILL_FILE, |_| (), |_| ())
         .into_iter()
-        .map(|p| (relative_key(&p, dir), p))
+        .map(|(p, ())| (relative_key(&p, dir), p))
         .collect();
     files.sort();
     let iter = files.into_iter().map(|(_, p)| p);
@@ -188,7 +262,10 @@ mod tests {
         symlink(&root, root.join("selfcycle")).unwrap();
         symlink(root.join("a"), root.join("a/back")).unwrap();
         symlink(d.join("nowhere"), root.join("dangling")).unwrap();
-        let found = find_skill_files(&root);
+        let found: Vec<PathBuf> = find_skill_files(&root, |_| (), |_| ())
+            .into_iter()
+            .map(|(p, ())| p)
+            .collect();
         assert_eq!(
             rels(&found, &root),
             vec![
@@ -205,10 +282,36 @@ mod tests {
         assert!(found.iter().all(|p| p.starts_with(&root)));
     }
 
+    /// The byte-wise reading of a walked path gives the key the component-wise one does,
+    /// whatever form the root is written in.
+    #[test]
+    fn relative_keys_match_the_components_reading() {
+        let by_components = |path: &Path, root: &Path| {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            rel.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        for root in ["/a/b", "/a/b/", "/a/./b", "/a/../b", "/", "a/b", "."] {
+            let root = Path::new(root);
+            for rest in ["SKILL.md", "x/SKILL.md", "x y/é/SKILL.md", "x/y/z/f.txt"] {
+                let path = rest.split('/').fold(root.to_path_buf(), |p, n| p.join(n));
+                assert_eq!(
+                    relative_key(&path, root),
+                    by_components(&path, root),
+                    "{}",
+                    path.display()
+                );
+                assert_eq!(relative_key(&path, root), rest);
+            }
+        }
+    }
+
     #[test]
     fn missing_root_is_empty() {
         let tmp = tempfile::tempdir().unwrap();
-        assert!(find_skill_files(&tmp.path().join("nope")).is_empty());
+        assert!(find_skill_files(&tmp.path().join("nope"), |_| (), |_| ()).is_empty());
     }
 
     #[test]

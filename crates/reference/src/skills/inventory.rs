@@ -4,7 +4,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use super::in_order;
 use super::{
     discover, frontmatter, Inventory, SkillDef, SkillInfo, SkillOrigin, SkillSources, SkipReason,
     Skipped,
@@ -26,28 +25,22 @@ fn skip(location: String, reason: SkipReason, name: Option<String>) -> Candidate
     })
 }
 
-/// The skill candidates under one root, in discovery order.
+/// The skill candidates under one root, in discovery order. Each file is read and parsed by
+/// the worker that found it: reading thousands of SKILL.md files is the bulk of loading a
+/// large tree.
 fn from_dir(root: &Path) -> Vec<Candidate> {
     // Absolute against the process cwd, but never resolved: paths stay as reached.
     let root: PathBuf = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    parse_all(discover::find_skill_files(&root))
-}
-
-/// Reads and parses the files on every core, keeping their order: reading thousands of
-/// SKILL.md files is the bulk of loading a large tree.
-fn parse_all(files: Vec<PathBuf>) -> Vec<Candidate> {
     // from_file has no panicking path; should a worker die anyway, its files are reported
     // unreadable rather than silently lost.
-    in_order::map_in_order(
-        &files,
-        64,
-        |f| from_file(f.clone()),
-        |f| unreadable(f.clone()),
-    )
+    discover::find_skill_files(&root, from_file, unreadable)
+        .into_iter()
+        .map(|(_, candidate)| candidate)
+        .collect()
 }
 
 /// A file that could not be read.
-fn unreadable(file: PathBuf) -> Candidate {
+fn unreadable(file: &Path) -> Candidate {
     skip(
         file.to_string_lossy().into_owned(),
         SkipReason::Unreadable,
@@ -55,29 +48,61 @@ fn unreadable(file: PathBuf) -> Candidate {
     )
 }
 
+thread_local! {
+    /// Each walker's read buffer, reused from file to file: only the body is kept.
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Reads and parses one SKILL.md.
-fn from_file(file: PathBuf) -> Candidate {
-    let location = file.to_string_lossy().into_owned();
-    let text = match std::fs::read(&file).map(String::from_utf8) {
-        // Universal newlines, as the Python port's text-mode read: CRLF and lone CR ⇒ LF.
-        Ok(Ok(text)) if text.contains('\r') => text.replace("\r\n", "\n").replace('\r', "\n"),
-        Ok(Ok(text)) => text,
-        _ => return skip(location, SkipReason::Unreadable, None),
+fn from_file(file: &Path) -> Candidate {
+    READ_BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            parse_file(file, &mut buf)
+        }
+        // Not reentrant, but should it ever be: a buffer of its own.
+        Err(_) => parse_file(file, &mut Vec::new()),
+    })
+}
+
+/// Reads `file` into `buf` (no `stat` first, unlike `fs::read`) and parses it.
+fn parse_file(file: &Path, buf: &mut Vec<u8>) -> Candidate {
+    use std::io::Read;
+    let read = std::fs::File::open(file).and_then(|mut f| f.read_to_end(buf));
+    let text = match read.ok().map(|_| std::str::from_utf8(buf)) {
+        Some(Ok(text)) => text,
+        _ => return unreadable(file),
     };
-    let fm = match frontmatter::parse(&text) {
+    // Universal newlines, as the Python port's text-mode read: CRLF and lone CR ⇒ LF.
+    let normalised;
+    let text = if text.contains('\r') {
+        normalised = text.replace("\r\n", "\n").replace('\r', "\n");
+        normalised.as_str()
+    } else {
+        text
+    };
+    let fm = match frontmatter::parse(text) {
         Ok(fm) => fm,
         Err(frontmatter::Malformed) => {
-            return skip(location, SkipReason::MalformedFrontmatter, None)
+            return skip(
+                file.to_string_lossy().into_owned(),
+                SkipReason::MalformedFrontmatter,
+                None,
+            )
         }
     };
     let Some(name) = fm.name else {
-        return skip(location, SkipReason::MissingName, None);
+        return skip(
+            file.to_string_lossy().into_owned(),
+            SkipReason::MissingName,
+            None,
+        );
     };
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     Candidate::Skill(SkillInfo {
         name,
         description: fm.description,
-        location: Some(file),
+        location: Some(file.to_path_buf()),
         content: fm.content,
         origin: SkillOrigin::Directory { dir },
     })
@@ -144,16 +169,19 @@ pub fn load(sources: &SkillSources) -> Inventory {
         provider_error,
         ..Inventory::default()
     };
-    let mut first: HashMap<String, String> = HashMap::new();
+    // Each name's kept skill, as its index in `inv.skills`: locations are only written out
+    // for a duplicate.
+    let mut first: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
     for candidate in candidates {
         match candidate {
             Candidate::Skip(s) => inv.skipped.push(s),
             Candidate::Skill(info) => {
-                let location = location_of(&info);
-                if let Some(kept) = first.get(&info.name) {
+                if let Some(kept) = first.get(&info.name).and_then(|&i| inv.skills.get(i)) {
+                    let location = location_of(&info);
                     inv.warnings.push(format!(
-                        "duplicate skill name \"{}\" at {location}; keeping {kept}",
-                        info.name
+                        "duplicate skill name \"{}\" at {location}; keeping {}",
+                        info.name,
+                        location_of(kept)
                     ));
                     inv.skipped.push(Skipped {
                         location,
@@ -161,7 +189,7 @@ pub fn load(sources: &SkillSources) -> Inventory {
                         name: Some(info.name),
                     });
                 } else {
-                    first.insert(info.name.clone(), location);
+                    first.insert(info.name.clone(), inv.skills.len());
                     inv.skills.push(info);
                 }
             }
@@ -170,12 +198,13 @@ pub fn load(sources: &SkillSources) -> Inventory {
     inv
 }
 
-/// S2: the skills the filter exposes, plus a warning naming unknown filter entries.
+/// S2: the skills the filter exposes (taken from an inventory's `skills`), plus a warning
+/// naming unknown filter entries.
 pub fn catalog(
-    inv: &Inventory,
+    skills: Vec<SkillInfo>,
     filter: &BTreeMap<String, bool>,
 ) -> (Vec<SkillInfo>, Option<String>) {
-    NameFilter::apply(filter, inv.skills.clone(), |s| s.name.as_str(), "skill")
+    NameFilter::apply(filter, skills, |s| s.name.as_str(), "skill")
 }
 
 #[cfg(test)]
@@ -437,16 +466,16 @@ mod tests {
         let m = |pairs: &[(&str, bool)]| -> BTreeMap<String, bool> {
             pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
         };
-        let (all, warn) = catalog(&inv, &m(&[]));
+        let (all, warn) = catalog(inv.skills.clone(), &m(&[]));
         assert_eq!(all.len(), 3);
         assert!(warn.is_none());
-        let (some, warn) = catalog(&inv, &m(&[("a", true), ("zz", true)]));
+        let (some, warn) = catalog(inv.skills.clone(), &m(&[("a", true), ("zz", true)]));
         assert_eq!(
             some.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             vec!["a"]
         );
         assert!(warn.unwrap().contains("zz"));
-        let (dropped, _) = catalog(&inv, &m(&[("b", false)]));
+        let (dropped, _) = catalog(inv.skills.clone(), &m(&[("b", false)]));
         assert_eq!(
             dropped.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
             vec!["a", "c"]

@@ -20,14 +20,25 @@ pub fn skills_prompt(skills: &[SkillInfo]) -> String {
         return NO_SKILLS_PROMPT.to_string();
     }
     described.sort_by(|a, b| a.0.cmp(b.0));
-    let lines: Vec<String> = described
+    // Written into one string sized up front: a large catalog has thousands of lines.
+    const HEADING: &str = "\n\n## Available Skills\n";
+    let size = described
         .iter()
-        .map(|(name, desc)| format!("- **{name}**: {desc}"))
-        .collect();
-    format!(
-        "{PROMPT_PREAMBLE}\n\n## Available Skills\n{}",
-        lines.join("\n")
-    )
+        .map(|(name, desc)| "- **".len() + name.len() + "**: ".len() + desc.len() + 1)
+        .sum::<usize>();
+    let mut out = String::with_capacity(PROMPT_PREAMBLE.len() + HEADING.len() + size);
+    out.push_str(PROMPT_PREAMBLE);
+    out.push_str(HEADING);
+    for (i, (name, desc)) in described.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("- **");
+        out.push_str(name);
+        out.push_str("**: ");
+        out.push_str(desc);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ const RELATIVE_NOTE: &str =
     "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.";
 
 /// §3 builds the `skill` tool over the (already filtered) catalog with the S5 sample cap.
-pub fn skill_tool(skills: Vec<SkillInfo>, sample_limit: i64) -> Tool {
+pub fn skill_tool(skills: impl Into<Arc<[SkillInfo]>>, sample_limit: i64) -> Tool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -39,7 +39,7 @@ pub fn skill_tool(skills: Vec<SkillInfo>, sample_limit: i64) -> Tool {
         schema,
         Source::Skill,
         Arc::new(SkillExec {
-            skills,
+            skills: skills.into(),
             sample_limit,
         }),
     )
@@ -47,7 +47,7 @@ pub fn skill_tool(skills: Vec<SkillInfo>, sample_limit: i64) -> Tool {
 
 /// The loader behind the `skill` tool.
 struct SkillExec {
-    skills: Vec<SkillInfo>,
+    skills: Arc<[SkillInfo]>,
     sample_limit: i64,
 }
 

@@ -1,0 +1,36 @@
+//! Requests the bench sends without the harness's typed decode of the answer: the answer's
+//! shape is the features' business, and decoding a large answer (a 5,000-skill catalog is
+//! about 1 MB) would be timed as the port's.
+
+use serde_json::Value;
+
+use crate::port::{Port, PortError};
+use toolnexus_protocol::Request;
+
+/// Sends one request and unwraps the envelope itself: `unsupported` must skip and any other
+/// `ok:false` is a note.
+pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
+    let command = request.command().as_str();
+    let request = serde_json::to_value(&request)
+        .map_err(|e| PortError::Transport(format!("cannot encode `{command}`: {e}")))?;
+    let response = port.call(request).await?;
+    if response.get("ok") == Some(&Value::Bool(true)) {
+        return Ok(response);
+    }
+    let error = response.get("error");
+    let text = |k: &str| {
+        error
+            .and_then(|e| e.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let kind = toolnexus_protocol::ErrorKind::from(text("kind"));
+    if kind == toolnexus_protocol::ErrorKind::Unsupported {
+        return Err(PortError::Unsupported(text("message")));
+    }
+    Err(PortError::Driver {
+        kind,
+        message: text("message"),
+    })
+}
