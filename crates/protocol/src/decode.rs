@@ -399,18 +399,7 @@ pub fn decode_response(
     match map.get("ok") {
         Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => {
-            let error = map.get("error");
-            let text = |k: &str| {
-                error
-                    .and_then(|e| e.get(k))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            return Ok(TypedResponse::Failure(ErrorBody {
-                kind: ErrorKind::from(text("kind")),
-                message: text("message"),
-            }));
+            return Ok(TypedResponse::Failure(ErrorBody::of_response(response)));
         }
         Some(other) => {
             return Err(ProtocolViolation::new(

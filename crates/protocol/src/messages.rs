@@ -543,6 +543,25 @@ pub struct ErrorBody {
     pub message: String,
 }
 
+impl ErrorBody {
+    /// The `error` of a failure envelope, read leniently: a missing or non-string member is
+    /// empty.
+    pub fn of_response(response: &Value) -> ErrorBody {
+        let error = response.get("error");
+        let text = |k: &str| {
+            error
+                .and_then(|e| e.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        ErrorBody {
+            kind: crate::ErrorKind::from(text("kind")),
+            message: text("message"),
+        }
+    }
+}
+
 /// Who a port is (§5.1 `port`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PortInfo {

@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use crate::port::{Port, PortError};
-use toolnexus_protocol::Request;
+use toolnexus_protocol::messages::ErrorBody;
+use toolnexus_protocol::{ErrorKind, Request};
 
 /// Sends one request and unwraps the envelope itself: `unsupported` must skip and any other
 /// `ok:false` is a note.
@@ -17,20 +18,9 @@ pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value,
     if response.get("ok") == Some(&Value::Bool(true)) {
         return Ok(response);
     }
-    let error = response.get("error");
-    let text = |k: &str| {
-        error
-            .and_then(|e| e.get(k))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let kind = toolnexus_protocol::ErrorKind::from(text("kind"));
-    if kind == toolnexus_protocol::ErrorKind::Unsupported {
-        return Err(PortError::Unsupported(text("message")));
+    let ErrorBody { kind, message } = ErrorBody::of_response(&response);
+    if kind == ErrorKind::Unsupported {
+        return Err(PortError::Unsupported(message));
     }
-    Err(PortError::Driver {
-        kind,
-        message: text("message"),
-    })
+    Err(PortError::Driver { kind, message })
 }
