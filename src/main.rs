@@ -120,12 +120,6 @@ fn install_panic_hook() {
     }));
 }
 
-/// mimalloc, not glibc's malloc: the driver loads thousands of SKILL.md files on every core
-/// at once, and callgrind counted glibc's allocator at over a quarter of that work's instructions
-/// (docs/benchmarks.md, "The skills build and its floors").
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     // Before any thread exists: the canary secret scenarios expand into MCP headers.
     secret::ensure();
