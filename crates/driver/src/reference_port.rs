@@ -371,6 +371,9 @@ impl ReferenceSession {
         self.serves.stop_toolkit(&id).await;
         if let Some(mut tk) = self.toolkits.remove(&id) {
             tk.close().await;
+            // Its connections are closed; freeing the rest (a catalog of thousands of skills
+            // is a millisecond of `free`) need not hold up the answer.
+            tokio::task::spawn_blocking(move || drop(tk));
         }
         Ok(json!({}))
     }

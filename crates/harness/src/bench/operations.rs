@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::fixtures::skill_name;
-use super::raw::send;
+use super::raw::{answer, send_unparsed};
 use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN, MCP_TOOL};
 use crate::port::{truncate, Port, PortError};
 use toolnexus_protocol::options::{SkillsDir, ToolkitOptions};
@@ -150,20 +150,22 @@ async fn skills_build_step(
     };
     let toolkit = || TK_SKILLS.to_string();
     let expected = [skill_name(0), skill_name(opts.skills.saturating_sub(1))];
-    // Sent raw: what is timed is the port's work and the answers' transport, not the
-    // harness's typed decode of a 1 MB catalog.
+    // Sent raw and read unparsed: what is timed is the port's work and the answers' transport
+    // (the transport still checks each answer is one JSON object echoing its `seq`), not the
+    // harness's parse of a 1 MB catalog, done once the clock stops.
     let started = Instant::now();
-    let built = send(port, build).await;
+    let built = send_unparsed(port, build).await;
     let prompt = match built {
-        Ok(b) => send(port, Request::SkillsPrompt { toolkit: toolkit() })
+        Ok(b) => send_unparsed(port, Request::SkillsPrompt { toolkit: toolkit() })
             .await
             .map(|p| (b, p)),
         Err(e) => Err(e),
     };
-    let closed = send(port, Request::Close { toolkit: toolkit() }).await;
+    let closed = send_unparsed(port, Request::Close { toolkit: toolkit() }).await;
     let elapsed = ms(started);
     let (built, prompt) = prompt?;
-    closed?;
+    let (built, prompt) = (answer(&built)?, answer(&prompt)?);
+    answer(&closed?)?;
     let prompt = prompt.get("prompt").and_then(Value::as_str).unwrap_or("");
     let found = built.get("skills").and_then(Value::as_array).map(Vec::len);
     if found != Some(opts.skills) {

@@ -11,10 +11,36 @@ use toolnexus_protocol::{ErrorKind, Request};
 /// Sends one request and unwraps the envelope itself: `unsupported` must skip and any other
 /// `ok:false` is a note.
 pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
-    let command = request.command().as_str();
-    let request = serde_json::to_value(&request)
-        .map_err(|e| PortError::Transport(format!("cannot encode `{command}`: {e}")))?;
-    let response = port.call(request).await?;
+    let response = port.call(encode(&request)?).await?;
+    unwrap(response)
+}
+
+/// Sends one request and returns its answer's text, checked by the transport only as far as
+/// it needs (one JSON object echoing the request's `seq`); [`answer`] reads it after the clock
+/// stops. For the answers of a megabyte, whose full parse would be timed as the port's.
+pub(super) async fn send_unparsed(
+    port: &mut dyn Port,
+    request: Request,
+) -> Result<String, PortError> {
+    port.call_unparsed(encode(&request)?).await
+}
+
+/// Reads an answer [`send_unparsed`] returned, as [`send`] does.
+pub(super) fn answer(text: &str) -> Result<Value, PortError> {
+    let response = serde_json::from_str(text)
+        .map_err(|e| PortError::Transport(format!("the answer is not JSON: {e}")))?;
+    unwrap(response)
+}
+
+fn encode(request: &Request) -> Result<Value, PortError> {
+    serde_json::to_value(request).map_err(|e| {
+        let command = request.command().as_str();
+        PortError::Transport(format!("cannot encode `{command}`: {e}"))
+    })
+}
+
+/// The answer of an `ok:true` envelope, or its error.
+fn unwrap(response: Value) -> Result<Value, PortError> {
     if response.get("ok") == Some(&Value::Bool(true)) {
         return Ok(response);
     }

@@ -18,8 +18,9 @@ pub(super) const SKILL_FILE: &str = "SKILL.md";
 struct Subdir {
     /// The path as reached (never resolved).
     path: PathBuf,
-    /// For a symlinked directory, the resolved real path.
-    link_real: Option<PathBuf>,
+    /// Its real path: the parent's real path joined with its name, or for a symlinked
+    /// directory the link resolved.
+    real: PathBuf,
 }
 
 /// One directory's listing: its subdirectories, and what `visit` made of each wanted
@@ -59,10 +60,14 @@ fn sort_by_name<T>(items: &mut [Named<T>], path: impl Fn(&T) -> &Path) {
     items.sort_by(|a, b| tail(path(&a.item), a.name_len).cmp(tail(path(&b.item), b.name_len)));
 }
 
-/// Lists and classifies one directory in name order, then hands each wanted regular file to
-/// `visit`. Only symlinks cost a `stat` (and a `canonicalize` when they lead to a directory);
-/// the entry type says the rest.
-fn list<R>(dir: &Path, want: &impl Fn(&OsStr) -> bool, visit: &impl Fn(&Path) -> R) -> Listing<R> {
+/// Lists and classifies one directory (`real` is its real path) in name order, then hands each
+/// wanted regular file to `visit`. Only symlinks cost a `stat` (and a `canonicalize` when they
+/// lead to a directory); the entry type says the rest.
+fn list<R>(
+    (dir, real): &(PathBuf, PathBuf),
+    want: &impl Fn(&OsStr) -> bool,
+    visit: &impl Fn(&Path) -> R,
+) -> Listing<R> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Listing::default();
     };
@@ -90,7 +95,8 @@ fn list<R>(dir: &Path, want: &impl Fn(&OsStr) -> bool, visit: &impl Fn(&Path) ->
         let name_len = name.len();
         if is_dir {
             if !SKIPPED_DIRS.iter().any(|d| name == *d) {
-                let item = Subdir { path, link_real };
+                let real = link_real.unwrap_or_else(|| real.join(name));
+                let item = Subdir { path, real };
                 dirs.push(Named { name_len, item });
             }
         } else if is_file && want(name) {
@@ -145,15 +151,14 @@ fn walk<R: Send>(
         let listings = in_order::map_in_order(
             &level,
             32,
-            |(dir, _)| list(dir, &want, &visit),
-            |(dir, _)| list(dir, &want, &on_panic),
+            |dir| list(dir, &want, &visit),
+            |dir| list(dir, &want, &on_panic),
         );
         let mut next = Vec::new();
-        for ((_, real), listing) in level.iter().zip(listings) {
+        for listing in listings {
             for d in listing.dirs {
-                let child_real = d.link_real.unwrap_or_else(|| real.join(name_of(&d.path)));
-                if seen.insert(child_real.as_os_str().to_owned()) {
-                    next.push((d.path, child_real));
+                if seen.insert(d.real.as_os_str().to_owned()) {
+                    next.push((d.path, d.real));
                 }
             }
             out.extend(listing.files);
@@ -196,21 +201,39 @@ pub(super) fn find_skill_files<R: Send>(
     if !root.is_dir() {
         return Vec::new();
     }
-    let found = walk(root, |name| name == SKILL_FILE, visit, on_panic);
+    // Each worker keys the files it finds: the serial part after the walk is only the order.
+    let keyed = |p: &Path| {
+        let key = relative_key(p, root);
+        let depth = key.bytes().filter(|&b| b == b'/').count();
+        (depth, key)
+    };
+    let found = walk(
+        root,
+        |name| name == SKILL_FILE,
+        |p| (keyed(p), visit(p)),
+        |p| (keyed(p), on_panic(p)),
+    );
+    let in_order = |a: &(usize, String), b: &(usize, String)| a <= b;
+    // The level-by-level walk finds a tree whose names sort plainly already in order, so the
+    // sort is skipped when the keys say so.
+    if found.windows(2).all(|w| in_order(&w[0].1 .0, &w[1].1 .0)) {
+        return found.into_iter().map(|(p, (_, made))| (p, made)).collect();
+    }
     // The keys are sorted apart, then the (large) results moved once into their places.
-    let mut order: Vec<(usize, String, usize)> = found
+    let mut order: Vec<(&(usize, String), usize)> = found
         .iter()
         .enumerate()
-        .map(|(i, (p, _))| {
-            let key = relative_key(p, root);
-            (key.split('/').count(), key, i)
-        })
+        .map(|(i, (_, (key, _)))| (key, i))
         .collect();
     order.sort_unstable();
-    let mut slots: Vec<Option<(PathBuf, R)>> = found.into_iter().map(Some).collect();
+    let order: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+    let mut slots: Vec<Option<(PathBuf, R)>> = found
+        .into_iter()
+        .map(|(p, (_, made))| Some((p, made)))
+        .collect();
     order
         .into_iter()
-        .filter_map(|(_, _, i)| slots.get_mut(i).and_then(Option::take))
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
         .collect()
 }
 
@@ -280,6 +303,30 @@ mod tests {
         );
         // Paths are reported as reached through the root, not resolved.
         assert!(found.iter().all(|p| p.starts_with(&root)));
+    }
+
+    /// The walk meets `a/` before `a-b/` (name order), but the relative paths sort `a-b/…`
+    /// first (`-` before `/`): the order is the paths', not the walk's.
+    #[test]
+    fn the_order_is_the_relative_paths_not_the_walks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for dir in ["a/x", "a-b/x", "a.c/x", "ab/x"] {
+            w(&root.join(dir).join(SKILL_FILE), "x");
+        }
+        let found: Vec<PathBuf> = find_skill_files(root, |_| (), |_| ())
+            .into_iter()
+            .map(|(p, ())| p)
+            .collect();
+        assert_eq!(
+            rels(&found, root),
+            vec![
+                "a-b/x/SKILL.md",
+                "a.c/x/SKILL.md",
+                "a/x/SKILL.md",
+                "ab/x/SKILL.md"
+            ]
+        );
     }
 
     /// The byte-wise reading of a walked path gives the key the component-wise one does,

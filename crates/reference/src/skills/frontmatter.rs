@@ -63,14 +63,18 @@ pub(super) fn parse(text: &str) -> Result<Frontmatter, Malformed> {
         return Err(Malformed);
     }
     let (mut name, mut description) = (None, None);
-    if let Some(Yaml::Hash(map)) = loaded.first() {
+    if let Some(Yaml::Hash(map)) = loaded.into_iter().next() {
         for (key, value) in map {
-            let Some(key) = scalar(key) else { continue };
-            let Some(value) = scalar(value) else { continue };
-            match key.as_str() {
-                "name" => name = Some(value.trim().to_string()),
-                "description" => description = Some(value.trim().to_string()),
-                _ => {}
+            // Only a string key can read `name` or `description`: the other scalars coerce
+            // to digits, `True`/`False`, `inf` or `nan`.
+            let Yaml::String(key) = key else { continue };
+            let field = match key.as_str() {
+                "name" => &mut name,
+                "description" => &mut description,
+                _ => continue,
+            };
+            if let Some(value) = scalar(value) {
+                *field = Some(trimmed(value));
             }
         }
     }
@@ -118,14 +122,23 @@ fn bounded(block: &str) -> bool {
 
 /// Coerces a YAML scalar (string, int, float, bool) to a string the way the Python port's
 /// `str(value)` does; anything else (null, sequence, mapping, alias) is not a scalar.
-fn scalar(value: &Yaml) -> Option<String> {
+fn scalar(value: Yaml) -> Option<String> {
     match value {
-        Yaml::String(s) => Some(s.clone()),
+        Yaml::String(s) => Some(s),
         Yaml::Integer(i) => Some(i.to_string()),
-        Yaml::Real(text) => Some(python_float(text)),
+        Yaml::Real(text) => Some(python_float(&text)),
         Yaml::Boolean(true) => Some("True".to_string()),
         Yaml::Boolean(false) => Some("False".to_string()),
         _ => None,
+    }
+}
+
+/// `text` without its leading and trailing whitespace, reusing it when it has none.
+fn trimmed(text: String) -> String {
+    if text.trim().len() == text.len() {
+        text
+    } else {
+        text.trim().to_string()
     }
 }
 

@@ -1,5 +1,6 @@
 //! S1/S3: loading every source into one first-wins inventory, and the S2 catalog filter.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -49,27 +50,48 @@ fn unreadable(file: &Path) -> Candidate {
 }
 
 thread_local! {
-    /// Each walker's read buffer, reused from file to file: only the body is kept.
+    /// Each walker's read buffer, reused from file to file (see [`read_all`]): only the body
+    /// is kept.
     static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Reads and parses one SKILL.md.
 fn from_file(file: &Path) -> Candidate {
     READ_BUF.with(|buf| match buf.try_borrow_mut() {
-        Ok(mut buf) => {
-            buf.clear();
-            parse_file(file, &mut buf)
-        }
+        Ok(mut buf) => parse_file(file, &mut buf),
         // Not reentrant, but should it ever be: a buffer of its own.
         Err(_) => parse_file(file, &mut Vec::new()),
     })
 }
 
+/// Reads `file` to its end into `buf`, returning how many bytes it holds. `buf`'s whole
+/// length is room to read into, grown by doubling and never zeroed again. Unlike
+/// `File::read_to_end`, it does not ask the file its size and position first (`statx` and
+/// `lseek`): two system calls per SKILL.md that a buffer reused from file to file does not need.
+fn read_all(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            buf.resize((2 * buf.len()).max(8 * 1024), 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => return Ok(filled),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Reads `file` into `buf` (no `stat` first, unlike `fs::read`) and parses it.
 fn parse_file(file: &Path, buf: &mut Vec<u8>) -> Candidate {
-    use std::io::Read;
-    let read = std::fs::File::open(file).and_then(|mut f| f.read_to_end(buf));
-    let text = match read.ok().map(|_| std::str::from_utf8(buf)) {
+    let read = std::fs::File::open(file).and_then(|f| read_all(f, buf));
+    let text = match read
+        .ok()
+        .and_then(|n| buf.get(..n))
+        .map(std::str::from_utf8)
+    {
         Some(Ok(text)) => text,
         _ => return unreadable(file),
     };
@@ -169,28 +191,48 @@ pub fn load(sources: &SkillSources) -> Inventory {
         provider_error,
         ..Inventory::default()
     };
-    // Each name's kept skill, as its index in `inv.skills`: locations are only written out
-    // for a duplicate.
-    let mut first: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
+    // First wins, decided over borrowed names before anything moves: for each candidate
+    // skill, the index in `inv.skills` of the one its name duplicates, if any.
+    let duplicate_of: Vec<Option<usize>> = {
+        let mut first: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
+        candidates
+            .iter()
+            .filter_map(|c| match c {
+                Candidate::Skill(info) => Some(info.name.as_str()),
+                Candidate::Skip(_) => None,
+            })
+            .map(|name| {
+                let next = first.len();
+                match first.entry(name) {
+                    Entry::Occupied(kept) => Some(*kept.get()),
+                    Entry::Vacant(slot) => {
+                        slot.insert(next);
+                        None
+                    }
+                }
+            })
+            .collect()
+    };
+    let mut duplicates = duplicate_of.into_iter();
     for candidate in candidates {
         match candidate {
             Candidate::Skip(s) => inv.skipped.push(s),
             Candidate::Skill(info) => {
-                if let Some(kept) = first.get(&info.name).and_then(|&i| inv.skills.get(i)) {
-                    let location = location_of(&info);
-                    inv.warnings.push(format!(
-                        "duplicate skill name \"{}\" at {location}; keeping {}",
-                        info.name,
-                        location_of(kept)
-                    ));
-                    inv.skipped.push(Skipped {
-                        location,
-                        reason: SkipReason::DuplicateName,
-                        name: Some(info.name),
-                    });
-                } else {
-                    first.insert(info.name.clone(), inv.skills.len());
-                    inv.skills.push(info);
+                match duplicates.next().flatten().and_then(|i| inv.skills.get(i)) {
+                    Some(kept) => {
+                        let location = location_of(&info);
+                        inv.warnings.push(format!(
+                            "duplicate skill name \"{}\" at {location}; keeping {}",
+                            info.name,
+                            location_of(kept)
+                        ));
+                        inv.skipped.push(Skipped {
+                            location,
+                            reason: SkipReason::DuplicateName,
+                            name: Some(info.name),
+                        });
+                    }
+                    None => inv.skills.push(info),
                 }
             }
         }
