@@ -207,34 +207,17 @@ pub(super) fn find_skill_files<R: Send>(
         let depth = key.bytes().filter(|&b| b == b'/').count();
         (depth, key)
     };
-    let found = walk(
+    let mut found = walk(
         root,
         |name| name == SKILL_FILE,
         |p| (keyed(p), visit(p)),
         |p| (keyed(p), on_panic(p)),
     );
-    let in_order = |a: &(usize, String), b: &(usize, String)| a <= b;
-    // The level-by-level walk finds a tree whose names sort plainly already in order, so the
-    // sort is skipped when the keys say so.
-    if found.windows(2).all(|w| in_order(&w[0].1 .0, &w[1].1 .0)) {
-        return found.into_iter().map(|(p, (_, made))| (p, made)).collect();
-    }
-    // The keys are sorted apart, then the (large) results moved once into their places.
-    let mut order: Vec<(&(usize, String), usize)> = found
-        .iter()
-        .enumerate()
-        .map(|(i, (_, (key, _)))| (key, i))
-        .collect();
-    order.sort_unstable();
-    let order: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
-    let mut slots: Vec<Option<(PathBuf, R)>> = found
-        .into_iter()
-        .map(|(p, (_, made))| Some((p, made)))
-        .collect();
-    order
-        .into_iter()
-        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
-        .collect()
+    // Stable, so keys alike once made lossy keep the walk's order. The level-by-level walk
+    // already finds a tree in order whenever no name sorts before `/` (`-`, `.`, a space),
+    // and the sort takes such a run in one pass.
+    found.sort_by(|(_, (a, _)), (_, (b, _))| a.cmp(b));
+    found.into_iter().map(|(p, (_, made))| (p, made)).collect()
 }
 
 /// Every regular file under `dir` except `SKILL.md` files, sorted by relative path in

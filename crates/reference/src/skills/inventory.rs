@@ -191,50 +191,46 @@ pub fn load(sources: &SkillSources) -> Inventory {
         provider_error,
         ..Inventory::default()
     };
-    // First wins, decided over borrowed names before anything moves: for each candidate
-    // skill, the index in `inv.skills` of the one its name duplicates, if any.
+    // First wins, decided over borrowed names before anything moves: for each candidate, the
+    // index in `inv.skills` of the skill its name duplicates, if any.
     let duplicate_of: Vec<Option<usize>> = {
         let mut first: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
         candidates
             .iter()
-            .filter_map(|c| match c {
-                Candidate::Skill(info) => Some(info.name.as_str()),
+            .map(|c| match c {
                 Candidate::Skip(_) => None,
-            })
-            .map(|name| {
-                let next = first.len();
-                match first.entry(name) {
-                    Entry::Occupied(kept) => Some(*kept.get()),
-                    Entry::Vacant(slot) => {
-                        slot.insert(next);
-                        None
+                Candidate::Skill(info) => {
+                    let next = first.len();
+                    match first.entry(info.name.as_str()) {
+                        Entry::Occupied(kept) => Some(*kept.get()),
+                        Entry::Vacant(slot) => {
+                            slot.insert(next);
+                            None
+                        }
                     }
                 }
             })
             .collect()
     };
-    let mut duplicates = duplicate_of.into_iter();
-    for candidate in candidates {
+    for (candidate, duplicate_of) in candidates.into_iter().zip(duplicate_of) {
         match candidate {
             Candidate::Skip(s) => inv.skipped.push(s),
-            Candidate::Skill(info) => {
-                match duplicates.next().flatten().and_then(|i| inv.skills.get(i)) {
-                    Some(kept) => {
-                        let location = location_of(&info);
-                        inv.warnings.push(format!(
-                            "duplicate skill name \"{}\" at {location}; keeping {}",
-                            info.name,
-                            location_of(kept)
-                        ));
-                        inv.skipped.push(Skipped {
-                            location,
-                            reason: SkipReason::DuplicateName,
-                            name: Some(info.name),
-                        });
-                    }
-                    None => inv.skills.push(info),
+            Candidate::Skill(info) => match duplicate_of.and_then(|i| inv.skills.get(i)) {
+                Some(kept) => {
+                    let location = location_of(&info);
+                    inv.warnings.push(format!(
+                        "duplicate skill name \"{}\" at {location}; keeping {}",
+                        info.name,
+                        location_of(kept)
+                    ));
+                    inv.skipped.push(Skipped {
+                        location,
+                        reason: SkipReason::DuplicateName,
+                        name: Some(info.name),
+                    });
                 }
-            }
+                None => inv.skills.push(info),
+            },
         }
     }
     inv
