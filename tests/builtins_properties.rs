@@ -20,7 +20,6 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use tempfile::TempDir;
 
 use toolnexus_reference::builtins::create_builtin_tools;
 use toolnexus_reference::{Context, Tool, ToolResult};
@@ -29,13 +28,15 @@ use toolnexus_reference::{Context, Tool, ToolResult};
 // Shared helpers
 // ---------------------------------------------------------------------------------------
 
-/// Moves the process cwd into a temp dir once (kept for the whole run).
+/// Moves the process cwd once into an emptied folder of cargo's per-target temp dir. Not a
+/// `TempDir`: a static is never dropped, so one would leave a folder in `/tmp` every run.
 fn sandbox_cwd() {
-    static CWD: OnceLock<TempDir> = OnceLock::new();
+    static CWD: OnceLock<()> = OnceLock::new();
     CWD.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp cwd");
-        std::env::set_current_dir(dir.path()).expect("chdir into temp cwd");
-        dir
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("builtins-properties-cwd");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp cwd");
+        std::env::set_current_dir(&dir).expect("chdir into temp cwd");
     });
 }
 

@@ -134,9 +134,8 @@ mod tests {
 
     #[test]
     fn the_cap_ends_the_file_with_a_note() {
-        let dir = std::env::temp_dir().join(format!("tnx-trace-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join("t.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
         let t = Tracer::with_limit(&path, 100).unwrap();
         for _ in 0..10 {
             let value = "aaaaaaaaaa".to_string();
@@ -151,9 +150,8 @@ mod tests {
 
     #[test]
     fn a_long_raw_answer_is_shortened_with_a_note() {
-        let dir = std::env::temp_dir().join(format!("tnx-trace-raw-{}", std::process::id()));
-        let _ = std::fs::create_dir_all(&dir);
-        let path = dir.join("t.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
         let t = Tracer::create(&path).unwrap();
         t.raw_answer(&"x".repeat(MAX_RAW_CHARS + 10));
         let text = std::fs::read_to_string(&path).unwrap();
