@@ -150,7 +150,8 @@ where
                 false,
             ),
         };
-        write_line(&mut output, response).await?;
+        let sent = write_line(&mut output, response).await?;
+        session.recycle(sent);
         if shutdown {
             break;
         }
@@ -180,14 +181,15 @@ fn encode_value(value: &Value) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 
-/// Writes one answer (its JSON text) as a line.
+/// Writes one answer (its JSON text) as a line; gives the buffer back for the next answer.
 async fn write_line<W: AsyncWrite + Unpin>(
     output: &mut W,
     mut text: Vec<u8>,
-) -> std::io::Result<()> {
+) -> std::io::Result<Vec<u8>> {
     text.push(b'\n');
     output.write_all(&text).await?;
-    output.flush().await
+    output.flush().await?;
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -39,7 +39,14 @@ pub struct ReferenceSession {
     agents: Agents,
     /// Every finished `awaitCancel` call of the session (§5.25 `toolCancels`).
     tool_cancels: ToolCancels,
+    /// The last answer's buffer, handed back by [`Self::recycle`] to write the next one in: a
+    /// large catalog's answer is a megabyte that a fresh buffer would grow by doubling and
+    /// fault in page by page on every build.
+    spare: Vec<u8>,
 }
+
+/// The largest answer buffer kept for reuse; a larger one is freed once sent.
+const MAX_SPARE: usize = 8 * 1024 * 1024;
 
 impl ReferenceSession {
     /// A session with no toolkits.
@@ -60,13 +67,14 @@ impl ReferenceSession {
     /// sends. A built toolkit's answer is encoded straight from the toolkit, without a JSON
     /// value in between (a 5,000-skill catalog is about 1 MB of it).
     pub async fn handle_encoded(&mut self, request: Value) -> Vec<u8> {
+        let buf = std::mem::take(&mut self.spare);
         let seq = request.get("seq");
         let result = match decode_request(&request) {
             Ok(decoded) => match decoded.request {
                 Request::Build { id, options, .. } => match self.build_toolkit(&id, &options).await
                 {
                     Ok(Built::Ready) => match self.toolkits.get(&id) {
-                        Some(tk) => return encode(&Framed::ok(BuildAnswer::of(&id, tk), seq)),
+                        Some(tk) => return encode(buf, &Framed::ok(BuildAnswer::of(&id, tk), seq)),
                         None => Err(unknown_toolkit(&id)),
                     },
                     Ok(Built::Raised(body)) => Ok(body),
@@ -76,7 +84,15 @@ impl ReferenceSession {
             },
             Err(refused) => Err((refused.kind, refused.message)),
         };
-        encode(&framed(result, seq))
+        encode(buf, &framed(result, seq))
+    }
+
+    /// Takes back an answer [`Self::handle_encoded`] gave, once it is sent, to write the next
+    /// one in (unless it is larger than any kept).
+    pub fn recycle(&mut self, answer: Vec<u8>) {
+        if answer.capacity() <= MAX_SPARE {
+            self.spare = answer;
+        }
     }
 
     async fn dispatch(&mut self, request: Request) -> Reply {
@@ -434,13 +450,16 @@ impl<'a, T: Serialize> Framed<'a, T> {
     }
 }
 
-/// One answer's JSON text. Encoding a value or a plain struct cannot fail; should it ever, the
-/// answer says so instead.
-fn encode(answer: &impl Serialize) -> Vec<u8> {
-    serde_json::to_vec(answer).unwrap_or_else(|e| {
+/// One answer's JSON text, written into `buf` (emptied first). Encoding a value or a plain
+/// struct cannot fail; should it ever, the answer says so instead.
+fn encode(mut buf: Vec<u8>, answer: &impl Serialize) -> Vec<u8> {
+    buf.clear();
+    if let Err(e) = serde_json::to_writer(&mut buf, answer) {
         let (kind, message) = cannot_encode(e);
-        serde_json::to_vec(&error_response(&kind, message)).unwrap_or_default()
-    })
+        buf.clear();
+        let _ = serde_json::to_writer(&mut buf, &error_response(&kind, message));
+    }
+    buf
 }
 
 fn cannot_encode(e: serde_json::Error) -> (ErrorKind, String) {
@@ -586,6 +605,24 @@ mod tests {
 
     /// The stdio path encodes a build's answer straight from the toolkit; it must be the
     /// very bytes of the in-process answer, for every kind of skill and every outcome.
+    /// A buffer handed back after a long answer holds nothing of it in the next one.
+    #[tokio::test]
+    async fn a_recycled_buffer_starts_each_answer_afresh() {
+        let mut session = ReferenceSession::new();
+        let long = session
+            .handle_encoded(json!({"cmd": "sanitize", "seq": 1, "value": "x".repeat(10_000)}))
+            .await;
+        session.recycle(long);
+        let short = json!({"cmd": "sanitize", "seq": 2, "value": "y"});
+        let expected = serde_json::to_vec(&session.handle(short.clone()).await).unwrap();
+        let answer = session.handle_encoded(short).await;
+        assert_eq!(
+            String::from_utf8_lossy(&answer),
+            String::from_utf8_lossy(&expected)
+        );
+        session.close_all().await;
+    }
+
     #[tokio::test]
     async fn an_encoded_build_answer_is_the_value_answer_byte_for_byte() {
         let skills = concat!(

@@ -45,7 +45,7 @@ pub struct ToolkitOptions {
 pub struct Toolkit {
     mcp: mcp::McpSource,
     tools: Vec<Tool>,
-    catalog: Arc<[SkillInfo]>,
+    catalog: Arc<Vec<SkillInfo>>,
     statuses: BTreeMap<String, String>,
     errors: BTreeMap<String, String>,
     warnings: Vec<String>,
@@ -180,8 +180,9 @@ impl Toolkit {
         filter.extend(options.skills_filter.iter().map(|(k, v)| (k.clone(), *v)));
         let (catalog, warning) = skills::catalog(inventory.skills, &filter);
         self.warnings.extend(warning);
-        // One catalog, shared by the `skill` tool and the prompt: a large tree is not copied.
-        self.catalog = catalog.into();
+        // One catalog, shared by the `skill` tool and the prompt: a large tree is not copied
+        // (not even once into an `Arc<[_]>`: a vector's buffer is shared as it is).
+        self.catalog = Arc::new(catalog);
         skills::skill_tool(Arc::clone(&self.catalog), options.skill_sample_limit)
     }
 

@@ -26,18 +26,22 @@ fn skip(location: String, reason: SkipReason, name: Option<String>) -> Candidate
     })
 }
 
-/// The skill candidates under one root, in discovery order. Each file is read and parsed by
-/// the worker that found it: reading thousands of SKILL.md files is the bulk of loading a
-/// large tree.
-fn from_dir(root: &Path) -> Vec<Candidate> {
+/// Appends the skill candidates under one root, in discovery order. Each file is read and
+/// parsed by the worker that found it: reading thousands of SKILL.md files is the bulk of
+/// loading a large tree.
+fn from_dir(root: &Path, into: &mut Vec<Candidate>) {
     // Absolute against the process cwd, but never resolved: paths stay as reached.
     let root: PathBuf = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     // from_file has no panicking path; should a worker die anyway, its files are reported
     // unreadable rather than silently lost.
-    discover::find_skill_files(&root, from_file, unreadable)
-        .into_iter()
-        .map(|(_, candidate)| candidate)
-        .collect()
+    let found = discover::find_skill_files(&root, from_file, unreadable);
+    into.extend(found.map(|(file, mut candidate)| {
+        // The path as walked is the skill's location: moved in here, not copied by the worker.
+        if let Candidate::Skill(info) = &mut candidate {
+            info.location = Some(file);
+        }
+        candidate
+    }));
 }
 
 /// A file that could not be read.
@@ -124,7 +128,8 @@ fn parse_file(file: &Path, buf: &mut Vec<u8>) -> Candidate {
     Candidate::Skill(SkillInfo {
         name,
         description: fm.description,
-        location: Some(file.to_path_buf()),
+        // Set by `from_dir`, which owns the path.
+        location: None,
         content: fm.content,
         origin: SkillOrigin::Directory { dir },
     })
@@ -181,7 +186,7 @@ fn resolve_provider(sources: &SkillSources) -> (Vec<SkillDef>, Option<String>) {
 pub fn load(sources: &SkillSources) -> Inventory {
     let mut candidates: Vec<Candidate> = Vec::new();
     for root in &sources.dirs {
-        candidates.extend(from_dir(root));
+        from_dir(root, &mut candidates);
     }
     candidates.extend(from_defs(&sources.defs));
     let (provided, provider_error) = resolve_provider(sources);
@@ -189,12 +194,16 @@ pub fn load(sources: &SkillSources) -> Inventory {
 
     let mut inv = Inventory {
         provider_error,
+        skills: Vec::with_capacity(candidates.len()),
         ..Inventory::default()
     };
     // First wins, decided over borrowed names before anything moves: for each candidate, the
     // index in `inv.skills` of the skill its name duplicates, if any.
     let duplicate_of: Vec<Option<usize>> = {
-        let mut first: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
+        let mut first: HashMap<&str, usize, _> = HashMap::with_capacity_and_hasher(
+            candidates.len(),
+            foldhash::fast::RandomState::default(),
+        );
         candidates
             .iter()
             .map(|c| match c {

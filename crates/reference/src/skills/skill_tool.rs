@@ -25,7 +25,7 @@ const RELATIVE_NOTE: &str =
     "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.";
 
 /// §3 builds the `skill` tool over the (already filtered) catalog with the S5 sample cap.
-pub fn skill_tool(skills: impl Into<Arc<[SkillInfo]>>, sample_limit: i64) -> Tool {
+pub fn skill_tool(skills: impl Into<Arc<Vec<SkillInfo>>>, sample_limit: i64) -> Tool {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -47,7 +47,7 @@ pub fn skill_tool(skills: impl Into<Arc<[SkillInfo]>>, sample_limit: i64) -> Too
 
 /// The loader behind the `skill` tool.
 struct SkillExec {
-    skills: Arc<[SkillInfo]>,
+    skills: Arc<Vec<SkillInfo>>,
     sample_limit: i64,
 }
 
