@@ -614,24 +614,44 @@ impl SubprocessPort {
 
 /// What the transport reads of an answer it does not parse: its `seq`, the rest of the object
 /// only checked to be well-formed JSON (skipped without being built).
-#[derive(serde::Deserialize)]
 struct Envelope {
     /// Absent is `None`; a `null` is kept, as [`check_seq`] reads it.
-    #[serde(default, deserialize_with = "present")]
     seq: Option<Value>,
 }
 
-/// Reads a field that is there, `null` included.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    serde::Deserialize::deserialize(d).map(Some)
+impl<'de> serde::Deserialize<'de> for Envelope {
+    /// Read as the parsing path reads the object: a JSON object only, the last of repeated
+    /// keys winning. A derived struct would also read an array, and would refuse a repeated
+    /// `seq` that the parsing path takes.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Envelope;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Envelope, A::Error> {
+                let mut seq = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "seq" {
+                        seq = Some(map.next_value::<Value>()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(Envelope { seq })
+            }
+        }
+        d.deserialize_map(Fields)
+    }
 }
 
 impl Envelope {
-    /// The envelope of `text`, if it is one JSON object (a struct also reads from an array).
+    /// The envelope of `text`, if it is one JSON object.
     fn read(text: &str) -> Option<Envelope> {
-        if !text.trim_start().starts_with('{') {
-            return None;
-        }
         serde_json::from_str(text).ok()
     }
 
@@ -776,6 +796,9 @@ mod tests {
             "",
             r#"{"ok":tru,"seq":3}"#,
             r#"{"ok":"\x","seq":3}"#,
+            r#"{"seq":1,"ok":true,"seq":3}"#,
+            r#"{"seq":3,"ok":true,"seq":1}"#,
+            r#"{"s\u0065q":3,"ok":true}"#,
         ];
         for line in lines {
             assert_eq!(unparsed(line, 3), parsed(line, 3), "{line}");
