@@ -56,9 +56,13 @@ struct Snapshot {
     groups: BTreeSet<i32>,
 }
 
-fn start_run(args: &[&str]) -> Child {
-    Command::new(BIN)
+/// Starts `run ARGS` with a temp dir of its own as TMPDIR, returned with it: a run killed by
+/// SIGKILL cannot remove its scenarios' temp dirs, so the test, its parent, does.
+fn start_run(args: &[&str]) -> (Child, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().unwrap();
+    let child = Command::new(BIN)
         .args(args)
+        .env("TMPDIR", tmp.path())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -66,7 +70,8 @@ fn start_run(args: &[&str]) -> Child {
         // Its own group, so the group check sees only what it started.
         .process_group(0)
         .spawn()
-        .unwrap()
+        .unwrap();
+    (child, tmp)
 }
 
 /// Waits until the run's descendants include every process `wanted` names, and a moment
@@ -144,7 +149,7 @@ fn wait_with_deadline(run: &mut Child, within: Duration) -> std::process::ExitSt
 /// alone (not its group: a `kill PID` from a supervisor), and checks the exit code, the
 /// stderr line and that nothing it started survives.
 fn interrupt(args: &[&str], wanted: &[&str], signal: Signal) {
-    let mut run = start_run(args);
+    let (mut run, _tmp) = start_run(args);
     let snap = snapshot_when(&mut run, wanted);
     kill(Pid::from_raw(run.id() as i32), signal).unwrap();
     let status = wait_with_deadline(&mut run, Duration::from_secs(10));
@@ -212,7 +217,7 @@ fn every_signal_stops_a_hung_driver_and_its_background_children() {
 
 /// SIGKILL cannot be caught: the mocks must notice on their own that their parent is gone.
 fn mocks_die_with_a_killed_run(args: &[&str], mock: &str) {
-    let mut run = start_run(args);
+    let (mut run, _tmp) = start_run(args);
     let snap = snapshot_when(&mut run, &[mock]);
     let mocks = Snapshot {
         pids: snap
@@ -321,7 +326,7 @@ fn a_driver_that_ignores_eof_dies_with_its_sigkilled_run() {
     // parent still sees them (and the failure path can kill them).
     nix::sys::prctl::set_child_subreaper(true).unwrap();
     // Two workers: two drivers, so the watchdog has more than one group to kill.
-    let mut run = start_run(&[
+    let (mut run, _tmp) = start_run(&[
         "run",
         "--port",
         "tests/drivers/hello-then-ignore-eof.sh",
