@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use toolnexus_harness::bench::stats;
+use toolnexus_bench::stats;
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::client::{Client, ClientOptions, RunOptions, RunStatus, Style};
 use toolnexus_reference::native::{define_tool, NativeReturn};
@@ -195,7 +195,7 @@ struct Floor {
 impl Floor {
     fn new(url: &str, tk: &Toolkit) -> Floor {
         Floor {
-            http: toolnexus_harness::tls::client(),
+            http: toolnexus_ports::tls::client(),
             endpoint: format!("{}/chat/completions", url.trim_end_matches('/')),
             tools: tk.adapter(Format::OpenAi),
         }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion};
 use serde_json::{json, Value};
-use toolnexus_harness::bench::stats;
+use toolnexus_bench::stats;
 use toolnexus_reference::builtins::create_builtin_tools;
 use toolnexus_reference::tool::{Context, Tool};
 

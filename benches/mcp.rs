@@ -29,10 +29,10 @@ use std::time::{Duration, Instant};
 use criterion::Criterion;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use toolnexus_harness::bench::{self, BenchOptions, Op, MCP_TOOL, REFERENCE};
-use toolnexus_harness::port::Port;
-use toolnexus_harness::registry::Registry;
-use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_bench::{self as bench, BenchOptions, Op, MCP_TOOL, REFERENCE};
+use toolnexus_ports::port::Port;
+use toolnexus_ports::registry::Registry;
+use toolnexus_ports::subprocess::SubprocessPort;
 use toolnexus_reference::{Context, Toolkit, ToolkitOptions};
 
 use support::{built_binary, root, BIN};

@@ -147,7 +147,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let http = toolnexus_harness::tls::client();
+    let http = toolnexus_ports::tls::client();
     let (tk, handle) = rt.block_on(serve_gateway(false));
     let url = format!("{}/mcp", handle.url().trim_end_matches('/'));
 

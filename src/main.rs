@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use toolnexus_harness::{children, secret};
+use toolnexus_ports::{children, secret};
 
 mod cli;
 mod validate_trace;

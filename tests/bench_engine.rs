@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use toolnexus_harness::bench::{run, table, BenchOptions, Op, REFERENCE};
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::{Port, PortError};
+use toolnexus_bench::{run, table, BenchOptions, Op, REFERENCE};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{Port, PortError};
 
 fn reference() -> InProcessPort {
     InProcessPort::new(toolnexus_driver::ReferenceSession::new())

@@ -5,8 +5,8 @@
 
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use toolnexus_harness::bench::{self, BenchOptions, Op, REFERENCE};
-use toolnexus_harness::port::{Port, PortError};
+use toolnexus_bench::{self as bench, BenchOptions, Op, REFERENCE};
+use toolnexus_ports::port::{Port, PortError};
 
 /// Answers build/client/close; `run` loops `maxTurns` chat requests, answering each tool
 /// call with the echo of its arguments.
@@ -57,7 +57,7 @@ async fn the_loop_runs_against_the_real_mock_llm() {
         Box::new(LoopPort {
             base_url: String::new(),
             max_turns: 0,
-            http: toolnexus_harness::tls::client(),
+            http: toolnexus_ports::tls::client(),
         })
     };
     let mut ports: Vec<(String, Box<dyn Port>)> = vec![

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use toolnexus_harness::bench::{self, BenchOptions, Op, REFERENCE};
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::{hello, Port};
-use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_bench::{self as bench, BenchOptions, Op, REFERENCE};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{hello, Port};
+use toolnexus_ports::subprocess::SubprocessPort;
 
 #[tokio::test]
 async fn bench_smoke_in_process_and_driver() {

@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 use toolnexus_harness::differential::{run, text};
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::{Port, PortError};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{Port, PortError};
 
 fn reference() -> InProcessPort {
     InProcessPort::new(toolnexus_driver::ReferenceSession::new())

@@ -17,11 +17,11 @@ use cucumber::{step, Cucumber};
 use futures::FutureExt;
 use regex::Regex;
 use toolnexus_harness::features::{step_spec, SpecVersion, VersionBounds};
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::Port;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
 use toolnexus_harness::scenario::{Env, ScenarioState};
 use toolnexus_harness::steps::{finish, run_step};
-use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_ports::subprocess::SubprocessPort;
 
 /// Which port the current pass drives; set once per pass before cucumber starts.
 static DRIVER: OnceLock<Option<String>> = OnceLock::new();
@@ -69,7 +69,7 @@ fn any_step<'a>(
         match run_step(world.port.as_mut(), &world.env, &mut world.state, &spec).await {
             Ok(()) => {}
             // As the CLI runner does: a port that leaks the canary must not make this leak it.
-            Err(e) => panic!("{}", toolnexus_harness::secret::redact(&e.to_string())),
+            Err(e) => panic!("{}", toolnexus_ports::secret::redact(&e.to_string())),
         }
     }
     .boxed_local()
@@ -117,7 +117,7 @@ async fn pass(label: &str) -> bool {
 
 fn main() {
     // Before the runtime's threads: every pass (and its driver child) shares one secret.
-    toolnexus_harness::secret::ensure();
+    toolnexus_ports::secret::ensure();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

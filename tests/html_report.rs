@@ -14,9 +14,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 use toolnexus_harness::features::load;
 use toolnexus_harness::html::render;
-use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::{RunReport, Status};
-use toolnexus_harness::port::{Port, PortError};
+use toolnexus_ports::port::{Port, PortError};
 use toolnexus_harness::runner::run;
 use toolnexus_harness::scenario::Env;
 
@@ -84,7 +84,7 @@ impl Port for BrokenPort {
 
 async fn reports() -> (RunReport, RunReport) {
     // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
-    toolnexus_harness::secret::ensure();
+    toolnexus_ports::secret::ensure();
     let root = root();
     let (scenarios, errors) = load(&root.join("features"));
     assert!(

@@ -63,7 +63,7 @@ async fn start(mut cmd: Command) -> Agent {
     Agent {
         child,
         url,
-        http: toolnexus_harness::tls::client(),
+        http: toolnexus_ports::tls::client(),
     }
 }
 

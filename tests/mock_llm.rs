@@ -62,7 +62,7 @@ async fn start_path(path: &Path, env: &[(&str, &str)]) -> Llm {
     Llm {
         _child: child,
         url,
-        http: toolnexus_harness::tls::client(),
+        http: toolnexus_ports::tls::client(),
     }
 }
 

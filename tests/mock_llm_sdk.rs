@@ -105,7 +105,7 @@ impl Llm {
         let body = bounded(
             "recording",
             BOUND,
-            toolnexus_harness::tls::client()
+            toolnexus_ports::tls::client()
                 .get(format!("{}/_mock/requests", self.url))
                 .header("x-api-key", API_KEY)
                 .send(),

@@ -320,7 +320,7 @@ async fn http_mock(mut cmd: Command) -> (Child, String) {
 #[tokio::test]
 async fn http_mode_prints_its_url_first_and_serves_tools() {
     let (_child, url) = http_mock(mock("http", "paging.json")).await;
-    toolnexus_harness::tls::install_provider();
+    toolnexus_ports::tls::install_provider();
     let transport = StreamableHttpClientTransport::from_uri(url);
     let client = bounded("initialize", ().serve(transport))
         .await
@@ -335,7 +335,7 @@ async fn http_mode_prints_its_url_first_and_serves_tools() {
 #[tokio::test]
 async fn http_mode_elicits_through_the_session() {
     let (_child, url) = http_mock(mock("http", "elicit.json")).await;
-    toolnexus_harness::tls::install_provider();
+    toolnexus_ports::tls::install_provider();
     let transport = StreamableHttpClientTransport::from_uri(url);
     let client = bounded("initialize", Accepting.serve(transport))
         .await
@@ -349,7 +349,7 @@ async fn required_header_from_env_rejects_a_missing_or_wrong_header() {
     let mut cmd = mock("http", "secured.json");
     cmd.env("MOCK_EXPECTED_AUTH", format!("Bearer {token}"));
     let (mut child, url) = http_mock(cmd).await;
-    let http = toolnexus_harness::tls::client();
+    let http = toolnexus_ports::tls::client();
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});
@@ -540,7 +540,7 @@ async fn http_requests_reusing_an_id_each_get_their_own_answer() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let (_child, url) = http_mock(mock("http", &file.to_string_lossy())).await;
-    let http = toolnexus_harness::tls::client();
+    let http = toolnexus_ports::tls::client();
     let init = json!({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::request;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::request;
 use toolnexus_reference::filter::NameFilter;
 use toolnexus_reference::sanitize::{prefixed_name, sanitize};
 

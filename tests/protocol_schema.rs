@@ -11,9 +11,9 @@ use jsonschema::Validator;
 use serde_json::{json, Value};
 
 use toolnexus_harness::features;
-use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::Status;
-use toolnexus_harness::port::{Port, PortError};
+use toolnexus_ports::port::{Port, PortError};
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_protocol::{decode_request, decode_response, Command, TypedResponse};
@@ -179,7 +179,7 @@ fn assert_no_violations(violations: &[String]) {
 #[tokio::test]
 async fn every_message_of_every_scenario_matches_the_schema() {
     // The secret scenarios need the canary in the environment, as the CLI's `main` puts it.
-    toolnexus_harness::secret::ensure();
+    toolnexus_ports::secret::ensure();
     let root = root();
     let (scenarios, errors) = features::load(&root.join("features"));
     assert!(

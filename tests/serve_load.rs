@@ -124,7 +124,7 @@ async fn echo_once(http: &reqwest::Client, url: &str, text: &str) {
 async fn two_hundred_concurrent_tools_calls_mixed_with_malformed_ones() {
     let (tk, handle) = serve_gateway(false).await;
     let url = handle.url().trim_end_matches('/').to_string();
-    let http = toolnexus_harness::tls::client();
+    let http = toolnexus_ports::tls::client();
 
     let answers = bounded(
         "200 concurrent tools/call",
@@ -200,7 +200,7 @@ fn a2a_request(i: usize) -> (String, Option<i64>) {
 async fn two_hundred_concurrent_send_messages_mixed_with_malformed_ones() {
     let (tk, handle) = serve_gateway(true).await;
     let url = handle.url().trim_end_matches('/').to_string();
-    let http = toolnexus_harness::tls::client();
+    let http = toolnexus_ports::tls::client();
 
     let answers = bounded(
         "200 concurrent SendMessage",

@@ -8,9 +8,9 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::normalise::Placeholders;
-use toolnexus_harness::port::{request, Port};
+use toolnexus_ports::port::{request, Port};
 use toolnexus_harness::scenario::Env;
 
 fn env() -> Env {

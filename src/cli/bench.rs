@@ -5,9 +5,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::bench;
-use toolnexus_harness::port::Port;
-use toolnexus_harness::registry::Registry;
+use toolnexus_bench as bench;
+use toolnexus_ports::port::Port;
+use toolnexus_ports::registry::Registry;
 
 use super::{ensure_set_up, fail, jobs_count, open_port, timeout_ms, Format};
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::registry::Registry;
+use toolnexus_ports::registry::Registry;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::{clauses, html, report, runner, spec_text};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use toolnexus_harness::clauses::{self, ClauseIndex};
 use toolnexus_harness::features::VersionBounds;
 use toolnexus_harness::outcome::RunReport;
-use toolnexus_harness::registry;
+use toolnexus_ports::registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::{history, html, spec_text};

@@ -10,11 +10,11 @@ use clap::ValueEnum;
 
 use toolnexus_harness::clauses::{self as clause_index, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::Port;
-use toolnexus_harness::registry::{self, Registry, ResolvedPort};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
+use toolnexus_ports::registry::{self, Registry, ResolvedPort};
 use toolnexus_harness::runner::Selection;
-use toolnexus_harness::subprocess::SubprocessPort;
+use toolnexus_ports::subprocess::SubprocessPort;
 
 pub mod bench;
 pub mod clauses;

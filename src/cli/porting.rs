@@ -5,8 +5,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use toolnexus_harness::inprocess::InProcessPort;
-use toolnexus_harness::port::Port;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
 use toolnexus_harness::porting::{self, PortingMap};
 use toolnexus_harness::reporting;
 use toolnexus_harness::scenario::Env;

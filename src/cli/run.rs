@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::inprocess::InProcessPort;
+use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::RunReport;
-use toolnexus_harness::port::Port;
-use toolnexus_harness::registry::Registry;
+use toolnexus_ports::port::Port;
+use toolnexus_ports::registry::Registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
-use toolnexus_harness::trace::Tracer;
+use toolnexus_ports::trace::Tracer;
 use toolnexus_harness::{baseline, differential, features, junit, report};
 
 use super::{

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use toolnexus_harness::registry::{self, Registry};
+use toolnexus_ports::registry::{self, Registry};
 
 use super::{ensure_set_up, fail, this_binary};
 

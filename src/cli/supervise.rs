@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::children;
+use toolnexus_ports::children;
 
 /// How long an interrupted command waits for its drivers and mocks to exit after SIGTERM
 /// before it SIGKILLs them (the reference's bash grace, NOTES #160).

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::expect::relax_builtins;
 use super::matchers::match_json;
-use super::port::Port;
+use toolnexus_ports::port::Port;
 
 /// One generated configuration: protocol options plus a skill tree to write first.
 #[derive(Debug, Clone, PartialEq, Serialize)]

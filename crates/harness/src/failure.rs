@@ -135,7 +135,7 @@ impl Failure {
     /// Whether a harness time bound broke it (a step's upper bound, a port answer that came
     /// too late), which the machine's load alone can do.
     pub fn broke_a_time_bound(&self) -> bool {
-        self.bound == Some(Bound::Upper) || super::time_bound::late_answer(&self.message)
+        self.bound == Some(Bound::Upper) || toolnexus_ports::late::late_answer(&self.message)
     }
 
     /// The same failure with a context line after the diff.

@@ -5,37 +5,27 @@
 
 #![warn(missing_docs)]
 
-pub mod bench;
-pub mod children;
 pub mod differential;
 pub(crate) mod expect;
 pub mod expectation;
 pub mod failure;
 pub mod features;
-pub mod inprocess;
 pub(crate) mod json_path;
 pub mod matchers;
-pub(crate) mod mock_launch;
 pub mod needs;
 pub mod normalise;
 pub mod outcome;
-pub mod port;
 pub mod porting;
 pub(crate) mod prometheus;
 pub(crate) mod refusals;
-pub mod registry;
 pub mod reporting;
 pub mod runner;
 pub mod scenario;
-pub mod secret;
 pub(crate) mod sections;
 pub(crate) mod snapshots;
 pub mod steps;
-pub mod subprocess;
 pub(crate) mod surroundings;
 pub mod time_bound;
-pub mod tls;
-pub mod trace;
 
 // The CLI names the reporters at the crate root, as it always has.
 pub use reporting::{

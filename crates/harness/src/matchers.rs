@@ -340,7 +340,7 @@ fn assign(want: &[Value], got: &[Value], used: &mut Vec<bool>) -> bool {
 }
 
 fn short(v: &Value) -> String {
-    super::port::truncate(&v.to_string(), 160)
+    toolnexus_ports::port::truncate(&v.to_string(), 160)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::failure::Failure;
 use super::features::ScenarioSpec;
 use super::needs::Blocker;
-use super::port::PortInfo;
+use toolnexus_ports::port::PortInfo;
 
 /// A scenario's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,11 +14,11 @@ use serde_json::Value;
 use super::features::ScenarioSpec;
 use super::needs::{self, Need, NeedKind};
 use super::outcome::Status;
-use super::port::{truncate, Port, PortError};
+use toolnexus_ports::port::{truncate, Port, PortError};
 use super::runner;
 use super::scenario::Env;
 use super::sections;
-use super::trace::Tracer;
+use toolnexus_ports::trace::Tracer;
 
 /// One scenario and what its steps asked of the port.
 #[derive(Debug, Clone, PartialEq, Serialize)]

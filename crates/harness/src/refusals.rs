@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::needs::{self, Blocker, Need};
-use super::port::{Port, PortError};
-use super::trace::Tracer;
+use toolnexus_ports::port::{Port, PortError};
+use toolnexus_ports::trace::Tracer;
 
 /// `inner`, with what the last request it answered `unsupported` needed, and the port's
 /// message.

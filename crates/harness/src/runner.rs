@@ -11,7 +11,7 @@ use super::failure::Failure;
 use super::features::{ScenarioSpec, SpecVersion};
 use super::needs::Blocker;
 use super::outcome::{Counts, RunReport, ScenarioResult, Status};
-use super::port::{hello, Port, PortInfo};
+use toolnexus_ports::port::{hello, Port, PortInfo};
 use super::refusals::Watched;
 use super::scenario::{Env, ScenarioState, StepFailure};
 use super::steps::{finish, run_step};
@@ -140,7 +140,7 @@ async fn greet(port: &mut dyn Port, fallback_name: &str) -> Greeting {
         ),
     };
     // The port's self-description is driver output too: a leaked canary stops here.
-    let redact = super::secret::redact;
+    let redact = toolnexus_ports::secret::redact;
     Greeting {
         info: PortInfo {
             name: redact(&info.name),
@@ -421,7 +421,7 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
 
 /// A failed scenario; a port that leaks the canary must not make the report leak it too.
 fn failed(spec: &ScenarioSpec, failure: Failure) -> ScenarioResult {
-    let failure = failure.redacted(&super::secret::redact);
+    let failure = failure.redacted(&toolnexus_ports::secret::redact);
     ScenarioResult {
         status: Status::Failed,
         message: failure.report_text(),
@@ -478,7 +478,7 @@ async fn run_one(
     }
     result.expectations = state.expectations();
     // A port that leaks the canary must not make the report leak it too.
-    result.message = super::secret::redact(&result.message);
+    result.message = toolnexus_ports::secret::redact(&result.message);
     result
 }
 
@@ -588,7 +588,7 @@ mod tests {
 
     #[async_trait]
     impl Port for Greeter {
-        async fn call(&mut self, _request: Value) -> Result<Value, crate::port::PortError> {
+        async fn call(&mut self, _request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
             let mut hello = json!({"ok": true, "seq": 0, "protocol": toolnexus_protocol::PROTOCOL_VERSION,
                 "port": {"name": "greeter", "language": "rust", "version": "1"},
                 "implements": ["0"]});
@@ -755,7 +755,7 @@ mod tests {
 
     #[async_trait]
     impl Port for Overlap {
-        async fn call(&mut self, request: Value) -> Result<Value, crate::port::PortError> {
+        async fn call(&mut self, request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
             Greeter(None).call(request).await
         }
 
@@ -826,7 +826,7 @@ mod tests {
 
     #[async_trait]
     impl Port for Flaky {
-        async fn call(&mut self, request: Value) -> Result<Value, crate::port::PortError> {
+        async fn call(&mut self, request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
             Greeter(None).call(request).await
         }
 
@@ -849,7 +849,7 @@ mod tests {
             if self.current.starts_with("late") && first {
                 Some(format!(
                     "driver failure: {}; killed it",
-                    crate::time_bound::no_answer(
+                    toolnexus_ports::late::no_answer(
                         "driver",
                         "answer",
                         "run",

@@ -12,7 +12,7 @@ use super::expectation::Kind;
 use super::failure::Failure;
 use super::features::StepSpec;
 use super::normalise::Placeholders;
-use super::port::PortError;
+use toolnexus_ports::port::PortError;
 
 /// Where scenario inputs and expectations live.
 #[derive(Debug, Clone)]
@@ -162,7 +162,7 @@ pub struct ScenarioState {
     pub(super) counter: u32,
     pub(super) recorded: Option<(PathBuf, std::collections::BTreeMap<PathBuf, Vec<u8>>)>,
     pub(super) http: Option<wiremock::MockServer>,
-    pub(super) mocks: Vec<super::mock_launch::RunningMock>,
+    pub(super) mocks: Vec<toolnexus_ports::mock_launch::RunningMock>,
     pub(super) build_ms: Option<u128>,
     pub(super) call_ms: Option<u128>,
     pub(super) answers: Vec<Value>,
@@ -219,7 +219,7 @@ impl ScenarioState {
         st.placeholders.add("{{MOCKS}}", &env.mocks);
         st.placeholders.add("{{BIN}}", &env.mock_bin);
         // Received requests may carry the canary; comparisons see it as a placeholder.
-        if let Some(secret) = super::secret::current() {
+        if let Some(secret) = toolnexus_ports::secret::current() {
             st.placeholders.add_text("{{SECRET}}", &secret);
         }
         st

@@ -13,7 +13,7 @@ use regex::Regex;
 
 use super::expectation::Kind;
 use super::features::StepSpec;
-use super::port::Port;
+use toolnexus_ports::port::Port;
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
 
 /// Where a step belongs in a scenario; STEPS.md lists the steps under these headings.

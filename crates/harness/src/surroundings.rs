@@ -177,7 +177,7 @@ const MAX_JSON_ANSWER: usize = 1 << 30;
 /// error naming it.
 pub async fn get_json(base: &str, path: &str, headers: &[(&str, String)]) -> Result<Value, String> {
     let url = format!("{}{path}", base.trim_end_matches('/'));
-    let client = crate::tls::client_builder()
+    let client = toolnexus_ports::tls::client_builder()
         .timeout(Duration::from_secs(10))
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))?;

@@ -904,7 +904,7 @@ mod tests {
         };
         let run = RunReport {
             started: None,
-            port: crate::port::PortInfo {
+            port: toolnexus_ports::port::PortInfo {
                 name: "p".into(),
                 language: "x".into(),
                 version: "1".into(),

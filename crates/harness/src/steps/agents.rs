@@ -12,8 +12,8 @@ use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json, matches};
 use crate::expectation::Kind;
-use crate::mock_launch;
-use crate::port::{self, Port};
+use toolnexus_ports::mock_launch;
+use toolnexus_ports::port::{self, Port};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepCtx;
 
@@ -275,7 +275,7 @@ step! {
             return matches(&actual, &arg.at(3));
         }
         match matches(&actual, &arg.at(3)) {
-            Ok(()) => fail_as(Kind::Lenient("regex"), format!("{} matches {:?}", crate::port::truncate(&actual.to_string(), 400), arg.at(3))),
+            Ok(()) => fail_as(Kind::Lenient("regex"), format!("{} matches {:?}", toolnexus_ports::port::truncate(&actual.to_string(), 400), arg.at(3))),
             Err(_) => Ok(()),
         }
     }
@@ -292,7 +292,7 @@ step! {
         let needle = crate::steps::helpers::unescape(&arg.at(3));
         match (arg.at(2) == "contains", text.contains(&needle)) {
             (true, true) | (false, false) => Ok(()),
-            (true, false) => fail_as(Kind::Pinned, format!("{} does not contain {needle:?}: {}", path.display(), crate::port::truncate(&text, 300))),
+            (true, false) => fail_as(Kind::Pinned, format!("{} does not contain {needle:?}: {}", path.display(), toolnexus_ports::port::truncate(&text, 300))),
             (false, true) => fail_as(Kind::Pinned, format!("{} contains {needle:?}", path.display())),
         }
     }

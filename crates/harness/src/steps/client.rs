@@ -8,9 +8,10 @@ use super::helpers::{absent, at_path, contains, expect_json, expect_text, inline
 use super::StepCtx;
 use crate::expectation::Kind;
 use crate::json_path;
-use crate::port::{self, Port};
+use toolnexus_ports::port::{self, Port};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
-use crate::{mock_launch, prometheus, secret, snapshots, surroundings};
+use crate::{prometheus, snapshots, surroundings};
+use toolnexus_ports::{mock_launch, secret};
 
 pub(super) mod order;
 pub(super) mod resume;
@@ -179,7 +180,7 @@ step! {
             )),
             (Some(result), None) => fail_as(Kind::Lenient("contains"), format!(
                 "the run did not raise; it returned {}",
-                crate::port::truncate(&st.norm(&result).to_string(), 300)
+                toolnexus_ports::port::truncate(&st.norm(&result).to_string(), 300)
             )),
             (None, None) => fail("the last answer has neither `result` nor `raised`"),
         }
@@ -332,7 +333,7 @@ step! {
         let want: usize = arg.at(2).parse().unwrap_or(usize::MAX);
         if list.len() == want { Ok(()) } else {
             fail_as(Kind::Pinned, format!("{} has {} entries, not {want}: {}", arg.at(1), list.len(),
-                crate::port::truncate(&st.norm(&Value::Array(list)).to_string(), 400)))
+                toolnexus_ports::port::truncate(&st.norm(&Value::Array(list)).to_string(), 400)))
         }
     }
 }
@@ -526,7 +527,7 @@ step! {
         let stats = llm_get(st, arg.opt(1), "/_mock/stats").await?;
         let count = |k: &str| stats.get(k).and_then(Value::as_u64);
         let (Some(kept), Some(evicted)) = (count("recorded"), count("recordedEvicted")) else {
-            return fail(format!("the mock LLM's stats have no request counts: {}", crate::port::truncate(&stats.to_string(), 300)));
+            return fail(format!("the mock LLM's stats have no request counts: {}", toolnexus_ports::port::truncate(&stats.to_string(), 300)));
         };
         let most: u64 = arg.at(2).parse().unwrap_or(0);
         let received = kept.saturating_add(evicted);

@@ -10,7 +10,7 @@ use toolnexus_protocol::Command;
 use super::helpers::unescape;
 use super::StepCtx;
 use crate::expectation::Kind;
-use crate::port;
+use toolnexus_ports::port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure};
 
 step! {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use crate::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
 use crate::expectation::Kind;
 use crate::json_path;
-use crate::port::{Port, PortError};
+use toolnexus_ports::port::{Port, PortError};
 use crate::scenario::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult};
 
 pub(super) fn held(
@@ -97,7 +97,7 @@ pub(super) fn raised_build(st: &ScenarioState, message: &str) -> String {
             seeds.join(", ")
         ));
     }
-    let message = crate::port::truncate(message, 300);
+    let message = toolnexus_ports::port::truncate(message, 300);
     if promise.is_empty() {
         format!("the port raised: {message} (its createToolkit threw where the scenario builds a toolkit)")
     } else {
@@ -257,7 +257,7 @@ pub(super) fn at_path(root: &Value, path: &str, what: &str) -> Result<Value, Ste
         Some(v) => Ok(v.clone()),
         None => fail(format!(
             "{what} has nothing at {path:?}: {}",
-            crate::port::truncate(&root.to_string(), 400)
+            toolnexus_ports::port::truncate(&root.to_string(), 400)
         )),
     }
 }
@@ -289,7 +289,7 @@ pub(super) fn contains(actual: &Value, needle: &str) -> StepResult {
             Kind::Lenient("contains"),
             format!(
                 "{} does not contain {needle:?}",
-                crate::port::truncate(&text, 400)
+                toolnexus_ports::port::truncate(&text, 400)
             ),
         )
     }
@@ -305,7 +305,7 @@ pub(super) fn matches(actual: &Value, pattern: &str) -> StepResult {
             Kind::Lenient("regex"),
             format!(
                 "{} does not match {pattern:?}",
-                crate::port::truncate(&actual.to_string(), 400)
+                toolnexus_ports::port::truncate(&actual.to_string(), 400)
             ),
         ),
     }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::StepCtx;
 use crate::expectation::Kind;
-use crate::port::PortError;
+use toolnexus_ports::port::PortError;
 use crate::scenario::{fail, StepFailure, StepResult};
 
 step! {

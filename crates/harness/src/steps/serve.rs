@@ -14,7 +14,7 @@ use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json};
 use crate::expectation::Kind;
-use crate::port::{self, truncate};
+use toolnexus_ports::port::{self, truncate};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepCtx;
 
@@ -178,7 +178,7 @@ step! {
     |StepCtx { st, arg, .. }| {
         let id = arg.at(1);
         let base = base_url(st, Some(&id))?;
-        crate::tls::install_provider();
+        toolnexus_ports::tls::install_provider();
         let transport = StreamableHttpClientTransport::from_uri(format!("{base}/mcp"));
         let service = match tokio::time::timeout(HTTP_BOUND, ().serve(transport)).await {
             Err(_) => return fail_as(Kind::UpperBound, format!("initialize at {base}/mcp took over {} s", HTTP_BOUND.as_secs())),
@@ -407,7 +407,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
         let base = base_url(st, Some(&arg.at(1)))?;
-        let client = crate::tls::client_builder().timeout(Duration::from_secs(3)).build()
+        let client = toolnexus_ports::tls::client_builder().timeout(Duration::from_secs(3)).build()
             .map_err(|e| StepFailure::failed(format!("cannot build an HTTP client: {e}")))?;
         match client.get(format!("{base}/.well-known/agent-card.json")).send().await {
             Err(_) => Ok(()),
@@ -626,7 +626,7 @@ step! {
 }
 
 fn http() -> Result<reqwest::Client, StepFailure> {
-    crate::tls::client_builder()
+    toolnexus_ports::tls::client_builder()
         .timeout(HTTP_BOUND)
         .build()
         .map_err(|e| StepFailure::failed(format!("cannot build an HTTP client: {e}")))

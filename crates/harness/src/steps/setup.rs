@@ -5,7 +5,8 @@ use super::helpers::{expect_json, expect_text, unescape, write_file};
 use crate::expectation::Kind;
 use crate::scenario::{fail, fail_as, StepFailure};
 use crate::steps::StepCtx;
-use crate::{mock_launch, surroundings};
+use crate::surroundings;
+use toolnexus_ports::mock_launch;
 
 step! {
     file_path_containing: Setup, r#"^a file "(?P<PATH>[^"]+)" containing:$"# + "text",
@@ -218,7 +219,7 @@ mod tests {
 
     use super::{file_path_containing_text, file_path_now_contains};
     use crate::features::StepSpec;
-    use crate::inprocess::InProcessPort;
+    use toolnexus_ports::inprocess::InProcessPort;
     use crate::scenario::{Env, ScenarioState, StepFailure};
     use crate::steps::StepDef;
 

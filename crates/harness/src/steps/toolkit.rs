@@ -8,9 +8,9 @@ use super::helpers::{
     with_context,
 };
 use crate::expectation::Kind;
-use crate::port::PortError;
+use toolnexus_ports::port::PortError;
 use crate::scenario::{fail, fail_as, StepFailure};
-use crate::secret;
+use toolnexus_ports::secret;
 use crate::steps::StepCtx;
 use toolnexus_protocol::ErrorKind;
 

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::fixture::known_keys;
 use super::{agent, inspect, list, same, within};
 use crate::expectation::Kind;
-use crate::port::Port;
+use toolnexus_ports::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use toolnexus_protocol::Command;
 

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::{agent, inspect, list, same, transitions_hold, within};
 use crate::expectation::Kind;
-use crate::port::Port;
+use toolnexus_ports::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepFuture;
 use toolnexus_protocol::Command;

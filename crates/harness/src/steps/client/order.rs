@@ -76,7 +76,7 @@ step! {
         let actual = at_path(request.get("body").unwrap_or(&Value::Null), &arg.at(2), "the request body")?;
         let needle = crate::steps::helpers::unescape(&arg.at(3));
         if text_of(&actual).contains(&needle) {
-            fail_as(Kind::Pinned, format!("{} contains {needle:?}", crate::port::truncate(&text_of(&actual), 400)))
+            fail_as(Kind::Pinned, format!("{} contains {needle:?}", toolnexus_ports::port::truncate(&text_of(&actual), 400)))
         } else { Ok(()) }
     }
 }

@@ -87,7 +87,7 @@ step! {
         let server = st.http.as_ref().ok_or_else(|| StepFailure::failed("no HTTP server runs in this scenario"))?;
         match surroundings::last_request(server).await {
             None => Ok(()),
-            Some(r) => fail_as(Kind::Pinned, format!("the HTTP server received {}", crate::port::truncate(&r.to_string(), 300))),
+            Some(r) => fail_as(Kind::Pinned, format!("the HTTP server received {}", toolnexus_ports::port::truncate(&r.to_string(), 300))),
         }
     }
 }

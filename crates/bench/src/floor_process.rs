@@ -18,20 +18,20 @@ const START_BOUND: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A floor process the bench started (`<this binary> floor …`): killed when dropped, and
 /// ending by itself when the harness goes (its stdin closes).
-pub(super) struct FloorChild {
+pub(crate) struct FloorChild {
     child: tokio::process::Child,
     /// Held open: its end is the process's signal to stop.
-    pub(super) stdin: tokio::process::ChildStdin,
+    pub(crate) stdin: tokio::process::ChildStdin,
     /// Past the first line.
-    pub(super) stdout: BufReader<tokio::process::ChildStdout>,
+    pub(crate) stdout: BufReader<tokio::process::ChildStdout>,
     /// The first line it printed (`ready`).
-    pub(super) first_line: String,
+    pub(crate) first_line: String,
 }
 
 impl FloorChild {
     /// Starts `<exe> floor <args>` and waits for its first line.
-    pub(super) async fn start(opts: &super::BenchOptions, args: &[String]) -> Result<Self, String> {
-        let exe = super::agent_loop::mock_exe(opts)?;
+    pub(crate) async fn start(opts: &crate::options::BenchOptions, args: &[String]) -> Result<Self, String> {
+        let exe = crate::agent_loop::mock_exe(opts)?;
         let mut child = tokio::process::Command::new(&exe)
             .arg("floor")
             .args(args)

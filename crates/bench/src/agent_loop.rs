@@ -15,28 +15,22 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::operations::State;
-use super::raw::send;
-use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
-use crate::port::{truncate, Port, PortError};
+use crate::fixtures::LOOP_SCENARIO_FILE;
+use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::options::BenchOptions;
+use crate::raw::send;
+use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::client::ClientOptions;
 use toolnexus_protocol::Request;
-
-/// The mock LLM scenario: every request is answered with one `echo` tool call.
-pub(super) const LOOP_SCENARIO: &str =
-    include_str!("../../../../mock-servers/scenarios/llm/bench-loop.json");
-
-/// The scenario's file name in the fixture directory.
-pub(super) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
 
 const TK_LOOP: &str = "bench-loop";
 const CLIENT: &str = "bench-loop";
 
 /// A running mock LLM (`mock_launch`), killed when dropped.
-pub(super) type MockLlm = crate::mock_launch::RunningMock;
+pub(crate) type MockLlm = toolnexus_ports::mock_launch::RunningMock;
 
 /// The binary serving `mock llm`: `opts.mock_exe`, else the running binary.
-pub(super) fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
+pub(crate) fn mock_exe(opts: &BenchOptions) -> Result<PathBuf, String> {
     match &opts.mock_exe {
         Some(e) => std::path::absolute(e).map_err(|e| e.to_string()),
         None => std::env::current_exe().map_err(|e| e.to_string()),
@@ -69,7 +63,7 @@ fn client_request(options: ClientOptions) -> Request {
 ///
 /// A `result` gives its `turns`; `raised` is the `maxTurns` cut when the message speaks of
 /// turns (a port may raise there), and counts as `turns` round trips.
-pub(super) fn turns_of(answer: &Value, turns: usize) -> Result<usize, String> {
+pub(crate) fn turns_of(answer: &Value, turns: usize) -> Result<usize, String> {
     if let Some(result) = answer.get("result") {
         return match result.get("turns").and_then(Value::as_u64) {
             Some(0) | None => Err(format!(
@@ -90,18 +84,18 @@ pub(super) fn turns_of(answer: &Value, turns: usize) -> Result<usize, String> {
 }
 
 /// The loop's state on a set-up port: the client points at `mock`, `turns` per run.
-pub(super) struct LoopState {
+pub(crate) struct LoopState {
     _mock: MockLlm,
     turns: usize,
 }
 
 /// Builds the toolkit, probes `client` (a port without §8 is skipped before any mock
 /// starts), starts a fresh mock LLM and points the client at it.
-pub(super) async fn setup(
+pub(crate) async fn setup(
     port: &mut dyn Port,
     ctx: &Ctx<'_>,
     m: &mut Measured,
-) -> Result<Option<State>, PortError> {
+) -> Result<Option<LoopState>, PortError> {
     let turns = ctx.opts.loop_turns.max(1);
     let options = json!({"builtins": false,
                          "extraTools": [{"name": "echo", "behaviour": {"echo": true}}]});
@@ -122,7 +116,7 @@ pub(super) async fn setup(
     }
     .await;
     match outcome {
-        Ok(Some(mock)) => Ok(Some(State::Loop(LoopState { _mock: mock, turns }))),
+        Ok(Some(mock)) => Ok(Some(LoopState { _mock: mock, turns })),
         Ok(None) => port.close(TK_LOOP).await.map(|()| None),
         Err(e) => {
             let _ = port.close(TK_LOOP).await;
@@ -132,13 +126,13 @@ pub(super) async fn setup(
 }
 
 /// A fresh mock LLM serving the loop scenario of the fixture directory.
-pub(super) async fn start_loop_mock(ctx: &Ctx<'_>) -> Result<MockLlm, String> {
+pub(crate) async fn start_loop_mock(ctx: &Ctx<'_>) -> Result<MockLlm, String> {
     let exe = mock_exe(ctx.opts)?;
-    crate::mock_launch::llm(&exe, &ctx.fx.dir.join(LOOP_SCENARIO_FILE)).await
+    toolnexus_ports::mock_launch::llm(&exe, &ctx.fx.dir.join(LOOP_SCENARIO_FILE)).await
 }
 
 /// One `run`; its sample is the run's time per turn.
-pub(super) async fn step(
+pub(crate) async fn step(
     port: &mut dyn Port,
     state: &mut LoopState,
     unit: Unit,
@@ -174,7 +168,7 @@ pub(super) async fn step(
 }
 
 /// Keeps a counted run's mean per turn and says so on the progress line.
-pub(super) fn record_turns(unit: Unit, done: usize, elapsed: f64, m: &mut Measured) {
+pub(crate) fn record_turns(unit: Unit, done: usize, elapsed: f64, m: &mut Measured) {
     let per_turn = elapsed / done.max(1) as f64;
     if unit.counted {
         m.samples.push(per_turn);
@@ -185,7 +179,7 @@ pub(super) fn record_turns(unit: Unit, done: usize, elapsed: f64, m: &mut Measur
 }
 
 /// Closes the loop's toolkit; the mock LLM dies with the state.
-pub(super) async fn teardown(port: &mut dyn Port, state: LoopState) -> Result<(), PortError> {
+pub(crate) async fn teardown(port: &mut dyn Port, state: LoopState) -> Result<(), PortError> {
     drop(state);
     port.close(TK_LOOP).await
 }
@@ -257,8 +251,11 @@ mod tests {
 
     use async_trait::async_trait;
 
-    use super::super::{run, table, Op, REFERENCE};
+    use crate::engine::run;
+    use crate::options::{Op, REFERENCE};
+    use crate::render::table;
     use super::*;
+    use crate::fixtures::LOOP_SCENARIO;
 
     /// The URL the fake mock LLM prints.
     const FAKE_URL: &str = "http://127.0.0.1:9";

@@ -5,10 +5,14 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::fixtures::skill_name;
-use super::raw::{answer, send_unparsed};
-use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN, MCP_TOOL};
-use crate::port::{truncate, Port, PortError};
+use crate::agent_loop::{self, LoopState};
+use crate::fixtures::{noop_options, skill_name};
+use crate::measure::{error_note, ms, note, Ctx, Go, Measured, Unit};
+use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
+use crate::raw::{answer, send_unparsed};
+use crate::serve::{self, PortServe};
+use crate::suite;
+use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::options::{SkillsDir, ToolkitOptions};
 use toolnexus_protocol::source_options::Builtins;
 use toolnexus_protocol::Request;
@@ -21,15 +25,10 @@ const TK_MCP_CALL: &str = "bench-mcp-call";
 const TK_MCP_BUILD: &str = "bench-mcp-build";
 
 /// The text every MCP call sends and expects back.
-pub(super) const MCP_TEXT: &str = "bench";
-
-/// The cheap extra tool of the round trip and the served call: answers `ok`.
-pub(super) fn noop_options() -> Value {
-    json!({"builtins": false, "extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]})
-}
+pub(crate) const MCP_TEXT: &str = "bench";
 
 /// What a set-up port holds during an operation's rounds.
-pub(super) enum State {
+pub(crate) enum State {
     /// Nothing held: each round builds over the skills tree, prompts and closes.
     SkillsBuild,
     /// Nothing held: each round builds with the stdio MCP server and closes.
@@ -41,13 +40,13 @@ pub(super) enum State {
     /// One built toolkit whose tool is called, closed at the end.
     Calls(Calls),
     /// The agent loop's client and mock LLM.
-    Loop(super::agent_loop::LoopState),
+    Loop(LoopState),
     /// A served toolkit and the HTTP client calling it.
-    Serve(super::serve::PortServe),
+    Serve(PortServe),
 }
 
 /// Readies `port` and sets it up for `op`; `None` (with a note) when it cannot take part.
-pub(super) async fn setup(
+pub(crate) async fn setup(
     op: Op,
     port: &mut dyn Port,
     ctx: &Ctx<'_>,
@@ -61,7 +60,7 @@ pub(super) async fn setup(
     let built = match op {
         Op::SkillsBuild => Ok(Some(State::SkillsBuild)),
         Op::McpBuild => Ok(Some(State::McpBuild)),
-        Op::Suite => Ok(Some(State::Suite(super::suite::spec_of(ctx.opts, name)))),
+        Op::Suite => Ok(Some(State::Suite(suite::spec_of(ctx.opts, name)))),
         Op::Grep => port
             .build(TK_GREP, &json!({}))
             .await
@@ -76,20 +75,24 @@ pub(super) async fn setup(
             Err(e) => Err(e),
         },
         Op::McpCall => mcp_call_setup(port, ctx, m).await,
-        Op::AgentLoop => super::agent_loop::setup(port, ctx, m).await,
-        Op::ServeCall => super::serve::port_setup(port).await,
+        Op::AgentLoop => agent_loop::setup(port, ctx, m)
+            .await
+            .map(|s| s.map(State::Loop)),
+        Op::ServeCall => serve::port_setup(port)
+            .await
+            .map(|s| s.map(State::Serve)),
     };
     match built {
         Ok(state) => state,
         Err(e) => {
-            super::error_note(&mut m.notes, &e);
+            error_note(&mut m.notes, &e);
             None
         }
     }
 }
 
 /// Takes one unit (a run, or a block of calls) on a set-up port.
-pub(super) async fn step(
+pub(crate) async fn step(
     port: &mut dyn Port,
     state: &mut State,
     ctx: &Ctx<'_>,
@@ -99,7 +102,7 @@ pub(super) async fn step(
     match state {
         State::SkillsBuild => skills_build_step(port, ctx, unit, m).await,
         State::McpBuild => mcp_build_step(port, ctx, unit, m).await,
-        State::Suite(spec) => Ok(super::suite::step(ctx, spec, unit, m).await),
+        State::Suite(spec) => Ok(suite::step(ctx, spec, unit, m).await),
         State::Toolkit(_) => grep_step(port, ctx, unit, m).await,
         State::Calls(calls) => {
             for _ in 0..unit.size {
@@ -115,18 +118,18 @@ pub(super) async fn step(
             }
             Ok(Go::On)
         }
-        State::Loop(l) => super::agent_loop::step(port, l, unit, m).await,
+        State::Loop(l) => agent_loop::step(port, l, unit, m).await,
         State::Serve(s) => Ok(s.step(unit, m).await),
     }
 }
 
 /// Releases what the set-up port holds (its toolkit, served handle, mock).
-pub(super) async fn teardown(port: &mut dyn Port, state: State) -> Result<(), PortError> {
+pub(crate) async fn teardown(port: &mut dyn Port, state: State) -> Result<(), PortError> {
     match state {
         State::SkillsBuild | State::McpBuild | State::Suite(_) => Ok(()),
         State::Toolkit(tk) => port.close(tk).await,
         State::Calls(calls) => port.close(calls.toolkit).await,
-        State::Loop(l) => super::agent_loop::teardown(port, l).await,
+        State::Loop(l) => agent_loop::teardown(port, l).await,
         State::Serve(s) => s.teardown(port).await,
     }
 }
@@ -294,7 +297,7 @@ fn missing_mcp_tool(built: &Value) -> Option<String> {
 }
 
 /// Sequential `execute` calls of one tool whose output is known.
-pub(super) struct Calls {
+pub(crate) struct Calls {
     toolkit: &'static str,
     tool: &'static str,
     args: Value,

@@ -12,10 +12,10 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
-use super::children;
-use super::port::{truncate, Port, PortError};
-use super::secret;
-use super::trace::Tracer;
+use crate::children;
+use crate::port::{truncate, Port, PortError};
+use crate::secret;
+use crate::trace::Tracer;
 use toolnexus_process_group as process_group;
 use toolnexus_protocol::Command as ProtocolCommand;
 use toolnexus_protocol::{check_seq, Framed, Request, PROTOCOL_VERSION};
@@ -471,7 +471,7 @@ impl SubprocessPort {
                 return Err(self
                     .fail(format!(
                         "{}; killed it",
-                        crate::time_bound::no_answer("driver", "read", &cmd, limit)
+                        crate::late::no_answer("driver", "read", &cmd, limit)
                     ))
                     .await)
             }
@@ -482,7 +482,7 @@ impl SubprocessPort {
             Err(_) => Err(self
                 .fail(format!(
                     "{}; killed it",
-                    crate::time_bound::no_answer("driver", "answer", &cmd, limit)
+                    crate::late::no_answer("driver", "answer", &cmd, limit)
                 ))
                 .await),
             Ok(Err(e)) => Err(self

@@ -90,7 +90,7 @@ pub trait Port: Send {
 
     /// Records every later exchange in `tracer` (`run --trace`); a port that cannot trace
     /// ignores it.
-    fn set_tracer(&mut self, _tracer: super::trace::Tracer) {}
+    fn set_tracer(&mut self, _tracer: crate::trace::Tracer) {}
 
     /// Called as each scenario starts, so a trace can name the scenario its lines belong to.
     fn begin_scenario(&mut self, _name: &str) {}
@@ -400,7 +400,7 @@ pub async fn hello(port: &mut dyn Port) -> Result<Hello, PortError> {
 /// Shortens text for messages, on a character boundary; the run's secret is redacted first,
 /// so no cut can leave a piece of it that redaction would no longer recognise.
 pub fn truncate(text: &str, max: usize) -> String {
-    let text = &super::secret::redact(text);
+    let text = &crate::secret::redact(text);
     if text.chars().count() <= max {
         return text.to_string();
     }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 
-use super::children;
-use super::secret;
+use crate::children;
+use crate::secret;
 
 /// How long a mock server may take to print its URL.
 const START_TIMEOUT: Duration = Duration::from_secs(10);

@@ -2,10 +2,11 @@
 
 use std::fmt::Write as _;
 
-use super::{BenchReport, Op, TargetCheck, MCP_WARMUP_CALLS, REFERENCE};
+use crate::options::{Op, MCP_WARMUP_CALLS, REFERENCE};
+use crate::report::{BenchReport, TargetCheck};
 
 /// A duration for the table: fewer decimals as it grows.
-pub(super) fn fmt_ms(v: Option<f64>) -> String {
+pub(crate) fn fmt_ms(v: Option<f64>) -> String {
     match v {
         None => "—".to_string(),
         Some(v) if v >= 100.0 => format!("{v:.0} ms"),

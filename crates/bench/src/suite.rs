@@ -10,8 +10,9 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-use super::{ms, note, BenchOptions, Ctx, Go, Measured, Unit};
-use crate::port::{hello, truncate, Port};
+use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::options::BenchOptions;
+use toolnexus_ports::port::{hello, truncate, Port};
 
 /// The most of the child's JSON report kept in memory; the rest is read and dropped.
 const STDOUT_CAP: usize = 64 << 20;
@@ -19,8 +20,8 @@ const STDOUT_CAP: usize = 64 << 20;
 const STDERR_CAP: usize = 64 << 10;
 
 /// The `--port` value of the port `name`: its name as given to the bench (`reference` for
-/// the reference) unless [`super::SuiteOptions::specs`] says otherwise.
-pub(super) fn spec_of(opts: &BenchOptions, name: &str) -> String {
+/// the reference) unless [`crate::options::SuiteOptions::specs`] says otherwise.
+pub(crate) fn spec_of(opts: &BenchOptions, name: &str) -> String {
     opts.suite
         .specs
         .get(name)
@@ -31,7 +32,7 @@ pub(super) fn spec_of(opts: &BenchOptions, name: &str) -> String {
 /// The SPEC sections every port's `hello` lists (in the first port's order), narrowed to
 /// `only` when it is not empty; and per port the notes of a port that could not say (it
 /// takes no part). No common section is a note on every port.
-pub(super) async fn common_sections(
+pub(crate) async fn common_sections(
     ports: &mut [(String, Box<dyn Port>)],
     only: &[String],
 ) -> (Vec<String>, Vec<Vec<String>>) {
@@ -69,7 +70,7 @@ pub(super) async fn common_sections(
 
 /// One suite run of the port `spec` (counted ones add their wall time); the note says what
 /// the run's report counted. A run without a readable report is a note and stops the port.
-pub(super) async fn step(ctx: &Ctx<'_>, spec: &str, unit: Unit, m: &mut Measured) -> Go {
+pub(crate) async fn step(ctx: &Ctx<'_>, spec: &str, unit: Unit, m: &mut Measured) -> Go {
     match run_once(ctx, spec).await {
         Ok((elapsed, counts)) => {
             if unit.counted {

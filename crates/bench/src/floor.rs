@@ -13,16 +13,18 @@ use rmcp::service::RunningService;
 use rmcp::RoleClient;
 use serde_json::{json, Value};
 
-use super::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
-use super::operations::MCP_TEXT;
-use super::serve::{FloorServe, ServerKind};
-use super::{ms, note, Ctx, Go, Measured, Op, Unit, GREP_TOKEN};
-use crate::port::truncate;
+use crate::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
+use crate::floor_process::FloorChild;
+use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::operations::MCP_TEXT;
+use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
+use crate::serve::{FloorServe, ServerKind};
+use toolnexus_ports::port::truncate;
 use toolnexus_protocol::{Framed, Request};
 
 /// One floor of an operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     /// A raw parallel walk reading every `SKILL.md`.
     Walk,
     /// The same walk also loading each frontmatter with the standard YAML parser, as SPEC §3
@@ -50,7 +52,7 @@ pub(super) enum Kind {
 
 impl Kind {
     /// The floor's name (the table's `floor (<what>)`).
-    pub(super) fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Kind::Walk => "parallel walk reading every SKILL.md",
             Kind::WalkYaml => "the same walk, each frontmatter loaded by yaml-rust2",
@@ -70,7 +72,7 @@ impl Kind {
 /// The floors of `op`, in table order; the suite has none. The first of each is the
 /// operation's own floor; the others are fairer ones for operations whose port is
 /// necessarily another process (see `floor_process.rs`).
-pub(super) fn kinds(op: Op) -> &'static [Kind] {
+pub(crate) fn kinds(op: Op) -> &'static [Kind] {
     match op {
         Op::SkillsBuild => &[Kind::Walk, Kind::WalkYaml],
         Op::Grep => &[Kind::Rg],
@@ -84,7 +86,7 @@ pub(super) fn kinds(op: Op) -> &'static [Kind] {
 }
 
 /// A running floor.
-pub(super) enum State {
+pub(crate) enum State {
     /// The skills walk, loading frontmatters or not; nothing held.
     Walk(Frontmatter),
     /// `rg` found on the PATH.
@@ -104,7 +106,7 @@ pub(super) enum State {
 }
 
 /// Sets the floor `kind` up; `None` with a note when it cannot run.
-pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
+pub(crate) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option<State> {
     let state = match kind {
         Kind::Walk => Ok(State::Walk(Frontmatter::Skipped)),
         Kind::WalkYaml => Ok(State::Walk(Frontmatter::Loaded)),
@@ -118,7 +120,7 @@ pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option
             .map(|d| State::McpDriver(Box::new(d))),
         Kind::McpBuild => Ok(State::McpBuild),
         Kind::Loop => match start_loop_mock(ctx).await {
-            Ok(mock) => crate::tls::client_builder()
+            Ok(mock) => toolnexus_ports::tls::client_builder()
                 .tcp_nodelay(true)
                 .build()
                 .map(|http| State::Loop(mock, http))
@@ -145,7 +147,7 @@ pub(super) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option
 }
 
 /// Takes one unit of the floor; a wrong answer is a note and stops it.
-pub(super) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut Measured) -> Go {
+pub(crate) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut Measured) -> Go {
     let outcome: Result<(), String> = match state {
         State::Walk(frontmatter) => {
             timed(unit, m, || walk_skills(&ctx.fx.skills_dir, *frontmatter))
@@ -191,7 +193,7 @@ pub(super) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut M
 }
 
 /// Stops what the floor holds.
-pub(super) async fn teardown(state: State) {
+pub(crate) async fn teardown(state: State) {
     if let State::Mcp(session) = state {
         let _ = session.stop().await;
     }
@@ -229,7 +231,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 
 /// What the skills walk does with each `SKILL.md` it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Frontmatter {
+pub(crate) enum Frontmatter {
     /// Nothing: the file is read, not parsed.
     Skipped,
     /// Its `---`-fenced block is loaded by the YAML parser and must have a `name`.
@@ -354,7 +356,7 @@ fn request_line(toolkit: &str, name: &str, args: Value, seq: u64) -> Vec<u8> {
 }
 
 /// A `cat` child: the round trip of one request line through a pipe and back.
-pub(super) struct CatPipe {
+pub(crate) struct CatPipe {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -418,7 +420,7 @@ impl Drop for CatPipe {
 }
 
 /// A bare rmcp client session with the mock MCP server over its stdio.
-pub(super) struct McpSession {
+pub(crate) struct McpSession {
     child: tokio::process::Child,
     service: RunningService<RoleClient, ()>,
 }
@@ -482,8 +484,8 @@ impl McpSession {
 /// MCP call, through a process that only decodes it, calls the tool over a bare rmcp client
 /// session with the mock server, and writes the answer line. Between the harness and the MCP
 /// server it has the process hops every port's driver has, and nothing else.
-pub(super) struct DriverPipe {
-    process: super::floor_process::FloorChild,
+pub(crate) struct DriverPipe {
+    process: FloorChild,
     seq: u64,
 }
 
@@ -496,7 +498,7 @@ impl DriverPipe {
             .map(String::from)
             .to_vec();
         args.extend(ctx.fx.info.mcp_command.iter().cloned());
-        let process = super::floor_process::FloorChild::start(ctx.opts, &args).await?;
+        let process = FloorChild::start(ctx.opts, &args).await?;
         if process.first_line != "ready" {
             return Err(format!(
                 "the floor driver said {}",
@@ -516,7 +518,7 @@ impl DriverPipe {
             self.seq += 1;
             let text = request_line(
                 "bench-mcp-call",
-                super::MCP_TOOL,
+                MCP_TOOL,
                 json!({ "text": MCP_TEXT }),
                 self.seq,
             );

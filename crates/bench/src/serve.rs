@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::operations::{noop_options, State};
-use super::raw::send;
-use super::{ms, note, Go, Measured, Unit};
-use crate::port::{truncate, Port, PortError};
+use crate::agent_loop::mock_exe;
+use crate::fixtures::noop_options;
+use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::raw::send;
+use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::Request;
 
 const TK_SERVE: &str = "bench-serve";
@@ -30,7 +31,7 @@ const MCP_VERSION: &str = "2025-06-18";
 
 /// A plain MCP-over-HTTP client: JSON-RPC POSTs to one `/mcp` URL, answers as JSON or SSE
 /// `data:` lines, the session header when the server handed one out on `initialize`.
-pub(super) struct McpHttp {
+pub(crate) struct McpHttp {
     http: reqwest::Client,
     url: String,
     session: Option<String>,
@@ -40,8 +41,8 @@ pub(super) struct McpHttp {
 impl McpHttp {
     /// A client of `<base>/mcp` (one trailing `/` of `base` dropped) with a pooled
     /// keep-alive connection.
-    pub(super) fn new(base: &str) -> Result<Self, String> {
-        let http = crate::tls::client_builder()
+    pub(crate) fn new(base: &str) -> Result<Self, String> {
+        let http = toolnexus_ports::tls::client_builder()
             .timeout(HTTP_BOUND)
             .tcp_nodelay(true)
             .build()
@@ -95,7 +96,7 @@ impl McpHttp {
     /// `initialize`, then (when the server handed out a session) `notifications/initialized`
     /// with the session header; a stateless server needs neither, so a failed `initialize`
     /// is left to the calls to show.
-    pub(super) async fn initialize(&mut self) -> Result<(), String> {
+    pub(crate) async fn initialize(&mut self) -> Result<(), String> {
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": MCP_VERSION, "capabilities": {},
             "clientInfo": {"name": "toolnexus-bench", "version": "1"}}});
@@ -112,7 +113,7 @@ impl McpHttp {
 
     /// One `tools/call` of `tool` with no arguments; `Err` unless the answer's first text
     /// part is `expected` and it is not an error.
-    pub(super) async fn call(&mut self, tool: &str, expected: &str) -> Result<(), String> {
+    pub(crate) async fn call(&mut self, tool: &str, expected: &str) -> Result<(), String> {
         let id = self.next_id;
         self.next_id += 1;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -129,7 +130,7 @@ impl McpHttp {
     }
 
     /// `size` calls; counted ones add one sample each.
-    pub(super) async fn calls(
+    pub(crate) async fn calls(
         &mut self,
         unit: Unit,
         tool: &str,
@@ -161,14 +162,14 @@ fn first_message(text: &str) -> Value {
 }
 
 /// A port's served toolkit and the client calling it.
-pub(super) struct PortServe {
+pub(crate) struct PortServe {
     client: McpHttp,
 }
 
 /// Builds the toolkit with `noop`, serves it with `"mcp": {"tools": ["noop"]}` and
 /// initializes the client;
 /// `unsupported` (a port without `serve`) is left to the caller's note.
-pub(super) async fn port_setup(port: &mut dyn Port) -> Result<Option<State>, PortError> {
+pub(crate) async fn port_setup(port: &mut dyn Port) -> Result<Option<PortServe>, PortError> {
     port.build(TK_SERVE, &noop_options()).await?;
     let served = async {
         let answer = send(
@@ -196,7 +197,7 @@ pub(super) async fn port_setup(port: &mut dyn Port) -> Result<Option<State>, Por
     }
     .await;
     match served {
-        Ok(client) => Ok(Some(State::Serve(PortServe { client }))),
+        Ok(client) => Ok(Some(PortServe { client })),
         Err(e) => {
             let _ = send(port, serve_stop()).await;
             let _ = port.close(TK_SERVE).await;
@@ -214,7 +215,7 @@ fn serve_stop() -> Request {
 
 impl PortServe {
     /// One block of calls; a failed or wrong answer is a note and stops the port.
-    pub(super) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
+    pub(crate) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
         match self.client.calls(unit, TOOL, TOOL_TEXT, m).await {
             Ok(()) => Go::On,
             Err(e) => {
@@ -225,7 +226,7 @@ impl PortServe {
     }
 
     /// Stops the handle, then closes the toolkit.
-    pub(super) async fn teardown(self, port: &mut dyn Port) -> Result<(), PortError> {
+    pub(crate) async fn teardown(self, port: &mut dyn Port) -> Result<(), PortError> {
         drop(self.client);
         let stopped = send(port, serve_stop()).await;
         let closed = port.close(TK_SERVE).await;
@@ -235,7 +236,7 @@ impl PortServe {
 
 /// Where the served-call floor's server runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ServerKind {
+pub(crate) enum ServerKind {
     /// The canned server, on the harness's own runtime.
     InProcess,
     /// The canned server, in a process of its own (`floor canned-http`).
@@ -247,18 +248,18 @@ pub(super) enum ServerKind {
 /// What holds the floor's server: kept only to be dropped (which stops it) with the floor.
 enum FloorServer {
     InProcess(#[allow(dead_code)] toolnexus_floor::canned_http::CannedServer),
-    Process(#[allow(dead_code)] Box<crate::mock_launch::RunningMock>),
+    Process(#[allow(dead_code)] Box<toolnexus_ports::mock_launch::RunningMock>),
 }
 
 /// The floor's state: its server and the client calling it.
-pub(super) struct FloorServe {
+pub(crate) struct FloorServe {
     _server: FloorServer,
     client: McpHttp,
 }
 
 impl FloorServe {
     /// Starts the server of `kind` and initializes the client against it.
-    pub(super) async fn start(kind: ServerKind, ctx: &super::Ctx<'_>) -> Result<Self, String> {
+    pub(crate) async fn start(kind: ServerKind, ctx: &Ctx<'_>) -> Result<Self, String> {
         let (server, url) = match kind {
             ServerKind::InProcess => {
                 let s = toolnexus_floor::canned_http::CannedServer::start().await?;
@@ -271,8 +272,8 @@ impl FloorServe {
                 } else {
                     "rmcp-http"
                 };
-                let exe = super::agent_loop::mock_exe(ctx.opts)?;
-                let p = crate::mock_launch::floor_http(&exe, which).await?;
+                let exe = mock_exe(ctx.opts)?;
+                let p = toolnexus_ports::mock_launch::floor_http(&exe, which).await?;
                 let url = p.url.clone();
                 (FloorServer::Process(Box::new(p)), url)
             }
@@ -286,7 +287,7 @@ impl FloorServe {
     }
 
     /// One block of calls, each answer checked.
-    pub(super) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
+    pub(crate) async fn step(&mut self, unit: Unit, m: &mut Measured) -> Go {
         match self.client.calls(unit, TOOL, TOOL_TEXT, m).await {
             Ok(()) => Go::On,
             Err(e) => {

@@ -4,13 +4,13 @@
 
 use serde_json::Value;
 
-use crate::port::{Port, PortError};
+use toolnexus_ports::port::{Port, PortError};
 use toolnexus_protocol::messages::ErrorBody;
 use toolnexus_protocol::{ErrorKind, Request};
 
 /// Sends one request and unwraps the envelope itself: `unsupported` must skip and any other
 /// `ok:false` is a note.
-pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
+pub(crate) async fn send(port: &mut dyn Port, request: Request) -> Result<Value, PortError> {
     let response = port.call(encode(&request)?).await?;
     unwrap(response)
 }
@@ -18,7 +18,7 @@ pub(super) async fn send(port: &mut dyn Port, request: Request) -> Result<Value,
 /// Sends one request and returns its answer's text, checked by the transport only as far as
 /// it needs (one JSON object echoing the request's `seq`); [`answer`] reads it after the clock
 /// stops. For the answers of a megabyte, whose full parse would be timed as the port's.
-pub(super) async fn send_unparsed(
+pub(crate) async fn send_unparsed(
     port: &mut dyn Port,
     request: Request,
 ) -> Result<String, PortError> {
@@ -26,7 +26,7 @@ pub(super) async fn send_unparsed(
 }
 
 /// Reads an answer [`send_unparsed`] returned, as [`send`] does.
-pub(super) fn answer(text: &str) -> Result<Value, PortError> {
+pub(crate) fn answer(text: &str) -> Result<Value, PortError> {
     let response = serde_json::from_str(text)
         .map_err(|e| PortError::Transport(format!("the answer is not JSON: {e}")))?;
     unwrap(response)

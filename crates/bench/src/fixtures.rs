@@ -7,7 +7,21 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::{ms, BenchOptions, FixtureInfo, GREP_TOKEN};
+use crate::measure::ms;
+use crate::options::{BenchOptions, GREP_TOKEN};
+use crate::report::FixtureInfo;
+
+/// The mock LLM scenario of the agent loop: every request is answered with one `echo`
+/// tool call.
+pub(crate) const LOOP_SCENARIO: &str = include_str!("../../../mock-servers/scenarios/llm/bench-loop.json");
+
+/// The loop scenario's file name in the fixture directory.
+pub(crate) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
+
+/// The cheap extra tool of the round trip and the served call: answers `ok`.
+pub(crate) fn noop_options() -> Value {
+    json!({"builtins": false, "extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]})
+}
 
 /// Every how many grep fixture files carries one matching line.
 const GREP_MATCH_EVERY: usize = 10;
@@ -16,10 +30,10 @@ const GREP_MATCH_EVERY: usize = 10;
 const PER_FOLDER: usize = 100;
 
 /// The mock MCP scenario the MCP operations serve (`mock-servers/scenarios/basic.json`).
-const MCP_SCENARIO: &str = include_str!("../../../../mock-servers/scenarios/basic.json");
+const MCP_SCENARIO: &str = include_str!("../../../mock-servers/scenarios/basic.json");
 /// The server's key in `mcpServers`; its `echo` tool is exposed as [`MCP_TOOL`].
 ///
-/// [`MCP_TOOL`]: super::MCP_TOOL
+/// [`MCP_TOOL`]: crate::options::MCP_TOOL
 const MCP_SERVER: &str = "mock";
 
 /// The generated trees, removed when dropped.
@@ -57,8 +71,8 @@ impl Fixtures {
         let grep_matches = write_grep_tree(&grep_dir, opts.grep_files)?;
         let mcp_command = write_mcp_scenario(dir.path(), opts.mock_exe.as_deref())?;
         std::fs::write(
-            dir.path().join(super::agent_loop::LOOP_SCENARIO_FILE),
-            super::agent_loop::LOOP_SCENARIO,
+            dir.path().join(LOOP_SCENARIO_FILE),
+            LOOP_SCENARIO,
         )?;
         Ok(Self {
             dir: std::path::absolute(dir.path())?,
@@ -102,7 +116,7 @@ fn mcp_options(command: &[String]) -> Value {
 }
 
 /// The name of generated skill `i`.
-pub(super) fn skill_name(i: usize) -> String {
+pub(crate) fn skill_name(i: usize) -> String {
     format!("bench-skill-{i:05}")
 }
 

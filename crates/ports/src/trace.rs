@@ -109,7 +109,7 @@ impl Tracer {
         }
         entry[key] = payload;
         // The secret is plain ASCII, so it reads the same inside escaped JSON text.
-        let mut line = super::secret::redact(&entry.to_string());
+        let mut line = crate::secret::redact(&entry.to_string());
         line.push('\n');
         if s.written + line.len() as u64 > s.limit {
             s.truncated = true;

@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 use toolnexus_protocol::{Framed, Handler};
 
-use super::port::{Port, PortError};
-use super::trace::Tracer;
+use crate::port::{Port, PortError};
+use crate::trace::Tracer;
 
 /// A protocol handler called in-process.
 pub struct InProcessPort {
@@ -46,7 +46,7 @@ impl InProcessPort {
         tokio::time::timeout(limit, self.handler.handle(request))
             .await
             .map_err(|_| {
-                PortError::Transport(crate::time_bound::no_answer(
+                PortError::Transport(crate::late::no_answer(
                     "the in-process reference",
                     "answer",
                     &cmd,
