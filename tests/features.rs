@@ -17,10 +17,10 @@ use cucumber::{step, Cucumber};
 use futures::FutureExt;
 use regex::Regex;
 use toolnexus_harness::features::{step_spec, SpecVersion, VersionBounds};
-use toolnexus_ports::inprocess::InProcessPort;
-use toolnexus_ports::port::Port;
 use toolnexus_harness::scenario::{Env, ScenarioState};
 use toolnexus_harness::steps::{finish, run_step};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
 use toolnexus_ports::subprocess::SubprocessPort;
 
 /// Which port the current pass drives; set once per pass before cucumber starts.

@@ -14,11 +14,11 @@ use async_trait::async_trait;
 use serde_json::Value;
 use toolnexus_harness::features::load;
 use toolnexus_harness::html::render;
-use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::{RunReport, Status};
-use toolnexus_ports::port::{Port, PortError};
 use toolnexus_harness::runner::run;
 use toolnexus_harness::scenario::Env;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{Port, PortError};
 
 const CHROMIUM_TIMEOUT: Duration = Duration::from_secs(60);
 /// The section the broken port claims not to implement, so the page also shows skips.

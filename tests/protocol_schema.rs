@@ -11,11 +11,11 @@ use jsonschema::Validator;
 use serde_json::{json, Value};
 
 use toolnexus_harness::features;
-use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::Status;
-use toolnexus_ports::port::{Port, PortError};
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{Port, PortError};
 use toolnexus_protocol::{decode_request, decode_response, Command, TypedResponse};
 
 fn root() -> PathBuf {

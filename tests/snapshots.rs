@@ -8,10 +8,10 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::normalise::Placeholders;
-use toolnexus_ports::port::{request, Port};
 use toolnexus_harness::scenario::Env;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::{request, Port};
 
 fn env() -> Env {
     Env::from_root(Path::new(env!("CARGO_MANIFEST_DIR")))

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_ports::registry::Registry;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::{clauses, html, report, runner, spec_text};
+use toolnexus_ports::registry::Registry;
 
 use super::{fail, handshake_failure, load_clauses, open_port, timeout_ms, Format};
 

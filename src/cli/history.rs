@@ -8,10 +8,10 @@ use std::time::Duration;
 use toolnexus_harness::clauses::{self, ClauseIndex};
 use toolnexus_harness::features::VersionBounds;
 use toolnexus_harness::outcome::RunReport;
-use toolnexus_ports::registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
 use toolnexus_harness::{history, html, spec_text};
+use toolnexus_ports::registry;
 
 use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
 

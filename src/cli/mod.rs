@@ -10,10 +10,10 @@ use clap::ValueEnum;
 
 use toolnexus_harness::clauses::{self as clause_index, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
+use toolnexus_harness::runner::Selection;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::{self, Registry, ResolvedPort};
-use toolnexus_harness::runner::Selection;
 use toolnexus_ports::subprocess::SubprocessPort;
 
 pub mod bench;

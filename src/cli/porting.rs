@@ -5,11 +5,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use toolnexus_ports::inprocess::InProcessPort;
-use toolnexus_ports::port::Port;
 use toolnexus_harness::porting::{self, PortingMap};
 use toolnexus_harness::reporting;
 use toolnexus_harness::scenario::Env;
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
 
 use super::{fail, jobs_count, run::default_jobs, selected, timeout_ms, Filter, Format};
 

@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_harness::outcome::RunReport;
-use toolnexus_ports::port::Port;
-use toolnexus_ports::registry::Registry;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
-use toolnexus_ports::trace::Tracer;
 use toolnexus_harness::{baseline, differential, features, junit, report};
+use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_ports::port::Port;
+use toolnexus_ports::registry::Registry;
+use toolnexus_ports::trace::Tracer;
 
 use super::{
     ensure_set_up, fail, handshake_failure, jobs_count, open_port, open_port_with_startup,

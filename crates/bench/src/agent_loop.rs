@@ -251,11 +251,11 @@ mod tests {
 
     use async_trait::async_trait;
 
+    use super::*;
     use crate::engine::run;
+    use crate::fixtures::LOOP_SCENARIO;
     use crate::options::{Op, REFERENCE};
     use crate::render::table;
-    use super::*;
-    use crate::fixtures::LOOP_SCENARIO;
 
     /// The URL the fake mock LLM prints.
     const FAKE_URL: &str = "http://127.0.0.1:9";

@@ -13,7 +13,8 @@ use crate::report::FixtureInfo;
 
 /// The mock LLM scenario of the agent loop: every request is answered with one `echo`
 /// tool call.
-pub(crate) const LOOP_SCENARIO: &str = include_str!("../../../mock-servers/scenarios/llm/bench-loop.json");
+pub(crate) const LOOP_SCENARIO: &str =
+    include_str!("../../../mock-servers/scenarios/llm/bench-loop.json");
 
 /// The loop scenario's file name in the fixture directory.
 pub(crate) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
@@ -70,10 +71,7 @@ impl Fixtures {
         let skill_files = write_skills(&skills_dir, opts.skills)?;
         let grep_matches = write_grep_tree(&grep_dir, opts.grep_files)?;
         let mcp_command = write_mcp_scenario(dir.path(), opts.mock_exe.as_deref())?;
-        std::fs::write(
-            dir.path().join(LOOP_SCENARIO_FILE),
-            LOOP_SCENARIO,
-        )?;
+        std::fs::write(dir.path().join(LOOP_SCENARIO_FILE), LOOP_SCENARIO)?;
         Ok(Self {
             dir: std::path::absolute(dir.path())?,
             _dir: dir,

@@ -30,7 +30,10 @@ pub(crate) struct FloorChild {
 
 impl FloorChild {
     /// Starts `<exe> floor <args>` and waits for its first line.
-    pub(crate) async fn start(opts: &crate::options::BenchOptions, args: &[String]) -> Result<Self, String> {
+    pub(crate) async fn start(
+        opts: &crate::options::BenchOptions,
+        args: &[String],
+    ) -> Result<Self, String> {
         let exe = crate::agent_loop::mock_exe(opts)?;
         let mut child = tokio::process::Command::new(&exe)
             .arg("floor")

@@ -78,9 +78,7 @@ pub(crate) async fn setup(
         Op::AgentLoop => agent_loop::setup(port, ctx, m)
             .await
             .map(|s| s.map(State::Loop)),
-        Op::ServeCall => serve::port_setup(port)
-            .await
-            .map(|s| s.map(State::Serve)),
+        Op::ServeCall => serve::port_setup(port).await.map(|s| s.map(State::Serve)),
     };
     match built {
         Ok(state) => state,

@@ -14,10 +14,10 @@ use serde_json::Value;
 use super::features::ScenarioSpec;
 use super::needs::{self, Need, NeedKind};
 use super::outcome::Status;
-use toolnexus_ports::port::{truncate, Port, PortError};
 use super::runner;
 use super::scenario::Env;
 use super::sections;
+use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_ports::trace::Tracer;
 
 /// One scenario and what its steps asked of the port.

@@ -11,10 +11,10 @@ use super::failure::Failure;
 use super::features::{ScenarioSpec, SpecVersion};
 use super::needs::Blocker;
 use super::outcome::{Counts, RunReport, ScenarioResult, Status};
-use toolnexus_ports::port::{hello, Port, PortInfo};
 use super::refusals::Watched;
 use super::scenario::{Env, ScenarioState, StepFailure};
 use super::steps::{finish, run_step};
+use toolnexus_ports::port::{hello, Port, PortInfo};
 
 /// Which scenarios to run.
 #[derive(Debug, Clone, Default)]
@@ -588,7 +588,10 @@ mod tests {
 
     #[async_trait]
     impl Port for Greeter {
-        async fn call(&mut self, _request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
+        async fn call(
+            &mut self,
+            _request: Value,
+        ) -> Result<Value, toolnexus_ports::port::PortError> {
             let mut hello = json!({"ok": true, "seq": 0, "protocol": toolnexus_protocol::PROTOCOL_VERSION,
                 "port": {"name": "greeter", "language": "rust", "version": "1"},
                 "implements": ["0"]});
@@ -755,7 +758,10 @@ mod tests {
 
     #[async_trait]
     impl Port for Overlap {
-        async fn call(&mut self, request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
+        async fn call(
+            &mut self,
+            request: Value,
+        ) -> Result<Value, toolnexus_ports::port::PortError> {
             Greeter(None).call(request).await
         }
 
@@ -826,7 +832,10 @@ mod tests {
 
     #[async_trait]
     impl Port for Flaky {
-        async fn call(&mut self, request: Value) -> Result<Value, toolnexus_ports::port::PortError> {
+        async fn call(
+            &mut self,
+            request: Value,
+        ) -> Result<Value, toolnexus_ports::port::PortError> {
             Greeter(None).call(request).await
         }
 

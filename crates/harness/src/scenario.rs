@@ -1,8 +1,9 @@
 //! What one scenario works with: where inputs live, its accumulated state, and how a step
 //! can fail.
 
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -106,44 +107,27 @@ impl From<PortError> for StepFailure {
     }
 }
 
-/// What the serve steps (PROTOCOL.md §5.23–§5.25) accumulate: the handles, the last HTTP
-/// answers of the scenario's A2A peer and MCP client, and the last `serve_records`.
+/// The state each step area keeps for one scenario (the serve handles, the agent
+/// runtime, the compaction transcript, …), one value per type. The core owns the container
+/// and each step module its own type, so the core never names a step module; a value is
+/// made (by `Default`) the first time its area asks for it, and dropped with the scenario.
 #[derive(Default)]
-pub struct ServeState {
-    /// Each handle id with its base URL (one trailing `/` stripped).
-    pub(super) handles: Vec<(String, String)>,
-    /// The handle the last serve step named (the default for later steps).
-    pub(super) current: Option<String>,
-    /// The last A2A request body sent, its HTTP status and its answer (JSON, else a string).
-    pub(super) a2a: Option<(Value, u16, Value)>,
-    /// The task id of the last `SendMessage` answer.
-    pub(super) task: Option<String>,
-    /// How many `SendMessage` answers carried a task id (`{{TASK:n}}` numbers them).
-    pub(super) tasks: u32,
-    /// The JSON-RPC ids the A2A peer numbers its requests with.
-    pub(super) rpc_ids: u64,
-    /// The connected MCP client and the handle it is connected to.
-    pub(super) mcp: Option<(String, rmcp::service::RunningService<rmcp::RoleClient, ()>)>,
-    /// What `initialize` answered: `{protocolVersion, capabilities, serverInfo, …}`.
-    pub(super) mcp_init: Option<Value>,
-    /// The last MCP answer: a `tools/list` (`{"tools": […]}`), a `CallToolResult`, or
-    /// `{"error": {"code", "message"}}`.
-    pub(super) mcp_answer: Option<Value>,
-    /// The HTTP status of the last raw post to `/mcp`.
-    pub(super) mcp_status: Option<u16>,
-    /// The last `serve_records` answer.
-    pub(super) records: Option<Value>,
-}
+pub struct AreaStates(HashMap<TypeId, Box<dyn Any + Send>>);
 
-/// What the §7F compaction steps (PROTOCOL.md §5.26) accumulate.
-#[derive(Default)]
-pub struct CompactState {
-    /// The transcript the scenario built.
-    pub(super) input: Vec<Value>,
-    /// The options of the last `compact`.
-    pub(super) options: Value,
-    /// The last `compact` answer.
-    pub(super) answer: Option<Value>,
+impl AreaStates {
+    /// The area's state, made empty on first use.
+    pub fn get_mut<T: Default + Send + 'static>(&mut self) -> &mut T {
+        self.0
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Box::new(T::default()))
+            .downcast_mut::<T>()
+            .unwrap_or_else(|| unreachable!("AreaStates keys each value by its own TypeId"))
+    }
+
+    /// The area's state, when it has made one.
+    pub fn get<T: 'static>(&self) -> Option<&T> {
+        self.0.get(&TypeId::of::<T>())?.downcast_ref::<T>()
+    }
 }
 
 /// Everything one scenario accumulates.
@@ -179,12 +163,8 @@ pub struct ScenarioState {
     pub(super) stored: Option<Value>,
     /// The last `metrics` text, as the port answered it.
     pub(super) metrics_text: Option<String>,
-    /// The §7B/§7C serve handles and what the scenario's A2A and MCP peers saw.
-    pub(super) serve: ServeState,
-    /// The §7D agent runtime and what its steps observed.
-    pub(super) agents: super::steps::agents::AgentState,
-    /// The §7F compaction steps' transcript and answer.
-    pub(super) compaction: CompactState,
+    /// What each step area keeps (§7B/§7C serve handles, the §7D runtime, §7F compaction).
+    pub(super) areas: AreaStates,
     /// The scenario's tags (without `@`), when the runner gave them: what a failure can name
     /// as the promise it broke (a `raised` build in a scenario about isolation).
     pub(super) tags: Vec<String>,

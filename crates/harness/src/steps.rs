@@ -13,8 +13,8 @@ use regex::Regex;
 
 use super::expectation::Kind;
 use super::features::StepSpec;
-use toolnexus_ports::port::Port;
 use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
+use toolnexus_ports::port::Port;
 
 /// Where a step belongs in a scenario; STEPS.md lists the steps under these headings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,10 +12,10 @@ use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json, matches};
 use crate::expectation::Kind;
-use toolnexus_ports::mock_launch;
-use toolnexus_ports::port::{self, Port};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepCtx;
+use toolnexus_ports::mock_launch;
+use toolnexus_ports::port::{self, Port};
 
 mod drive;
 mod expect;
@@ -57,9 +57,9 @@ step! {
             .map_err(StepFailure::failed)?;
         st.placeholders.add_text("{{LLM}}", &mock.url);
         st.llms.insert(0, (None, mock.url.clone()));
-        st.agents.fixture_llm = Some(mock.url.clone());
+        st.areas.get_mut::<AgentState>().fixture_llm = Some(mock.url.clone());
         st.mocks.push(mock);
-        st.agents.fixture = Some((path, fixture));
+        st.areas.get_mut::<AgentState>().fixture = Some((path, fixture));
         Ok(())
     }
 }
@@ -192,16 +192,16 @@ step! {
         let fixture = fixture(st)?;
         let mut answer = fixture.pointer("/resume/answer").cloned()
             .ok_or_else(|| StepFailure::failed("the fixture has no `resume.answer`"))?;
-        let id = st.agents.result.as_ref().and_then(|r| r.pointer("/pending/id")).cloned()
+        let id = st.areas.get_mut::<AgentState>().result.as_ref().and_then(|r| r.pointer("/pending/id")).cloned()
             .ok_or_else(|| StepFailure::failed("the last result has no `pending.id` to answer"))?;
         answer["id"] = id;
-        let entry = st.agents.entry.clone().unwrap_or_default();
+        let entry = st.areas.get_mut::<AgentState>().entry.clone().unwrap_or_default();
         let leaf = leaf_of(port, st, &entry).await?;
         let before = inspect(port, st, &leaf).await?;
-        st.agents.seen.insert("leafUsageBefore".into(), before["usage"]["total_tokens"].clone());
+        st.areas.get_mut::<AgentState>().seen.insert("leafUsageBefore".into(), before["usage"]["total_tokens"].clone());
         let a = agent(port, st, Command::AgentResume, json!({"answer": answer})).await?;
         match a.get("result") {
-            Some(r) => st.agents.result = Some(r.clone()),
+            Some(r) => st.areas.get_mut::<AgentState>().result = Some(r.clone()),
             None => return fail(format!("agent_resume answered no result: {a}")),
         }
         Ok(())
@@ -360,7 +360,8 @@ async fn agent(
     body: Value,
 ) -> Result<Value, StepFailure> {
     let runtime = st
-        .agents
+        .areas
+        .get_mut::<AgentState>()
         .runtime
         .clone()
         .ok_or_else(|| StepFailure::failed("no agent runtime exists in this scenario"))?;
@@ -374,46 +375,46 @@ async fn agent(
         m.remove("ok");
         m.remove("seq");
     }
-    st.agents.answer = Some(a.clone());
+    st.areas.get_mut::<AgentState>().answer = Some(a.clone());
     Ok(a)
 }
 
 fn answer(st: &ScenarioState) -> Result<Value, StepFailure> {
-    st.agents
-        .answer
-        .as_ref()
+    st.areas
+        .get::<AgentState>()
+        .and_then(|a| a.answer.as_ref())
         .map(|a| st.norm(a))
         .ok_or_else(|| StepFailure::failed("no agent command has been sent"))
 }
 
 fn fixture(st: &ScenarioState) -> Result<Value, StepFailure> {
-    st.agents
-        .fixture
-        .as_ref()
+    st.areas
+        .get::<AgentState>()
+        .and_then(|a| a.fixture.as_ref())
         .map(|(_, f)| f.clone())
         .ok_or_else(|| StepFailure::failed("no shared agent fixture is loaded"))
 }
 
 async fn create_runtime(port: &mut dyn Port, st: &mut ScenarioState, body: Value) -> StepResult {
-    if let Some(old) = st.agents.runtime.take() {
+    if let Some(old) = st.areas.get_mut::<AgentState>().runtime.take() {
         let _ = port::send(port, Request::AgentCloseRuntime { runtime: old }).await;
     }
-    st.agents.counter += 1;
-    let id = format!("rt{}", st.agents.counter);
+    st.areas.get_mut::<AgentState>().counter += 1;
+    let id = format!("rt{}", st.areas.get_mut::<AgentState>().counter);
     let mut request = match body {
         Value::Object(m) => m,
         _ => return fail("an agent runtime body must be a JSON object"),
     };
     request.insert("id".into(), json!(id));
     port::send_object(port, Command::AgentRuntime, request).await?;
-    st.agents.runtime = Some(id);
-    st.agents.ids.clear();
+    st.areas.get_mut::<AgentState>().runtime = Some(id);
+    st.areas.get_mut::<AgentState>().ids.clear();
     Ok(())
 }
 
 /// Ends a scenario's agent runtime (stop-all), so nothing outlives it in the port.
 pub(crate) async fn finish(port: &mut dyn Port, st: &mut ScenarioState) {
-    if let Some(rt) = st.agents.runtime.take() {
+    if let Some(rt) = st.areas.get_mut::<AgentState>().runtime.take() {
         let _ = port::send(port, Request::AgentCloseRuntime { runtime: rt }).await;
     }
 }

@@ -8,9 +8,10 @@ use super::helpers::{absent, at_path, contains, expect_json, expect_text, inline
 use super::StepCtx;
 use crate::expectation::Kind;
 use crate::json_path;
-use toolnexus_ports::port::{self, Port};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::steps::serve::ServeState;
 use crate::{prometheus, snapshots, surroundings};
+use toolnexus_ports::port::{self, Port};
 use toolnexus_ports::{mock_launch, secret};
 
 pub(super) mod order;
@@ -750,9 +751,13 @@ fn run_result(st: &ScenarioState) -> Result<Value, StepFailure> {
 fn observed(st: &ScenarioState, list: &str) -> Result<Vec<Value>, StepFailure> {
     debug_assert!(LISTS.split('|').any(|l| l == list));
     let (cmd, answer) = if super::serve::SERVE_LISTS.contains(&list) {
-        let records = st.serve.records.clone().ok_or_else(|| {
-            StepFailure::failed("the serve records have not been read in this scenario")
-        })?;
+        let records = st
+            .areas
+            .get::<ServeState>()
+            .and_then(|s| s.records.clone())
+            .ok_or_else(|| {
+                StepFailure::failed("the serve records have not been read in this scenario")
+            })?;
         ("serve_records".to_string(), records)
     } else {
         last_loop(st)?

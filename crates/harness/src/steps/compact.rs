@@ -10,8 +10,19 @@ use toolnexus_protocol::Command;
 use super::helpers::unescape;
 use super::StepCtx;
 use crate::expectation::Kind;
-use toolnexus_ports::port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure};
+use toolnexus_ports::port;
+
+/// What the §7F compaction steps (PROTOCOL.md §5.26) accumulate.
+#[derive(Default)]
+pub(crate) struct CompactState {
+    /// The transcript the scenario built.
+    pub(crate) input: Vec<Value>,
+    /// The options of the last `compact`.
+    pub(crate) options: Value,
+    /// The last `compact` answer.
+    pub(crate) answer: Option<Value>,
+}
 
 step! {
     transcript_n_tool_turns_style_shape_after: Setup, r#"^a transcript of (?P<N>\d+) tool turns(?: in the (?P<STYLE>openai|anthropic) shape)?(?: after the system prompt "(?P<SYSTEM>[^"]*)")?$"#,
@@ -19,7 +30,7 @@ step! {
     |StepCtx { st, arg, .. }| {
         let turns: usize = arg.at(1).parse().unwrap_or(0);
         let anthropic = arg.opt(2) == Some("anthropic");
-        st.compaction.input = generate(turns, anthropic, arg.opt(3));
+        st.areas.get_mut::<CompactState>().input = generate(turns, anthropic, arg.opt(3));
         Ok(())
     }
 }
@@ -29,7 +40,7 @@ step! {
     "two messages: the system prompt, then a user message whose content is N × `x`",
     |StepCtx { st, arg, .. }| {
         let chars: usize = arg.at(2).parse().unwrap_or(0);
-        st.compaction.input = vec![
+        st.areas.get_mut::<CompactState>().input = vec![
             json!({"role": "system", "content": arg.at(1)}),
             json!({"role": "user", "content": "x".repeat(chars)}),
         ];
@@ -43,7 +54,7 @@ step! {
     |StepCtx { st, step, .. }| {
         match st.json_doc(step)? {
             Value::Array(messages) => {
-                st.compaction.input = messages;
+                st.areas.get_mut::<CompactState>().input = messages;
                 Ok(())
             }
             other => fail(format!("the transcript must be a JSON array, not {other}")),
@@ -57,12 +68,12 @@ step! {
     |StepCtx { port, st, step, .. }| {
         let options = st.json_doc(step)?;
         let fields = Map::from_iter([
-            ("messages".into(), Value::Array(st.compaction.input.clone())),
+            ("messages".into(), Value::Array(st.areas.get_mut::<CompactState>().input.clone())),
             ("options".into(), options.clone()),
         ]);
         let (answer, _) = port::send_object(port, Command::Compact, fields).await?;
-        st.compaction.options = options;
-        st.compaction.answer = Some(answer);
+        st.areas.get_mut::<CompactState>().options = options;
+        st.areas.get_mut::<CompactState>().answer = Some(answer);
         Ok(())
     }
 }
@@ -89,7 +100,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { st, .. }| {
         let out = compacted(st)?;
-        let input = &st.compaction.input;
+        let input = &st.areas.get_mut::<CompactState>().input;
         let size = |m: &[Value]| m.iter().map(|v| v.to_string().chars().count()).sum::<usize>();
         if out.len() <= input.len() && size(&out) < size(input) {
             Ok(())
@@ -105,7 +116,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { st, .. }| {
         let out = compacted(st)?;
-        let first = st.compaction.input.first().cloned().unwrap_or(Value::Null);
+        let first = st.areas.get_mut::<CompactState>().input.first().cloned().unwrap_or(Value::Null);
         if first["role"] != "system" {
             return fail("the scenario's input does not start with a system message");
         }
@@ -125,7 +136,7 @@ step! {
         let [older] = calls.as_slice() else {
             return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
         };
-        let summarize = &st.compaction.options["summarize"];
+        let summarize = &st.areas.get_mut::<CompactState>().options["summarize"];
         let said = match (summarize["text"].as_str(), summarize["template"].as_str()) {
             (Some(text), _) => text.to_string(),
             (None, Some(t)) => t.replace("<N>", &len_of(older).to_string()),
@@ -148,7 +159,7 @@ step! {
         let [Value::Array(older)] = calls.as_slice() else {
             return fail_as(Kind::Pinned, format!("summarize was called {} times, not once", calls.len()));
         };
-        let input = &st.compaction.input;
+        let input = input(st);
         let h = head(st);
         let n = older.len();
         if n == 0 || input.get(h..h + n) != Some(older.as_slice()) {
@@ -276,7 +287,7 @@ fn generate(turns: usize, anthropic: bool, system: Option<&str>) -> Vec<Value> {
 /// The retained tail is the input's last `k` messages, exactly.
 fn last_messages(st: &ScenarioState, k: usize) -> Result<(), StepFailure> {
     let tail = tail(st)?;
-    let input = &st.compaction.input;
+    let input = input(st);
     let want = input
         .get(input.len().saturating_sub(k)..)
         .unwrap_or_default();
@@ -293,10 +304,17 @@ fn last_messages(st: &ScenarioState, k: usize) -> Result<(), StepFailure> {
     }
 }
 
+/// The transcript the scenario built (empty before any).
+fn input(st: &ScenarioState) -> &[Value] {
+    st.areas
+        .get::<CompactState>()
+        .map_or(&[], |c| c.input.as_slice())
+}
+
 fn answer(st: &ScenarioState) -> Result<&Value, StepFailure> {
-    st.compaction
-        .answer
-        .as_ref()
+    st.areas
+        .get::<CompactState>()
+        .and_then(|c| c.answer.as_ref())
         .ok_or_else(|| StepFailure::failed("no `compact` was sent in this scenario"))
 }
 
@@ -325,18 +343,16 @@ fn len_of(v: &Value) -> usize {
 
 /// How many messages precede the summary: the input's leading system prompt, if any.
 fn head(st: &ScenarioState) -> usize {
-    usize::from(
-        st.compaction
-            .input
-            .first()
-            .is_some_and(|m| m["role"] == "system"),
-    )
+    usize::from(input(st).first().is_some_and(|m| m["role"] == "system"))
 }
 
 /// The result after the system prompt, the summary and (when sent) the flush reminder.
 fn tail(st: &ScenarioState) -> Result<Vec<Value>, StepFailure> {
     let out = compacted(st)?;
-    let flush = st.compaction.options["flushToMemory"] == true;
+    let flush = st
+        .areas
+        .get::<CompactState>()
+        .is_some_and(|c| c.options["flushToMemory"] == true);
     let skip = head(st) + 1 + usize::from(flush);
     Ok(out.get(skip..).map(<[Value]>::to_vec).unwrap_or_default())
 }

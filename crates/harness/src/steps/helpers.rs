@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use crate::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
 use crate::expectation::Kind;
 use crate::json_path;
-use toolnexus_ports::port::{Port, PortError};
 use crate::scenario::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult};
+use toolnexus_ports::port::{Port, PortError};
 
 pub(super) fn held(
     st: &ScenarioState,

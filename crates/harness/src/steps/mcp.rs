@@ -1,9 +1,9 @@
 //! SPEC MCP steps: a mock MCP server over HTTP, `list_mcp_tools`, and its inventory.
 
 use super::helpers::expect_json;
-use toolnexus_ports::mock_launch;
 use crate::scenario::StepFailure;
 use crate::steps::StepCtx;
+use toolnexus_ports::mock_launch;
 
 step! {
     mock_mcp_server_over_http_runs_file: Setup, r#"^a mock MCP server over HTTP runs "(?P<FILE>[^"]+)"$"#,

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::StepCtx;
 use crate::expectation::Kind;
-use toolnexus_ports::port::PortError;
 use crate::scenario::{fail, StepFailure, StepResult};
+use toolnexus_ports::port::PortError;
 
 step! {
     building_toolkit_fails_error_mentioning_text: Actions,

@@ -14,9 +14,38 @@ use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json};
 use crate::expectation::Kind;
-use toolnexus_ports::port::{self, truncate};
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepCtx;
+use toolnexus_ports::port::{self, truncate};
+
+/// What the serve steps (PROTOCOL.md §5.23–§5.25) accumulate: the handles, the last HTTP
+/// answers of the scenario's A2A peer and MCP client, and the last `serve_records`.
+#[derive(Default)]
+pub(crate) struct ServeState {
+    /// Each handle id with its base URL (one trailing `/` stripped).
+    pub(crate) handles: Vec<(String, String)>,
+    /// The handle the last serve step named (the default for later steps).
+    pub(crate) current: Option<String>,
+    /// The last A2A request body sent, its HTTP status and its answer (JSON, else a string).
+    pub(crate) a2a: Option<(Value, u16, Value)>,
+    /// The task id of the last `SendMessage` answer.
+    pub(crate) task: Option<String>,
+    /// How many `SendMessage` answers carried a task id (`{{TASK:n}}` numbers them).
+    pub(crate) tasks: u32,
+    /// The JSON-RPC ids the A2A peer numbers its requests with.
+    pub(crate) rpc_ids: u64,
+    /// The connected MCP client and the handle it is connected to.
+    pub(crate) mcp: Option<(String, rmcp::service::RunningService<rmcp::RoleClient, ()>)>,
+    /// What `initialize` answered: `{protocolVersion, capabilities, serverInfo, …}`.
+    pub(crate) mcp_init: Option<Value>,
+    /// The last MCP answer: a `tools/list` (`{"tools": […]}`), a `CallToolResult`, or
+    /// `{"error": {"code", "message"}}`.
+    pub(crate) mcp_answer: Option<Value>,
+    /// The HTTP status of the last raw post to `/mcp`.
+    pub(crate) mcp_status: Option<u16>,
+    /// The last `serve_records` answer.
+    pub(crate) records: Option<Value>,
+}
 
 /// The serve lists of `serve_records` (§5.25), read by the client steps' list checks.
 pub(super) const SERVE_LISTS: [&str; 4] = ["onTask", "onCall", "storeCalls", "toolCancels"];
@@ -65,9 +94,9 @@ step! {
             return fail_as(Kind::Pinned, format!("the serve url {url:?} is not an http(s) URL"));
         }
         st.placeholders.add_text(&format!("{{{{SERVE:{id}}}}}"), &base);
-        st.serve.handles.retain(|(h, _)| *h != id);
-        st.serve.handles.push((id.clone(), base));
-        st.serve.current = Some(id);
+        st.areas.get_mut::<ServeState>().handles.retain(|(h, _)| *h != id);
+        st.areas.get_mut::<ServeState>().handles.push((id.clone(), base));
+        st.areas.get_mut::<ServeState>().current = Some(id);
         Ok(())
     }
 }
@@ -79,7 +108,7 @@ step! {
         let base = base_url(st, arg.opt(2))?;
         let response = http()?.get(format!("{base}{}", arg.at(1))).send().await;
         let (status, body) = read_answer(response, "GET").await?;
-        st.serve.a2a = Some((Value::Null, status, body));
+        st.areas.get_mut::<ServeState>().a2a = Some((Value::Null, status, body));
         Ok(())
     }
 }
@@ -89,19 +118,19 @@ step! {
     "JSON-RPC `SendMessage` (one text part; `contextId` when given) to `POST /`; remembers the answered `result.id`, which the n-th message's placeholder `{{TASK:n}}` stands for",
     |StepCtx { st, arg, .. }| {
         let mut message = json!({"role": "user", "kind": "message",
-            "messageId": format!("msg-{}", st.serve.rpc_ids + 1),
+            "messageId": format!("msg-{}", st.areas.get_mut::<ServeState>().rpc_ids + 1),
             "parts": [{"kind": "text", "text": arg.at(1)}]});
         if let Some(ctx) = arg.opt(2) {
             message["contextId"] = json!(ctx);
         }
         rpc(st, arg.opt(3), "SendMessage", json!({"message": message})).await?;
-        let id = st.serve.a2a.as_ref()
+        let id = st.areas.get_mut::<ServeState>().a2a.as_ref()
             .and_then(|(_, _, answer)| answer.pointer("/result/id"))
             .and_then(Value::as_str).map(str::to_string);
         if let Some(id) = id {
-            st.serve.tasks += 1;
-            st.placeholders.add_text(&format!("{{{{TASK:{}}}}}", st.serve.tasks), &id);
-            st.serve.task = Some(id);
+            st.areas.get_mut::<ServeState>().tasks += 1;
+            st.placeholders.add_text(&format!("{{{{TASK:{}}}}}", st.areas.get_mut::<ServeState>().tasks), &id);
+            st.areas.get_mut::<ServeState>().task = Some(id);
         }
         Ok(())
     }
@@ -127,7 +156,7 @@ step! {
         let started = std::time::Instant::now();
         loop {
             rpc(st, None, "GetTask", json!({"id": id})).await?;
-            let answer = st.serve.a2a.as_ref().map(|(_, _, a)| a.clone()).unwrap_or(Value::Null);
+            let answer = st.areas.get_mut::<ServeState>().a2a.as_ref().map(|(_, _, a)| a.clone()).unwrap_or(Value::Null);
             if answer.get("error").is_some() {
                 return fail_as(Kind::Pinned, format!("GetTask {id} answered an error while polling: {}",
                     truncate(&st.norm(&answer).to_string(), 400)));
@@ -167,7 +196,7 @@ step! {
             .header("content-type", "application/json").body(body.clone()).send().await;
         let (status, answer) = read_answer(response, "POST /").await?;
         let sent = serde_json::from_str(&body).unwrap_or(Value::String(body));
-        st.serve.a2a = Some((sent, status, answer));
+        st.areas.get_mut::<ServeState>().a2a = Some((sent, status, answer));
         Ok(())
     }
 }
@@ -187,8 +216,8 @@ step! {
             Ok(Ok(s)) => s,
         };
         let info = service.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or(Value::Null));
-        st.serve.mcp_init = info;
-        st.serve.mcp = Some((id, service));
+        st.areas.get_mut::<ServeState>().mcp_init = info;
+        st.areas.get_mut::<ServeState>().mcp = Some((id, service));
         Ok(())
     }
 }
@@ -203,7 +232,7 @@ step! {
             Ok(Err(e)) => mcp_error(e)?,
             Ok(Ok(tools)) => json!({"tools": serde_json::to_value(tools).unwrap_or(Value::Null)}),
         };
-        st.serve.mcp_answer = Some(answer);
+        st.areas.get_mut::<ServeState>().mcp_answer = Some(answer);
         Ok(())
     }
 }
@@ -226,7 +255,7 @@ step! {
             Ok(Err(e)) => mcp_error(e)?,
             Ok(Ok(result)) => serde_json::to_value(result).unwrap_or(Value::Null),
         };
-        st.serve.mcp_answer = Some(answer);
+        st.areas.get_mut::<ServeState>().mcp_answer = Some(answer);
         Ok(())
     }
 }
@@ -268,8 +297,8 @@ step! {
         let client = http()?;
         let response = mcp_post(&client, &base, &Value::Null).body(body).send().await;
         let (status, answer) = read_answer(response, "POST /mcp").await?;
-        st.serve.mcp_status = Some(status);
-        st.serve.mcp_answer = Some(match answer {
+        st.areas.get_mut::<ServeState>().mcp_status = Some(status);
+        st.areas.get_mut::<ServeState>().mcp_answer = Some(match answer {
             Value::String(text) => first_sse_message(&text).unwrap_or(json!({"status": status})),
             Value::Null => json!({"status": status}),
             other => other,
@@ -293,7 +322,7 @@ step! {
     |StepCtx { port, st, arg, .. }| {
         let id = match arg.opt(1) {
             Some(id) => id.to_string(),
-            None => st.serve.current.clone().ok_or_else(|| StepFailure::failed("nothing has been served in this scenario"))?,
+            None => st.areas.get_mut::<ServeState>().current.clone().ok_or_else(|| StepFailure::failed("nothing has been served in this scenario"))?,
         };
         let want: usize = arg.opt(3).and_then(|n| n.parse().ok()).unwrap_or(0);
         let list = arg.at(2);
@@ -301,7 +330,7 @@ step! {
         loop {
             let (answer, _) = port::send(port, Request::ServeRecords { serve: id.clone() }).await?;
             let have = answer.get(&list).and_then(Value::as_array).map_or(0, Vec::len);
-            st.serve.records = Some(answer);
+            st.areas.get_mut::<ServeState>().records = Some(answer);
             if list.is_empty() || have >= want {
                 return Ok(());
             }
@@ -421,7 +450,7 @@ step! {
     "the value at PATH of what `initialize` answered (`serverInfo.name`, `capabilities.tools`)",
     |StepCtx { st, arg, .. }| {
         let expected = inline_json(&arg.at(2))?;
-        let info = st.serve.mcp_init.clone().ok_or_else(|| StepFailure::failed("no MCP client has connected"))?;
+        let info = st.areas.get_mut::<ServeState>().mcp_init.clone().ok_or_else(|| StepFailure::failed("no MCP client has connected"))?;
         let actual = at_path(&st.norm(&info), &arg.at(1), "the initialize answer")?;
         expect_json(st, &expected, &actual)
     }
@@ -570,7 +599,7 @@ step! {
     mcp_status_n: Expectations, r#"^the MCP status is (?P<N>\d+)$"#,
     "the HTTP status of the last raw post to `/mcp`",
     |StepCtx { st, arg, .. }| {
-        let status = st.serve.mcp_status.ok_or_else(|| StepFailure::failed("nothing has been posted raw to /mcp"))?;
+        let status = st.areas.get_mut::<ServeState>().mcp_status.ok_or_else(|| StepFailure::failed("nothing has been posted raw to /mcp"))?;
         let want: u16 = arg.at(1).parse().unwrap_or(0);
         expect_json(st, &json!(want), &json!(status))
     }
@@ -637,23 +666,29 @@ fn base_url(st: &ScenarioState, id: Option<&str>) -> Result<String, StepFailure>
     let id = match id {
         Some(id) => id.to_string(),
         None => st
-            .serve
-            .current
-            .clone()
+            .areas
+            .get::<ServeState>()
+            .and_then(|s| s.current.clone())
             .ok_or_else(|| StepFailure::failed("nothing has been served in this scenario"))?,
     };
-    st.serve
-        .handles
-        .iter()
+    st.areas
+        .get::<ServeState>()
+        .into_iter()
+        .flat_map(|s| s.handles.iter())
         .find(|(h, _)| *h == id)
         .map(|(_, url)| url.clone())
         .ok_or_else(|| StepFailure::failed(format!("no serve handle {id:?} in this scenario")))
 }
 
 fn task_id(st: &ScenarioState) -> Result<String, StepFailure> {
-    st.serve.task.clone().ok_or_else(|| {
-        StepFailure::failed("no SendMessage has answered a task id (`result.id`) in this scenario")
-    })
+    st.areas
+        .get::<ServeState>()
+        .and_then(|s| s.task.clone())
+        .ok_or_else(|| {
+            StepFailure::failed(
+                "no SendMessage has answered a task id (`result.id`) in this scenario",
+            )
+        })
 }
 
 /// The status and the body of an HTTP answer: JSON when it parses, else the text (`null`
@@ -682,19 +717,18 @@ async fn read_answer(
 /// Posts one JSON-RPC request to the handle's `POST /` and keeps request, status and answer.
 async fn rpc(st: &mut ScenarioState, id: Option<&str>, method: &str, params: Value) -> StepResult {
     let base = base_url(st, id)?;
-    st.serve.rpc_ids += 1;
-    let request =
-        json!({"jsonrpc": "2.0", "id": st.serve.rpc_ids, "method": method, "params": params});
+    st.areas.get_mut::<ServeState>().rpc_ids += 1;
+    let request = json!({"jsonrpc": "2.0", "id": st.areas.get_mut::<ServeState>().rpc_ids, "method": method, "params": params});
     let response = http()?.post(format!("{base}/")).json(&request).send().await;
     let (status, answer) = read_answer(response, &format!("{method} (POST /)")).await?;
-    st.serve.a2a = Some((request, status, answer));
+    st.areas.get_mut::<ServeState>().a2a = Some((request, status, answer));
     Ok(())
 }
 
 fn a2a_answer(st: &ScenarioState) -> Result<(Value, u16, Value), StepFailure> {
-    st.serve
-        .a2a
-        .clone()
+    st.areas
+        .get::<ServeState>()
+        .and_then(|s| s.a2a.clone())
         .ok_or_else(|| StepFailure::failed("the A2A peer has sent nothing in this scenario"))
 }
 
@@ -746,9 +780,9 @@ fn rpc_error(sent: &Value, status: u16, answer: &Value, code: i64) -> StepResult
 }
 
 fn mcp_peer(st: &ScenarioState) -> Result<rmcp::service::Peer<rmcp::RoleClient>, StepFailure> {
-    st.serve
-        .mcp
-        .as_ref()
+    st.areas
+        .get::<ServeState>()
+        .and_then(|s| s.mcp.as_ref())
         .map(|(_, s)| s.peer().clone())
         .ok_or_else(|| StepFailure::failed("no MCP client has connected in this scenario"))
 }
@@ -767,9 +801,9 @@ fn mcp_error(e: rmcp::ServiceError) -> Result<Value, StepFailure> {
 }
 
 fn mcp_answer(st: &ScenarioState) -> Result<Value, StepFailure> {
-    st.serve
-        .mcp_answer
-        .as_ref()
+    st.areas
+        .get::<ServeState>()
+        .and_then(|s| s.mcp_answer.as_ref())
         .map(|a| st.norm(a))
         .ok_or_else(|| StepFailure::failed("the MCP client has no answer yet in this scenario"))
 }

@@ -219,9 +219,9 @@ mod tests {
 
     use super::{file_path_containing_text, file_path_now_contains};
     use crate::features::StepSpec;
-    use toolnexus_ports::inprocess::InProcessPort;
     use crate::scenario::{Env, ScenarioState, StepFailure};
     use crate::steps::StepDef;
+    use toolnexus_ports::inprocess::InProcessPort;
 
     /// A port these steps never ask: every request answers `null`.
     struct Silent;

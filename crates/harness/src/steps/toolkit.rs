@@ -8,10 +8,10 @@ use super::helpers::{
     with_context,
 };
 use crate::expectation::Kind;
-use toolnexus_ports::port::PortError;
 use crate::scenario::{fail, fail_as, StepFailure};
-use toolnexus_ports::secret;
 use crate::steps::StepCtx;
+use toolnexus_ports::port::PortError;
+use toolnexus_ports::secret;
 use toolnexus_protocol::ErrorKind;
 
 step! {

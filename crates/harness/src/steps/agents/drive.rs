@@ -6,8 +6,9 @@ use serde_json::{json, Map, Value};
 use super::fixture::known_keys;
 use super::{agent, inspect, list, same, within};
 use crate::expectation::Kind;
-use toolnexus_ports::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::steps::agents::AgentState;
+use toolnexus_ports::port::Port;
 use toolnexus_protocol::Command;
 
 /// `agent_run {entry, prompt}`; the result and the entry handle are kept.
@@ -31,8 +32,8 @@ pub(super) async fn drive_run(
     .await?;
     match (a.get("handle"), a.get("result")) {
         (Some(h), Some(r)) => {
-            st.agents.entry = h.as_str().map(str::to_string);
-            st.agents.result = Some(r.clone());
+            st.areas.get_mut::<AgentState>().entry = h.as_str().map(str::to_string);
+            st.areas.get_mut::<AgentState>().result = Some(r.clone());
             Ok(())
         }
         _ => fail(format!("agent_run answered no handle and result: {a}")),
@@ -57,7 +58,7 @@ pub(super) async fn resolve(
         } else {
             format!("{short}/{seg}")
         };
-        if let Some(id) = st.agents.ids.get(&short) {
+        if let Some(id) = st.areas.get_mut::<AgentState>().ids.get(&short) {
             parent = id.clone();
             continue;
         }
@@ -75,7 +76,10 @@ pub(super) async fn resolve(
             .ok_or_else(|| {
                 StepFailure::failed(format!("spawning {seg:?} under {parent} failed: {a}"))
             })?;
-        st.agents.ids.insert(short.clone(), id.clone());
+        st.areas
+            .get_mut::<AgentState>()
+            .ids
+            .insert(short.clone(), id.clone());
         parent = id;
     }
     Ok(parent)
@@ -148,7 +152,11 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
                 Some(p) if p != "root" && !p.starts_with("root/") => format!("{p}/{def}"),
                 _ => def.to_string(),
             };
-            st.agents.ids.entry(short).or_insert_with(|| id.to_string());
+            st.areas
+                .get_mut::<AgentState>()
+                .ids
+                .entry(short)
+                .or_insert_with(|| id.to_string());
         }
         seen.insert("spawn".into(), a);
     }
@@ -171,7 +179,7 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
         if step.get("wakeWait").is_some() {
             let a = agent(port, st, Command::AgentWait, json!({"handle": h})).await?;
             let r = a.get("result").cloned().unwrap_or(Value::Null);
-            st.agents.result = Some(r.clone());
+            st.areas.get_mut::<AgentState>().result = Some(r.clone());
             seen.insert("result".into(), r);
             seen.insert("handle".into(), json!(h));
         }
@@ -224,7 +232,10 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
         if state != want {
             return fail(format!("{h} never reached state {want:?} (last {state:?})"));
         }
-        st.agents.seen.insert("awaited".into(), json!(h));
+        st.areas
+            .get_mut::<AgentState>()
+            .seen
+            .insert("awaited".into(), json!(h));
     }
     if let Some(i) = step.get("interrupt") {
         let h = resolve(
@@ -236,18 +247,18 @@ async fn drive_step(port: &mut dyn Port, st: &mut ScenarioState, step: &Value) -
         agent(port, st, Command::AgentInterrupt, json!({"handle": h})).await?;
         let waited = agent(port, st, Command::AgentWait, json!({"handle": h})).await?;
         let shown = inspect(port, st, &h).await?;
-        st.agents.seen.insert(
+        st.areas.get_mut::<AgentState>().seen.insert(
             "waiterStatus".into(),
             waited
                 .pointer("/result/status")
                 .cloned()
                 .unwrap_or(Value::Null),
         );
-        st.agents.seen.insert(
+        st.areas.get_mut::<AgentState>().seen.insert(
             "finalState".into(),
             shown.get("state").cloned().unwrap_or(Value::Null),
         );
-        st.agents.seen.insert(
+        st.areas.get_mut::<AgentState>().seen.insert(
             "inboxLen".into(),
             shown.get("inboxLen").cloned().unwrap_or(Value::Null),
         );

@@ -6,9 +6,10 @@ use serde_json::{json, Value};
 
 use super::{agent, inspect, list, same, transitions_hold, within};
 use crate::expectation::Kind;
-use toolnexus_ports::port::Port;
 use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::steps::agents::AgentState;
 use crate::steps::StepFuture;
+use toolnexus_ports::port::Port;
 use toolnexus_protocol::Command;
 
 /// What an expect block is checked against, read from the port once before its keys.
@@ -122,8 +123,18 @@ pub(super) async fn check_block(
 async fn observe(port: &mut dyn Port, st: &mut ScenarioState) -> Result<Observed, StepFailure> {
     let trace = agent(port, st, Command::AgentTrace, json!({})).await?;
     let handles = list(port, st).await?;
-    let result = st.agents.result.clone().unwrap_or(Value::Null);
-    let entry = st.agents.entry.clone().unwrap_or_default();
+    let result = st
+        .areas
+        .get_mut::<AgentState>()
+        .result
+        .clone()
+        .unwrap_or(Value::Null);
+    let entry = st
+        .areas
+        .get_mut::<AgentState>()
+        .entry
+        .clone()
+        .unwrap_or_default();
     let text = result
         .get("text")
         .and_then(Value::as_str)
@@ -379,7 +390,15 @@ fn escalation(seen: &Observed, _st: &mut ScenarioState, _k: &str, want: &Value) 
 
 /// `waiterStatus` / `finalState` / `inboxLen`.
 fn waiter_status(_seen: &Observed, st: &mut ScenarioState, k: &str, want: &Value) -> StepResult {
-    same(k, want, st.agents.seen.get(k).unwrap_or(&Value::Null))
+    same(
+        k,
+        want,
+        st.areas
+            .get_mut::<AgentState>()
+            .seen
+            .get(k)
+            .unwrap_or(&Value::Null),
+    )
 }
 
 /// `onCloseOrder`.
@@ -540,7 +559,8 @@ fn leaf_usage_grew_not_reset<'a>(
             .and_then(Value::as_u64)
             .unwrap_or(0);
         let before = st
-            .agents
+            .areas
+            .get_mut::<AgentState>()
             .seen
             .get("leafUsageBefore")
             .and_then(Value::as_u64)

@@ -6,8 +6,8 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::create_runtime;
-use toolnexus_ports::port::Port;
 use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use toolnexus_ports::port::Port;
 
 /// Reads a fixture and resolves every `{"$ref": "file#/pointer"}` in it (relative to the file
 /// holding it; at most 16 levels, so a cycle fails).
