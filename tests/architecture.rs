@@ -347,3 +347,24 @@ fn an_added_forbidden_edge_is_reported() {
         "{v:?}"
     );
 }
+
+mod module_graph;
+
+/// The crates whose files must import each other in one direction only: the SPEC's, the
+/// port boundary and the bench (issue 45). A circle between files is where one job leaks
+/// into another.
+const ACYCLIC: [&str; 2] = ["crates/ports", "crates/bench"];
+
+#[test]
+fn no_import_circle_inside_the_layered_crates() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for krate in ACYCLIC {
+        let graph = module_graph::ModuleGraph::of_crate(&root.join(krate).join("src"));
+        assert!(graph.files.len() > 3, "{krate}: its modules were not read");
+        for cycle in graph.cycles() {
+            found.push(format!("{krate}: {cycle}"));
+        }
+    }
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}

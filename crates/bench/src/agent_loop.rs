@@ -16,9 +16,10 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::fixtures::LOOP_SCENARIO_FILE;
-use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::measure::{note, Ctx, Go, Measured, Unit};
 use crate::options::BenchOptions;
 use crate::raw::send;
+use crate::stats::ms;
 use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::client::ClientOptions;
 use toolnexus_protocol::Request;

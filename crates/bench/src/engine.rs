@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use futures::future::{FutureExt, LocalBoxFuture};
 
 use crate::fixtures::Fixtures;
-use crate::measure::{error_note, ms, plan, Ctx, Go, Measured, Unit};
+use crate::measure::{error_note, plan, Ctx, Go, Measured, Unit};
 use crate::options::{BenchOptions, Op, REFERENCE};
 use crate::report::{BenchReport, BenchRow, FloorRow, TargetCheck, LOOP_TARGET, TARGETS};
+use crate::stats::ms;
 use crate::{floor, operations, render, stats, suite};
 use toolnexus_ports::port::Port;
 

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use crate::measure::ms;
 use crate::options::{BenchOptions, GREP_TOKEN};
 use crate::report::FixtureInfo;
+use crate::stats::ms;
 
 /// The mock LLM scenario of the agent loop: every request is answered with one `echo`
 /// tool call.

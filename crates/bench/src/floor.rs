@@ -15,10 +15,11 @@ use serde_json::{json, Value};
 
 use crate::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
 use crate::floor_process::FloorChild;
-use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::measure::{note, Ctx, Go, Measured, Unit};
 use crate::operations::MCP_TEXT;
 use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
 use crate::serve::{FloorServe, ServerKind};
+use crate::stats::ms;
 use toolnexus_ports::port::truncate;
 use toolnexus_protocol::{Framed, Request};
 

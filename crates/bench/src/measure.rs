@@ -1,16 +1,9 @@
 //! One lane's measuring vocabulary: the units of work, what a lane collected, and the
 //! shared inputs of an operation.
 
-use std::time::Instant;
-
 use crate::fixtures::Fixtures;
 use crate::options::{BenchOptions, Op, CALL_BLOCKS, MCP_WARMUP_CALLS};
 use toolnexus_ports::port::{truncate, PortError};
-
-/// Milliseconds since `since`.
-pub(crate) fn ms(since: Instant) -> f64 {
-    since.elapsed().as_secs_f64() * 1000.0
-}
 
 /// Adds `text` to `notes` unless it is there already (a repeated failure is one note).
 pub(crate) fn note(notes: &mut Vec<String>, text: String) {

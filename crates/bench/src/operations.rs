@@ -7,10 +7,11 @@ use serde_json::{json, Value};
 
 use crate::agent_loop::{self, LoopState};
 use crate::fixtures::{noop_options, skill_name};
-use crate::measure::{error_note, ms, note, Ctx, Go, Measured, Unit};
+use crate::measure::{error_note, note, Ctx, Go, Measured, Unit};
 use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
 use crate::raw::{answer, send_unparsed};
 use crate::serve::{self, PortServe};
+use crate::stats::ms;
 use crate::suite;
 use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::options::{SkillsDir, ToolkitOptions};

@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 
 use crate::agent_loop::mock_exe;
 use crate::fixtures::noop_options;
-use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::measure::{note, Ctx, Go, Measured, Unit};
 use crate::raw::send;
+use crate::stats::ms;
 use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_protocol::Request;
 

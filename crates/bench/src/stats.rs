@@ -1,5 +1,13 @@
 //! Summary statistics of timing samples, shared by `bench` and the criterion benches so
-//! every number called a median or a p90 means the same thing.
+//! every number called a median or a p90 means the same thing; and the one way a sample is
+//! taken, in milliseconds.
+
+use std::time::Instant;
+
+/// Milliseconds since `since`: every sample of the bench, in one unit.
+pub(crate) fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
 
 /// Summary statistics of a sample set (in whatever unit the samples are; milliseconds here).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,8 +10,9 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-use crate::measure::{ms, note, Ctx, Go, Measured, Unit};
+use crate::measure::{note, Ctx, Go, Measured, Unit};
 use crate::options::BenchOptions;
+use crate::stats::ms;
 use toolnexus_ports::port::{hello, truncate, Port};
 
 /// The most of the child's JSON report kept in memory; the rest is read and dropped.
