@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use futures::future::{FutureExt, LocalBoxFuture};
 use serde::Serialize;
 use serde_json::Value;
+use toolnexus_spec::sections;
 
 use super::features::ScenarioSpec;
 use super::needs::{self, Need, NeedKind};
@@ -17,7 +18,6 @@ use super::outcome::Status;
 use super::port::{truncate, Port, PortError};
 use super::runner;
 use super::scenario::Env;
-use super::sections;
 use super::trace::Tracer;
 
 /// One scenario and what its steps asked of the port.
