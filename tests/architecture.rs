@@ -10,7 +10,9 @@
 //! - the mock servers never depend on the reference, its driver or the harness;
 //! - the driver never depends on the harness or the mock servers;
 //! - the bench's floors never depend on the reference, its driver, the harness or the mock
-//!   servers: a floor is the least work of its kind, with no port code in it.
+//!   servers: a floor is the least work of its kind, with no port code in it;
+//! - the SPEC crate depends on no workspace crate and not on gherkin: it knows the SPEC and
+//!   nothing of ports, scenarios or reports.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -23,6 +25,7 @@ const DRIVER: &str = "toolnexus-driver";
 const HARNESS: &str = "toolnexus-harness";
 const MOCKS: &str = "toolnexus-mock-servers";
 const FLOOR: &str = "toolnexus-floor";
+const SPEC: &str = "toolnexus-spec";
 
 /// Harness tooling a plain library of the contract has no use for.
 const TOOLING: [&str; 7] = [
@@ -49,6 +52,17 @@ fn rules() -> Vec<Rule> {
     const ANY: &[Option<&str>] = &[None, Some("build"), Some("dev")];
     let mut reference_forbidden = vec![PROTOCOL, DRIVER, HARNESS, MOCKS];
     reference_forbidden.extend(TOOLING);
+    let spec_forbidden = vec![
+        REFERENCE,
+        PROTOCOL,
+        DRIVER,
+        HARNESS,
+        MOCKS,
+        FLOOR,
+        "toolnexus-stdio",
+        "toolnexus-process-group",
+        "gherkin",
+    ];
     vec![
         Rule {
             crate_name: REFERENCE,
@@ -101,6 +115,18 @@ fn rules() -> Vec<Rule> {
         Rule {
             crate_name: FLOOR,
             forbidden: vec![REFERENCE, DRIVER, HARNESS, MOCKS],
+            kinds: ANY,
+            transitive: false,
+        },
+        Rule {
+            crate_name: SPEC,
+            forbidden: spec_forbidden.clone(),
+            kinds: NORMAL,
+            transitive: true,
+        },
+        Rule {
+            crate_name: SPEC,
+            forbidden: spec_forbidden,
             kinds: ANY,
             transitive: false,
         },
@@ -261,6 +287,7 @@ fn every_layer_is_a_workspace_member() {
         HARNESS,
         MOCKS,
         FLOOR,
+        SPEC,
         "toolnexus-conformance",
     ] {
         assert!(members.contains(c), "{c} missing from {members:?}");
@@ -331,6 +358,14 @@ fn an_added_forbidden_edge_is_reported() {
             Some("dev"),
             "toolnexus-floor -> toolnexus-harness",
         ),
+        (SPEC, PROTOCOL, None, "toolnexus-spec -> toolnexus-protocol"),
+        (
+            SPEC,
+            HARNESS,
+            Some("dev"),
+            "toolnexus-spec -> toolnexus-harness",
+        ),
+        (SPEC, "gherkin", None, "toolnexus-spec -> gherkin"),
     ];
     for (from, to, kind, expected) in cases {
         let v = add_edge(from, to, kind);

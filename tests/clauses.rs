@@ -7,8 +7,11 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use serde::Deserialize;
-use toolnexus_harness::clauses::{self, ClauseIndex};
-use toolnexus_harness::{arrival, features, spec_diff, spec_text, wholeness};
+use toolnexus_harness::features;
+use toolnexus_harness::reporting::bounds;
+use toolnexus_spec::clauses::{self, ClauseIndex};
+use toolnexus_spec::diff::{compare, Change};
+use toolnexus_spec::{arrival, texts, wholeness};
 
 /// The index file, as the lead fixed its format.
 #[derive(Debug, Deserialize)]
@@ -288,14 +291,14 @@ fn a_quote_from_another_section_is_misplaced() {
 }
 
 /// The SPEC history beside the checkout; like the pinned SPEC, a missing checkout is a failure.
-fn history() -> Vec<spec_text::SpecText> {
+fn history() -> Vec<texts::SpecText> {
     let dir = root().join("../shared/spec/history");
-    spec_text::load_history(&dir).unwrap_or_else(|e| panic!("{e}"))
+    texts::load_history(&dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn harness_index() -> ClauseIndex {
-    ClauseIndex::load(&clauses::index_path(&root()), "the clause index")
-        .unwrap_or_else(|e| panic!("{}", e.join("\n")))
+    let file = clauses::index_path(&root(), toolnexus_protocol::SPEC_VERSION);
+    ClauseIndex::load(&file, "the clause index").unwrap_or_else(|e| panic!("{}", e.join("\n")))
 }
 
 #[test]
@@ -329,26 +332,14 @@ fn every_clause_arrival_is_what_the_spec_history_gives() {
 fn spec_diff_over_each_consecutive_pair_agrees_with_the_arrivals() {
     let history = history();
     let index = harness_index();
-    let names = spec_diff::Names {
-        old: "OLD",
-        new: "NEW",
-        index: "i",
-    };
     let mut problems = Vec::new();
     for pair in history.windows(2) {
         let (old, new) = (&pair[0], &pair[1]);
-        let d = spec_diff::diff(
-            &index,
-            &old.text,
-            &new.text,
-            &[],
-            &Default::default(),
-            spec_diff::Names { ..names },
-        );
+        let d = compare(&index, &old.text, &new.text);
         let arriving: BTreeSet<&str> = d
             .clauses
             .iter()
-            .filter(|c| c.change == spec_diff::Change::NewOnly)
+            .filter(|c| c.change == Change::NewOnly)
             .map(|c| c.id.as_str())
             .collect();
         let stored: BTreeSet<&str> = index
@@ -370,12 +361,7 @@ fn spec_diff_over_each_consecutive_pair_agrees_with_the_arrivals() {
         let lost: Vec<&str> = d
             .clauses
             .iter()
-            .filter(|c| {
-                matches!(
-                    c.change,
-                    spec_diff::Change::Removed | spec_diff::Change::Changed
-                )
-            })
+            .filter(|c| matches!(c.change, Change::Removed | Change::Changed))
             .map(|c| c.id.as_str())
             .collect();
         if !lost.is_empty() {
@@ -424,7 +410,7 @@ fn version_bounds_follow_the_clauses() {
     let versions: Vec<String> = history().into_iter().map(|h| h.version).collect();
     let (scenarios, errors) = features::load(&root().join("features"));
     assert!(errors.is_empty(), "{errors:?}");
-    let lint = clauses::bounds_lint(&index, &scenarios, &versions);
+    let lint = bounds::bounds_lint(&index, &scenarios, &versions);
     assert!(lint.is_empty(), "{}", lint.join("\n"));
 
     let late = index
@@ -441,13 +427,13 @@ fn version_bounds_follow_the_clauses() {
     std::fs::write(dir.path().join("f.feature"), feature).expect("write");
     let (mut bad, errors) = features::load(dir.path());
     assert!(errors.is_empty(), "{errors:?}");
-    let lint = clauses::bounds_lint(&index, &bad, &versions);
+    let lint = bounds::bounds_lint(&index, &bad, &versions);
     assert_eq!(lint.len(), 2, "{lint:?}");
     assert!(lint[0].contains("too early\": @since-0.9.0 claims SPEC 0.9.0 but its clause"));
     assert!(lint[0].ends_with("arrived in 0.10.0"));
     assert!(lint[1].contains("observed, unsaid\": @since-0.19.0 is a bound read off a port"));
     // Without a since- tag, the bound is the clause's arrival, not the pin.
-    clauses::derive_bounds(&index, &mut bad);
+    bounds::derive_bounds(&index, &mut bad);
     assert_eq!(bad[3].bounds.describe(), "SPEC ≥ 0.10.0");
     assert_eq!(bad[0].bounds.describe(), "SPEC ≥ 0.9.0");
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use cucumber::{step, Cucumber};
 use futures::FutureExt;
 use regex::Regex;
-use toolnexus_harness::features::{step_spec, SpecVersion, VersionBounds};
+use toolnexus_harness::features::{pinned_version, step_spec, VersionBounds};
 use toolnexus_harness::scenario::{Env, ScenarioState};
 use toolnexus_harness::steps::{finish, run_step};
 use toolnexus_ports::inprocess::InProcessPort;
@@ -89,7 +89,7 @@ fn holds_for_the_reference(
         .chain(scenario.tags.iter())
         .map(|t| t.trim_start_matches('@').to_string())
         .collect();
-    VersionBounds::from_tags(&tags).map_or(true, |b| b.holds_for(SpecVersion::pinned()))
+    VersionBounds::from_tags(&tags).map_or(true, |b| b.holds_for(pinned_version()))
 }
 
 async fn pass(label: &str) -> bool {

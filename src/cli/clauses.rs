@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use toolnexus_harness::clauses::{self, ClauseIndex};
-use toolnexus_harness::{arrival, spec_text, wholeness};
+use toolnexus_harness::reporting::bounds;
+use toolnexus_spec::clauses::{self, ClauseIndex};
+use toolnexus_spec::{arrival, texts, wholeness};
 
 use super::{fail, load_clauses};
 
@@ -53,13 +54,13 @@ impl Paths {
     fn spec(&self, root: &Path) -> PathBuf {
         self.spec
             .clone()
-            .unwrap_or_else(|| spec_text::pinned_spec_file(root))
+            .unwrap_or_else(|| texts::pinned_spec_file(root))
     }
 
     fn history(&self, root: &Path) -> PathBuf {
         self.history
             .clone()
-            .unwrap_or_else(|| spec_text::history_dir(root))
+            .unwrap_or_else(|| texts::history_dir(root))
     }
 }
 
@@ -82,10 +83,10 @@ fn lint(root: &Path, paths: &Paths) -> ExitCode {
         Err(e) => return fail(&format!("cannot read {}: {e}", spec_file.display())),
     };
     let findings = wholeness::check(&index, &spec);
-    let history = spec_text::load_history(&paths.history(root))
+    let history = texts::load_history(&paths.history(root))
         .map(|h| h.into_iter().map(|t| t.version).collect::<Vec<_>>())
         .unwrap_or_default();
-    let bounds = clauses::bounds_lint(&index, &scenarios, &history);
+    let bounds = bounds::bounds_lint(&index, &scenarios, &history);
     for f in &findings {
         println!("{f}");
     }
@@ -108,7 +109,7 @@ fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
     let file = paths
         .index
         .clone()
-        .unwrap_or_else(|| clauses::index_path(root));
+        .unwrap_or_else(|| clauses::index_path(root, toolnexus_protocol::SPEC_VERSION));
     let shown = file
         .strip_prefix(root)
         .unwrap_or(&file)
@@ -118,7 +119,7 @@ fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(&e.join("\n")),
     };
-    let history = match spec_text::load_history(&paths.history(root)) {
+    let history = match texts::load_history(&paths.history(root)) {
         Ok(h) => h,
         Err(e) => return fail(&e),
     };

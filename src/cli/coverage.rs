@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use toolnexus_harness::reporting::coverage;
 use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{clauses, html, report, runner, spec_text};
+use toolnexus_harness::{html, report, runner};
 use toolnexus_ports::registry::Registry;
+use toolnexus_spec::texts;
 
 use super::{fail, handshake_failure, load_clauses, open_port, timeout_ms, Format};
 
@@ -48,23 +50,23 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e),
     };
-    let mut report = clauses::coverage(&index, &ties, &shown);
+    let mut report = coverage::coverage(&index, &ties, &shown);
     if args.by_version {
         let dir = args
             .history
             .clone()
-            .unwrap_or_else(|| spec_text::history_dir(root));
-        let versions: Vec<String> = match spec_text::load_history(&dir) {
+            .unwrap_or_else(|| texts::history_dir(root));
+        let versions: Vec<String> = match texts::load_history(&dir) {
             Ok(h) => h.into_iter().map(|t| t.version).collect(),
             Err(e) => return fail(&e),
         };
-        let rows = clauses::by_version(&index, &report, &versions);
+        let rows = coverage::by_version(&index, &report, &versions);
         match args.format {
             Format::Json => println!(
                 "{}",
                 serde_json::to_string_pretty(&rows).unwrap_or_default()
             ),
-            _ => print!("{}", clauses::by_version_text(&rows)),
+            _ => print!("{}", coverage::by_version_text(&rows)),
         }
         return ExitCode::SUCCESS;
     }
@@ -73,7 +75,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
             Ok(r) => r,
             Err(e) => return fail(&e),
         };
-        let tagged = clauses::tagged_scenarios(&scenarios, &ties);
+        let tagged = coverage::tagged_scenarios(&scenarios, &ties);
         let env = Env::from_root(root);
         let (mut driver, resolved) = open_port(
             root,
@@ -88,7 +90,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         })
         .await;
         match run {
-            Ok(run) => clauses::apply_run(&mut report, &run),
+            Ok(run) => coverage::apply_run(&mut report, &run),
             // One clear message, as `run` gives, not one failure per clause.
             Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
         }
@@ -98,7 +100,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
-        _ => print!("{}", clauses::text(&report)),
+        _ => print!("{}", coverage::text(&report)),
     }
     if let Some(out) = &args.output {
         if let Err(e) = std::fs::write(out, html::render_coverage(&report)) {

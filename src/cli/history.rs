@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::clauses::{self, ClauseIndex};
 use toolnexus_harness::features::VersionBounds;
 use toolnexus_harness::outcome::RunReport;
 use toolnexus_harness::runner;
 use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{history, html, spec_text};
+use toolnexus_harness::{history, html};
 use toolnexus_ports::registry;
+use toolnexus_spec::clauses::{self, ClauseIndex};
+use toolnexus_spec::texts;
 
 use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
 
@@ -153,15 +154,16 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
             .is_some_and(|b| version.is_some_and(|v| b.holds_for(v)))
     };
     let mut h = history::build(&family, &runs, &in_scope);
-    if let Ok(index) = ClauseIndex::load(&clauses::index_path(root), "the clause index") {
-        let texts: Vec<String> = spec_text::load_history(&spec_text::history_dir(root))
+    let index_file = clauses::index_path(root, toolnexus_protocol::SPEC_VERSION);
+    if let Ok(index) = ClauseIndex::load(&index_file, "the clause index") {
+        let in_history: Vec<String> = texts::load_history(&texts::history_dir(root))
             .map(|h| h.into_iter().map(|t| t.version).collect())
             .unwrap_or_default();
         for r in &mut h.releases {
             let Some(spec) = r
                 .port_spec
                 .as_deref()
-                .filter(|s| texts.iter().any(|t| t == s))
+                .filter(|s| in_history.iter().any(|t| t == s))
             else {
                 continue;
             };

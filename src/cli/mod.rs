@@ -8,13 +8,15 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
-use toolnexus_harness::clauses::{self as clause_index, ClauseIndex, Ties};
 use toolnexus_harness::features::{self, ScenarioSpec};
+use toolnexus_harness::reporting::bounds;
+use toolnexus_harness::reporting::coverage::{tie, Ties};
 use toolnexus_harness::runner::Selection;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::{self, Registry, ResolvedPort};
 use toolnexus_ports::subprocess::SubprocessPort;
+use toolnexus_spec::clauses::{self as clause_index, ClauseIndex};
 
 pub mod bench;
 pub mod clauses;
@@ -121,7 +123,7 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
         ));
     }
     // A root with no clause index (a scratch checkout of features only) keeps the tags' bounds.
-    let index_file = clause_index::index_path(root);
+    let index_file = clause_index::index_path(root, toolnexus_protocol::SPEC_VERSION);
     let index = index_file
         .exists()
         .then(|| {
@@ -250,7 +252,7 @@ fn load_features(root: &Path, index: Option<&ClauseIndex>) -> Result<Vec<Scenari
         ));
     }
     if let Some(index) = index {
-        clause_index::derive_bounds(index, &mut scenarios);
+        bounds::derive_bounds(index, &mut scenarios);
     }
     Ok(scenarios)
 }
@@ -261,7 +263,8 @@ fn load_clauses(
     root: &Path,
     index: Option<PathBuf>,
 ) -> Result<(ClauseIndex, Vec<ScenarioSpec>, Ties, String), String> {
-    let file = index.unwrap_or_else(|| clause_index::index_path(root));
+    let file =
+        index.unwrap_or_else(|| clause_index::index_path(root, toolnexus_protocol::SPEC_VERSION));
     let shown = file
         .strip_prefix(root)
         .unwrap_or(&file)
@@ -269,7 +272,7 @@ fn load_clauses(
         .to_string();
     let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
     let scenarios = load_features(root, Some(&index))?;
-    let ties = clause_index::tie(&index, &scenarios, &shown);
+    let ties = tie(&index, &scenarios, &shown);
     if !ties.errors.is_empty() {
         return Err(format!(
             "clause tags naming no clause:\n{}",

@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use toolnexus_harness::html;
 use toolnexus_harness::outcome::RunReport;
-use toolnexus_harness::{clauses, html};
+use toolnexus_harness::reporting::coverage;
 
 use super::fail;
 
@@ -35,7 +36,7 @@ pub fn run(args: ReportArgs) -> ExitCode {
             std::fs::read_to_string(f)
                 .map_err(|e| e.to_string())
                 .and_then(|t| {
-                    serde_json::from_str::<clauses::CoverageReport>(&t).map_err(|e| e.to_string())
+                    serde_json::from_str::<coverage::CoverageReport>(&t).map_err(|e| e.to_string())
                 })
                 .map_err(|e| format!("{}: not a coverage report: {e}", f.display()))
         })

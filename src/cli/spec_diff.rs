@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use toolnexus_harness::spec_diff;
+use toolnexus_harness::reporting::spec_diff;
 
 use super::{fail, load_clauses, Format};
 

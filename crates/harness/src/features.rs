@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use gherkin::GherkinEnv;
+use toolnexus_spec::version::SpecVersion;
 
 /// One step of a scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,57 +70,10 @@ impl ScenarioSpec {
     }
 }
 
-/// A SPEC version (`X.Y.Z`), compared numerically per component.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SpecVersion(pub [u64; 3]);
-
-impl SpecVersion {
-    /// Parses exactly `X.Y.Z` (decimal components), as version tags must be written.
-    pub fn parse(text: &str) -> Option<SpecVersion> {
-        let mut parts = [0u64; 3];
-        let mut n = 0;
-        for part in text.split('.') {
-            if n == 3 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            parts[n] = part.parse().ok()?;
-            n += 1;
-        }
-        (n == 3).then_some(SpecVersion(parts))
-    }
-
-    /// Reads the version a port declares: its leading `X[.Y[.Z]]`, missing components 0 and
-    /// any suffix (`rc1`, `.post1`) ignored, because package versions carry them.
-    pub fn parse_declared(text: &str) -> Option<SpecVersion> {
-        let mut parts = [0u64; 3];
-        let mut rest = text.trim();
-        for (i, slot) in parts.iter_mut().enumerate() {
-            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            if digits == 0 {
-                return (i > 0).then_some(SpecVersion(parts));
-            }
-            *slot = rest[..digits].parse().ok()?;
-            rest = &rest[digits..];
-            match rest.strip_prefix('.') {
-                Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => rest = r,
-                _ => return Some(SpecVersion(parts)),
-            }
-        }
-        Some(SpecVersion(parts))
-    }
-
-    /// The version the scenarios pin (`toolnexus_protocol::SPEC_VERSION`), assumed for a
-    /// port that declares none.
-    pub fn pinned() -> SpecVersion {
-        SpecVersion::parse(toolnexus_protocol::SPEC_VERSION).unwrap_or(SpecVersion([0, 16, 0]))
-    }
-}
-
-impl std::fmt::Display for SpecVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let [a, b, c] = self.0;
-        write!(f, "{a}.{b}.{c}")
-    }
+/// The version the scenarios pin (`toolnexus_protocol::SPEC_VERSION`), assumed for a port
+/// that declares none.
+pub fn pinned_version() -> SpecVersion {
+    SpecVersion::parse(toolnexus_protocol::SPEC_VERSION).unwrap_or(SpecVersion([0, 16, 0]))
 }
 
 /// The SPEC versions a scenario holds for, both bounds inclusive; `None` is unbounded.
@@ -523,35 +477,11 @@ mod tests {
     }
 
     #[test]
-    fn versions_parse_strictly_in_tags_and_compare_per_component() {
-        let v = |t: &str| SpecVersion::parse(t);
-        assert_eq!(v("0.16.0"), Some(SpecVersion([0, 16, 0])));
-        for bad in [
-            "0.16", "0.16.x", "1.2.3.4", "", "0..1", "v0.16.0", "0.16.0 ",
-        ] {
-            assert_eq!(v(bad), None, "{bad:?}");
-        }
-        // Numeric, not textual: 0.9.0 < 0.10.0 < 0.16.0 < 1.0.0.
-        assert!(v("0.9.0") < v("0.10.0"));
-        assert!(v("0.10.0") < v("0.16.0"));
-        assert!(v("0.16.0") < v("1.0.0"));
-        assert_eq!(SpecVersion([0, 17, 2]).to_string(), "0.17.2");
+    fn the_pinned_version_is_the_protocol_crates() {
         assert_eq!(
-            SpecVersion::pinned().to_string(),
+            pinned_version().to_string(),
             toolnexus_protocol::SPEC_VERSION
         );
-    }
-
-    #[test]
-    fn a_declared_version_tolerates_package_suffixes() {
-        let d = |t: &str| SpecVersion::parse_declared(t);
-        assert_eq!(d("0.21.0"), Some(SpecVersion([0, 21, 0])));
-        assert_eq!(d("0.21"), Some(SpecVersion([0, 21, 0])));
-        assert_eq!(d("0.21.0.post1"), Some(SpecVersion([0, 21, 0])));
-        assert_eq!(d("0.22.0rc1"), Some(SpecVersion([0, 22, 0])));
-        assert_eq!(d("1"), Some(SpecVersion([1, 0, 0])));
-        assert_eq!(d("latest"), None);
-        assert_eq!(d(""), None);
     }
 
     #[test]

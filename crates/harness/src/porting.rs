@@ -10,13 +10,13 @@ use async_trait::async_trait;
 use futures::future::{FutureExt, LocalBoxFuture};
 use serde::Serialize;
 use serde_json::Value;
+use toolnexus_spec::sections;
 
 use super::features::ScenarioSpec;
 use super::needs::{self, Need, NeedKind};
 use super::outcome::Status;
 use super::runner;
 use super::scenario::Env;
-use super::sections;
 use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_ports::trace::Tracer;
 

@@ -6,9 +6,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use futures::future::{join_all, FutureExt, LocalBoxFuture};
+use toolnexus_spec::version::SpecVersion;
 
 use super::failure::Failure;
-use super::features::{ScenarioSpec, SpecVersion};
+use super::features::{pinned_version, ScenarioSpec};
 use super::needs::Blocker;
 use super::outcome::{Counts, RunReport, ScenarioResult, Status};
 use super::refusals::Watched;
@@ -91,7 +92,7 @@ impl Selection {
 /// The SPEC version a port's `hello` declares (the pinned one when it declares none).
 pub fn port_spec(declared: Option<&str>) -> Result<SpecVersion, String> {
     match declared {
-        None => Ok(SpecVersion::pinned()),
+        None => Ok(pinned_version()),
         Some(text) => SpecVersion::parse_declared(text)
             .ok_or_else(|| format!("hello: spec \"{text}\" is not a SPEC version")),
     }
@@ -125,7 +126,7 @@ async fn greet(port: &mut dyn Port, fallback_name: &str) -> Greeting {
     let (info, declared_spec, implements, version, error) = match greeting {
         Ok(h) => match port_spec(h.spec.as_deref()) {
             Ok(v) => (h.port, h.spec, Some(h.implements), v, None),
-            Err(e) => (h.port, h.spec, None, SpecVersion::pinned(), Some(e)),
+            Err(e) => (h.port, h.spec, None, pinned_version(), Some(e)),
         },
         Err(e) => (
             PortInfo {
@@ -135,7 +136,7 @@ async fn greet(port: &mut dyn Port, fallback_name: &str) -> Greeting {
             },
             None,
             None,
-            SpecVersion::pinned(),
+            pinned_version(),
             Some(e.to_string()),
         ),
     };
@@ -572,12 +573,12 @@ mod tests {
 
     #[test]
     fn a_port_without_spec_is_taken_as_the_pinned_version() {
-        assert_eq!(port_spec(None), Ok(SpecVersion::pinned()));
+        assert_eq!(port_spec(None), Ok(pinned_version()));
         assert_eq!(port_spec(Some("0.21.0")), Ok(SpecVersion([0, 21, 0])));
         assert!(port_spec(Some("latest")).is_err());
         let later = spec("later", &["since-0.17.0"]);
         assert_eq!(
-            version_skip(&later, SpecVersion::pinned()).as_deref(),
+            version_skip(&later, pinned_version()).as_deref(),
             Some("holds for SPEC ≥ 0.17.0; the port implements 0.16.0")
         );
         assert_eq!(version_skip(&later, SpecVersion([0, 17, 0])), None);

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
+use toolnexus_spec::text::shorten;
+use toolnexus_spec::version::{cmp_versions, version_key};
 
 use crate::outcome::{Counts, RunReport, Status};
 
@@ -54,31 +56,6 @@ pub fn parse_versions(arg: &str) -> Result<Versions, String> {
         ));
     }
     Ok(Versions::List(list))
-}
-
-/// A plain release number's numeric components (`0.18.1` ⇒ `[0, 18, 1]`); `None` for
-/// anything else (pre-releases such as `0.17.0rc1` included).
-pub fn version_key(v: &str) -> Option<Vec<u64>> {
-    v.split('.').map(|c| c.parse::<u64>().ok()).collect()
-}
-
-/// Numeric per-component order (`0.9.5` < `0.10.0`); a missing component counts as 0.
-/// Anything that is not a plain release number sorts after those, by its text.
-pub fn cmp_versions(a: &str, b: &str) -> Ordering {
-    match (version_key(a), version_key(b)) {
-        (Some(x), Some(y)) => {
-            let n = x.len().max(y.len());
-            let pad = |v: &[u64]| {
-                (0..n)
-                    .map(|i| v.get(i).copied().unwrap_or(0))
-                    .collect::<Vec<_>>()
-            };
-            pad(&x).cmp(&pad(&y)).then_with(|| x.len().cmp(&y.len()))
-        }
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
 }
 
 /// The releases to run, oldest first: a range keeps the `published` releases inside it (it
@@ -363,7 +340,7 @@ pub fn text(h: &History) -> String {
                     out,
                     "{:<10} not run: {}",
                     r.version,
-                    super::clauses::shorten(first_line(reason), 200)
+                    shorten(first_line(reason), 200)
                 );
             }
         }
@@ -502,13 +479,6 @@ mod tests {
         assert!(parse_versions("latest..0.21.0").is_err());
         assert!(parse_versions("0.16.0,$(id)").is_err());
         assert!(parse_versions(" , ").is_err());
-    }
-
-    #[test]
-    fn versions_compare_numerically_per_component() {
-        assert_eq!(cmp_versions("0.9.5", "0.10.0"), Ordering::Less);
-        assert_eq!(cmp_versions("0.18.1", "0.18.0"), Ordering::Greater);
-        assert_eq!(cmp_versions("0.16.0", "0.16.0"), Ordering::Equal);
     }
 
     #[test]

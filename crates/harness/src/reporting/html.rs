@@ -8,13 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use serde_json::Value;
+use toolnexus_spec::sections::{self, cmp_sections};
 
-use super::clauses::CoverageReport;
+use super::coverage::CoverageReport;
 use super::history::{History, Outcome};
 use crate::expectation::ExpectationKind;
 use crate::matchers::{Mismatch, Problem};
 use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
-use crate::sections::{self, cmp_sections};
 
 /// The longest message kept in a `title` tooltip, in characters.
 const TOOLTIP_MAX: usize = 1500;

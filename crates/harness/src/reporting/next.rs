@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use toolnexus_spec::sections;
+
 use crate::needs::Blocker;
 use crate::outcome::{RunReport, Status};
-use crate::sections;
 
 /// How many entries the list shows.
 pub const SHOWN: usize = 5;

@@ -1,5 +1,7 @@
-//! `spec-diff OLD NEW`: where each indexed clause went between two SPEC texts, the new
-//! normative sentences no clause quotes, and the scenarios and snapshots to review for each.
+//! `spec-diff OLD NEW` as a review list: the SPEC crate's comparison of the two texts
+//! (`toolnexus_spec::diff`: where each indexed clause went, the new normative sentences no
+//! clause quotes), and for each clause that did not stay put the scenarios tagging it and the
+//! snapshots they compare with.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -7,69 +9,23 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+use toolnexus_spec::clauses::ClauseIndex;
+use toolnexus_spec::diff::{compare, AddedSentence, Change, ClauseDiff};
+use toolnexus_spec::text::shorten;
 
-use super::clauses::{collapse_ws, shorten, ClauseIndex, ScenarioRef, Ties};
-use super::spec_text::{closest, is_normative, similarity, Kind, Section};
+use super::coverage::{ScenarioRef, Ties};
 use crate::features::ScenarioSpec;
 
-/// The lowest word-level similarity at which a vanished quote counts as changed, not removed.
-const CHANGED_AT: f32 = 0.6;
-
-/// What happened to a clause between OLD and NEW.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Change {
-    /// Its quote is gone from NEW, but its section holds a close match.
-    Changed,
-    /// Its quote is gone from NEW and nothing close is left in its section.
-    Removed,
-    /// Its quote is in NEW but nowhere in OLD: the clause arrives in NEW.
-    NewOnly,
-    /// Its quote is in both texts, but not in its own section of both (`from`: where OLD
-    /// has it).
-    Moved,
-    /// Its quote is in neither text: the index does not match OLD.
-    NotFound,
-}
-
-/// One clause that did not stay put.
+/// One clause that did not stay put, with what cites it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClauseDiff {
-    /// Clause id.
-    pub id: String,
-    /// SPEC section.
-    pub section: String,
-    /// What happened.
-    pub change: Change,
-    /// The quote, whitespace collapsed.
-    pub quote: String,
-    /// For a changed clause: the closest text of NEW's section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub now: Option<String>,
-    /// For a changed clause: word-level similarity of `now` to the quote (0..1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<f32>,
-    /// For a clause arriving in NEW: the closest text of OLD's section when it is close
-    /// enough to be an earlier wording of it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub before: Option<String>,
-    /// For a moved clause: the sections of OLD that hold the quote (none: only outside any
-    /// numbered section).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub from: Vec<String>,
+pub struct ClauseReview {
+    /// Where the clause went (its fields are this one's, in the JSON too).
+    #[serde(flatten)]
+    pub clause: ClauseDiff,
     /// Scenarios tagging the clause.
     pub scenarios: Vec<ScenarioRef>,
     /// The snapshot files those scenarios compare with (`snapshots/NAME.snap`).
     pub snapshots: Vec<String>,
-}
-
-/// A normative sentence of NEW that is neither in OLD nor in any clause.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AddedSentence {
-    /// SPEC section in NEW.
-    pub section: String,
-    /// The sentence, whitespace collapsed.
-    pub sentence: String,
 }
 
 /// The `spec-diff --format json` shape.
@@ -84,7 +40,7 @@ pub struct SpecDiff {
     /// Clauses whose quote is in both texts.
     pub unchanged: usize,
     /// The other clauses, in index order.
-    pub clauses: Vec<ClauseDiff>,
+    pub clauses: Vec<ClauseReview>,
     /// Normative sentences (MUST / never / always / default) new in NEW and in no clause.
     pub added: Vec<AddedSentence>,
 }
@@ -95,8 +51,6 @@ impl SpecDiff {
         self.clauses.is_empty() && self.added.is_empty()
     }
 }
-
-pub use super::spec_text::sections;
 
 /// Snapshot files a scenario compares with: steps `… matches snapshot "NAME"`.
 pub fn snapshots_of(scenario: &ScenarioSpec) -> Vec<String> {
@@ -124,7 +78,8 @@ pub struct Names<'a> {
     pub index: &'a str,
 }
 
-/// Compares OLD and NEW clause by clause (see the module doc).
+/// Compares OLD and NEW clause by clause (`toolnexus_spec::diff::compare`) and names, for
+/// each clause that did not stay put, the scenarios tagging it and their snapshots.
 pub fn diff(
     index: &ClauseIndex,
     old: &str,
@@ -133,140 +88,40 @@ pub fn diff(
     ties: &Ties,
     names: Names<'_>,
 ) -> SpecDiff {
-    let old_sections: BTreeMap<String, String> = sections(old)
-        .into_iter()
-        .map(|(k, v)| (k, collapse_ws(&v)))
-        .collect();
-    let new_raw = sections(new);
-    let new_sections: BTreeMap<String, String> = new_raw
-        .iter()
-        .map(|(k, v)| (k.clone(), collapse_ws(v)))
-        .collect();
+    let compared = compare(index, old, new);
     let by_name: BTreeMap<&str, &ScenarioSpec> =
         scenarios.iter().map(|s| (s.id.as_str(), s)).collect();
-    let in_section = |secs: &BTreeMap<String, String>, section: &str, quote: &str| {
-        secs.get(section).is_some_and(|body| body.contains(quote))
-    };
-    let (old_all, new_all) = (collapse_ws(old), collapse_ws(new));
-    let mut unchanged = 0;
-    let mut clauses = Vec::new();
-    for c in &index.clauses {
-        let quote = collapse_ws(&c.quote);
-        // Presence is over the whole text, as clause arrivals are computed; sections only
-        // tell a moved sentence from one that stayed.
-        let (in_old, in_new) = (old_all.contains(&quote), new_all.contains(&quote));
-        let stayed = in_section(&old_sections, &c.section, &quote)
-            && in_section(&new_sections, &c.section, &quote);
-        let (change, now, similarity, from) = match (in_old, in_new) {
-            (true, true) if stayed => {
-                unchanged += 1;
-                continue;
-            }
-            (true, true) => {
-                let from = old_sections
-                    .iter()
-                    .filter(|(_, body)| body.contains(&quote))
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                (Change::Moved, None, None, from)
-            }
-            (false, true) => (Change::NewOnly, None, None, Vec::new()),
-            (false, false) => (Change::NotFound, None, None, Vec::new()),
-            (true, false) => match new_sections
-                .get(&c.section)
-                .and_then(|body| closest(&quote, body))
-            {
-                Some((text, score)) if score >= CHANGED_AT => {
-                    (Change::Changed, Some(text), Some(score), Vec::new())
-                }
-                _ => (Change::Removed, None, None, Vec::new()),
-            },
-        };
-        let refs = ties.by_clause.get(&c.id).cloned().unwrap_or_default();
-        let snapshots: BTreeSet<String> = refs
-            .iter()
-            .filter_map(|r| by_name.get(r.name.as_str()))
-            .flat_map(|s| snapshots_of(s))
-            .collect();
-        let before = (change == Change::NewOnly)
-            .then(|| old_sections.get(&c.section))
-            .flatten()
-            .and_then(|body| closest(&quote, body))
-            .filter(|(_, score)| *score >= CHANGED_AT)
-            .map(|(text, _)| text);
-        clauses.push(ClauseDiff {
-            id: c.id.clone(),
-            section: c.section.clone(),
-            change,
-            quote,
-            now,
-            similarity,
-            before,
-            from,
-            scenarios: refs,
-            snapshots: snapshots.into_iter().collect(),
-        });
-    }
-    // Prose entries are sentences the index has judged: they are not "new" either.
-    let quotes: Vec<String> = index
+    let clauses = compared
         .clauses
-        .iter()
-        .map(|c| collapse_ws(&c.quote))
-        .chain(index.prose.iter().map(|p| collapse_ws(&p.text)))
-        .collect();
-    let nows: Vec<Vec<&str>> = clauses
-        .iter()
-        .filter_map(|c| c.now.as_deref())
-        .map(|n| n.split_whitespace().collect())
-        .collect();
-    let mut added = Vec::new();
-    for (section, body) in &new_raw {
-        let parsed = Section::parse(body);
-        // Code lines count too: the SPEC states rules in code comments (`// "pending" ⇒ …`).
-        for one in parsed.sentences.iter().filter(|s| s.kind != Kind::Heading) {
-            let sentence = parsed.sentence(one);
-            if !is_normative(sentence) {
-                continue;
+        .into_iter()
+        .map(|clause| {
+            let refs = ties.by_clause.get(&clause.id).cloned().unwrap_or_default();
+            let snapshots: BTreeSet<String> = refs
+                .iter()
+                .filter_map(|r| by_name.get(r.name.as_str()))
+                .flat_map(|s| snapshots_of(s))
+                .collect();
+            ClauseReview {
+                clause,
+                scenarios: refs,
+                snapshots: snapshots.into_iter().collect(),
             }
-            let words: Vec<&str> = sentence.split_whitespace().collect();
-            let known = old_all.contains(sentence)
-                || quotes
-                    .iter()
-                    .any(|q| sentence.contains(q.as_str()) || q.contains(sentence))
-                // A changed clause's new wording is reported with the clause.
-                || nows.iter().any(|n| {
-                    let now = n.join(" ");
-                    sentence.contains(&now)
-                        || now.contains(sentence)
-                        || similarity(n, &words) >= CHANGED_AT
-                });
-            if !known {
-                added.push(AddedSentence {
-                    section: section.clone(),
-                    sentence: sentence.to_string(),
-                });
-            }
-        }
-    }
-    added.sort_by(|a, b| {
-        crate::sections::cmp_sections(&a.section, &b.section)
-            .then_with(|| a.sentence.cmp(&b.sentence))
-    });
-    added.dedup();
+        })
+        .collect();
     SpecDiff {
         old: names.old.to_string(),
         new: names.new.to_string(),
         index: names.index.to_string(),
-        unchanged,
+        unchanged: compared.unchanged,
         clauses,
-        added,
+        added: compared.added,
     }
 }
 
 /// The diff as a review list.
 pub fn text(d: &SpecDiff) -> String {
     let mut out = String::new();
-    let count = |c: Change| d.clauses.iter().filter(|x| x.change == c).count();
+    let count = |c: Change| d.clauses.iter().filter(|x| x.clause.change == c).count();
     let _ = writeln!(
         out,
         "spec-diff {} → {} (clauses from {})\n{} unchanged, {} changed, {} removed, {} added sentences not indexed",
@@ -290,7 +145,11 @@ pub fn text(d: &SpecDiff) -> String {
             "Clauses moved between sections (OLD has them elsewhere)",
         ),
     ] {
-        let list: Vec<&ClauseDiff> = d.clauses.iter().filter(|c| c.change == change).collect();
+        let list: Vec<&ClauseReview> = d
+            .clauses
+            .iter()
+            .filter(|c| c.clause.change == change)
+            .collect();
         if list.is_empty() {
             continue;
         }
@@ -299,7 +158,8 @@ pub fn text(d: &SpecDiff) -> String {
             Change::Changed | Change::Removed => "was",
             _ => "quote",
         };
-        for c in list {
+        for review in list {
+            let c = &review.clause;
             let _ = writeln!(out, "  {} (§{})", c.id, c.section);
             let _ = writeln!(out, "    {label}: \"{}\"", shorten(&c.quote, 200));
             if let Some(before) = &c.before {
@@ -319,10 +179,10 @@ pub fn text(d: &SpecDiff) -> String {
                     shorten(now, 200)
                 );
             }
-            if c.scenarios.is_empty() {
+            if review.scenarios.is_empty() {
                 let _ = writeln!(out, "    no scenario tags it");
             }
-            for s in &c.scenarios {
+            for s in &review.scenarios {
                 let partial = if s.partial { " (partly)" } else { "" };
                 let _ = writeln!(
                     out,
@@ -330,7 +190,7 @@ pub fn text(d: &SpecDiff) -> String {
                     s.file, s.line, s.name
                 );
             }
-            for snap in &c.snapshots {
+            for snap in &review.snapshots {
                 let _ = writeln!(out, "    snapshot {snap}");
             }
         }
@@ -338,8 +198,8 @@ pub fn text(d: &SpecDiff) -> String {
     let absent: Vec<&str> = d
         .clauses
         .iter()
-        .filter(|c| c.change == Change::NotFound)
-        .map(|c| c.id.as_str())
+        .filter(|c| c.clause.change == Change::NotFound)
+        .map(|c| c.clause.id.as_str())
         .collect();
     if !absent.is_empty() {
         // Between two texts older than the index's, these are the clauses still to come.
@@ -367,7 +227,7 @@ pub fn text(d: &SpecDiff) -> String {
 mod tests {
     use super::*;
     use crate::features;
-    use crate::reporting::clauses::tie;
+    use crate::reporting::coverage::tie;
 
     const SPEC: &str = "# Title\n\nPreamble MUST be ignored.\n\n## 0. Contract\n\nA port MUST answer every request\nwith exactly one line. Other prose.\n\n```\n## Not a heading\n```\n\n## 4A. Built-ins\n\n- `grep` returns at most 100 matches by default.\n- `glob` sorts by path.\n\n## 5. Usage\n\nNothing normative.\n";
 
@@ -399,15 +259,6 @@ mod tests {
     }
 
     #[test]
-    fn sections_skip_fenced_headings_and_the_preamble() {
-        let s = sections(SPEC);
-        assert_eq!(s.keys().collect::<Vec<_>>(), vec!["0", "4A", "5"]);
-        assert!(s["0"].contains("## Not a heading"));
-        assert!(s["0"].starts_with("## 0. Contract\n"));
-        assert!(!s["0"].contains("Built-ins"));
-    }
-
-    #[test]
     fn the_same_text_has_nothing_to_review() {
         let (index, scenarios, ties) = setup();
         let d = diff(&index, SPEC, SPEC, &scenarios, &ties, names());
@@ -423,15 +274,10 @@ mod tests {
             .replace("- `glob` sorts by path.\n", "")
             .replace("Nothing normative.", "Hosts MUST log. Ports never retry.");
         let d = diff(&index, SPEC, &new, &scenarios, &ties, names());
-        assert_eq!(d.unchanged, 1);
         let changed = &d.clauses[0];
         assert_eq!(
-            (changed.id.as_str(), changed.change),
+            (changed.clause.id.as_str(), changed.clause.change),
             ("4A.grep.default-limit", Change::Changed)
-        );
-        assert_eq!(
-            changed.now.as_deref(),
-            Some("`grep` returns at most 250 matches by default.")
         );
         let tagged: Vec<(&str, usize, bool)> = changed
             .scenarios
@@ -446,20 +292,6 @@ mod tests {
             ]
         );
         assert_eq!(changed.snapshots, vec!["snapshots/grep-limit.snap"]);
-        assert_eq!(
-            (d.clauses[1].id.as_str(), d.clauses[1].change),
-            ("4A.glob.sorted", Change::Removed)
-        );
-        // The edited grep sentence is reported with its clause, not again as added.
-        let added: Vec<(&str, &str)> = d
-            .added
-            .iter()
-            .map(|a| (a.section.as_str(), a.sentence.as_str()))
-            .collect();
-        assert_eq!(
-            added,
-            vec![("5", "Hosts MUST log."), ("5", "Ports never retry.")]
-        );
         let shown = text(&d);
         assert!(
             shown.contains("1 unchanged, 1 changed, 1 removed, 2 added"),
@@ -473,40 +305,40 @@ mod tests {
             shown.contains("    snapshot snapshots/grep-limit.snap\n"),
             "{shown}"
         );
+        // The clause's own fields and its citations sit side by side in the JSON.
+        let json = serde_json::to_value(&d).unwrap();
+        let keys: Vec<&str> = json["clauses"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                "id",
+                "section",
+                "change",
+                "quote",
+                "now",
+                "similarity",
+                "scenarios",
+                "snapshots"
+            ]
+        );
     }
 
     #[test]
-    fn a_quote_missing_from_old_is_flagged() {
-        let (index, scenarios, ties) = setup();
-        let old = SPEC.replace("exactly one line", "one line");
-        let d = diff(&index, &old, SPEC, &scenarios, &ties, names());
-        assert_eq!(d.clauses[0].change, Change::NewOnly);
-        let d = diff(&index, &old, &old, &scenarios, &ties, names());
-        assert_eq!(d.clauses[0].change, Change::NotFound);
-    }
-
-    #[test]
-    fn a_sentence_moved_between_sections_is_moved_and_a_reworded_arrival_shows_its_earlier_words() {
+    fn a_moved_clause_and_an_earlier_wording_are_shown() {
         let (index, scenarios, ties) = setup();
         let moved = SPEC
             .replace("- `glob` sorts by path.\n", "")
             .replace("Nothing normative.", "`glob` sorts by path.");
         let d = diff(&index, &moved, SPEC, &scenarios, &ties, names());
-        let glob = d.clauses.iter().find(|c| c.id == "4A.glob.sorted").unwrap();
-        assert_eq!(
-            (glob.change, glob.from.clone()),
-            (Change::Moved, vec!["5".to_string()])
-        );
         assert!(text(&d).contains("    in OLD under §5\n"), "{}", text(&d));
 
         let earlier = SPEC.replace("at most 100 matches by default", "at most 100 matches");
         let d = diff(&index, &earlier, SPEC, &scenarios, &ties, names());
-        let grep = &d.clauses[0];
-        assert_eq!(grep.change, Change::NewOnly);
-        assert_eq!(
-            grep.before.as_deref(),
-            Some("`grep` returns at most 100 matches.")
-        );
         assert!(text(&d).contains("earlier wording in OLD: \"`grep` returns at most 100 matches."));
     }
 }

@@ -1,14 +1,18 @@
 //! When each clause arrived: read from the SPEC history (`SPEC-<version>.md`, one text per
 //! upstream release), the first release from which every text holds the clause's quote, and
-//! the earlier releases where a former wording of it first appeared or changed.
+//! the earlier releases where a former wording of it first appeared or changed; and the
+//! lower bound a set of clauses gives (the first release stating all their rules).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::clauses::{collapse_ws, Clause, ClauseIndex};
-use super::history::cmp_versions;
-use super::spec_text::{closest, sections, SpecText};
+use crate::clauses::{Clause, ClauseIndex};
+use crate::sections;
+use crate::similarity::closest;
+use crate::text::collapse_ws;
+use crate::texts::SpecText;
+use crate::version::{cmp_versions, SpecVersion};
 
 /// The lowest word-level similarity at which a section's text counts as an earlier wording.
 pub const EARLIER_WORDING_AT: f32 = 0.6;
@@ -41,7 +45,7 @@ pub fn compute(index: &ClauseIndex, history: &[SpecText]) -> Vec<Arrival> {
         .map(|h| Text {
             version: h.version.clone(),
             all: collapse_ws(&h.text),
-            sections: sections(&h.text)
+            sections: sections::split(&h.text)
                 .into_iter()
                 .map(|(k, v)| (k, collapse_ws(&v)))
                 .collect(),
@@ -176,6 +180,24 @@ pub fn per_version<'a>(
         .collect()
 }
 
+/// The latest first release stating a rule among the clauses `ids` name ([`Clause::rule_since`]),
+/// and that clause; `None` when `ids` is empty, or names a clause the index lacks or one whose
+/// arrival it does not know.
+pub fn rule_floor<'a, 'i>(
+    index: &'a ClauseIndex,
+    ids: impl IntoIterator<Item = &'i str>,
+) -> Option<(SpecVersion, &'a str)> {
+    let mut floor: Option<(SpecVersion, &str)> = None;
+    for id in ids {
+        let clause = index.get(id)?;
+        let arrived = SpecVersion::parse(clause.rule_since()?)?;
+        if floor.is_none_or(|(f, _)| arrived > f) {
+            floor = Some((arrived, clause.id.as_str()));
+        }
+    }
+    floor
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +274,31 @@ mod tests {
             .map(|(v, c)| (v, c.len()))
             .collect();
         assert_eq!(counts, vec![("0.1.0".into(), 1), ("0.3.0".into(), 3)]);
+    }
+
+    #[test]
+    fn the_floor_is_the_latest_rule_among_the_clauses() {
+        let index = ClauseIndex::parse(
+            r#"{"spec": "0.3.0", "clauses": [
+              {"id": "0.a.one", "section": "0", "quote": "One.", "kind": "observable", "arrived": "0.2.0"},
+              {"id": "0.a.two", "section": "0", "quote": "Two.", "kind": "observable", "arrived": "0.3.0",
+               "reworded": ["0.1.0"], "sameRule": {"since": "0.1.0", "why": "same rule"}},
+              {"id": "0.a.new", "section": "0", "quote": "New.", "kind": "observable"}
+            ]}"#,
+            "i",
+        )
+        .unwrap();
+        let v = |t: &str| SpecVersion::parse(t).unwrap();
+        assert_eq!(
+            rule_floor(&index, ["0.a.one", "0.a.two"]),
+            Some((v("0.2.0"), "0.a.one"))
+        );
+        assert_eq!(
+            rule_floor(&index, ["0.a.two"]),
+            Some((v("0.1.0"), "0.a.two"))
+        );
+        assert_eq!(rule_floor(&index, []), None);
+        assert_eq!(rule_floor(&index, ["0.a.one", "0.a.new"]), None);
+        assert_eq!(rule_floor(&index, ["0.a.nope"]), None);
     }
 }

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 
-use super::clauses::{shorten, ClauseIndex};
-use super::spec_text::{is_normative, sections, Kind, Section};
+use crate::clauses::ClauseIndex;
+use crate::sections;
+use crate::sentences::{is_normative, Kind, Section};
+use crate::text::shorten;
 
 /// One problem the lint found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +75,7 @@ type Held = (Range<usize>, Option<usize>);
 
 /// Lints `index` against the SPEC text it quotes (see the module doc).
 pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
-    let parsed: BTreeMap<String, Section> = sections(spec)
+    let parsed: BTreeMap<String, Section> = sections::split(spec)
         .into_iter()
         .map(|(k, body)| (k, Section::parse(&body)))
         .collect();

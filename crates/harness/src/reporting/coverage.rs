@@ -1,15 +1,19 @@
-//! The clause index of the SPEC (`conformance/clauses/<version>.json`), the scenarios'
-//! `@clause-<id>` / `@partial-clause-<id>` tags, and the coverage report built from both.
+//! What ties the SPEC's clauses to the scenarios: the scenarios' `@clause-<id>` /
+//! `@partial-clause-<id>` tags, the ties they make to the clause index
+//! (`toolnexus_spec::clauses`), and the coverage report built from both (per section, per
+//! SPEC release, and with `--port` each clause's verdict on a port).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use toolnexus_spec::arrival;
+use toolnexus_spec::clauses::{ClauseIndex, Kind};
+use toolnexus_spec::sections::cmp_sections;
+use toolnexus_spec::text::{collapse_ws, shorten};
 
-use crate::features::{ScenarioSpec, SpecVersion};
+use crate::features::ScenarioSpec;
 use crate::outcome::{RunReport, Status};
-use crate::sections::cmp_sections;
 
 /// Tag prefix (without `@`) of a scenario that checks a whole clause.
 pub const CLAUSE_TAG: &str = "clause-";
@@ -17,204 +21,6 @@ pub const CLAUSE_TAG: &str = "clause-";
 pub const PARTIAL_CLAUSE_TAG: &str = "partial-clause-";
 /// The longest quote shown in a text or HTML list, in characters.
 const QUOTE_SHOWN: usize = 90;
-
-/// Whether a port's protocol driver can show a clause.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A scenario can check it through the protocol.
-    Observable,
-    /// It constrains a language binding's surface, which the protocol abstracts away.
-    LanguageSpecific,
-    /// No protocol request can show it (timing, internals, host-side duties).
-    Unobservable,
-}
-
-/// One normative clause of the SPEC.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Clause {
-    /// Stable id `<section>.<topic>.<slug>`.
-    pub id: String,
-    /// The SPEC section as the SPEC numbers it (`0`, `4A`, `7D`, ...).
-    pub section: String,
-    /// Verbatim excerpt of SPEC.md (compared whitespace-collapsed).
-    pub quote: String,
-    /// Observable, language-specific or unobservable.
-    pub kind: Kind,
-    /// For a non-observable clause: why a driver cannot show it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
-    /// For an observable clause no scenario checks yet: the reason.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uncovered: Option<String>,
-    /// Why the quote leaves out part of the sentence(s) it is cut from, when it does and no
-    /// other clause quotes the rest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub part: Option<String>,
-    /// The first SPEC release from which every text holds the quote (computed from the
-    /// SPEC history by `clauses arrivals --write`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arrived: Option<String>,
-    /// Releases before `arrived` where an earlier wording of the clause first appeared or
-    /// changed, oldest first (computed likewise).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reworded: Vec<String>,
-    /// A reviewer's finding that an earlier wording (one of `reworded`) already stated the
-    /// same rule, so scenarios checking it hold from there, not from `arrived`.
-    #[serde(default, rename = "sameRule", skip_serializing_if = "Option::is_none")]
-    pub same_rule: Option<SameRule>,
-}
-
-/// An earlier wording that states the same rule as the quote.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SameRule {
-    /// The release whose wording already states the rule (one of the clause's `reworded`).
-    pub since: String,
-    /// What changed in the words and why the rule did not.
-    pub why: String,
-}
-
-impl Clause {
-    /// The first release whose SPEC text states this clause's rule: a reviewed earlier
-    /// wording's release, else its arrival.
-    pub fn rule_since(&self) -> Option<&str> {
-        self.same_rule
-            .as_ref()
-            .map(|r| r.since.as_str())
-            .or(self.arrived.as_deref())
-    }
-}
-
-/// A sentence of the SPEC that reads as normative but states no rule of its own, with the
-/// reason; the wholeness lint accepts it without a clause.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Prose {
-    /// The SPEC section.
-    pub section: String,
-    /// Verbatim excerpt (compared whitespace-collapsed).
-    pub text: String,
-    /// Why it is not a clause (a heading-like lead-in, a rationale, a clause elsewhere).
-    pub why: String,
-}
-
-/// The whole index file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClauseIndex {
-    /// The SPEC version the quotes come from.
-    pub spec: String,
-    /// Every clause, in SPEC order.
-    pub clauses: Vec<Clause>,
-    /// Normative-looking sentences that are not clauses, each with its reason.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prose: Vec<Prose>,
-}
-
-/// Where the index for the pinned SPEC lives under a checkout.
-pub fn index_path(root: &Path) -> PathBuf {
-    root.join("conformance/clauses")
-        .join(format!("{}.json", toolnexus_protocol::SPEC_VERSION))
-}
-
-impl ClauseIndex {
-    /// Reads and checks the index file; every problem is a message naming `file` (and the
-    /// clause id), so a malformed index is reported, never a panic.
-    pub fn load(file: &Path, shown: &str) -> Result<ClauseIndex, Vec<String>> {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| vec![format!("{shown}: cannot read the clause index: {e}")])?;
-        ClauseIndex::parse(&text, shown)
-    }
-
-    /// Parses and checks index text (see [`ClauseIndex::load`]).
-    pub fn parse(text: &str, shown: &str) -> Result<ClauseIndex, Vec<String>> {
-        let index: ClauseIndex = serde_json::from_str(text)
-            .map_err(|e| vec![format!("{shown}: not a clause index: {e}")])?;
-        let mut errors = Vec::new();
-        let mut seen = BTreeSet::new();
-        for c in &index.clauses {
-            let mut bad = |why: String| errors.push(format!("{shown}: clause \"{}\": {why}", c.id));
-            if !seen.insert(c.id.as_str()) {
-                bad("duplicate id".into());
-            }
-            if !valid_section(&c.section) {
-                bad(format!(
-                    "section \"{}\" is not a SPEC section number",
-                    c.section
-                ));
-            }
-            match c.id.strip_prefix(&format!("{}.", c.section)) {
-                Some(rest)
-                    if rest.split('.').count() >= 2
-                        && rest.split('.').all(|p| {
-                            !p.is_empty()
-                                && p.bytes().all(|b| {
-                                    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
-                                })
-                        }) => {}
-                _ => bad(format!(
-                    "id must be <section>.<topic>.<slug> with section {} and lowercase [a-z0-9-] parts",
-                    c.section
-                )),
-            }
-            if c.quote.trim().is_empty() {
-                bad("empty quote".into());
-            }
-            if c.same_rule.as_ref().is_some_and(|r| {
-                r.why.trim().is_empty() || super::history::version_key(&r.since).is_none()
-            }) {
-                bad("\"sameRule\" needs a release number and a why".into());
-            }
-            if c.part.as_deref().is_some_and(|p| p.trim().is_empty()) {
-                bad("\"part\" needs a reason".into());
-            }
-            for v in c.arrived.iter().chain(&c.reworded) {
-                if super::history::version_key(v).is_none() {
-                    bad(format!("\"{v}\" is not a release number"));
-                }
-            }
-            match c.kind {
-                Kind::Observable => {}
-                _ if c.uncovered.is_some() => {
-                    bad("\"uncovered\" is only for observable clauses".into())
-                }
-                _ if c.why.as_deref().is_none_or(|w| w.trim().is_empty()) => {
-                    bad("a non-observable clause needs \"why\"".into())
-                }
-                _ => {}
-            }
-        }
-        for p in &index.prose {
-            if !valid_section(&p.section) || p.text.trim().is_empty() || p.why.trim().is_empty() {
-                errors.push(format!(
-                    "{shown}: prose entry \"{}\": needs a section number, a text and a why",
-                    shorten(&collapse_ws(&p.text), 40)
-                ));
-            }
-        }
-        if errors.is_empty() {
-            Ok(index)
-        } else {
-            Err(errors)
-        }
-    }
-
-    /// The clause with this id.
-    pub fn get(&self, id: &str) -> Option<&Clause> {
-        self.clauses.iter().find(|c| c.id == id)
-    }
-}
-
-/// `0`, `4`, `4A`, `10`: digits, then at most one capital letter.
-pub(crate) fn valid_section(s: &str) -> bool {
-    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    digits > 0 && {
-        let rest = &s[digits..];
-        rest.is_empty() || (rest.len() == 1 && rest.bytes().all(|b| b.is_ascii_uppercase()))
-    }
-}
 
 /// A scenario that tags a clause, as the reports show it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -292,99 +98,6 @@ pub fn tie(index: &ClauseIndex, scenarios: &[ScenarioSpec], index_shown: &str) -
     ties.errors.sort();
     ties.errors.dedup();
     ties
-}
-
-/// The latest first release stating a rule among the clauses a scenario tags (whole or
-/// partly; [`Clause::rule_since`]), and that clause; `None` when it tags none, or one whose
-/// arrival the index does not know.
-pub fn clause_floor<'a>(
-    index: &'a ClauseIndex,
-    scenario: &ScenarioSpec,
-) -> Option<(SpecVersion, &'a str)> {
-    let mut floor: Option<(SpecVersion, &str)> = None;
-    let tags = clause_tags(scenario);
-    if tags.is_empty() {
-        return None;
-    }
-    for (id, _) in tags {
-        let clause = index.get(id)?;
-        let arrived = SpecVersion::parse(clause.rule_since()?)?;
-        if floor.is_none_or(|(f, _)| arrived > f) {
-            floor = Some((arrived, clause.id.as_str()));
-        }
-    }
-    floor
-}
-
-/// Whether the scenario names its own lower bound with a `since-` tag.
-fn has_since_tag(scenario: &ScenarioSpec) -> bool {
-    scenario.tags.iter().any(|t| t.starts_with("since-"))
-}
-
-/// Sets each scenario's lower bound from its clauses: without a `since-` tag, a scenario
-/// whose every tagged clause has a known arrival holds from the latest of them (the SPEC
-/// text that first has all it checks), not from the pin it was written against. Others keep
-/// the bound their tags give.
-pub fn derive_bounds(index: &ClauseIndex, scenarios: &mut [ScenarioSpec]) {
-    for s in scenarios.iter_mut() {
-        if has_since_tag(s) {
-            continue;
-        }
-        if let Some((floor, _)) = clause_floor(index, s) {
-            s.bounds.since = Some(floor);
-        }
-    }
-}
-
-/// The version-bound lint, one message per problem: a `since-`/`pin-` tag below the arrival
-/// of one of the scenario's clauses (it claims a SPEC text that lacks what it checks), and
-/// a `since-`/`until-` bound that no clause arrival gives (one read off a port's releases)
-/// whose version the scenario's description does not name.
-pub fn bounds_lint(
-    index: &ClauseIndex,
-    scenarios: &[ScenarioSpec],
-    history: &[String],
-) -> Vec<String> {
-    let mut out = Vec::new();
-    for s in scenarios {
-        let at = format!("{}:{}: scenario \"{}\"", s.file, s.line, s.id);
-        let floor = clause_floor(index, s);
-        for tag in &s.tags {
-            let Some((prefix, version)) = ["since-", "pin-", "until-"]
-                .iter()
-                .find_map(|p| tag.strip_prefix(p).map(|v| (*p, v)))
-            else {
-                continue;
-            };
-            let claimed = SpecVersion::parse(version);
-            let below = match (floor, claimed) {
-                (Some((f, clause)), Some(c)) if prefix != "until-" && c < f => Some((f, clause)),
-                _ => None,
-            };
-            if let Some((f, clause)) = below {
-                out.push(format!(
-                    "{at}: @{tag} claims SPEC {version} but its clause {clause} arrived in {f}"
-                ));
-                continue;
-            }
-            // The pin names the text the scenario was written against; since/until bounds
-            // the clauses do not give were read off a port's releases.
-            let from_clauses = prefix == "since-" && floor.is_some_and(|(f, _)| Some(f) == claimed);
-            if prefix != "pin-" && !from_clauses && !s.description.contains(version) {
-                let whence = if history.iter().any(|h| h == version) {
-                    "no clause of it arrives there"
-                } else {
-                    "no SPEC text of the history is that version"
-                };
-                out.push(format!(
-                    "{at}: @{tag} is a bound read off a port, not the SPEC ({whence}); its description must say so, naming {version}"
-                ));
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// The scenarios a `coverage --port` run needs: those tagging a known clause, beyond-SPEC
@@ -743,7 +456,7 @@ pub fn by_version(
         .iter()
         .map(|c| (c.id.as_str(), c.state))
         .collect();
-    super::arrival::per_version(index, versions)
+    arrival::per_version(index, versions)
         .into_iter()
         .map(|(version, has)| {
             let mut row = VersionCoverage {
@@ -791,21 +504,12 @@ pub fn by_version_text(rows: &[VersionCoverage]) -> String {
     out
 }
 
-/// Collapses every run of whitespace to one space and trims, as quotes are compared.
-pub fn collapse_ws(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `text` cut to `max` characters, with `…` when cut.
-pub fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", text[..i].trim_end()),
-        None => text.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    use toolnexus_spec::clauses::index_path;
+
     use super::*;
     use crate::features;
     use crate::outcome::ScenarioResult;
@@ -936,51 +640,12 @@ mod tests {
         assert!(text(&report).contains("Clauses the port fails (1):\n  0.a.two"));
     }
 
-    #[test]
-    fn a_malformed_index_is_a_list_of_errors() {
-        let bad = r#"{"spec": "0.16.0", "clauses": [
-          {"id": "0.a.one", "section": "0", "quote": "x", "kind": "observable"},
-          {"id": "0.a.one", "section": "0", "quote": "y", "kind": "observable"},
-          {"id": "4A.Bad", "section": "4A", "quote": "z", "kind": "observable"},
-          {"id": "5.a.b", "section": "5", "quote": " ", "kind": "unobservable"},
-          {"id": "6.a.b", "section": "6", "quote": "q", "kind": "language-specific", "why": "w", "uncovered": "u"}
-        ]}"#;
-        let errors = ClauseIndex::parse(bad, "idx.json").unwrap_err();
-        let expect = [
-            "clause \"0.a.one\": duplicate id",
-            "clause \"4A.Bad\": id must be",
-            "clause \"5.a.b\": empty quote",
-            "clause \"5.a.b\": a non-observable clause needs \"why\"",
-            "clause \"6.a.b\": \"uncovered\" is only for observable",
-        ];
-        for e in expect {
-            assert!(
-                errors
-                    .iter()
-                    .any(|x| x.starts_with("idx.json: ") && x.contains(e)),
-                "{e}: {errors:?}"
-            );
-        }
-        assert_eq!(errors.len(), expect.len(), "{errors:?}");
-        let typo = ClauseIndex::parse(
-            r#"{"spec": "x", "clauses": [{"id": "0.a.b", "section": "0", "quote": "q", "kind": "visible"}]}"#,
-            "i",
-        );
-        assert!(typo.unwrap_err()[0].starts_with("i: not a clause index"));
-        assert!(
-            valid_section("4A")
-                && valid_section("10")
-                && !valid_section("4a")
-                && !valid_section("A")
-        );
-    }
-
     /// The lint: every `@clause-`/`@partial-clause-` tag in features/ names a clause of the
     /// checked-in index, and the index itself is well formed.
     #[test]
     fn every_clause_tag_names_a_clause_of_the_index() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let file = index_path(&repo);
+        let file = index_path(&repo, toolnexus_protocol::SPEC_VERSION);
         let index = ClauseIndex::load(&file, "conformance/clauses index")
             .unwrap_or_else(|e| panic!("{}", e.join("\n")));
         let (scenarios, errors) = features::load(&repo.join("features"));

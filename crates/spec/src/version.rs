@@ -1,0 +1,118 @@
+//! The SPEC's version order: a strict `X.Y.Z` ([`SpecVersion`], as tags and ports name a
+//! SPEC) and release numbers of any length as text ([`version_key`], [`cmp_versions`], as
+//! the history files and the index's arrivals name them).
+
+use std::cmp::Ordering;
+
+/// A SPEC version (`X.Y.Z`), compared numerically per component.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SpecVersion(pub [u64; 3]);
+
+impl SpecVersion {
+    /// Parses exactly `X.Y.Z` (decimal components), as version tags must be written.
+    pub fn parse(text: &str) -> Option<SpecVersion> {
+        let mut parts = [0u64; 3];
+        let mut n = 0;
+        for part in text.split('.') {
+            if n == 3 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            parts[n] = part.parse().ok()?;
+            n += 1;
+        }
+        (n == 3).then_some(SpecVersion(parts))
+    }
+
+    /// Reads the version a port declares: its leading `X[.Y[.Z]]`, missing components 0 and
+    /// any suffix (`rc1`, `.post1`) ignored, because package versions carry them.
+    pub fn parse_declared(text: &str) -> Option<SpecVersion> {
+        let mut parts = [0u64; 3];
+        let mut rest = text.trim();
+        for (i, slot) in parts.iter_mut().enumerate() {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                return (i > 0).then_some(SpecVersion(parts));
+            }
+            *slot = rest[..digits].parse().ok()?;
+            rest = &rest[digits..];
+            match rest.strip_prefix('.') {
+                Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => rest = r,
+                _ => return Some(SpecVersion(parts)),
+            }
+        }
+        Some(SpecVersion(parts))
+    }
+}
+
+impl std::fmt::Display for SpecVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c] = self.0;
+        write!(f, "{a}.{b}.{c}")
+    }
+}
+
+/// A plain release number's numeric components (`0.18.1` ⇒ `[0, 18, 1]`); `None` for
+/// anything else (pre-releases such as `0.17.0rc1` included).
+pub fn version_key(v: &str) -> Option<Vec<u64>> {
+    v.split('.').map(|c| c.parse::<u64>().ok()).collect()
+}
+
+/// Numeric per-component order (`0.9.5` < `0.10.0`); a missing component counts as 0.
+/// Anything that is not a plain release number sorts after those, by its text.
+pub fn cmp_versions(a: &str, b: &str) -> Ordering {
+    match (version_key(a), version_key(b)) {
+        (Some(x), Some(y)) => {
+            let n = x.len().max(y.len());
+            let pad = |v: &[u64]| {
+                (0..n)
+                    .map(|i| v.get(i).copied().unwrap_or(0))
+                    .collect::<Vec<_>>()
+            };
+            pad(&x).cmp(&pad(&y)).then_with(|| x.len().cmp(&y.len()))
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse_strictly_in_tags_and_compare_per_component() {
+        let v = |t: &str| SpecVersion::parse(t);
+        assert_eq!(v("0.16.0"), Some(SpecVersion([0, 16, 0])));
+        for bad in [
+            "0.16", "0.16.x", "1.2.3.4", "", "0..1", "v0.16.0", "0.16.0 ",
+        ] {
+            assert_eq!(v(bad), None, "{bad:?}");
+        }
+        // Numeric, not textual: 0.9.0 < 0.10.0 < 0.16.0 < 1.0.0.
+        assert!(v("0.9.0") < v("0.10.0"));
+        assert!(v("0.10.0") < v("0.16.0"));
+        assert!(v("0.16.0") < v("1.0.0"));
+        assert_eq!(SpecVersion([0, 17, 2]).to_string(), "0.17.2");
+    }
+
+    #[test]
+    fn a_declared_version_tolerates_package_suffixes() {
+        let d = |t: &str| SpecVersion::parse_declared(t);
+        assert_eq!(d("0.21.0"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.21"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.21.0.post1"), Some(SpecVersion([0, 21, 0])));
+        assert_eq!(d("0.22.0rc1"), Some(SpecVersion([0, 22, 0])));
+        assert_eq!(d("1"), Some(SpecVersion([1, 0, 0])));
+        assert_eq!(d("latest"), None);
+        assert_eq!(d(""), None);
+    }
+
+    #[test]
+    fn versions_compare_numerically_per_component() {
+        assert_eq!(cmp_versions("0.9.5", "0.10.0"), Ordering::Less);
+        assert_eq!(cmp_versions("0.18.1", "0.18.0"), Ordering::Greater);
+        assert_eq!(cmp_versions("0.16.0", "0.16.0"), Ordering::Equal);
+        assert_eq!(version_key("0.17.0rc1"), None);
+    }
+}
