@@ -12,7 +12,15 @@
 //! - the bench's floors never depend on the reference, its driver, the harness or the mock
 //!   servers: a floor is the least work of its kind, with no port code in it;
 //! - the SPEC crate depends on no workspace crate and not on gherkin: it knows the SPEC and
-//!   nothing of ports, scenarios or reports.
+//!   nothing of ports, scenarios or reports;
+//! - the port boundary (`toolnexus-ports`) knows no scenario, report, SPEC text or bench, and
+//!   no implementation: it is what the harness and the bench both build on;
+//! - the bench is built on the port boundary only: never the harness (a step file's change
+//!   rebuilds no bench), the SPEC crate, the reference, its driver or the mock servers;
+//! - the harness never depends on the bench.
+//!
+//! Inside a crate, `module_graph` reads the files' imports: the SPEC, ports and bench crates
+//! have no import circle, and the harness's layers point down.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -26,6 +34,8 @@ const HARNESS: &str = "toolnexus-harness";
 const MOCKS: &str = "toolnexus-mock-servers";
 const FLOOR: &str = "toolnexus-floor";
 const SPEC: &str = "toolnexus-spec";
+const PORTS: &str = "toolnexus-ports";
+const BENCH: &str = "toolnexus-bench";
 
 /// Harness tooling a plain library of the contract has no use for.
 const TOOLING: [&str; 7] = [
@@ -59,11 +69,45 @@ fn rules() -> Vec<Rule> {
         HARNESS,
         MOCKS,
         FLOOR,
+        PORTS,
+        BENCH,
         "toolnexus-stdio",
         "toolnexus-process-group",
         "gherkin",
     ];
+    let ports_forbidden = vec![REFERENCE, DRIVER, HARNESS, MOCKS, SPEC, BENCH, FLOOR];
+    let bench_forbidden = vec![REFERENCE, DRIVER, HARNESS, MOCKS, SPEC];
     vec![
+        Rule {
+            crate_name: PORTS,
+            forbidden: ports_forbidden.clone(),
+            kinds: NORMAL,
+            transitive: true,
+        },
+        Rule {
+            crate_name: PORTS,
+            forbidden: ports_forbidden,
+            kinds: ANY,
+            transitive: false,
+        },
+        Rule {
+            crate_name: BENCH,
+            forbidden: bench_forbidden.clone(),
+            kinds: NORMAL,
+            transitive: true,
+        },
+        Rule {
+            crate_name: BENCH,
+            forbidden: bench_forbidden,
+            kinds: ANY,
+            transitive: false,
+        },
+        Rule {
+            crate_name: HARNESS,
+            forbidden: vec![BENCH],
+            kinds: ANY,
+            transitive: false,
+        },
         Rule {
             crate_name: REFERENCE,
             forbidden: reference_forbidden,
@@ -288,6 +332,8 @@ fn every_layer_is_a_workspace_member() {
         MOCKS,
         FLOOR,
         SPEC,
+        PORTS,
+        BENCH,
         "toolnexus-conformance",
     ] {
         assert!(members.contains(c), "{c} missing from {members:?}");
@@ -320,6 +366,19 @@ fn an_added_forbidden_edge_is_reported() {
         violations(&m)
     };
     let cases = [
+        (BENCH, HARNESS, None, "toolnexus-bench -> toolnexus-harness"),
+        (
+            PORTS,
+            SPEC,
+            Some("dev"),
+            "toolnexus-ports -> toolnexus-spec",
+        ),
+        (
+            HARNESS,
+            BENCH,
+            Some("dev"),
+            "toolnexus-harness -> toolnexus-bench",
+        ),
         (
             HARNESS,
             REFERENCE,
@@ -388,7 +447,7 @@ mod module_graph;
 /// The crates whose files must import each other in one direction only: the SPEC's, the
 /// port boundary and the bench (issue 45). A circle between files is where one job leaks
 /// into another.
-const ACYCLIC: [&str; 2] = ["crates/ports", "crates/bench"];
+const ACYCLIC: [&str; 3] = ["crates/spec", "crates/ports", "crates/bench"];
 
 #[test]
 fn no_import_circle_inside_the_layered_crates() {
@@ -402,4 +461,36 @@ fn no_import_circle_inside_the_layered_crates() {
         }
     }
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
+
+/// The harness's layers, lowest first: a layer may name those below it, never one above.
+/// The core (`scenario`, `compare`, `outcome`) is what every step, the runner and every
+/// report build on; a core file naming a step (as `ScenarioState` once held the agent
+/// steps' state) makes every step change a core change.
+const HARNESS_LAYERS: [&[&str]; 4] = [
+    &["scenario", "compare", "outcome"],
+    &["steps"],
+    &["run"],
+    &["reporting"],
+];
+
+#[test]
+fn the_harness_layers_point_down() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = module_graph::ModuleGraph::of_crate(&root.join("crates/harness/src"));
+    let mut found = Vec::new();
+    for (i, layer) in HARNESS_LAYERS.iter().enumerate() {
+        let above: Vec<&str> = HARNESS_LAYERS[i + 1..]
+            .iter()
+            .flat_map(|l| l.iter().copied())
+            .collect();
+        found.extend(graph.edges_between(layer, &above));
+    }
+    assert!(
+        found.is_empty(),
+        "edges up the harness's layers:\n{}",
+        found.join("\n")
+    );
+    // The rule bites: the runner does name the steps, the other way round.
+    assert!(!graph.edges_between(&["run"], &["steps"]).is_empty());
 }

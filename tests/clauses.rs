@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use regex::Regex;
 use serde::Deserialize;
-use toolnexus_harness::features;
 use toolnexus_harness::reporting::bounds;
+use toolnexus_harness::scenario::features;
 use toolnexus_spec::clauses::{self, ClauseIndex};
 use toolnexus_spec::diff::{compare, Change};
 use toolnexus_spec::{arrival, texts, wholeness};

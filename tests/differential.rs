@@ -3,7 +3,7 @@
 //! reference).
 
 use serde_json::Value;
-use toolnexus_harness::differential::{run, text};
+use toolnexus_harness::run::differential::{run, text};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::{Port, PortError};
 

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use toolnexus_harness::features::load;
-use toolnexus_harness::html::render;
-use toolnexus_harness::outcome::{RunReport, Status};
-use toolnexus_harness::runner::run;
-use toolnexus_harness::scenario::Env;
+use toolnexus_harness::outcome::model::{RunReport, Status};
+use toolnexus_harness::reporting::html::render;
+use toolnexus_harness::run::runner::run;
+use toolnexus_harness::scenario::features::load;
+use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::{Port, PortError};
 

@@ -10,10 +10,10 @@ use async_trait::async_trait;
 use jsonschema::Validator;
 use serde_json::{json, Value};
 
-use toolnexus_harness::features;
-use toolnexus_harness::outcome::Status;
-use toolnexus_harness::runner;
-use toolnexus_harness::scenario::Env;
+use toolnexus_harness::outcome::model::Status;
+use toolnexus_harness::run::runner;
+use toolnexus_harness::scenario::features;
+use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::{Port, PortError};
 use toolnexus_protocol::{decode_request, decode_response, Command, TypedResponse};

@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolnexus_harness::normalise::Placeholders;
-use toolnexus_harness::scenario::Env;
+use toolnexus_harness::scenario::normalise::Placeholders;
+use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::{request, Port};
 

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::reporting::coverage;
-use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{html, report, runner};
+use toolnexus_harness::scenario::state::Env;
+use toolnexus_harness::{reporting::html, reporting::report, run::runner};
 use toolnexus_ports::registry::Registry;
 use toolnexus_spec::texts;
 

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::features::VersionBounds;
-use toolnexus_harness::outcome::RunReport;
-use toolnexus_harness::runner;
-use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{history, html};
+use toolnexus_harness::outcome::model::RunReport;
+use toolnexus_harness::run::runner;
+use toolnexus_harness::scenario::features::VersionBounds;
+use toolnexus_harness::scenario::state::Env;
+use toolnexus_harness::{reporting::history, reporting::html};
 use toolnexus_ports::registry;
 use toolnexus_spec::clauses::{self, ClauseIndex};
 use toolnexus_spec::texts;

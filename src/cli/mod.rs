@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
-use toolnexus_harness::features::{self, ScenarioSpec};
 use toolnexus_harness::reporting::bounds;
 use toolnexus_harness::reporting::coverage::{tie, Ties};
-use toolnexus_harness::runner::Selection;
+use toolnexus_harness::run::runner::Selection;
+use toolnexus_harness::scenario::features::{self, ScenarioSpec};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::{self, Registry, ResolvedPort};

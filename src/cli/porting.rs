@@ -5,9 +5,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use toolnexus_harness::porting::{self, PortingMap};
 use toolnexus_harness::reporting;
-use toolnexus_harness::scenario::Env;
+use toolnexus_harness::run::porting::{self, PortingMap};
+use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use toolnexus_harness::html;
-use toolnexus_harness::outcome::RunReport;
+use toolnexus_harness::outcome::model::RunReport;
 use toolnexus_harness::reporting::coverage;
+use toolnexus_harness::reporting::html;
 
 use super::fail;
 

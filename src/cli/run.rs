@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use toolnexus_harness::outcome::RunReport;
-use toolnexus_harness::runner;
-use toolnexus_harness::scenario::Env;
-use toolnexus_harness::{baseline, differential, features, junit, report};
+use toolnexus_harness::outcome::model::RunReport;
+use toolnexus_harness::run::runner;
+use toolnexus_harness::scenario::state::Env;
+use toolnexus_harness::{
+    reporting::baseline, reporting::junit, reporting::report, run::differential, scenario::features,
+};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::Registry;
@@ -179,7 +181,7 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
         } else {
             eprintln!("{}", report::progress_line_known(r, known));
         }
-        let fails_the_run = r.status == toolnexus_harness::outcome::Status::Failed
+        let fails_the_run = r.status == toolnexus_harness::outcome::model::Status::Failed
             && (r.preview || !r.beyond_spec || strict)
             && !known;
         stopped = fail_fast && fails_the_run;

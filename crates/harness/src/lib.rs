@@ -1,31 +1,18 @@
 //! The harness: loads scenarios, drives a port through the protocol, compares, reports.
 //!
 //! It never calls the reference directly: the reference is reached as one port among
-//! others, through `port::Port`.
+//! others, through `toolnexus_ports::port::Port`. Its parts, in the order a run passes
+//! through them: [`scenario`] (loading and per-scenario state), [`steps`] (the step
+//! vocabulary), [`compare`] (matching an answer), [`run`] (the executor), [`outcome`]
+//! (results as data) and [`reporting`] (what the outcome becomes for its readers). The
+//! lower three (`scenario`, `compare`, `outcome`) name none of the upper ones
+//! (`tests/architecture.rs`).
 
 #![warn(missing_docs)]
 
-pub mod differential;
-pub(crate) mod expect;
-pub mod expectation;
-pub mod failure;
-pub mod features;
-pub(crate) mod json_path;
-pub mod matchers;
-pub mod needs;
-pub mod normalise;
+pub mod compare;
 pub mod outcome;
-pub mod porting;
-pub(crate) mod prometheus;
-pub(crate) mod refusals;
 pub mod reporting;
-pub mod runner;
+pub mod run;
 pub mod scenario;
-pub(crate) mod snapshots;
 pub mod steps;
-pub(crate) mod surroundings;
-pub mod time_bound;
-
-// The CLI names these reporters at the crate root, as it always has; the SPEC's own modules
-// are `toolnexus_spec`'s, and what ties it to the scenarios is under `reporting`.
-pub use reporting::{baseline, history, html, junit, report};

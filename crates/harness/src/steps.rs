@@ -11,9 +11,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::expectation::Kind;
-use super::features::StepSpec;
-use super::scenario::{fail, Env, ScenarioState, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::scenario::features::StepSpec;
+use crate::scenario::state::{fail, Env, ScenarioState, StepFailure, StepResult};
 use toolnexus_ports::port::Port;
 
 /// Where a step belongs in a scenario; STEPS.md lists the steps under these headings.
@@ -137,7 +137,7 @@ macro_rules! step {
     ($name:ident: $group:ident, $pattern:literal $(+ $takes:literal)?, $doc:literal, $(records $records:expr,)? |$cx:pat_param| $body:block) => {
         #[doc = concat!("`", $pattern, "`: ", $doc)]
         pub(in crate::steps) fn $name() -> $crate::steps::StepDef {
-            async fn handler($cx: $crate::steps::StepCtx<'_>) -> $crate::scenario::StepResult $body
+            async fn handler($cx: $crate::steps::StepCtx<'_>) -> $crate::scenario::state::StepResult $body
             $crate::steps::StepDef {
                 group: $crate::steps::Group::$group,
                 pattern: $pattern,
@@ -157,6 +157,7 @@ mod client;
 mod compact;
 mod helpers;
 mod mcp;
+pub(crate) mod prometheus;
 mod relay;
 mod results;
 mod serve;
@@ -566,7 +567,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::features;
+    use crate::scenario::features;
 
     fn repo() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::outcome::{Baseline, RunReport, ScenarioResult, Status};
+use crate::outcome::model::{Baseline, RunReport, ScenarioResult, Status};
 
 /// Reads an expected-failures file: one scenario name per line; `#` starts a comment line.
 pub fn read(path: &Path) -> Result<BTreeSet<String>, String> {

@@ -8,7 +8,7 @@ use toolnexus_spec::clauses::ClauseIndex;
 use toolnexus_spec::version::SpecVersion;
 
 use super::coverage::clause_tags;
-use crate::features::ScenarioSpec;
+use crate::scenario::features::ScenarioSpec;
 
 /// The latest first release stating a rule among the clauses a scenario tags (whole or
 /// partly; `Clause::rule_since`), and that clause; `None` when it tags none, or one whose

@@ -12,8 +12,8 @@ use toolnexus_spec::clauses::{ClauseIndex, Kind};
 use toolnexus_spec::sections::cmp_sections;
 use toolnexus_spec::text::{collapse_ws, shorten};
 
-use crate::features::ScenarioSpec;
-use crate::outcome::{RunReport, Status};
+use crate::outcome::model::{RunReport, Status};
+use crate::scenario::features::ScenarioSpec;
 
 /// Tag prefix (without `@`) of a scenario that checks a whole clause.
 pub const CLAUSE_TAG: &str = "clause-";
@@ -511,8 +511,8 @@ mod tests {
     use toolnexus_spec::clauses::index_path;
 
     use super::*;
-    use crate::features;
-    use crate::outcome::ScenarioResult;
+    use crate::outcome::model::ScenarioResult;
+    use crate::scenario::features;
 
     const INDEX: &str = r#"{"spec": "0.16.0", "clauses": [
       {"id": "0.a.one", "section": "0", "quote": "Ports MUST do one.", "kind": "observable"},

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use toolnexus_spec::text::shorten;
 use toolnexus_spec::version::{cmp_versions, version_key};
 
-use crate::outcome::{Counts, RunReport, Status};
+use crate::outcome::model::{Counts, RunReport, Status};
 
 /// The `--versions` argument: an inclusive range `LO..HI` or an explicit comma list.
 #[derive(Debug, Clone, PartialEq, Eq)]

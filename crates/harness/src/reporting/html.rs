@@ -12,9 +12,9 @@ use toolnexus_spec::sections::{self, cmp_sections};
 
 use super::coverage::CoverageReport;
 use super::history::{History, Outcome};
-use crate::expectation::ExpectationKind;
-use crate::matchers::{Mismatch, Problem};
-use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
+use crate::compare::expectation::ExpectationKind;
+use crate::compare::matchers::{Mismatch, Problem};
+use crate::outcome::model::{Counts, RunReport, ScenarioResult, Status};
 
 /// The longest message kept in a `title` tooltip, in characters.
 const TOOLTIP_MAX: usize = 1500;
@@ -882,7 +882,7 @@ pub fn esc(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::failure::Failure;
+    use crate::outcome::failure::Failure;
 
     fn result(name: &str, section: &str, status: Status, message: &str) -> ScenarioResult {
         ScenarioResult {
@@ -902,7 +902,7 @@ mod tests {
 
     /// A pinned failure as `expect_json` gives it, in a step, with its report message.
     fn pinned_failure(name: &str, section: &str) -> ScenarioResult {
-        let failure = crate::expect::expect_json(
+        let failure = crate::compare::expect::expect_json(
             &serde_json::json!({"tools": ["a", "b"]}),
             &serde_json::json!({"tools": ["a", "c"]}),
         )
@@ -1083,7 +1083,7 @@ mod tests {
 
     #[test]
     fn a_lenient_failure_shows_its_reason_and_missing_values() {
-        let failure = crate::expect::expect_json(
+        let failure = crate::compare::expect::expect_json(
             &serde_json::json!({"d": {"$contains": "ell"}, "n": 1, "$partial": true}),
             &serde_json::json!({"d": "hullo"}),
         )

@@ -10,8 +10,8 @@
 
 use std::fmt::Write;
 
-use crate::expectation::ExpectationKind;
-use crate::outcome::{RunReport, ScenarioResult, Status};
+use crate::compare::expectation::ExpectationKind;
+use crate::outcome::model::{RunReport, ScenarioResult, Status};
 
 /// Milliseconds as JUnit's `time`: seconds with three decimals.
 fn seconds(ms: u64) -> String {
@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn a_driver_fault_is_an_error_and_times_and_timestamp_are_reported() {
-        use crate::failure::Failure;
+        use crate::outcome::failure::Failure;
         let sc = |name: &str, failure: Failure, ms| ScenarioResult {
             name: name.into(),
             section: "1".into(),
@@ -260,7 +260,7 @@ mod tests {
             beyond_spec_reason: None,
             preview: false,
             known: false,
-            meta: crate::outcome::ScenarioMeta {
+            meta: crate::outcome::model::ScenarioMeta {
                 duration_ms: ms,
                 ..Default::default()
             },

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use toolnexus_spec::sections;
 
-use crate::needs::Blocker;
-use crate::outcome::{RunReport, Status};
+use crate::outcome::model::{RunReport, Status};
+use crate::outcome::needs::Blocker;
 
 /// How many entries the list shows.
 pub const SHOWN: usize = 5;
@@ -75,8 +75,8 @@ pub fn text(report: &RunReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::needs::Need;
-    use crate::outcome::{ScenarioMeta, ScenarioResult};
+    use crate::outcome::model::{ScenarioMeta, ScenarioResult};
+    use crate::outcome::needs::Need;
     use toolnexus_protocol::Command;
 
     fn result(
@@ -181,7 +181,7 @@ mod tests {
             "{text}"
         );
         // The same report through the text renderer: the list is its last part.
-        let full = crate::report::text(&first_run());
+        let full = crate::reporting::report::text(&first_run());
         assert!(full.ends_with(&text), "{full}");
         // Half skipped (5 of 10) is not most: no list.
         let mut half = first_run();
@@ -190,7 +190,9 @@ mod tests {
             .extend((0..2).map(|i| result(&format!("q{i}"), "1", Status::Passed, None)));
         half.recount();
         assert_eq!(
-            crate::report::text(&half).matches("implement next").count(),
+            crate::reporting::report::text(&half)
+                .matches("implement next")
+                .count(),
             0
         );
         assert_eq!(super::text(&half), "");

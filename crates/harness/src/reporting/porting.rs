@@ -1,9 +1,9 @@
-//! Renders `porting`'s map ([`crate::porting::PortingMap`]) as text; its JSON is the map
+//! Renders `porting`'s map ([`crate::run::porting::PortingMap`]) as text; its JSON is the map
 //! serialised.
 
 use std::fmt::Write;
 
-use crate::porting::{Count, PortingMap, Step};
+use crate::run::porting::{Count, PortingMap, Step};
 
 /// The widest a line of counts grows before it wraps.
 const WIDTH: usize = 100;
@@ -113,8 +113,8 @@ fn order(out: &mut String, steps: &[Step], of: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::needs::Need;
-    use crate::porting::ScenarioNeeds;
+    use crate::outcome::needs::Need;
+    use crate::run::porting::ScenarioNeeds;
     use toolnexus_protocol::Command;
 
     #[test]

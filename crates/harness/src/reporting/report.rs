@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::outcome::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::model::{Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario (`xfail` for a failure marked `known`).
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -40,7 +40,7 @@ fn status_word(r: &ScenarioResult) -> &'static str {
 
 /// Whether the scenario is tagged `@seed-only`: its promise is a seed page's, not the SPEC's.
 fn seed_only(r: &ScenarioResult) -> bool {
-    crate::features::is_seed_only(&r.meta.tags)
+    crate::scenario::features::is_seed_only(&r.meta.tags)
 }
 
 /// The failure header's note for a `@seed-only` scenario, naming its pages.
@@ -48,7 +48,7 @@ fn seed_only_note(r: &ScenarioResult) -> String {
     if !seed_only(r) {
         return String::new();
     }
-    let pages = crate::features::seed_pages(&r.meta.tags);
+    let pages = crate::scenario::features::seed_pages(&r.meta.tags);
     format!(
         " (seed-only: the promise of seed {}, which the SPEC does not state)",
         pages.join(", ")
@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn json_carries_each_scenarios_file_line_tags_and_duration() {
         let mut sc = scenario("p", Status::Passed, false);
-        sc.meta = crate::outcome::ScenarioMeta {
+        sc.meta = crate::outcome::model::ScenarioMeta {
             file: "core.feature".into(),
             line: 12,
             tags: vec!["spec-4A".into()],
@@ -433,7 +433,7 @@ mod tests {
         long.message = "y".repeat(REASON_CHARS + 50);
         let mut report = RunReport::of(vec![slow, long]);
         report.recount();
-        report.baseline = Some(crate::outcome::Baseline {
+        report.baseline = Some(crate::outcome::model::Baseline {
             file: "expected.txt".into(),
             new_failures: vec!["slow".into(), "long".into()],
             ..Default::default()

@@ -14,7 +14,7 @@ use toolnexus_spec::diff::{compare, AddedSentence, Change, ClauseDiff};
 use toolnexus_spec::text::shorten;
 
 use super::coverage::{ScenarioRef, Ties};
-use crate::features::ScenarioSpec;
+use crate::scenario::features::ScenarioSpec;
 
 /// One clause that did not stay put, with what cites it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -226,8 +226,8 @@ pub fn text(d: &SpecDiff) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features;
     use crate::reporting::coverage::tie;
+    use crate::scenario::features;
 
     const SPEC: &str = "# Title\n\nPreamble MUST be ignored.\n\n## 0. Contract\n\nA port MUST answer every request\nwith exactly one line. Other prose.\n\n```\n## Not a heading\n```\n\n## 4A. Built-ins\n\n- `grep` returns at most 100 matches by default.\n- `glob` sorts by path.\n\n## 5. Usage\n\nNothing normative.\n";
 

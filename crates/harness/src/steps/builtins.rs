@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::helpers::{expect_json, selection, snapshot_json, unescape};
-use crate::expectation::Kind;
-use crate::scenario::fail_as;
+use crate::compare::expectation::Kind;
+use crate::scenario::state::fail_as;
 use crate::steps::StepCtx;
 
 step! {

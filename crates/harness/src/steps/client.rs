@@ -6,11 +6,11 @@ use toolnexus_protocol::{Command, Request, TypedResponse};
 
 use super::helpers::{absent, at_path, contains, expect_json, expect_text, inline_json, matches};
 use super::StepCtx;
-use crate::expectation::Kind;
-use crate::json_path;
-use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::compare::json_path;
+use crate::scenario::state::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::serve::ServeState;
-use crate::{prometheus, snapshots, surroundings};
+use crate::{compare::snapshots, scenario::surroundings, steps::prometheus};
 use toolnexus_ports::port::{self, Port};
 use toolnexus_ports::{mock_launch, secret};
 

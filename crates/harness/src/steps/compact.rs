@@ -9,8 +9,8 @@ use toolnexus_protocol::Command;
 
 use super::helpers::unescape;
 use super::StepCtx;
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, ScenarioState, StepFailure};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, ScenarioState, StepFailure};
 use toolnexus_ports::port;
 
 /// What the §7F compaction steps (PROTOCOL.md §5.26) accumulate.

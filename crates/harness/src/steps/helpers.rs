@@ -5,15 +5,17 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::expect::{expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq};
-use crate::expectation::Kind;
-use crate::json_path;
-use crate::scenario::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult};
+use crate::compare::expect::{
+    expect_json as json_eq, expect_text as text_eq, snapshot_json as snapshot_eq,
+};
+use crate::compare::expectation::Kind;
+use crate::compare::json_path;
+use crate::scenario::state::{fail, fail_as, Env, ScenarioState, StepFailure, StepResult};
 use toolnexus_ports::port::{Port, PortError};
 
 pub(super) fn held(
     st: &ScenarioState,
-    outcome: Result<String, crate::failure::Failure>,
+    outcome: Result<String, crate::outcome::failure::Failure>,
 ) -> StepResult {
     outcome
         .map(|kind| st.record(kind))
@@ -79,8 +81,8 @@ pub(super) fn raised_build(st: &ScenarioState, message: &str) -> String {
         })
         .filter(|id| id.ends_with("isolated"))
         .collect();
-    let seeds: Vec<&str> = if crate::features::is_seed_only(&st.tags) {
-        crate::features::seed_pages(&st.tags)
+    let seeds: Vec<&str> = if crate::scenario::features::is_seed_only(&st.tags) {
+        crate::scenario::features::seed_pages(&st.tags)
     } else {
         Vec::new()
     };

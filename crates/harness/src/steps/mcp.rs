@@ -1,7 +1,7 @@
 //! SPEC MCP steps: a mock MCP server over HTTP, `list_mcp_tools`, and its inventory.
 
 use super::helpers::expect_json;
-use crate::scenario::StepFailure;
+use crate::scenario::state::StepFailure;
 use crate::steps::StepCtx;
 use toolnexus_ports::mock_launch;
 

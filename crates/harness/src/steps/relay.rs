@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::StepCtx;
-use crate::expectation::Kind;
-use crate::scenario::{fail, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, StepFailure, StepResult};
 use toolnexus_ports::port::PortError;
 
 step! {

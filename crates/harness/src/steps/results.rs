@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 
 use super::helpers::{execute, expect_json, expect_text, is_error, unescape};
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, StepFailure};
-use crate::snapshots;
+use crate::compare::expectation::Kind;
+use crate::compare::snapshots;
+use crate::scenario::state::{fail, fail_as, StepFailure};
 use crate::steps::StepCtx;
 
 step! {

@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use toolnexus_protocol::{Command, Request};
 
 use super::helpers::{absent, at_path, contains, expect_json, inline_json};
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::StepCtx;
 use toolnexus_ports::port::{self, truncate};
 

@@ -2,10 +2,10 @@
 //! server, and checks on what the port left on disk, sent over HTTP or left running.
 
 use super::helpers::{expect_json, expect_text, unescape, write_file};
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, StepFailure};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, StepFailure};
+use crate::scenario::surroundings;
 use crate::steps::StepCtx;
-use crate::surroundings;
 use toolnexus_ports::mock_launch;
 
 step! {
@@ -218,8 +218,8 @@ mod tests {
     use serde_json::Value;
 
     use super::{file_path_containing_text, file_path_now_contains};
-    use crate::features::StepSpec;
-    use crate::scenario::{Env, ScenarioState, StepFailure};
+    use crate::scenario::features::StepSpec;
+    use crate::scenario::state::{Env, ScenarioState, StepFailure};
     use crate::steps::StepDef;
     use toolnexus_ports::inprocess::InProcessPort;
 

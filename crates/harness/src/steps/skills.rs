@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 
 use super::helpers::{expect_json, expect_text, skills_prompt};
-use crate::expectation::Kind;
-use crate::scenario::{fail, StepFailure};
-use crate::snapshots;
+use crate::compare::expectation::Kind;
+use crate::compare::snapshots;
+use crate::scenario::state::{fail, StepFailure};
 use crate::steps::StepCtx;
 
 step! {

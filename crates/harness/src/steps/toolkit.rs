@@ -7,8 +7,8 @@ use super::helpers::{
     adapter, build, escape_ptr, expect_json, live_tools, mentioned, names, snapshot_json, tool,
     with_context,
 };
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, StepFailure};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, StepFailure};
 use crate::steps::StepCtx;
 use toolnexus_ports::port::PortError;
 use toolnexus_ports::secret;

@@ -5,8 +5,8 @@ use serde_json::{json, Map, Value};
 
 use super::fixture::known_keys;
 use super::{agent, inspect, list, same, within};
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::agents::AgentState;
 use toolnexus_ports::port::Port;
 use toolnexus_protocol::Command;

@@ -5,8 +5,8 @@
 use serde_json::{json, Value};
 
 use super::{agent, inspect, list, same, transitions_hold, within};
-use crate::expectation::Kind;
-use crate::scenario::{fail, fail_as, ScenarioState, StepFailure, StepResult};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail, fail_as, ScenarioState, StepFailure, StepResult};
 use crate::steps::agents::AgentState;
 use crate::steps::StepFuture;
 use toolnexus_ports::port::Port;

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use super::create_runtime;
-use crate::scenario::{fail, ScenarioState, StepFailure, StepResult};
+use crate::scenario::state::{fail, ScenarioState, StepFailure, StepResult};
 use toolnexus_ports::port::Port;
 
 /// Reads a fixture and resolves every `{"$ref": "file#/pointer"}` in it (relative to the file

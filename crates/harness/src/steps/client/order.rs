@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::{events, llm_request, observed};
-use crate::expectation::Kind;
-use crate::scenario::{fail_as, StepFailure};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail_as, StepFailure};
 use crate::steps::helpers::at_path;
 use crate::steps::StepCtx;
 

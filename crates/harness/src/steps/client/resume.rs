@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use toolnexus_protocol::Command;
 
 use super::{loop_command, outcome};
-use crate::scenario::{fail, ScenarioState, StepFailure};
+use crate::scenario::state::{fail, ScenarioState, StepFailure};
 use crate::steps::StepCtx;
 
 step! {

@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 use toolnexus_protocol::Command;
 
 use super::{loop_command, run_result};
-use crate::expectation::Kind;
-use crate::scenario::{fail_as, StepFailure};
+use crate::compare::expectation::Kind;
+use crate::scenario::state::{fail_as, StepFailure};
+use crate::scenario::surroundings;
 use crate::steps::helpers::expect_json;
 use crate::steps::StepCtx;
-use crate::surroundings;
 
 step! {
     client_translates: Actions, r#"^the client translates:$"# + "JSON SPEC §11 request (`messages`, `tools`, `toolChoice`, `system`, `maxTokens`)",
@@ -74,7 +74,7 @@ step! {
         let result = run_result(st)?;
         let Some(raw) = result.get("raw").filter(|r| !r.is_null()) else { return Ok(()) };
         let expected: Value = serde_json::from_str(arg.at(2).trim()).map_err(|e| StepFailure::failed(format!("{:?} is not JSON ({e})", arg.at(2))))?;
-        let actual = crate::json_path::get(raw, &arg.at(1)).map_err(StepFailure::failed)?.cloned().unwrap_or(Value::Null);
+        let actual = crate::compare::json_path::get(raw, &arg.at(1)).map_err(StepFailure::failed)?.cloned().unwrap_or(Value::Null);
         expect_json(st, &expected, &actual)
     }
 }

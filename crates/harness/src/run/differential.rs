@@ -12,8 +12,8 @@ use proptest::test_runner::{Config, TestRng, TestRunner};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::expect::relax_builtins;
-use super::matchers::match_json;
+use crate::compare::expect::relax_builtins;
+use crate::compare::matchers::match_json;
 use toolnexus_ports::port::Port;
 
 /// One generated configuration: protocol options plus a skill tree to write first.

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::expectation::Kind;
-use super::failure::Failure;
-use super::features::StepSpec;
-use super::normalise::Placeholders;
+use crate::compare::expectation::Kind;
+use crate::outcome::failure::Failure;
+use crate::scenario::features::StepSpec;
+use crate::scenario::normalise::Placeholders;
 use toolnexus_ports::port::PortError;
 
 /// Where scenario inputs and expectations live.
@@ -133,47 +133,47 @@ impl AreaStates {
 /// Everything one scenario accumulates.
 #[derive(Default)]
 pub struct ScenarioState {
-    pub(super) tmp: Option<tempfile::TempDir>,
-    pub(super) placeholders: Placeholders,
-    pub(super) options: Option<Value>,
-    pub(super) toolkit: Option<String>,
-    pub(super) built: Option<Value>,
-    pub(super) last_call: Option<(String, Value)>,
-    pub(super) result: Option<Value>,
-    pub(super) selection: Option<Value>,
-    pub(super) inventory: Option<Value>,
-    pub(super) sanitized: Option<String>,
-    pub(super) counter: u32,
-    pub(super) recorded: Option<(PathBuf, std::collections::BTreeMap<PathBuf, Vec<u8>>)>,
-    pub(super) http: Option<wiremock::MockServer>,
-    pub(super) mocks: Vec<toolnexus_ports::mock_launch::RunningMock>,
-    pub(super) build_ms: Option<u128>,
-    pub(super) call_ms: Option<u128>,
-    pub(super) answers: Vec<Value>,
-    pub(super) mcp_inventory: Option<Value>,
+    pub(crate) tmp: Option<tempfile::TempDir>,
+    pub(crate) placeholders: Placeholders,
+    pub(crate) options: Option<Value>,
+    pub(crate) toolkit: Option<String>,
+    pub(crate) built: Option<Value>,
+    pub(crate) last_call: Option<(String, Value)>,
+    pub(crate) result: Option<Value>,
+    pub(crate) selection: Option<Value>,
+    pub(crate) inventory: Option<Value>,
+    pub(crate) sanitized: Option<String>,
+    pub(crate) counter: u32,
+    pub(crate) recorded: Option<(PathBuf, std::collections::BTreeMap<PathBuf, Vec<u8>>)>,
+    pub(crate) http: Option<wiremock::MockServer>,
+    pub(crate) mocks: Vec<toolnexus_ports::mock_launch::RunningMock>,
+    pub(crate) build_ms: Option<u128>,
+    pub(crate) call_ms: Option<u128>,
+    pub(crate) answers: Vec<Value>,
+    pub(crate) mcp_inventory: Option<Value>,
     /// The current §8 client's id (`c1`, `c2`, …).
-    pub(super) client: Option<String>,
+    pub(crate) client: Option<String>,
     /// The mock LLMs started for the scenario: name (`None` for `{{LLM}}`) and base URL.
-    pub(super) llms: Vec<(Option<String>, String)>,
+    pub(crate) llms: Vec<(Option<String>, String)>,
     /// The last loop command (`run`, `ask`, `stream`, `conversation`) and its whole answer.
-    pub(super) loop_answer: Option<(String, Value)>,
+    pub(crate) loop_answer: Option<(String, Value)>,
     /// The harness-measured round trip of the last loop command.
-    pub(super) loop_ms: Option<u128>,
+    pub(crate) loop_ms: Option<u128>,
     /// The last `store_get` answer's `messages`.
-    pub(super) stored: Option<Value>,
+    pub(crate) stored: Option<Value>,
     /// The last `metrics` text, as the port answered it.
-    pub(super) metrics_text: Option<String>,
+    pub(crate) metrics_text: Option<String>,
     /// What each step area keeps (§7B/§7C serve handles, the §7D runtime, §7F compaction).
-    pub(super) areas: AreaStates,
+    pub(crate) areas: AreaStates,
     /// The scenario's tags (without `@`), when the runner gave them: what a failure can name
     /// as the promise it broke (a `raised` build in a scenario about isolation).
-    pub(super) tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     expectations: RefCell<BTreeSet<String>>,
 }
 
 impl ScenarioState {
     /// Notes the kind of an expectation that held (`pinned`, `lenient (contains)`, ...).
-    pub(super) fn record(&self, kind: impl Into<String>) {
+    pub(crate) fn record(&self, kind: impl Into<String>) {
         self.expectations.borrow_mut().insert(kind.into());
     }
 
@@ -205,7 +205,7 @@ impl ScenarioState {
         st
     }
 
-    pub(super) fn tmp(&mut self) -> Result<PathBuf, StepFailure> {
+    pub(crate) fn tmp(&mut self) -> Result<PathBuf, StepFailure> {
         if self.tmp.is_none() {
             let dir = tempfile::Builder::new()
                 .prefix("tnx-scenario-")
@@ -221,14 +221,14 @@ impl ScenarioState {
             .unwrap_or_default())
     }
 
-    pub(super) fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
+    pub(crate) fn expand(&mut self, text: &str) -> Result<String, StepFailure> {
         if text.contains("{{TMP}}") {
             self.tmp()?;
         }
         Ok(self.placeholders.expand(text))
     }
 
-    pub(super) fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
+    pub(crate) fn json_doc(&mut self, step: &StepSpec) -> Result<Value, StepFailure> {
         let doc = step.docstring.as_deref().ok_or_else(|| {
             StepFailure::failed(format!("step `{}` needs a doc string", step.text))
         })?;
@@ -238,19 +238,19 @@ impl ScenarioState {
     }
 
     /// An expectation doc string: placeholders stay as written, since outputs are normalised.
-    pub(super) fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
+    pub(crate) fn expect_doc(&self, step: &StepSpec) -> Result<Value, StepFailure> {
         let text = self.raw_doc(step)?;
         serde_json::from_str(&text)
             .map_err(|e| StepFailure::failed(format!("doc string is not JSON ({e}): {text}")))
     }
 
-    pub(super) fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
+    pub(crate) fn raw_doc(&self, step: &StepSpec) -> Result<String, StepFailure> {
         step.docstring
             .clone()
             .ok_or_else(|| StepFailure::failed(format!("step `{}` needs a doc string", step.text)))
     }
 
-    pub(super) fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
+    pub(crate) fn path(&mut self, p: &str) -> Result<PathBuf, StepFailure> {
         let expanded = PathBuf::from(self.expand(p)?);
         Ok(if expanded.is_absolute() {
             expanded
@@ -259,31 +259,31 @@ impl ScenarioState {
         })
     }
 
-    pub(super) fn built(&self) -> Result<&Value, StepFailure> {
+    pub(crate) fn built(&self) -> Result<&Value, StepFailure> {
         self.built
             .as_ref()
             .ok_or_else(|| StepFailure::failed("no toolkit has been built in this scenario"))
     }
 
-    pub(super) fn toolkit_id(&self) -> Result<String, StepFailure> {
+    pub(crate) fn toolkit_id(&self) -> Result<String, StepFailure> {
         self.toolkit
             .clone()
             .ok_or_else(|| StepFailure::failed("no toolkit has been built in this scenario"))
     }
 
-    pub(super) fn result(&self) -> Result<&Value, StepFailure> {
+    pub(crate) fn result(&self) -> Result<&Value, StepFailure> {
         self.result
             .as_ref()
             .ok_or_else(|| StepFailure::failed("no tool has been executed in this scenario"))
     }
 
-    pub(super) fn output(&self) -> Result<String, StepFailure> {
+    pub(crate) fn output(&self) -> Result<String, StepFailure> {
         let out = self.result()?.get("output").and_then(Value::as_str);
         out.map(|s| self.placeholders.normalise_text(s))
             .ok_or_else(|| StepFailure::failed("result has no string \"output\""))
     }
 
-    pub(super) fn norm(&self, v: &Value) -> Value {
+    pub(crate) fn norm(&self, v: &Value) -> Value {
         self.placeholders.normalise_json(v)
     }
 }

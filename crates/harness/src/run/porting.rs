@@ -12,11 +12,11 @@ use serde::Serialize;
 use serde_json::Value;
 use toolnexus_spec::sections;
 
-use super::features::ScenarioSpec;
-use super::needs::{self, Need, NeedKind};
-use super::outcome::Status;
-use super::runner;
-use super::scenario::Env;
+use crate::outcome::model::Status;
+use crate::outcome::needs::{self, Need, NeedKind};
+use crate::run::runner;
+use crate::scenario::features::ScenarioSpec;
+use crate::scenario::state::Env;
 use toolnexus_ports::port::{truncate, Port, PortError};
 use toolnexus_ports::trace::Tracer;
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use super::needs::{self, Blocker, Need};
+use crate::outcome::needs::{self, Blocker, Need};
 use toolnexus_ports::port::{Port, PortError};
 use toolnexus_ports::trace::Tracer;
 

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::time_bound::Bound;
+use crate::compare::time_bound::Bound;
 
 /// The kind of expectation a failure broke.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::expectation::ExpectationKind;
-use super::failure::{Failure, FailureData};
-use super::matchers::{match_json, MatchOutcome, Mismatch};
-use super::snapshots;
+use crate::compare::expectation::ExpectationKind;
+use crate::compare::matchers::{match_json, MatchOutcome, Mismatch};
+use crate::compare::snapshots;
+use crate::outcome::failure::{Failure, FailureData};
 
 /// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
 /// leaves open and which are therefore compared leniently in snapshots. The harness keeps

@@ -9,9 +9,9 @@ use std::ops::{Deref, DerefMut};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::expectation::{ExpectationKind, Kind};
-use super::matchers::{present, Mismatch};
-use super::time_bound::Bound;
+use crate::compare::expectation::{ExpectationKind, Kind};
+use crate::compare::matchers::{present, Mismatch};
+use crate::compare::time_bound::Bound;
 
 /// Why a step failed, as data: its fields are `FailureData`'s, boxed so that every
 /// `Result<_, Failure>` stays one pointer wide on the path where nothing failed.
@@ -240,7 +240,7 @@ impl From<&str> for Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matchers::Problem;
+    use crate::compare::matchers::Problem;
     use serde_json::json;
 
     fn pinned() -> Failure {

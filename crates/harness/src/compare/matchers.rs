@@ -15,7 +15,7 @@ use regex::Regex;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::expectation::ExpectationKind;
+use crate::compare::expectation::ExpectationKind;
 
 /// The outcome of one comparison.
 #[derive(Debug, Default, Clone, PartialEq)]

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use futures::future::{join_all, FutureExt, LocalBoxFuture};
 use toolnexus_spec::version::SpecVersion;
 
-use super::failure::Failure;
-use super::features::{pinned_version, ScenarioSpec};
-use super::needs::Blocker;
-use super::outcome::{Counts, RunReport, ScenarioResult, Status};
-use super::refusals::Watched;
-use super::scenario::{Env, ScenarioState, StepFailure};
-use super::steps::{finish, run_step};
+use crate::outcome::failure::Failure;
+use crate::outcome::model::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::needs::Blocker;
+use crate::run::refusals::Watched;
+use crate::scenario::features::{pinned_version, ScenarioSpec};
+use crate::scenario::state::{Env, ScenarioState, StepFailure};
+use crate::steps::{finish, run_step};
 use toolnexus_ports::port::{hello, Port, PortInfo};
 
 /// Which scenarios to run.
@@ -83,7 +83,7 @@ impl Selection {
             || self
                 .tags
                 .iter()
-                .any(|t| t.trim_start_matches('@') == super::features::PREVIEW_TAG);
+                .any(|t| t.trim_start_matches('@') == crate::scenario::features::PREVIEW_TAG);
         let name_ok = self.names.is_empty() || self.names.iter().any(|n| s.id.contains(n.as_str()));
         tag_ok && section_ok && spec_ok && preview_ok && name_ok
     }
@@ -486,7 +486,7 @@ async fn run_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{StepSpec, VersionBounds};
+    use crate::scenario::features::{StepSpec, VersionBounds};
     use async_trait::async_trait;
     use serde_json::{json, Value};
 

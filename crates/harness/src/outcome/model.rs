@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::failure::Failure;
-use super::features::ScenarioSpec;
-use super::needs::Blocker;
+use crate::outcome::failure::Failure;
+use crate::outcome::needs::Blocker;
+use crate::scenario::features::ScenarioSpec;
 use toolnexus_ports::port::PortInfo;
 
 /// A scenario's outcome.
