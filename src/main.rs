@@ -148,22 +148,22 @@ fn main() -> ExitCode {
 
 /// Runs the parsed subcommand; the ones that start drivers or mocks run supervised.
 async fn async_main(cli: Cli) -> ExitCode {
-    let root = cli::root(cli.root);
+    let ws = cli::workspace::Workspace::open(cli.root);
     match cli.command {
         Command::Mock(args) => mock::run(args).await,
         Command::Floor(args) => floor::run(args).await,
         Command::Driver => driver::run().await,
-        Command::List(args) => list::run(&root, args),
-        Command::Setup(args) => setup::run(&root, args),
-        Command::ValidateTrace(args) => cli::validate_trace::run(&root, args),
-        Command::Schema(args) => schema::run(&root, args),
-        Command::History(args) => history::run(&root, args).await,
+        Command::List(args) => list::run(&ws, args),
+        Command::Setup(args) => setup::run(&ws, args),
+        Command::ValidateTrace(args) => cli::validate_trace::run(&ws, args),
+        Command::Schema(args) => schema::run(&ws, args),
+        Command::History(args) => history::run(&ws, args).await,
         Command::Report(args) => report::run(args),
-        Command::Coverage(args) => coverage::run(&root, args).await,
-        Command::SpecDiff(args) => spec_diff::run(&root, args),
-        Command::Clauses(args) => clauses::run(&root, args),
-        Command::Bench(args) => supervised(bench::run(&root, args)).await,
-        Command::Run(args) => supervised(run::run(&root, args)).await,
-        Command::Porting(args) => supervised(porting::run(&root, args)).await,
+        Command::Coverage(args) => coverage::run(&ws, args).await,
+        Command::SpecDiff(args) => spec_diff::run(&ws, args),
+        Command::Clauses(args) => clauses::run(&ws, args),
+        Command::Bench(args) => supervised(bench::run(&ws, args)).await,
+        Command::Run(args) => supervised(run::run(&ws, args)).await,
+        Command::Porting(args) => supervised(porting::run(&ws, args)).await,
     }
 }

@@ -1,14 +1,13 @@
 //! `bench`: the same operations timed on several ports through their drivers, side by side
 //! with the reference's own driver.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_bench as bench;
 use toolnexus_ports::port::Port;
-use toolnexus_ports::registry::Registry;
 
+use super::workspace::Workspace;
 use super::{ensure_set_up, fail, jobs_count, open_port, timeout_ms, Format};
 
 /// The arguments of `bench`.
@@ -64,7 +63,8 @@ pub struct BenchArgs {
 }
 
 /// Times the chosen operations on the reference and every `--port`, then prints the table.
-pub async fn run(root: &Path, args: BenchArgs) -> ExitCode {
+pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
+    let root = ws.root();
     let BenchArgs {
         port: ports,
         skills,
@@ -111,7 +111,7 @@ pub async fn run(root: &Path, args: BenchArgs) -> ExitCode {
         },
         ..bench::BenchOptions::default()
     };
-    let registry = match Registry::load(root) {
+    let registry = match ws.registry() {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
@@ -125,7 +125,7 @@ pub async fn run(root: &Path, args: BenchArgs) -> ExitCode {
     );
     let mut drivers: Vec<(String, Box<dyn Port>)> = Vec::new();
     for n in &names {
-        let (port, resolved) = open_port(root, &registry, Some(n), timeout);
+        let (port, resolved) = open_port(root, registry, Some(n), timeout);
         if let Err(e) = ensure_set_up(root, n, resolved.as_ref()) {
             return fail(&e);
         }

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use toolnexus_harness::reporting::bounds;
-use toolnexus_spec::clauses::{self, ClauseIndex};
+use toolnexus_spec::clauses::ClauseIndex;
 use toolnexus_spec::{arrival, texts, wholeness};
 
+use super::workspace::Workspace;
 use super::{fail, load_clauses};
 
 /// The arguments of `clauses`.
@@ -56,24 +57,19 @@ impl Paths {
             .clone()
             .unwrap_or_else(|| texts::pinned_spec_file(root))
     }
-
-    fn history(&self, root: &Path) -> PathBuf {
-        self.history
-            .clone()
-            .unwrap_or_else(|| texts::history_dir(root))
-    }
 }
 
 /// Runs `clauses lint` or `clauses arrivals`.
-pub fn run(root: &Path, args: ClausesArgs) -> ExitCode {
+pub fn run(ws: &Workspace, args: ClausesArgs) -> ExitCode {
     match args.action {
-        Action::Lint(paths) => lint(root, &paths),
-        Action::Arrivals { paths, write } => arrivals(root, &paths, write),
+        Action::Lint(paths) => lint(ws, &paths),
+        Action::Arrivals { paths, write } => arrivals(ws, &paths, write),
     }
 }
 
-fn lint(root: &Path, paths: &Paths) -> ExitCode {
-    let (index, scenarios, _, shown) = match load_clauses(root, paths.index.clone()) {
+fn lint(ws: &Workspace, paths: &Paths) -> ExitCode {
+    let root = ws.root();
+    let (index, scenarios, _, shown) = match load_clauses(ws, paths.index.clone()) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e),
     };
@@ -83,7 +79,8 @@ fn lint(root: &Path, paths: &Paths) -> ExitCode {
         Err(e) => return fail(&format!("cannot read {}: {e}", spec_file.display())),
     };
     let findings = wholeness::check(&index, &spec);
-    let history = texts::load_history(&paths.history(root))
+    let history = ws
+        .history_at(paths.history.as_deref())
         .map(|h| h.into_iter().map(|t| t.version).collect::<Vec<_>>())
         .unwrap_or_default();
     let bounds = bounds::bounds_lint(&index, &scenarios, &history);
@@ -105,21 +102,15 @@ fn lint(root: &Path, paths: &Paths) -> ExitCode {
     }
 }
 
-fn arrivals(root: &Path, paths: &Paths, write: bool) -> ExitCode {
-    let file = paths
-        .index
-        .clone()
-        .unwrap_or_else(|| clauses::index_path(root, toolnexus_protocol::SPEC_VERSION));
-    let shown = file
-        .strip_prefix(root)
-        .unwrap_or(&file)
-        .display()
-        .to_string();
+fn arrivals(ws: &Workspace, paths: &Paths, write: bool) -> ExitCode {
+    // Read afresh, not from the workspace: this index may be rewritten below.
+    let file = paths.index.clone().unwrap_or_else(|| ws.index_path());
+    let shown = ws.shown(&file);
     let mut index = match ClauseIndex::load(&file, &shown) {
         Ok(i) => i,
         Err(e) => return fail(&e.join("\n")),
     };
-    let history = match texts::load_history(&paths.history(root)) {
+    let history = match ws.history_at(paths.history.as_deref()) {
         Ok(h) => h,
         Err(e) => return fail(&e),
     };

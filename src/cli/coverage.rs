@@ -1,16 +1,14 @@
 //! `coverage`: per SPEC section, the clauses the scenarios' `@clause-` tags cover; with
 //! `--port`, each clause's verdict on that port.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::reporting::coverage;
-use toolnexus_harness::scenario::state::Env;
 use toolnexus_harness::{reporting::html, reporting::report, run::runner};
-use toolnexus_ports::registry::Registry;
-use toolnexus_spec::texts;
 
+use super::workspace::Workspace;
 use super::{fail, handshake_failure, load_clauses, open_port, timeout_ms, Format};
 
 /// The arguments of `coverage`.
@@ -42,21 +40,18 @@ pub struct CoverageArgs {
 }
 
 /// Prints the coverage report (and writes the page); exit 1 when a clause fails on the port.
-pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
+pub async fn run(ws: &Workspace, args: CoverageArgs) -> ExitCode {
+    let root = ws.root();
     if matches!(args.format, Format::Junit) {
         return fail("coverage: --format is text or json");
     }
-    let (index, scenarios, ties, shown) = match load_clauses(root, args.index) {
+    let (index, scenarios, ties, shown) = match load_clauses(ws, args.index) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e),
     };
     let mut report = coverage::coverage(&index, &ties, &shown);
     if args.by_version {
-        let dir = args
-            .history
-            .clone()
-            .unwrap_or_else(|| texts::history_dir(root));
-        let versions: Vec<String> = match texts::load_history(&dir) {
+        let versions: Vec<String> = match ws.history_at(args.history.as_deref()) {
             Ok(h) => h.into_iter().map(|t| t.version).collect(),
             Err(e) => return fail(&e),
         };
@@ -71,15 +66,15 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(name) = &args.port {
-        let registry = match Registry::load(root) {
+        let registry = match ws.registry() {
             Ok(r) => r,
             Err(e) => return fail(&e),
         };
         let tagged = coverage::tagged_scenarios(&scenarios, &ties);
-        let env = Env::from_root(root);
+        let env = ws.env();
         let (mut driver, resolved) = open_port(
             root,
-            &registry,
+            registry,
             Some(name),
             Duration::from_millis(args.timeout_ms),
         );
@@ -92,7 +87,7 @@ pub async fn run(root: &Path, args: CoverageArgs) -> ExitCode {
         match run {
             Ok(run) => coverage::apply_run(&mut report, &run),
             // One clear message, as `run` gives, not one failure per clause.
-            Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
+            Err(e) => return fail(&handshake_failure(&fallback, registry, &e)),
         }
     }
     match args.format {

@@ -1,19 +1,17 @@
 //! `history`: the whole suite on each published release of a port, then per changed
 //! scenario its outcome per release.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::outcome::model::RunReport;
 use toolnexus_harness::run::runner;
 use toolnexus_harness::scenario::features::VersionBounds;
-use toolnexus_harness::scenario::state::Env;
 use toolnexus_harness::{reporting::history, reporting::html};
 use toolnexus_ports::registry;
-use toolnexus_spec::clauses::{self, ClauseIndex};
-use toolnexus_spec::texts;
 
+use super::workspace::Workspace;
 use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
 
 /// The arguments of `history`.
@@ -69,7 +67,8 @@ fn published_releases(family: &str) -> Result<Vec<String>, String> {
 
 /// The suite on each release of `--port`, then the release matrix. A release whose setup
 /// fails is a column saying so, not the end of the run.
-pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
+pub async fn run(ws: &Workspace, args: HistoryArgs) -> ExitCode {
+    let root = ws.root();
     let HistoryArgs {
         port: family,
         versions,
@@ -102,18 +101,18 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let (scenarios, registry) = match selection_and_registry(root, &filter) {
+    let (scenarios, registry) = match selection_and_registry(ws, &filter) {
         Ok(both) => both,
         Err(e) => return fail(&e),
     };
-    let env = Env::from_root(root);
+    let env = ws.env();
     let mut runs: Vec<(String, Result<RunReport, String>)> = Vec::new();
     for version in &releases {
         let name = format!("{family}@{version}");
         eprintln!("{name}: running {} scenarios", scenarios.len());
         let (mut driver, resolved) = open_port(
             root,
-            &registry,
+            registry,
             Some(&name),
             Duration::from_millis(timeout_ms),
         );
@@ -154,10 +153,10 @@ pub async fn run(root: &Path, args: HistoryArgs) -> ExitCode {
             .is_some_and(|b| version.is_some_and(|v| b.holds_for(v)))
     };
     let mut h = history::build(&family, &runs, &in_scope);
-    let index_file = clauses::index_path(root, toolnexus_protocol::SPEC_VERSION);
-    if let Ok(index) = ClauseIndex::load(&index_file, "the clause index") {
-        let in_history: Vec<String> = texts::load_history(&texts::history_dir(root))
-            .map(|h| h.into_iter().map(|t| t.version).collect())
+    if let Ok(Some(index)) = ws.clause_index() {
+        let in_history: Vec<String> = ws
+            .history()
+            .map(|h| h.iter().map(|t| t.version.clone()).collect())
             .unwrap_or_default();
         for r in &mut h.releases {
             let Some(spec) = r

@@ -1,8 +1,8 @@
 //! `list`: the selected scenarios with their sections, SPEC bounds and tags.
 
-use std::path::Path;
 use std::process::ExitCode;
 
+use super::workspace::Workspace;
 use super::{fail, selected, Filter};
 
 /// The arguments of `list`.
@@ -13,8 +13,8 @@ pub struct ListArgs {
 }
 
 /// Prints one line per selected scenario, then their count.
-pub fn run(root: &Path, args: ListArgs) -> ExitCode {
-    match selected(root, &args.filter) {
+pub fn run(ws: &Workspace, args: ListArgs) -> ExitCode {
+    match selected(ws, &args.filter) {
         Ok(list) => {
             for s in &list {
                 println!(

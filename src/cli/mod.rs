@@ -8,15 +8,14 @@ use std::time::Duration;
 
 use clap::ValueEnum;
 
-use toolnexus_harness::reporting::bounds;
 use toolnexus_harness::reporting::coverage::{tie, Ties};
 use toolnexus_harness::run::runner::Selection;
-use toolnexus_harness::scenario::features::{self, ScenarioSpec};
+use toolnexus_harness::scenario::features::ScenarioSpec;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::{self, Registry, ResolvedPort};
 use toolnexus_ports::subprocess::SubprocessPort;
-use toolnexus_spec::clauses::{self as clause_index, ClauseIndex};
+use toolnexus_spec::clauses::ClauseIndex;
 
 pub mod bench;
 pub mod clauses;
@@ -34,6 +33,9 @@ pub mod setup;
 pub mod spec_diff;
 pub mod supervise;
 pub mod validate_trace;
+pub mod workspace;
+
+use workspace::Workspace;
 
 /// How a subcommand prints its result.
 #[derive(Clone, Copy, ValueEnum)]
@@ -87,11 +89,6 @@ pub fn jobs_count(text: &str) -> Result<usize, String> {
     }
 }
 
-/// The checkout to read: `--root`, else the one this binary was built from.
-pub fn root(cli_root: Option<PathBuf>) -> PathBuf {
-    cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-}
-
 /// Prints `message` on stderr; exit code 2 (the command could not do its work).
 pub fn fail(message: &str) -> ExitCode {
     eprintln!("{message}");
@@ -100,38 +97,21 @@ pub fn fail(message: &str) -> ExitCode {
 
 /// The selected scenarios (a selection matching none is an error) and the port registry: what
 /// every command that runs the suite needs before it starts a port.
-fn selection_and_registry(
-    root: &Path,
+fn selection_and_registry<'w>(
+    ws: &'w Workspace,
     filter: &Filter,
-) -> Result<(Vec<ScenarioSpec>, Registry), String> {
-    let scenarios = selected(root, filter)?;
+) -> Result<(Vec<ScenarioSpec>, &'w Registry), String> {
+    let scenarios = selected(ws, filter)?;
     if scenarios.is_empty() {
         return Err("no scenario matches the selection".to_string());
     }
-    Ok((scenarios, Registry::load(root)?))
+    Ok((scenarios, ws.registry()?))
 }
 
-/// The scenarios under `root`'s features/ that `filter` keeps; an error when features/ is
+/// The scenarios of the checkout's features/ that `filter` keeps; an error when features/ is
 /// missing, a feature file does not parse or the filter names what does not exist.
-fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
-    let dir = root.join("features");
-    if !dir.is_dir() {
-        return Err(format!(
-            "{}: no features/ directory; --root (or TOOLNEXUS_CONFORMANCE_ROOT) must be a \
-             checkout holding features/, conformance/ and snapshots/",
-            root.display()
-        ));
-    }
-    // A root with no clause index (a scratch checkout of features only) keeps the tags' bounds.
-    let index_file = clause_index::index_path(root, toolnexus_protocol::SPEC_VERSION);
-    let index = index_file
-        .exists()
-        .then(|| {
-            ClauseIndex::load(&index_file, &index_file.display().to_string())
-                .map_err(|e| e.join("\n"))
-        })
-        .transpose()?;
-    let scenarios = load_features(root, index.as_ref())?;
+fn selected(ws: &Workspace, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
+    let scenarios = ws.features()?;
     let mut sel = Selection {
         tags: filter.tags.clone(),
         sections: filter.section.clone(),
@@ -140,8 +120,8 @@ fn selected(root: &Path, filter: &Filter) -> Result<Vec<ScenarioSpec>, String> {
         names: [filter.names.clone(), filter.name_filter.clone()].concat(),
     };
     sel.check()?;
-    sel.resolve_sections(&known_sections(&scenarios))?;
-    Ok(scenarios.into_iter().filter(|s| sel.keeps(s)).collect())
+    sel.resolve_sections(&known_sections(scenarios))?;
+    Ok(scenarios.iter().filter(|s| sel.keeps(s)).cloned().collect())
 }
 
 /// The sections the scenarios have, in SPEC order (`2` before `10`, `4` before `4A`).
@@ -240,38 +220,13 @@ fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
     message
 }
 
-/// The scenarios of `root`'s features/, or one message naming every file that does not
-/// parse. With the clause index, each scenario holds from the SPEC text that first has every
-/// clause it checks (`derive_bounds`), for every command that runs them.
-fn load_features(root: &Path, index: Option<&ClauseIndex>) -> Result<Vec<ScenarioSpec>, String> {
-    let (mut scenarios, errors) = features::load(&root.join("features"));
-    if !errors.is_empty() {
-        return Err(format!(
-            "feature files that do not parse:\n{}",
-            errors.join("\n")
-        ));
-    }
-    if let Some(index) = index {
-        bounds::derive_bounds(index, &mut scenarios);
-    }
-    Ok(scenarios)
-}
-
 /// The clause index, its features and the tags tying them, or every load error (a malformed
 /// index, a feature that does not parse, a tag naming no clause) as one message.
 fn load_clauses(
-    root: &Path,
+    ws: &Workspace,
     index: Option<PathBuf>,
 ) -> Result<(ClauseIndex, Vec<ScenarioSpec>, Ties, String), String> {
-    let file =
-        index.unwrap_or_else(|| clause_index::index_path(root, toolnexus_protocol::SPEC_VERSION));
-    let shown = file
-        .strip_prefix(root)
-        .unwrap_or(&file)
-        .to_string_lossy()
-        .to_string();
-    let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
-    let scenarios = load_features(root, Some(&index))?;
+    let (index, scenarios, shown) = ws.clauses_at(index)?;
     let ties = tie(&index, &scenarios, &shown);
     if !ties.errors.is_empty() {
         return Err(format!(

@@ -1,16 +1,15 @@
 //! `porting`: per SPEC section, the protocol commands, option keys and behaviours its
 //! scenarios send, with counts, and the implementation order that unlocks the most scenarios.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use toolnexus_harness::reporting;
 use toolnexus_harness::run::porting::{self, PortingMap};
-use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 
+use super::workspace::Workspace;
 use super::{fail, jobs_count, run::default_jobs, selected, timeout_ms, Filter, Format};
 
 /// The arguments of `porting`.
@@ -31,16 +30,16 @@ pub struct PortingArgs {
 
 /// Records the selected scenarios' requests against the in-process reference and prints
 /// the map; exit 2 when the selection is empty or the run cannot start.
-pub async fn run(root: &Path, args: PortingArgs) -> ExitCode {
+pub async fn run(ws: &Workspace, args: PortingArgs) -> ExitCode {
     if matches!(args.format, Format::Junit) {
         return fail("porting: --format is text or json");
     }
-    let scenarios = match selected(root, &args.filter) {
+    let scenarios = match selected(ws, &args.filter) {
         Ok(s) if s.is_empty() => return fail("no scenario matches the selection"),
         Ok(s) => s,
         Err(e) => return fail(&e),
     };
-    let env = Env::from_root(root);
+    let env = ws.env();
     let timeout = Duration::from_millis(args.timeout_ms);
     let workers = args
         .jobs

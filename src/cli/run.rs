@@ -1,21 +1,20 @@
 //! `run`: the scenarios against the reference (in process) or a port, or, with
 //! `--differential N`, the port against the reference on N random toolkit configurations.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::outcome::model::RunReport;
 use toolnexus_harness::run::runner;
-use toolnexus_harness::scenario::state::Env;
 use toolnexus_harness::{
-    reporting::baseline, reporting::junit, reporting::report, run::differential, scenario::features,
+    reporting::baseline, reporting::junit, reporting::report, run::differential,
 };
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
-use toolnexus_ports::registry::Registry;
 use toolnexus_ports::trace::Tracer;
 
+use super::workspace::Workspace;
 use super::{
     ensure_set_up, fail, handshake_failure, jobs_count, open_port, open_port_with_startup,
     selection_and_registry, timeout_ms, Filter, Format,
@@ -96,15 +95,16 @@ pub(super) fn default_jobs() -> usize {
 }
 
 /// Runs `run`: the differential mode when `--differential` is given, the scenarios otherwise.
-pub async fn run(root: &Path, args: RunArgs) -> ExitCode {
+pub async fn run(ws: &Workspace, args: RunArgs) -> ExitCode {
     match args.differential {
-        Some(cases) => differential(root, &args, cases).await,
-        None => scenarios(root, args).await,
+        Some(cases) => differential(ws, &args, cases).await,
+        None => scenarios(ws, args).await,
     }
 }
 
 /// The selected scenarios on the port, then the report in `--format`.
-async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
+async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
+    let root = ws.root();
     let RunArgs {
         port,
         format,
@@ -122,14 +122,14 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
         seed: _,
     } = args;
     let jobs = jobs.unwrap_or_else(default_jobs);
-    let (scenarios, registry) = match selection_and_registry(root, &filter) {
+    let (scenarios, registry) = match selection_and_registry(ws, &filter) {
         Ok(both) => both,
         Err(e) => return fail(&e),
     };
-    let env = Env::from_root(root);
+    let env = ws.env();
     let timeout = Duration::from_millis(timeout_ms);
     let startup = startup_timeout_ms.map(Duration::from_millis);
-    let open = || open_port_with_startup(root, &registry, port.as_deref(), timeout, startup);
+    let open = || open_port_with_startup(root, registry, port.as_deref(), timeout, startup);
     let (driver, resolved) = open();
     if let Some(name) = port.as_deref() {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
@@ -190,7 +190,7 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
     .await;
     let mut report: RunReport = match outcome {
         Ok(r) => r,
-        Err(e) => return fail(&handshake_failure(&fallback, &registry, &e)),
+        Err(e) => return fail(&handshake_failure(&fallback, registry, &e)),
     };
     if stopped {
         eprintln!(
@@ -207,11 +207,10 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
             .to_string_lossy()
             .to_string();
         // Stale entries are judged against the whole suite, not the selection.
-        let suite = features::load(&root.join("features"))
-            .0
-            .into_iter()
-            .map(|s| s.id)
-            .collect();
+        let suite = ws
+            .features()
+            .map(|all| all.iter().map(|s| s.id.clone()).collect())
+            .unwrap_or_default();
         baseline::apply(&mut report, &expected, &shown, &suite);
     }
     match format {
@@ -236,18 +235,15 @@ async fn scenarios(root: &Path, args: RunArgs) -> ExitCode {
 
 /// `--differential CASES`: the port and the in-process reference on the same random toolkit
 /// configurations; exit 1 when any differs.
-async fn differential(root: &Path, args: &RunArgs, cases: usize) -> ExitCode {
+async fn differential(ws: &Workspace, args: &RunArgs, cases: usize) -> ExitCode {
+    let root = ws.root();
     let port = args.port.as_deref();
-    let registry = match Registry::load(root) {
+    let registry = match ws.registry() {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    let (mut other, resolved) = open_port(
-        root,
-        &registry,
-        port,
-        Duration::from_millis(args.timeout_ms),
-    );
+    let (mut other, resolved) =
+        open_port(root, registry, port, Duration::from_millis(args.timeout_ms));
     if let Some(name) = port {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
             return fail(&e);

@@ -1,7 +1,7 @@
 //! `schema`: the protocol's JSON Schema, generated from the protocol crate's types
 //! (`toolnexus_protocol::schema`); `--check` compares it with the checked-in file.
 
-use std::path::Path;
+use super::workspace::Workspace;
 use std::process::ExitCode;
 
 use toolnexus_protocol::schema;
@@ -19,7 +19,8 @@ pub struct SchemaArgs {
 
 /// Prints the generated schema (regenerate with `schema > conformance/protocol.schema.json`),
 /// or with `--check` says whether the checked-in file is current.
-pub fn run(root: &Path, args: SchemaArgs) -> ExitCode {
+pub fn run(ws: &Workspace, args: SchemaArgs) -> ExitCode {
+    let root = ws.root();
     let generated = schema::generate_text();
     if !args.check {
         print!("{generated}");

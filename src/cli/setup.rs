@@ -1,10 +1,10 @@
 //! `setup`: prepare registered ports and releases (venvs, driver builds), or list them.
 
-use std::path::Path;
 use std::process::ExitCode;
 
-use toolnexus_ports::registry::{self, Registry};
+use toolnexus_ports::registry;
 
+use super::workspace::Workspace;
 use super::{ensure_set_up, fail, this_binary};
 
 /// The arguments of `setup`.
@@ -19,9 +19,10 @@ pub struct SetupArgs {
 }
 
 /// Runs each named port's setup command, or lists the ports when none is named.
-pub fn run(root: &Path, args: SetupArgs) -> ExitCode {
+pub fn run(ws: &Workspace, args: SetupArgs) -> ExitCode {
+    let root = ws.root();
     let SetupArgs { ports, list } = args;
-    let registry = match Registry::load(root) {
+    let registry = match ws.registry() {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };

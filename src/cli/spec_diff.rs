@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use toolnexus_harness::reporting::spec_diff;
 
+use super::workspace::Workspace;
 use super::{fail, load_clauses, Format};
 
 /// The arguments of `spec-diff`.
@@ -24,7 +25,7 @@ pub struct SpecDiffArgs {
 }
 
 /// Prints the diff; exit 1 when there is something to review.
-pub fn run(root: &Path, args: SpecDiffArgs) -> ExitCode {
+pub fn run(ws: &Workspace, args: SpecDiffArgs) -> ExitCode {
     let SpecDiffArgs {
         old,
         new,
@@ -41,7 +42,7 @@ pub fn run(root: &Path, args: SpecDiffArgs) -> ExitCode {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return fail(&e),
     };
-    let (index, scenarios, ties, shown) = match load_clauses(root, index) {
+    let (index, scenarios, ties, shown) = match load_clauses(ws, index) {
         Ok(loaded) => loaded,
         Err(e) => return fail(&e),
     };

@@ -1,6 +1,7 @@
 //! `validate-trace FILE`: a `run --trace` file checked by `crate::validate_trace`.
 
-use std::path::{Path, PathBuf};
+use super::workspace::Workspace;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::fail;
@@ -13,7 +14,8 @@ pub struct ValidateTraceArgs {
 }
 
 /// One line per problem on stdout; 2 when the trace or schema is unreadable.
-pub fn run(root: &Path, args: ValidateTraceArgs) -> ExitCode {
+pub fn run(ws: &Workspace, args: ValidateTraceArgs) -> ExitCode {
+    let root = ws.root();
     let file = &args.file;
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,

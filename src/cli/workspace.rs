@@ -1,0 +1,199 @@
+//! The checkout one command reads, opened once in `main` and handed to the command: its
+//! root, and each part of it (the port registry, the pinned clause index, the features, the
+//! SPEC history) loaded at most once, on first use. A command that needs a part twice (`run`
+//! selects from the features and reads the whole suite again for stale expected-failures
+//! entries; `coverage --port` ties clauses and opens a port) reads it once, and every
+//! complaint about a checkout that is not one is worded here.
+
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+
+use toolnexus_harness::reporting::bounds;
+use toolnexus_harness::scenario::features::{self, ScenarioSpec};
+use toolnexus_harness::scenario::state::Env;
+use toolnexus_ports::registry::Registry;
+use toolnexus_spec::clauses::{self as clause_index, ClauseIndex};
+use toolnexus_spec::texts::{self, SpecText};
+
+/// A checkout: `--root`, else the one this binary was built from.
+pub struct Workspace {
+    root: PathBuf,
+    registry: OnceCell<Result<Registry, String>>,
+    index: OnceCell<Result<Option<ClauseIndex>, String>>,
+    features: OnceCell<Result<Vec<ScenarioSpec>, String>>,
+    history: OnceCell<Result<Vec<SpecText>, String>>,
+}
+
+impl Workspace {
+    /// The checkout at `cli_root`, else the one this binary was built from; nothing is read
+    /// until a command asks for it.
+    pub fn open(cli_root: Option<PathBuf>) -> Workspace {
+        Workspace {
+            root: cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+            registry: OnceCell::new(),
+            index: OnceCell::new(),
+            features: OnceCell::new(),
+            history: OnceCell::new(),
+        }
+    }
+
+    /// The checkout's directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where a scenario's inputs live in this checkout (fixtures, examples, mock scenarios).
+    pub fn env(&self) -> Env {
+        Env::from_root(&self.root)
+    }
+
+    /// `conformance/ports.json` (none registered when the file is absent).
+    pub fn registry(&self) -> Result<&Registry, String> {
+        cached(&self.registry, || Registry::load(&self.root))
+    }
+
+    /// Where the pinned SPEC's clause index lives.
+    pub fn index_path(&self) -> PathBuf {
+        clause_index::index_path(&self.root, toolnexus_protocol::SPEC_VERSION)
+    }
+
+    /// The pinned SPEC's clause index; `None` for a root without one (a scratch checkout of
+    /// features only, whose scenarios keep their tags' bounds).
+    pub fn clause_index(&self) -> Result<Option<&ClauseIndex>, String> {
+        let loaded = self.index.get_or_init(|| {
+            let file = self.index_path();
+            file.exists()
+                .then(|| ClauseIndex::load(&file, &self.shown(&file)).map_err(|e| e.join("\n")))
+                .transpose()
+        });
+        loaded.as_ref().map(Option::as_ref).map_err(Clone::clone)
+    }
+
+    /// Every scenario of `features/`, each holding from the SPEC text that first has every
+    /// clause it checks (`derive_bounds`, with the pinned clause index when there is one); an
+    /// error when `features/` is missing or a feature file does not parse.
+    pub fn features(&self) -> Result<&[ScenarioSpec], String> {
+        let loaded = self.features.get_or_init(|| {
+            let dir = self.root.join("features");
+            if !dir.is_dir() {
+                return Err(self.not_a_checkout("no features/ directory"));
+            }
+            let index = self.clause_index()?;
+            load_features(&dir, index)
+        });
+        loaded.as_deref().map_err(Clone::clone)
+    }
+
+    /// The SPEC texts of the history beside the checkout (`../shared/spec/history`), oldest
+    /// first.
+    pub fn history(&self) -> Result<&[SpecText], String> {
+        let loaded = self
+            .history
+            .get_or_init(|| texts::load_history(&texts::history_dir(&self.root)));
+        loaded.as_deref().map_err(Clone::clone)
+    }
+
+    /// The history texts in `dir` when one is given (read afresh: another history than the
+    /// checkout's), else the checkout's own.
+    pub fn history_at(&self, dir: Option<&Path>) -> Result<Vec<SpecText>, String> {
+        match dir {
+            Some(dir) => texts::load_history(dir),
+            None => self.history().map(<[SpecText]>::to_vec),
+        }
+    }
+
+    /// The clause index at `file` (the pinned one when `None`), the scenarios bound by it,
+    /// and its name as reports show it (relative to the root when inside it).
+    pub fn clauses_at(
+        &self,
+        file: Option<PathBuf>,
+    ) -> Result<(ClauseIndex, Vec<ScenarioSpec>, String), String> {
+        let file = file.unwrap_or_else(|| self.index_path());
+        let shown = self.shown(&file);
+        if file == self.index_path() {
+            // The pinned index is the one the features were bounded by: read both once.
+            let index = match self.clause_index()? {
+                Some(index) => index.clone(),
+                None => ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?,
+            };
+            return Ok((index, self.features()?.to_vec(), shown));
+        }
+        let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
+        let dir = self.root.join("features");
+        let scenarios = load_features(&dir, Some(&index))?;
+        Ok((index, scenarios, shown))
+    }
+
+    /// `file` as reports name it: relative to the root when it is inside it.
+    pub fn shown(&self, file: &Path) -> String {
+        file.strip_prefix(&self.root)
+            .unwrap_or(file)
+            .to_string_lossy()
+            .to_string()
+    }
+
+    /// The one message for a root that lacks what a command reads.
+    fn not_a_checkout(&self, what: &str) -> String {
+        format!(
+            "{}: {what}; --root (or TOOLNEXUS_CONFORMANCE_ROOT) must be a checkout holding \
+             features/, conformance/ and snapshots/",
+            self.root.display()
+        )
+    }
+}
+
+/// The value in `cell`, loading it with `load` on first use; an error stays the answer.
+fn cached<T>(
+    cell: &OnceCell<Result<T, String>>,
+    load: impl FnOnce() -> Result<T, String>,
+) -> Result<&T, String> {
+    cell.get_or_init(load).as_ref().map_err(Clone::clone)
+}
+
+/// The scenarios of `dir`, or one message naming every file that does not parse, bounded by
+/// `index` when there is one.
+fn load_features(dir: &Path, index: Option<&ClauseIndex>) -> Result<Vec<ScenarioSpec>, String> {
+    let (mut scenarios, errors) = features::load(dir);
+    if !errors.is_empty() {
+        return Err(format!(
+            "feature files that do not parse:\n{}",
+            errors.join("\n")
+        ));
+    }
+    if let Some(index) = index {
+        bounds::derive_bounds(index, &mut scenarios);
+    }
+    Ok(scenarios)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_part_is_read_once() {
+        let ws = Workspace::open(None);
+        let features = ws.features().map(<[ScenarioSpec]>::as_ptr);
+        assert!(features.is_ok(), "{features:?}");
+        assert_eq!(features, ws.features().map(<[ScenarioSpec]>::as_ptr));
+        let registry = ws.registry().map(std::ptr::from_ref);
+        assert_eq!(registry, ws.registry().map(std::ptr::from_ref));
+        assert!(matches!(ws.clause_index(), Ok(Some(_))));
+        // The pinned index's scenarios are the features read once, not read again.
+        let (_, scenarios, shown) = ws.clauses_at(None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(scenarios.len(), ws.features().map_or(0, <[_]>::len));
+        assert!(shown.starts_with("conformance/clauses/"), "{shown}");
+    }
+
+    #[test]
+    fn a_root_without_features_is_one_message() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let ws = Workspace::open(Some(dir.path().to_path_buf()));
+        let e = ws.features().map(<[_]>::len).unwrap_err();
+        assert!(e.contains("no features/ directory"), "{e}");
+        assert!(e.contains("--root (or TOOLNEXUS_CONFORMANCE_ROOT)"), "{e}");
+        assert_eq!(ws.features().map(<[_]>::len).unwrap_err(), e);
+        // A root with no ports.json registers none (a scratch checkout of features only).
+        assert!(ws.registry().is_ok_and(|r| r.names().is_empty()));
+    }
+}
