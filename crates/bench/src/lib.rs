@@ -1,6 +1,6 @@
 //! The cross-port benchmark: times a few heavy operations on each chosen port, through the
 //! protocol only, and compares every port with the reference measured in the same run and
-//! with a floor the harness measures itself, with no port involved.
+//! with a floor the bench measures itself, with no port involved.
 //!
 //! Eight operations, each with warm-up runs that are not counted and several counted runs
 //! (median, p90, min, max):
