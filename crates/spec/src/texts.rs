@@ -16,6 +16,28 @@ pub fn history_dir(root: &Path) -> PathBuf {
     root.join("../shared/spec/history")
 }
 
+/// The label of the newest SPEC text in reach, which is no release: upstream main after
+/// 0.17.0, with what its CHANGELOG then listed as "Unreleased". Written here once; it sorts
+/// after 0.17.0 and before any later release ([`cmp_versions`]).
+pub const NEWEST: &str = "main-after-0.17.0";
+
+/// Where the [`NEWEST`] text lives beside a checkout (`../shared/spec/upstream-main/SPEC.md`).
+pub fn newest_spec_file(root: &Path) -> PathBuf {
+    root.join("../shared/spec/upstream-main/SPEC.md")
+}
+
+/// The [`NEWEST`] text beside a checkout, labelled; an error naming the file when it cannot
+/// be read.
+pub fn load_newest(root: &Path) -> Result<SpecText, String> {
+    let file = newest_spec_file(root);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("cannot read the newest SPEC text {}: {e}", file.display()))?;
+    Ok(SpecText {
+        version: NEWEST.to_string(),
+        text,
+    })
+}
+
 /// One SPEC text of the history directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecText {
@@ -59,6 +81,7 @@ pub fn load_history(dir: &Path) -> Result<Vec<SpecText>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::version::after_release;
 
     #[test]
     fn the_history_is_read_oldest_first_and_other_files_are_ignored() {
@@ -84,8 +107,34 @@ mod tests {
             "{empty}"
         );
         assert_eq!(
+            newest_spec_file(Path::new("/r")),
+            Path::new("/r/../shared/spec/upstream-main/SPEC.md")
+        );
+        assert_eq!(
             history_dir(Path::new("/r")),
             Path::new("/r/../shared/spec/history")
+        );
+    }
+
+    #[test]
+    fn the_newest_text_is_labelled_after_its_release_and_read_beside_the_checkout() {
+        assert_eq!(after_release(NEWEST), Some("0.17.0"));
+        assert_eq!(version_key(NEWEST), None, "not a release");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("checkout");
+        std::fs::create_dir_all(&root).unwrap();
+        let missing = load_newest(&root).unwrap_err();
+        assert!(missing.contains("upstream-main/SPEC.md"), "{missing}");
+        std::fs::create_dir_all(dir.path().join("shared/spec/upstream-main")).unwrap();
+        std::fs::write(
+            dir.path().join("shared/spec/upstream-main/SPEC.md"),
+            "newest",
+        )
+        .unwrap();
+        let newest = load_newest(&root).unwrap();
+        assert_eq!(
+            (newest.version.as_str(), newest.text.as_str()),
+            (NEWEST, "newest")
         );
     }
 }

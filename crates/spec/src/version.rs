@@ -1,6 +1,8 @@
 //! The SPEC's version order: a strict `X.Y.Z` ([`SpecVersion`], as tags and ports name a
 //! SPEC) and release numbers of any length as text ([`version_key`], [`cmp_versions`], as
-//! the history files and the index's arrivals name them).
+//! the history files and the index's arrivals name them); and the label of a text that is no
+//! release ([`after_release`]: `main-after-X.Y.Z`, upstream main after a release), which
+//! sorts right after that release and before the next.
 
 use std::cmp::Ordering;
 
@@ -57,9 +59,26 @@ pub fn version_key(v: &str) -> Option<Vec<u64>> {
     v.split('.').map(|c| c.parse::<u64>().ok()).collect()
 }
 
-/// Numeric per-component order (`0.9.5` < `0.10.0`); a missing component counts as 0.
-/// Anything that is not a plain release number sorts after those, by its text.
+/// The prefix of a label naming upstream main after a release: no release itself, so no tag,
+/// arrival or port declaration can name it, and [`version_key`] refuses it.
+pub const AFTER_PREFIX: &str = "main-after-";
+
+/// The release a `main-after-X.Y.Z` label follows (`X.Y.Z`); `None` for anything else.
+pub fn after_release(label: &str) -> Option<&str> {
+    label
+        .strip_prefix(AFTER_PREFIX)
+        .filter(|v| version_key(v).is_some())
+}
+
+/// Numeric per-component order (`0.9.5` < `0.10.0`); a missing component counts as 0. A
+/// `main-after-X` label sorts right after `X` and before any later release. Anything else
+/// that is not a plain release number sorts after those, by its text.
 pub fn cmp_versions(a: &str, b: &str) -> Ordering {
+    if after_release(a).is_some() || after_release(b).is_some() {
+        let (ra, rb) = (after_release(a).unwrap_or(a), after_release(b).unwrap_or(b));
+        return cmp_versions(ra, rb)
+            .then_with(|| after_release(a).is_some().cmp(&after_release(b).is_some()));
+    }
     match (version_key(a), version_key(b)) {
         (Some(x), Some(y)) => {
             let n = x.len().max(y.len());
@@ -114,5 +133,23 @@ mod tests {
         assert_eq!(cmp_versions("0.18.1", "0.18.0"), Ordering::Greater);
         assert_eq!(cmp_versions("0.16.0", "0.16.0"), Ordering::Equal);
         assert_eq!(version_key("0.17.0rc1"), None);
+    }
+
+    #[test]
+    fn main_after_a_release_sorts_after_it_and_before_the_next() {
+        let after = "main-after-0.17.0";
+        assert_eq!(after_release(after), Some("0.17.0"));
+        assert_eq!(version_key(after), None, "no release");
+        let mut texts = vec!["0.18.0", after, "0.16.0", "0.17.0", "0.9.5", "0.17.0rc1"];
+        texts.sort_by(|a, b| cmp_versions(a, b));
+        assert_eq!(
+            texts,
+            ["0.9.5", "0.16.0", "0.17.0", after, "0.18.0", "0.17.0rc1"]
+        );
+        assert_eq!(cmp_versions(after, after), Ordering::Equal);
+        assert_eq!(cmp_versions("main-after-0.9.5", "0.10.0"), Ordering::Less);
+        for not_one in ["main-after-", "main-after-next", "main-0.17.0"] {
+            assert_eq!(after_release(not_one), None, "{not_one}");
+        }
     }
 }
