@@ -16,6 +16,7 @@ use toolnexus_ports::port::Port;
 use toolnexus_ports::registry::{self, Registry, ResolvedPort};
 use toolnexus_ports::subprocess::SubprocessPort;
 use toolnexus_spec::clauses::ClauseIndex;
+use toolnexus_spec::sections::cmp_sections;
 
 pub mod bench;
 pub mod clauses;
@@ -127,11 +128,7 @@ fn selected(ws: &Workspace, filter: &Filter) -> Result<Vec<ScenarioSpec>, String
 /// The sections the scenarios have, in SPEC order (`2` before `10`, `4` before `4A`).
 fn known_sections(scenarios: &[ScenarioSpec]) -> Vec<String> {
     let mut known: Vec<String> = scenarios.iter().map(|s| s.section.clone()).collect();
-    let key = |s: &String| {
-        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-        (digits.parse::<u32>().unwrap_or(u32::MAX), s.clone())
-    };
-    known.sort_by_key(key);
+    known.sort_by(|a, b| cmp_sections(a, b));
     known.dedup();
     known
 }

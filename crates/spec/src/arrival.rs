@@ -9,13 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::clauses::{Clause, ClauseIndex};
 use crate::sections;
-use crate::similarity::closest;
+use crate::similarity::{closest, REWORDED_AT};
 use crate::text::collapse_ws;
 use crate::texts::SpecText;
 use crate::version::{cmp_versions, SpecVersion};
-
-/// The lowest word-level similarity at which a section's text counts as an earlier wording.
-pub const EARLIER_WORDING_AT: f32 = 0.6;
 
 /// One clause's history, as computed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,7 +75,7 @@ fn one(c: &Clause, texts: &[Text]) -> Arrival {
             .get(&c.section)
             .and_then(|s| closest(&quote, s))
         {
-            Some((wording, score)) if score >= EARLIER_WORDING_AT => earlier.push((i, wording)),
+            Some((wording, score)) if score >= REWORDED_AT => earlier.push((i, wording)),
             _ => break,
         }
     }

@@ -9,11 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::clauses::ClauseIndex;
 use crate::sections::{self, cmp_sections};
 use crate::sentences::{is_normative, Kind, Section};
-use crate::similarity::{closest, similarity};
+use crate::similarity::{closest, similarity, REWORDED_AT};
 use crate::text::collapse_ws;
-
-/// The lowest word-level similarity at which a vanished quote counts as changed, not removed.
-const CHANGED_AT: f32 = 0.6;
 
 /// What happened to a clause between OLD and NEW.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,7 +127,7 @@ pub fn compare(index: &ClauseIndex, old: &str, new: &str) -> TextDiff {
                 .get(&c.section)
                 .and_then(|body| closest(&quote, body))
             {
-                Some((text, score)) if score >= CHANGED_AT => {
+                Some((text, score)) if score >= REWORDED_AT => {
                     (Change::Changed, Some(text), Some(score), Vec::new())
                 }
                 _ => (Change::Removed, None, None, Vec::new()),
@@ -140,7 +137,7 @@ pub fn compare(index: &ClauseIndex, old: &str, new: &str) -> TextDiff {
             .then(|| old_sections.get(&c.section))
             .flatten()
             .and_then(|body| closest(&quote, body))
-            .filter(|(_, score)| *score >= CHANGED_AT)
+            .filter(|(_, score)| *score >= REWORDED_AT)
             .map(|(text, _)| text);
         clauses.push(ClauseDiff {
             id: c.id.clone(),
@@ -200,7 +197,7 @@ fn added_sentences(
                     let now = n.join(" ");
                     sentence.contains(&now)
                         || now.contains(sentence)
-                        || similarity(n, &words) >= CHANGED_AT
+                        || similarity(n, &words) >= REWORDED_AT
                 });
             if !known {
                 added.push(AddedSentence {
@@ -259,7 +256,7 @@ mod tests {
         );
         assert!(changed
             .similarity
-            .is_some_and(|s| (CHANGED_AT..1.0).contains(&s)));
+            .is_some_and(|s| (REWORDED_AT..1.0).contains(&s)));
         assert_eq!(
             (d.clauses[1].id.as_str(), d.clauses[1].change),
             ("4A.glob.sorted", Change::Removed)

@@ -6,6 +6,11 @@ use std::collections::HashMap;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
+/// The lowest similarity at which two wordings count as one sentence reworded: an earlier
+/// wording of a clause (its arrival), or a changed clause rather than a removed one
+/// (`spec-diff`). One threshold, so the two never disagree about the same pair.
+pub const REWORDED_AT: f32 = 0.6;
+
 /// Word-level similarity: twice the words in common (in order) over both lengths. Words
 /// compare without surrounding punctuation and case, so `(\`skill\`` matches `\`skill\``.
 pub fn similarity(a: &[&str], b: &[&str]) -> f32 {
