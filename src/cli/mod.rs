@@ -147,24 +147,31 @@ fn open_port(
     port: Option<&str>,
     timeout: Duration,
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
-    open_port_with_startup(root, registry, port, timeout, None)
+    open_port_with_startup(root, registry, port, timeout, None, None)
 }
 
-/// [`open_port`], with a `hello` bound other than the driver port's default.
+/// [`open_port`], with a `hello` bound other than the driver port's default; the in-process
+/// reference declares `reference_spec` when given (`run --spec`: the same implementation
+/// judged by an earlier text).
 fn open_port_with_startup(
     root: &Path,
     registry: &Registry,
     port: Option<&str>,
     timeout: Duration,
     startup: Option<Duration>,
+    reference_spec: Option<&str>,
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
     match port {
-        None => (
-            Box::new(
-                InProcessPort::new(toolnexus_driver::ReferenceSession::new()).with_timeout(timeout),
-            ),
-            None,
-        ),
+        None => {
+            let session = match reference_spec {
+                Some(spec) => toolnexus_driver::ReferenceSession::declaring(spec),
+                None => toolnexus_driver::ReferenceSession::new(),
+            };
+            (
+                Box::new(InProcessPort::new(session).with_timeout(timeout)),
+                None,
+            )
+        }
         Some(name) => {
             let resolved = registry.resolve(name, root, &this_binary());
             let mut driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);

@@ -129,7 +129,17 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
     let env = ws.env();
     let timeout = Duration::from_millis(timeout_ms);
     let startup = startup_timeout_ms.map(Duration::from_millis);
-    let open = || open_port_with_startup(root, registry, port.as_deref(), timeout, startup);
+    let reference_spec = filter.spec.clone();
+    let open = || {
+        open_port_with_startup(
+            root,
+            registry,
+            port.as_deref(),
+            timeout,
+            startup,
+            reference_spec.as_deref(),
+        )
+    };
     let (driver, resolved) = open();
     if let Some(name) = port.as_deref() {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
@@ -200,6 +210,7 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         );
     }
     report.strict = strict;
+    report.judged_by = ws.judged_by(report.port_spec.as_deref());
     if let (Some(expected), Some(file)) = (expected, baseline_file) {
         let shown = file
             .strip_prefix(root)

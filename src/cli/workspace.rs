@@ -9,11 +9,13 @@ use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 
 use toolnexus_harness::reporting::bounds;
+use toolnexus_harness::run::runner;
 use toolnexus_harness::scenario::features::{self, ScenarioSpec};
 use toolnexus_harness::scenario::state::Env;
 use toolnexus_ports::registry::Registry;
 use toolnexus_spec::clauses::{self as clause_index, ClauseIndex};
 use toolnexus_spec::texts::{self, SpecText};
+use toolnexus_spec::version::{after_release, cmp_versions, version_key};
 
 /// A checkout: `--root`, else the one this binary was built from.
 pub struct Workspace {
@@ -52,13 +54,50 @@ impl Workspace {
         cached(&self.registry, || Registry::load(&self.root))
     }
 
-    /// Where the pinned SPEC's clause index lives.
+    /// Where the clause index that bounds the scenarios lives: the newest text's
+    /// (`texts::NEWEST`), which keeps the clauses it changed `until` their last release,
+    /// when the checkout has it; else the pinned SPEC's.
     pub fn index_path(&self) -> PathBuf {
+        let newest = clause_index::index_path(&self.root, texts::NEWEST);
+        if newest.is_file() {
+            newest
+        } else {
+            self.pinned_index_path()
+        }
+    }
+
+    /// Where the pinned SPEC's clause index lives.
+    pub fn pinned_index_path(&self) -> PathBuf {
         clause_index::index_path(&self.root, toolnexus_protocol::SPEC_VERSION)
     }
 
-    /// The pinned SPEC's clause index; `None` for a root without one (a scratch checkout of
-    /// features only, whose scenarios keep their tags' bounds).
+    /// The labels of the SPEC texts this checkout has a clause index for
+    /// (`conformance/clauses/<label>.json`), oldest first.
+    pub fn indexed_texts(&self) -> Vec<String> {
+        let mut labels: Vec<String> = std::fs::read_dir(self.root.join("conformance/clauses"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.strip_suffix(".json")?.to_string();
+                let is_text = version_key(&name).is_some() || after_release(&name).is_some();
+                is_text.then_some(name)
+            })
+            .collect();
+        labels.sort_by(|a, b| cmp_versions(a, b));
+        labels
+    }
+
+    /// The SPEC text a port declaring `declared` is judged by (`texts::judged_by` over the
+    /// indexed texts); `None` when the declaration is no SPEC version or nothing is indexed.
+    pub fn judged_by(&self, declared: Option<&str>) -> Option<String> {
+        let version = runner::port_spec(declared).ok()?;
+        texts::judged_by(&self.indexed_texts(), version).map(str::to_string)
+    }
+
+    /// The clause index that bounds the scenarios ([`Self::index_path`]); `None` for a root
+    /// without one (a scratch checkout of features only, whose scenarios keep their tags'
+    /// bounds).
     pub fn clause_index(&self) -> Result<Option<&ClauseIndex>, String> {
         let loaded = self.index.get_or_init(|| {
             let file = self.index_path();
@@ -84,12 +123,12 @@ impl Workspace {
         loaded.as_deref().map_err(Clone::clone)
     }
 
-    /// The SPEC texts of the history beside the checkout (`../shared/spec/history`), oldest
-    /// first.
+    /// The SPEC texts beside the checkout, oldest first: the history
+    /// (`../shared/spec/history`), then the newest text when it is there (`texts::load_all`).
     pub fn history(&self) -> Result<&[SpecText], String> {
         let loaded = self
             .history
-            .get_or_init(|| texts::load_history(&texts::history_dir(&self.root)));
+            .get_or_init(|| texts::load_all(&self.root, &texts::history_dir(&self.root)));
         loaded.as_deref().map_err(Clone::clone)
     }
 

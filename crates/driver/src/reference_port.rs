@@ -15,7 +15,7 @@ use crate::serve_port::{ServeRequest, Serves};
 use toolnexus_protocol::messages::Answer as ProtoAnswer;
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
-    decode_request, error_response, ErrorKind, Request, PROTOCOL_VERSION, SPEC_VERSION,
+    decode_request, error_response, ErrorKind, Request, PROTOCOL_VERSION, REFERENCE_SPEC,
 };
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
@@ -43,6 +43,9 @@ pub struct ReferenceSession {
     /// large catalog's answer is a megabyte that a fresh buffer would grow by doubling and
     /// fault in page by page on every build.
     spare: Vec<u8>,
+    /// The SPEC text `hello` declares, when not [`REFERENCE_SPEC`] (a run judging the
+    /// reference by an earlier text).
+    spec: Option<String>,
 }
 
 /// The largest answer buffer kept for reuse; a larger one is freed once sent.
@@ -52,6 +55,15 @@ impl ReferenceSession {
     /// A session with no toolkits.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A session whose `hello` declares SPEC `spec` instead of [`REFERENCE_SPEC`], so a run
+    /// judges the same implementation by an earlier text.
+    pub fn declaring(spec: impl Into<String>) -> Self {
+        Self {
+            spec: Some(spec.into()),
+            ..Self::default()
+        }
     }
 
     /// Answers one request; every failure is an `{"ok":false}` response, never a panic.
@@ -97,7 +109,7 @@ impl ReferenceSession {
 
     async fn dispatch(&mut self, request: Request) -> Reply {
         match request {
-            Request::Hello { .. } => Ok(hello()),
+            Request::Hello { .. } => Ok(hello(self.spec.as_deref().unwrap_or(REFERENCE_SPEC))),
             Request::Build { id, options, .. } => self.build(id, &options).await,
             Request::Tools { toolkit, .. } => {
                 let tk = self.toolkit(&toolkit)?;
@@ -529,11 +541,11 @@ fn unknown_toolkit(id: &str) -> (ErrorKind, String) {
     (ErrorKind::UnknownToolkit, format!("no toolkit \"{id}\""))
 }
 
-/// The `hello` answer: who this port is and what it implements.
-pub fn hello() -> Value {
+/// The `hello` answer: who this port is and what it implements (SPEC `spec`).
+pub fn hello(spec: &str) -> Value {
     json!({
         "protocol": PROTOCOL_VERSION,
-        "spec": SPEC_VERSION,
+        "spec": spec,
         "port": {"name": "reference", "language": "rust", "version": env!("CARGO_PKG_VERSION")},
         "implements": IMPLEMENTS,
     })

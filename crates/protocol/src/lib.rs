@@ -32,6 +32,10 @@ pub const PROTOCOL_VERSION: u64 = 1;
 /// The SPEC version the scenarios pin.
 pub const SPEC_VERSION: &str = "0.16.0";
 
+/// The SPEC text the reference implements and declares in `hello`: the newest in reach (the
+/// spec crate's `texts::NEWEST`; a test keeps the two equal).
+pub const REFERENCE_SPEC: &str = "main-after-0.17.0";
+
 use serde_json::{json, Value};
 
 /// A failure response.

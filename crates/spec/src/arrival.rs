@@ -2,6 +2,13 @@
 //! upstream release), the first release from which every text holds the clause's quote, and
 //! the earlier releases where a former wording of it first appeared or changed; and the
 //! lower bound a set of clauses gives (the first release stating all their rules).
+//!
+//! A text that is no release (`main-after-X`, [`crate::version::after_release`]) can be
+//! where a quote first appears. Its changes shipped in some release after the text before
+//! it, which the texts cannot say, so the computed arrival is that label and a stored
+//! arrival agrees with it when it is a release after the previous text, or is absent (not
+//! yet read off a port's releases). A clause kept `until` a release is looked for in the
+//! texts up to that release only.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +19,7 @@ use crate::sections;
 use crate::similarity::{closest, REWORDED_AT};
 use crate::text::collapse_ws;
 use crate::texts::SpecText;
-use crate::version::{cmp_versions, SpecVersion};
+use crate::version::{after_release, cmp_versions, version_key, SpecVersion};
 
 /// One clause's history, as computed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +31,41 @@ pub struct Arrival {
     pub arrived: Option<String>,
     /// Releases before `arrived` where an earlier wording first appeared or changed.
     pub reworded: Vec<String>,
+    /// When `arrived` is a text that is no release: the text before it, after which the
+    /// release that brought the quote came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+impl Arrival {
+    /// Whether a stored arrival says what the texts say: the same release, or, when the
+    /// quote first appears in a text that is no release, a release after the text before
+    /// it, or none yet.
+    pub fn agrees(&self, stored: Option<&str>) -> bool {
+        if self.arrived.as_deref().and_then(after_release).is_none() {
+            return stored == self.arrived.as_deref();
+        }
+        match stored {
+            None => true,
+            Some(s) => {
+                version_key(s).is_some()
+                    && self
+                        .after
+                        .as_deref()
+                        .is_none_or(|prev| cmp_versions(s, prev) == std::cmp::Ordering::Greater)
+            }
+        }
+    }
+
+    /// What `--write` stores: the computed release; for a text that is no release, the
+    /// stored value when it agrees, else the release the text follows.
+    fn stored_value(&self, stored: Option<&str>) -> Option<String> {
+        match self.arrived.as_deref().and_then(after_release) {
+            Some(_) if self.agrees(stored) => stored.map(str::to_string),
+            Some(release) => Some(release.to_string()),
+            None => self.arrived.clone(),
+        }
+    }
 }
 
 /// A history text, collapsed once.
@@ -52,6 +94,14 @@ pub fn compute(index: &ClauseIndex, history: &[SpecText]) -> Vec<Arrival> {
 }
 
 fn one(c: &Clause, texts: &[Text]) -> Arrival {
+    // A retired clause is looked for in the texts that still state it.
+    let upto = c.until.as_deref().map_or(texts.len(), |until| {
+        texts
+            .iter()
+            .take_while(|t| cmp_versions(&t.version, until) != std::cmp::Ordering::Greater)
+            .count()
+    });
+    let texts = &texts[..upto];
     let quote = collapse_ws(&c.quote);
     let present = |t: &Text| t.all.contains(&quote);
     let mut first = texts.len();
@@ -63,8 +113,13 @@ fn one(c: &Clause, texts: &[Text]) -> Arrival {
             id: c.id.clone(),
             arrived: None,
             reworded: Vec::new(),
+            after: None,
         };
     };
+    let after = after_release(&arrived)
+        .and_then(|_| first.checked_sub(1))
+        .and_then(|i| texts.get(i))
+        .map(|t| t.version.clone());
     // Walk back while the section holds something close: an earlier wording.
     let mut earlier: Vec<(usize, String)> = Vec::new();
     let mut i = first;
@@ -92,6 +147,7 @@ fn one(c: &Clause, texts: &[Text]) -> Arrival {
         id: c.id.clone(),
         arrived: Some(arrived),
         reworded,
+        after,
     }
 }
 
@@ -103,8 +159,9 @@ pub fn apply(index: &mut ClauseIndex, arrivals: &[Arrival]) -> usize {
         let Some(a) = by_id.get(c.id.as_str()) else {
             continue;
         };
-        if c.arrived != a.arrived || c.reworded != a.reworded {
-            c.arrived = a.arrived.clone();
+        let arrived = a.stored_value(c.arrived.as_deref());
+        if c.arrived != arrived || c.reworded != a.reworded {
+            c.arrived = arrived;
             c.reworded = a.reworded.clone();
             changed += 1;
         }
@@ -116,8 +173,12 @@ pub fn apply(index: &mut ClauseIndex, arrivals: &[Arrival]) -> usize {
 /// `sameRule` names a release that is not one of its computed earlier wordings.
 pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
     let by_id: BTreeMap<&str, &Arrival> = arrivals.iter().map(|a| (a.id.as_str(), a)).collect();
-    let show = |a: &Option<String>, r: &[String]| {
+    let show = |a: &Option<String>, after: Option<&str>, r: &[String]| {
         let a = a.as_deref().unwrap_or("none");
+        let a = match (after_release(a), after) {
+            (Some(_), Some(prev)) => format!("none yet or a release after {prev} ({a})"),
+            _ => a.to_string(),
+        };
         if r.is_empty() {
             a.to_string()
         } else {
@@ -129,12 +190,12 @@ pub fn stale(index: &ClauseIndex, arrivals: &[Arrival]) -> Vec<String> {
         .iter()
         .filter_map(|c| {
             let a = by_id.get(c.id.as_str())?;
-            (c.arrived != a.arrived || c.reworded != a.reworded).then(|| {
+            (!a.agrees(c.arrived.as_deref()) || c.reworded != a.reworded).then(|| {
                 format!(
                     "{}: stored {}, the history gives {}",
                     c.id,
-                    show(&c.arrived, &c.reworded),
-                    show(&a.arrived, &a.reworded)
+                    show(&c.arrived, None, &c.reworded),
+                    show(&a.arrived, a.after.as_deref(), &a.reworded)
                 )
             })
         })
@@ -167,9 +228,15 @@ pub fn per_version<'a>(
                 .clauses
                 .iter()
                 .filter(|c| {
-                    c.arrived
+                    let arrived = c
+                        .arrived
                         .as_deref()
-                        .is_some_and(|a| cmp_versions(a, v) != std::cmp::Ordering::Greater)
+                        .is_some_and(|a| cmp_versions(a, v) != std::cmp::Ordering::Greater);
+                    let retired = c
+                        .until
+                        .as_deref()
+                        .is_some_and(|u| cmp_versions(v, u) == std::cmp::Ordering::Greater);
+                    arrived && !retired
                 })
                 .collect();
             (v.clone(), has)
@@ -271,6 +338,87 @@ mod tests {
             .map(|(v, c)| (v, c.len()))
             .collect();
         assert_eq!(counts, vec![("0.1.0".into(), 1), ("0.3.0".into(), 3)]);
+    }
+
+    #[test]
+    fn a_quote_first_in_a_text_that_is_no_release_arrived_in_some_release_after_the_one_before() {
+        let index = ClauseIndex::parse(
+            r#"{"spec": "main-after-0.17.0", "clauses": [
+              {"id": "0.a.kept", "section": "0", "quote": "Every port answers.", "kind": "observable"},
+              {"id": "0.a.new", "section": "0", "quote": "Parts are base64.", "kind": "observable"},
+              {"id": "0.a.later", "section": "0", "quote": "Classifiers decide.", "kind": "observable"},
+              {"id": "0.a.old", "section": "0", "quote": "Read a UTF-8 text file.", "kind": "observable", "until": "0.16.0"}
+            ]}"#,
+            "i",
+        )
+        .unwrap();
+        let h = [
+            text(
+                "0.15.0",
+                "## 0. C\nEvery port answers. Read a UTF-8 text file.\n",
+            ),
+            text(
+                "0.16.0",
+                "## 0. C\nEvery port answers. Read a UTF-8 text file.\n",
+            ),
+            text(
+                "main-after-0.17.0",
+                "## 0. C\nEvery port answers. Parts are base64. Classifiers decide. Read a file.\n",
+            ),
+        ];
+        let got = compute(&index, &h);
+        let arrived: Vec<(Option<&str>, Option<&str>)> = got
+            .iter()
+            .map(|a| (a.arrived.as_deref(), a.after.as_deref()))
+            .collect();
+        assert_eq!(
+            arrived,
+            vec![
+                (Some("0.15.0"), None),
+                (Some("main-after-0.17.0"), Some("0.16.0")),
+                (Some("main-after-0.17.0"), Some("0.16.0")),
+                // Retired after 0.16.0: the texts up to there hold it throughout.
+                (Some("0.15.0"), None),
+            ]
+        );
+        // The CHANGELOG's release, one read off a later port, or none yet: all agree.
+        assert!(got[1].agrees(Some("0.17.0")) && got[2].agrees(Some("0.18.0")));
+        assert!(got[2].agrees(None));
+        assert!(!got[1].agrees(Some("0.16.0")) && !got[1].agrees(Some("main-after-0.17.0")));
+        let mut stored = index.clone();
+        stored.clauses[0].arrived = Some("0.15.0".into());
+        stored.clauses[1].arrived = Some("0.17.0".into());
+        stored.clauses[3].arrived = Some("0.15.0".into());
+        assert!(
+            stale(&stored, &got).is_empty(),
+            "{:?}",
+            stale(&stored, &got)
+        );
+        stored.clauses[1].arrived = Some("0.9.0".into());
+        assert_eq!(
+            stale(&stored, &got),
+            vec!["0.a.new: stored 0.9.0, the history gives none yet or a release after 0.16.0 (main-after-0.17.0)"]
+        );
+        // --write keeps what agrees and puts the release the text follows where it does not.
+        assert_eq!(apply(&mut stored, &got), 1);
+        assert_eq!(stored.clauses[1].arrived.as_deref(), Some("0.17.0"));
+        assert_eq!(stored.clauses[2].arrived, None);
+        // A retired clause counts up to its last release only.
+        let counts: Vec<(String, usize)> = per_version(
+            &stored,
+            &["0.16.0".into(), "0.17.0".into(), "main-after-0.17.0".into()],
+        )
+        .into_iter()
+        .map(|(v, c)| (v, c.len()))
+        .collect();
+        assert_eq!(
+            counts,
+            vec![
+                ("0.16.0".into(), 2),
+                ("0.17.0".into(), 2),
+                ("main-after-0.17.0".into(), 2)
+            ]
+        );
     }
 
     #[test]

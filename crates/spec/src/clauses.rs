@@ -57,6 +57,11 @@ pub struct Clause {
     /// same rule, so scenarios checking it hold from there, not from `arrived`.
     #[serde(default, rename = "sameRule", skip_serializing_if = "Option::is_none")]
     pub same_rule: Option<SameRule>,
+    /// For a clause a later text changed the rule of: the last release whose text states
+    /// it (its quote is that text's), so scenarios checking it hold up to there. The index
+    /// of the later text keeps it beside the clause that replaced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
 }
 
 /// An earlier wording that states the same rule as the quote.
@@ -77,6 +82,11 @@ impl Clause {
             .as_ref()
             .map(|r| r.since.as_str())
             .or(self.arrived.as_deref())
+    }
+
+    /// Whether the index's own text states this clause (no later text retired it).
+    pub fn is_current(&self) -> bool {
+        self.until.is_none()
     }
 }
 
@@ -164,7 +174,7 @@ impl ClauseIndex {
             if c.part.as_deref().is_some_and(|p| p.trim().is_empty()) {
                 bad("\"part\" needs a reason".into());
             }
-            for v in c.arrived.iter().chain(&c.reworded) {
+            for v in c.arrived.iter().chain(&c.reworded).chain(&c.until) {
                 if version_key(v).is_none() {
                     bad(format!("\"{v}\" is not a release number"));
                 }
@@ -193,6 +203,12 @@ impl ClauseIndex {
         } else {
             Err(errors)
         }
+    }
+
+    /// The clauses the index's own text states, without those it keeps `until` an earlier
+    /// release.
+    pub fn current(&self) -> impl Iterator<Item = &Clause> {
+        self.clauses.iter().filter(|c| c.is_current())
     }
 
     /// The clause with this id.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::version::{cmp_versions, version_key};
+use crate::version::{cmp_versions, version_key, SpecVersion, NEWEST_TEXT};
 
 /// The pinned SPEC.md beside a checkout (`../shared/spec/SPEC.md`).
 pub fn pinned_spec_file(root: &Path) -> PathBuf {
@@ -16,10 +16,8 @@ pub fn history_dir(root: &Path) -> PathBuf {
     root.join("../shared/spec/history")
 }
 
-/// The label of the newest SPEC text in reach, which is no release: upstream main after
-/// 0.17.0, with what its CHANGELOG then listed as "Unreleased". Written here once; it sorts
-/// after 0.17.0 and before any later release ([`cmp_versions`]).
-pub const NEWEST: &str = "main-after-0.17.0";
+/// The label of the newest SPEC text in reach ([`NEWEST_TEXT`]).
+pub const NEWEST: &str = NEWEST_TEXT;
 
 /// Where the [`NEWEST`] text lives beside a checkout (`../shared/spec/upstream-main/SPEC.md`).
 pub fn newest_spec_file(root: &Path) -> PathBuf {
@@ -36,6 +34,32 @@ pub fn load_newest(root: &Path) -> Result<SpecText, String> {
         version: NEWEST.to_string(),
         text,
     })
+}
+
+/// Every text a port can be judged by, oldest first: the history in `dir`, then the
+/// [`NEWEST`] text when it is beside the checkout at `root` (a checkout without it judges by
+/// the history alone).
+pub fn load_all(root: &Path, dir: &Path) -> Result<Vec<SpecText>, String> {
+    let mut texts = load_history(dir)?;
+    if newest_spec_file(root).is_file() {
+        texts.push(load_newest(root)?);
+    }
+    Ok(texts)
+}
+
+/// Which of the `indexed` texts (labels of the texts that have a clause index, in any order)
+/// judges a port implementing SPEC `version`: the first that does not come before it, else
+/// the newest. A release after the pinned text and before the next indexed one is judged by
+/// that next one, which holds its changes; `None` when nothing is indexed.
+pub fn judged_by(indexed: &[String], version: SpecVersion) -> Option<&str> {
+    let mut sorted: Vec<&str> = indexed.iter().map(String::as_str).collect();
+    sorted.sort_by(|a, b| cmp_versions(a, b));
+    let shown = version.to_string();
+    sorted
+        .iter()
+        .find(|t| cmp_versions(t, &shown) != std::cmp::Ordering::Less)
+        .or(sorted.last())
+        .copied()
 }
 
 /// One SPEC text of the history directory.
@@ -114,6 +138,19 @@ mod tests {
             history_dir(Path::new("/r")),
             Path::new("/r/../shared/spec/history")
         );
+    }
+
+    #[test]
+    fn a_port_is_judged_by_the_first_indexed_text_not_before_its_version() {
+        let indexed = vec![NEWEST.to_string(), "0.16.0".to_string()];
+        let v = |t: &str| SpecVersion::parse(t).unwrap();
+        assert_eq!(judged_by(&indexed, v("0.9.0")), Some("0.16.0"));
+        assert_eq!(judged_by(&indexed, v("0.16.0")), Some("0.16.0"));
+        assert_eq!(judged_by(&indexed, v("0.17.0")), Some(NEWEST));
+        assert_eq!(judged_by(&indexed, v("0.21.0")), Some(NEWEST));
+        assert_eq!(judged_by(&indexed, SpecVersion::NEWEST), Some(NEWEST));
+        assert_eq!(judged_by(&["0.16.0".into()], v("0.21.0")), Some("0.16.0"));
+        assert_eq!(judged_by(&[], v("0.21.0")), None);
     }
 
     #[test]

@@ -10,7 +10,17 @@ use std::cmp::Ordering;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpecVersion(pub [u64; 3]);
 
+/// The label of the newest SPEC text in reach, which is no release: upstream main after
+/// 0.17.0, with what its CHANGELOG then listed as "Unreleased". Written here once; it sorts
+/// after 0.17.0 and before any later release ([`cmp_versions`]).
+pub const NEWEST_TEXT: &str = "main-after-0.17.0";
+
 impl SpecVersion {
+    /// A port that declares the [`NEWEST_TEXT`] label implements that text whole, which is
+    /// ahead of every release it follows (its "Unreleased" rules shipped later): above every
+    /// release, so every scenario the text's clauses bound holds for it.
+    pub const NEWEST: SpecVersion = SpecVersion([u64::MAX; 3]);
+
     /// Parses exactly `X.Y.Z` (decimal components), as version tags must be written.
     pub fn parse(text: &str) -> Option<SpecVersion> {
         let mut parts = [0u64; 3];
@@ -25,9 +35,18 @@ impl SpecVersion {
         (n == 3).then_some(SpecVersion(parts))
     }
 
+    /// Parses `X.Y.Z`, or the [`NEWEST_TEXT`] label as [`SpecVersion::NEWEST`]: a SPEC text a
+    /// command can be asked to judge by.
+    pub fn parse_text(text: &str) -> Option<SpecVersion> {
+        SpecVersion::parse(text).or((text == NEWEST_TEXT).then_some(SpecVersion::NEWEST))
+    }
+
     /// Reads the version a port declares: its leading `X[.Y[.Z]]`, missing components 0 and
     /// any suffix (`rc1`, `.post1`) ignored, because package versions carry them.
     pub fn parse_declared(text: &str) -> Option<SpecVersion> {
+        if text.trim() == NEWEST_TEXT {
+            return Some(SpecVersion::NEWEST);
+        }
         let mut parts = [0u64; 3];
         let mut rest = text.trim();
         for (i, slot) in parts.iter_mut().enumerate() {
@@ -48,6 +67,9 @@ impl SpecVersion {
 
 impl std::fmt::Display for SpecVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if *self == SpecVersion::NEWEST {
+            return f.write_str(NEWEST_TEXT);
+        }
         let [a, b, c] = self.0;
         write!(f, "{a}.{b}.{c}")
     }
@@ -124,6 +146,9 @@ mod tests {
         assert_eq!(d("0.22.0rc1"), Some(SpecVersion([0, 22, 0])));
         assert_eq!(d("1"), Some(SpecVersion([1, 0, 0])));
         assert_eq!(d("latest"), None);
+        assert_eq!(d(NEWEST_TEXT), Some(SpecVersion::NEWEST));
+        assert!(SpecVersion::NEWEST > SpecVersion([0, 99, 0]));
+        assert_eq!(SpecVersion::NEWEST.to_string(), NEWEST_TEXT);
         assert_eq!(d(""), None);
     }
 

@@ -10,7 +10,10 @@ use std::ops::Range;
 use crate::clauses::ClauseIndex;
 use crate::sections;
 use crate::sentences::{is_normative, Kind, Section};
-use crate::text::shorten;
+use crate::text::{collapse_ws, shorten};
+use crate::texts::SpecText;
+use crate::version::cmp_versions;
+use std::cmp::Ordering;
 
 /// One problem the lint found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +76,44 @@ impl fmt::Display for Finding {
 /// the index, or `None` for a prose entry.
 type Held = (Range<usize>, Option<usize>);
 
-/// Lints `index` against the SPEC text it quotes (see the module doc).
+/// A clause the index keeps `until` an earlier release must quote that release's text, and
+/// that release must come before the index's own text: one message per clause that does not.
+pub fn check_retired(index: &ClauseIndex, history: &[SpecText]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in &index.clauses {
+        let Some(until) = c.until.as_deref() else {
+            continue;
+        };
+        if cmp_versions(until, &index.spec) != Ordering::Less {
+            out.push(format!(
+                "{}: kept until {until}, which is not before the index's text {}",
+                c.id, index.spec
+            ));
+            continue;
+        }
+        match history.iter().find(|t| t.version == until) {
+            None => out.push(format!(
+                "{}: kept until {until}, which the SPEC history has no text of",
+                c.id
+            )),
+            Some(t) => {
+                let holds = sections::split(&t.text)
+                    .get(&c.section)
+                    .is_some_and(|body| collapse_ws(body).contains(&collapse_ws(&c.quote)));
+                if !holds {
+                    out.push(format!(
+                        "{}: kept until {until}, but §{} of SPEC {until} does not hold its quote",
+                        c.id, c.section
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Lints `index` against the SPEC text it quotes (see the module doc); clauses it keeps
+/// `until` an earlier release are [`check_retired`]'s.
 pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
     let parsed: BTreeMap<String, Section> = sections::split(spec)
         .into_iter()
@@ -82,6 +122,10 @@ pub fn check(index: &ClauseIndex, spec: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut spans: BTreeMap<&str, Vec<Held>> = BTreeMap::new();
     for (i, c) in index.clauses.iter().enumerate() {
+        if !c.is_current() {
+            // Retired: its quote is an earlier text's ([`check_retired`]).
+            continue;
+        }
         let found = parsed
             .get(&c.section)
             .map(|s| s.find_all(&c.quote))
@@ -198,6 +242,45 @@ mod tests {
         format!(
             r#"{{"id": "4A.x.{id}", "section": "4A", "quote": "{quote}", "kind": "observable"{part}}}"#
         )
+    }
+
+    #[test]
+    fn a_retired_clause_quotes_its_last_release_not_the_index_text() {
+        let text = |version: &str, body: &str| SpecText {
+            version: version.into(),
+            text: body.into(),
+        };
+        let history = [
+            text("0.15.0", "## 4A. B\nPorts MUST read UTF-8.\n"),
+            text("0.16.0", "## 4A. B\nPorts MUST read UTF-8.\n"),
+        ];
+        let idx = |until: &str| {
+            ClauseIndex::parse(
+                &format!(
+                    r#"{{"spec": "main-after-0.17.0", "clauses": [
+                      {{"id": "4A.x.old", "section": "4A", "quote": "Ports MUST read UTF-8.", "kind": "observable", "until": "{until}"}},
+                      {{"id": "4A.x.gone", "section": "4A", "quote": "Ports MUST sniff.", "kind": "observable", "until": "0.16.0"}}
+                    ]}}"#
+                ),
+                "i",
+            )
+            .unwrap()
+        };
+        // The newer text lacks both quotes, and its lint does not look for them.
+        assert!(check(&idx("0.16.0"), "## 4A. B\nPorts MUST read a file.\n")
+            .iter()
+            .all(|f| !matches!(f, Finding::NotFound { .. })));
+        assert_eq!(
+            check_retired(&idx("0.16.0"), &history),
+            vec!["4A.x.gone: kept until 0.16.0, but §4A of SPEC 0.16.0 does not hold its quote"]
+        );
+        let late = check_retired(&idx("0.18.0"), &history);
+        assert!(
+            late[0].contains("not before the index's text main-after-0.17.0"),
+            "{late:?}"
+        );
+        let unknown = check_retired(&idx("0.14.0"), &history);
+        assert!(unknown[0].contains("has no text of"), "{unknown:?}");
     }
 
     #[test]

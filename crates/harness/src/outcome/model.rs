@@ -193,6 +193,10 @@ pub struct RunReport {
     pub port_spec: Option<String>,
     /// The SPEC version the scenarios pin.
     pub spec: String,
+    /// The SPEC text the port was judged by: the one with a clause index that its declared
+    /// SPEC selects (`toolnexus_spec::texts::judged_by`); absent when no index was in reach.
+    #[serde(rename = "judgedBy", default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<String>,
     /// Totals.
     pub summary: Counts,
     /// Totals per SPEC section, sorted.
@@ -221,6 +225,7 @@ impl RunReport {
             port: PortInfo::default(),
             port_spec: None,
             spec: "0.16.0".into(),
+            judged_by: None,
             summary: Counts::of(&scenarios),
             sections: BTreeMap::new(),
             scenarios,

@@ -20,6 +20,19 @@ pub fn clause_floor<'a>(
     rule_floor(index, clause_tags(scenario).into_iter().map(|(id, _)| id))
 }
 
+/// The earliest last release among the retired clauses a scenario tags (`Clause::until`),
+/// and that clause: a later text changed that rule, so the scenario holds up to there.
+pub fn clause_ceiling<'a>(
+    index: &'a ClauseIndex,
+    scenario: &ScenarioSpec,
+) -> Option<(SpecVersion, &'a str)> {
+    clause_tags(scenario)
+        .into_iter()
+        .filter_map(|(id, _)| index.get(id))
+        .filter_map(|c| Some((SpecVersion::parse(c.until.as_deref()?)?, c.id.as_str())))
+        .min()
+}
+
 /// Whether the scenario names its own lower bound with a `since-` tag.
 fn has_since_tag(scenario: &ScenarioSpec) -> bool {
     scenario.tags.iter().any(|t| t.starts_with("since-"))
@@ -29,8 +42,15 @@ fn has_since_tag(scenario: &ScenarioSpec) -> bool {
 /// whose every tagged clause has a known arrival holds from the latest of them (the SPEC
 /// text that first has all it checks), not from the pin it was written against. Others keep
 /// the bound their tags give.
+/// Likewise a scenario without an `until-` tag that tags a clause the index keeps `until`
+/// a release holds up to the earliest such release.
 pub fn derive_bounds(index: &ClauseIndex, scenarios: &mut [ScenarioSpec]) {
     for s in scenarios.iter_mut() {
+        if !s.tags.iter().any(|t| t.starts_with("until-")) {
+            if let Some((ceiling, _)) = clause_ceiling(index, s) {
+                s.bounds.until = Some(ceiling);
+            }
+        }
         if has_since_tag(s) {
             continue;
         }

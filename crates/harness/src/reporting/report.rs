@@ -72,10 +72,14 @@ pub fn text(report: &RunReport) -> String {
         .port_spec
         .as_ref()
         .map_or(String::new(), |v| format!(", implements SPEC {v}"));
+    let judged = match &report.judged_by {
+        Some(text) => format!("judged by SPEC text {text}"),
+        None => format!("against SPEC {}", report.spec),
+    };
     let _ = writeln!(
         out,
-        "\nport: {} ({} {}{declared}) against SPEC {}",
-        report.port.name, report.port.language, report.port.version, report.spec
+        "\nport: {} ({} {}{declared}) {judged}",
+        report.port.name, report.port.language, report.port.version
     );
     let _ = writeln!(
         out,

@@ -59,9 +59,10 @@ impl Selection {
     /// Refuses a selection that cannot mean anything (a `spec` that is not `X.Y.Z`).
     pub fn check(&self) -> Result<(), String> {
         match &self.spec {
-            Some(v) if SpecVersion::parse(v).is_none() => {
-                Err(format!("--spec {v}: not a SPEC version (expected X.Y.Z)"))
-            }
+            Some(v) if SpecVersion::parse_text(v).is_none() => Err(format!(
+                "--spec {v}: not a SPEC version (expected X.Y.Z or {})",
+                toolnexus_spec::version::NEWEST_TEXT
+            )),
             _ => Ok(()),
         }
     }
@@ -77,7 +78,7 @@ impl Selection {
         let spec_ok = self
             .spec
             .as_ref()
-            .is_none_or(|v| SpecVersion::parse(v).is_some_and(|v| s.bounds.holds_for(v)));
+            .is_none_or(|v| SpecVersion::parse_text(v).is_some_and(|v| s.bounds.holds_for(v)));
         let preview_ok = !s.is_preview()
             || self.include_preview
             || self
@@ -365,6 +366,7 @@ async fn execute(
         port: info,
         port_spec: declared_spec,
         spec: pinned_versions(scenarios),
+        judged_by: None,
         summary: Counts::default(),
         sections: BTreeMap::new(),
         scenarios: results,
