@@ -36,6 +36,20 @@ pub fn load_newest(root: &Path) -> Result<SpecText, String> {
     })
 }
 
+/// Where the text labelled `label` is beside a checkout: the [`NEWEST`] text's file, else
+/// the history's `SPEC-<label>.md` when there is one, else the pinned SPEC.md.
+pub fn text_file(root: &Path, label: &str) -> PathBuf {
+    if label == NEWEST {
+        return newest_spec_file(root);
+    }
+    let in_history = history_dir(root).join(format!("SPEC-{label}.md"));
+    if in_history.is_file() {
+        in_history
+    } else {
+        pinned_spec_file(root)
+    }
+}
+
 /// Every text a port can be judged by, oldest first: the history in `dir`, then the
 /// [`NEWEST`] text when it is beside the checkout at `root` (a checkout without it judges by
 /// the history alone).
