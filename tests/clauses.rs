@@ -437,3 +437,112 @@ fn version_bounds_follow_the_clauses() {
     assert_eq!(bad[3].bounds.describe(), "SPEC ≥ 0.10.0");
     assert_eq!(bad[0].bounds.describe(), "SPEC ≥ 0.9.0");
 }
+
+/// The index that bounds the scenarios: the newest text's, which keeps the clauses it
+/// changed `until` their last release.
+fn bounding_index() -> ClauseIndex {
+    let file = clauses::index_path(&root(), texts::NEWEST);
+    ClauseIndex::load(&file, "the newest text's clause index")
+        .unwrap_or_else(|e| panic!("{}", e.join("\n")))
+}
+
+/// Every text with an index: each normative sentence of it is in its own index whole, and a
+/// clause kept `until` a release quotes that release's text.
+#[test]
+fn every_indexed_text_is_tracked_whole_by_its_own_index() {
+    let texts = texts::load_all(&root(), &root().join("../shared/spec/history"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for label in [toolnexus_protocol::SPEC_VERSION, texts::NEWEST] {
+        let index = ClauseIndex::load(&clauses::index_path(&root(), label), label)
+            .unwrap_or_else(|e| panic!("{}", e.join("\n")));
+        assert_eq!(index.spec, label);
+        let text = std::fs::read_to_string(texts::text_file(&root(), label))
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let findings = wholeness::check(&index, &text);
+        assert!(findings.is_empty(), "{label}: {findings:?}");
+        let retired = wholeness::check_retired(&index, &texts);
+        assert!(retired.is_empty(), "{label}: {retired:?}");
+    }
+    // The newest text's index keeps 0.16.0's abort rule, and lints it against 0.16.0 only.
+    let newest = bounding_index();
+    let abort = newest.get("7A.map.abort").expect("7A.map.abort kept");
+    assert_eq!(abort.until.as_deref(), Some("0.16.0"));
+    assert!(!newest.current().any(|c| c.id == abort.id));
+    let mut late = newest.clone();
+    if let Some(c) = late.clauses.iter_mut().find(|c| c.id == "7A.map.abort") {
+        c.until = Some("0.1.1".into());
+    }
+    assert_eq!(wholeness::check_retired(&late, &texts).len(), 1, "bite");
+}
+
+/// The newest text's arrivals: what the texts up to it give, a clause first in it being of
+/// a release after 0.16.0 (the CHANGELOG's 0.17.0) or none yet (read off ports later).
+#[test]
+fn the_newest_index_arrivals_are_what_the_texts_give() {
+    let texts = texts::load_all(&root(), &root().join("../shared/spec/history"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        texts.last().map(|t| t.version.as_str()),
+        Some(texts::NEWEST)
+    );
+    let index = bounding_index();
+    let computed = arrival::compute(&index, &texts);
+    let stale = arrival::stale(&index, &computed);
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+    let at_0_17: Vec<&str> = index
+        .current()
+        .filter(|c| c.arrived.as_deref() == Some("0.17.0"))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(
+        at_0_17.contains(&"1.content-part.exactly-one-source"),
+        "{at_0_17:?}"
+    );
+    // Bite: a clause first in the newest text stored as 0.16.0 is stale.
+    let mut early = index.clone();
+    let i = early
+        .clauses
+        .iter()
+        .position(|c| c.arrived.as_deref() == Some("0.17.0") && c.same_rule.is_none())
+        .expect("a clause arriving in 0.17.0");
+    early.clauses[i].arrived = Some("0.16.0".into());
+    assert_eq!(arrival::stale(&early, &computed).len(), 1);
+}
+
+/// The scenarios' bounds under the newest index: its lint is clean, and a scenario tagging
+/// a clause kept until 0.16.0 holds up to 0.16.0 only.
+#[test]
+fn the_newest_index_bounds_the_scenarios() {
+    let index = bounding_index();
+    let versions: Vec<String> = texts::load_all(&root(), &root().join("../shared/spec/history"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|t| t.version)
+        .collect();
+    let (scenarios, errors) = features::load(&root().join("features"));
+    assert!(errors.is_empty(), "{errors:?}");
+    let lint = bounds::bounds_lint(&index, &scenarios, &versions);
+    assert!(lint.is_empty(), "{}", lint.join("\n"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("f.feature"),
+        "@pin-0.16.0 @spec-7A\nFeature: f\n\n  @clause-7A.map.abort\n  Scenario: old abort\n    Given a step\n\n  @clause-7A.map.abort-anywhere\n  Scenario: new abort\n    Given a step\n",
+    )
+    .expect("write");
+    let (mut two, errors) = features::load(dir.path());
+    assert!(errors.is_empty(), "{errors:?}");
+    bounds::derive_bounds(&index, &mut two);
+    let arrived = index
+        .get("7A.map.abort")
+        .and_then(|c| c.arrived.clone())
+        .expect("7A.map.abort arrived");
+    assert_eq!(two[0].bounds.describe(), format!("SPEC {arrived} … 0.16.0"));
+    assert_eq!(two[1].bounds.describe(), "SPEC ≥ 0.17.0");
+}
+
+/// The reference declares the newest text the SPEC crate knows, written in two crates that
+/// do not depend on each other.
+#[test]
+fn the_reference_declares_the_newest_text() {
+    assert_eq!(toolnexus_protocol::REFERENCE_SPEC, texts::NEWEST);
+}

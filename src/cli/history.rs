@@ -126,7 +126,10 @@ pub async fn run(ws: &Workspace, args: HistoryArgs) -> ExitCode {
             match runner::run_or_refuse(driver.as_mut(), &env, &scenarios, &name, &mut |_| true)
                 .await
             {
-                Ok(r) => r,
+                Ok(mut r) => {
+                    r.judged_by = ws.judged_by(r.port_spec.as_deref());
+                    r
+                }
                 Err(e) => {
                     let e = format!("hello failed: {e}");
                     eprintln!("{name}: {e}");
@@ -159,11 +162,15 @@ pub async fn run(ws: &Workspace, args: HistoryArgs) -> ExitCode {
             .map(|h| h.iter().map(|t| t.version.clone()).collect())
             .unwrap_or_default();
         for r in &mut h.releases {
-            let Some(spec) = r
-                .port_spec
-                .as_deref()
-                .filter(|s| in_history.iter().any(|t| t == s))
-            else {
+            // A release with a text of its own, or one the index names as an arrival (0.17.0,
+            // whose changes only the newest text holds).
+            let Some(spec) = r.port_spec.as_deref().filter(|s| {
+                in_history.iter().any(|t| t == s)
+                    || index
+                        .clauses
+                        .iter()
+                        .any(|c| c.arrived.as_deref() == Some(*s))
+            }) else {
                 continue;
             };
             r.arrived = Some(

@@ -147,6 +147,9 @@ pub struct Release {
     /// The SPEC version its driver declared in `hello`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port_spec: Option<String>,
+    /// The SPEC text it was judged by (the one its declared SPEC selects), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<String>,
     /// Its totals, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Counts>,
@@ -224,6 +227,7 @@ pub fn build(
                 releases.push(Release {
                     version: version.clone(),
                     port_spec: report.port_spec.clone(),
+                    judged_by: report.judged_by.clone(),
                     summary: Some(report.summary),
                     setup_failed: None,
                     in_scope: Some(scope),
@@ -235,6 +239,7 @@ pub fn build(
                 releases.push(Release {
                     version: version.clone(),
                     port_spec: None,
+                    judged_by: None,
                     summary: None,
                     setup_failed: Some(reason.clone()),
                     in_scope: None,
@@ -311,8 +316,8 @@ pub fn text(h: &History) -> String {
     );
     let _ = writeln!(
         out,
-        "\n{:<10} {:<8} {:>8} {:>7} {:>7} {:>8} {:>8}",
-        "release", "spec", "in scope", "passed", "failed", "skipped", "arrived"
+        "\n{:<10} {:<8} {:<18} {:>8} {:>7} {:>7} {:>8} {:>8}",
+        "release", "spec", "judged by", "in scope", "passed", "failed", "skipped", "arrived"
     );
     for r in &h.releases {
         match (&r.summary, &r.setup_failed) {
@@ -324,9 +329,10 @@ pub fn text(h: &History) -> String {
                     .map_or("-".to_string(), |a| a.len().to_string());
                 let _ = writeln!(
                     out,
-                    "{:<10} {:<8} {:>8} {:>7} {:>7} {:>8} {:>8}",
+                    "{:<10} {:<8} {:<18} {:>8} {:>7} {:>7} {:>8} {:>8}",
                     r.version,
                     r.port_spec.as_deref().unwrap_or("-"),
+                    r.judged_by.as_deref().unwrap_or("-"),
                     scope,
                     c.passed,
                     c.failed,
