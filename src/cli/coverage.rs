@@ -27,7 +27,8 @@ pub struct CoverageArgs {
     /// Per-request timeout for the `--port` driver, in milliseconds.
     #[arg(long, default_value_t = 5_000, value_parser = timeout_ms)]
     timeout_ms: u64,
-    /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
+    /// The clause index (default: the newest text's, conformance/clauses/main-after-0.17.0.json,
+    /// which keeps the clauses it changed until their last release).
     #[arg(long)]
     index: Option<PathBuf>,
     /// Instead of the per-section table: per SPEC release of the history, how many clauses

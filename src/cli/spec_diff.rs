@@ -19,7 +19,8 @@ pub struct SpecDiffArgs {
     /// Output format (text or json).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// The clause index (default: conformance/clauses/<pinned SPEC>.json).
+    /// The clause index (default: the newest text's, conformance/clauses/main-after-0.17.0.json,
+    /// which keeps the clauses it changed until their last release).
     #[arg(long)]
     index: Option<PathBuf>,
 }
