@@ -62,8 +62,10 @@ fn the_suite_passes_against_the_reference_in_process() {
         assert!(n > 0, "section {section} has no passing scenario");
     }
     assert_eq!(report["port"]["name"], "reference");
-    // The SPEC version the port declares in `hello`, beside the one the scenarios pin.
-    assert_eq!(report["portSpec"], "0.16.0");
+    // The SPEC text the port declares in `hello` (the reference: the newest), and the one
+    // it was judged by.
+    assert_eq!(report["portSpec"], toolnexus_protocol::REFERENCE_SPEC);
+    assert_eq!(report["judgedBy"], toolnexus_protocol::REFERENCE_SPEC);
     for key in ["name", "section", "status", "message"] {
         assert!(
             report["scenarios"][0].get(key).is_some(),
@@ -879,7 +881,7 @@ fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() 
     let (code, json) = run_in(root.path(), &["--format", "json"]);
     let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
     assert_eq!(code, Some(0), "{report}");
-    assert_eq!(report["summary"]["passed"], 1, "{report}");
+    assert_eq!(report["summary"]["passed"], 2, "{report}");
     assert_eq!(report["summary"]["failed"], 0, "{report}");
     assert_eq!(
         report["summary"]["beyondSpec"],
@@ -892,13 +894,24 @@ fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() 
     assert!(beyond["beyondSpecReason"]
         .as_str()
         .is_some_and(|r| r.starts_with("Beyond the SPEC: a test fixture")));
-    // The reference implements SPEC 0.16.0: the later scenario is skipped, saying why.
-    let later = &report["scenarios"][2];
-    assert_eq!(later["status"], "skipped");
+    // The reference implements the newest text: the later scenario runs, the one for
+    // earlier SPECs only is skipped, saying why; the report names the text.
+    assert_eq!(report["scenarios"][2]["status"], "passed", "{report}");
+    let earlier = &report["scenarios"][3];
+    assert_eq!(earlier["status"], "skipped");
     assert_eq!(
-        later["message"],
-        "holds for SPEC ≥ 0.17.0; the port implements 0.16.0"
+        earlier["message"],
+        "holds for SPEC 0.10.0 … 0.15.0; the port implements main-after-0.17.0"
     );
+    assert_eq!(
+        report["judgedBy"],
+        Value::Null,
+        "no clause index in this root"
+    );
+    // Judged by 0.16.0 (`--spec`), the in-process reference declares it.
+    let (_, old) = run_in(root.path(), &["--format", "json", "--spec", "0.16.0"]);
+    let old: Value = serde_json::from_str(&old).unwrap_or_else(|e| panic!("{e}: {old}"));
+    assert_eq!(old["portSpec"], "0.16.0", "{old}");
 
     let (code, json) = run_in(root.path(), &["--format", "json", "--strict"]);
     assert_eq!(code, Some(1), "{json}");
@@ -933,7 +946,7 @@ fn a_failed_beyond_spec_scenario_is_counted_apart_and_fails_only_a_strict_run() 
 
 #[test]
 fn min_executed_fails_a_run_where_too_few_scenarios_ran() {
-    // The fixture: one passes, one fails beyond the SPEC, one is skipped ⇒ 2/3 executed.
+    // The fixture: two pass, one fails beyond the SPEC, one is skipped ⇒ 3/4 executed.
     let root = selection_root(None);
     let run = |min: &str| {
         bin()
@@ -943,18 +956,18 @@ fn min_executed_fails_a_run_where_too_few_scenarios_ran() {
             .output()
             .unwrap_or_else(|e| panic!("{e}"))
     };
-    let out = run("0.6");
+    let out = run("0.75");
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = run("0.7");
+    let out = run("0.8");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("--min-executed 0.7: only 66.7% of the selected scenarios ran"),
+        stderr.contains("--min-executed 0.8: only 75.0% of the selected scenarios ran"),
         "{stderr}"
     );
     let out = run("1.5");
@@ -1006,9 +1019,10 @@ fn list_shows_version_bounds_and_spec_selects_by_them() {
         "{all}"
     );
     assert!(all.contains("passes  (SPEC ≥ 0.16.0)"), "{all}");
-    assert!(all.contains("3 scenarios"), "{all}");
+    assert!(all.contains("4 scenarios"), "{all}");
     assert!(list(&["--spec", "0.16.0"]).contains("2 scenarios"));
     assert!(list(&["--spec", "0.17.0"]).contains("3 scenarios"));
+    assert!(list(&["--spec", "0.12.0"]).contains("1 scenario"));
 }
 
 #[test]
