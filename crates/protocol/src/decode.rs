@@ -68,7 +68,7 @@ pub mod spec_rule {
     pub const TOOL_RESULT: &str =
         "SPEC §1 ToolResult (`{output: string, isError: boolean, parts?: ContentPart[], metadata?: object}`)";
     /// A content part's shape.
-    pub const CONTENT_PART: &str = "SPEC §1B ContentPart (`{type:\"text\", text}` or `{type: image|file|audio, mimeType, data | url, name? (file only)}`, exactly one of data/url, data standard padded base64)";
+    pub const CONTENT_PART: &str = "SPEC §1B ContentPart (`{type:\"text\", text}` or `{type: image|file|audio, mimeType, data | url, name?}`, exactly one of data/url, data standard padded base64)";
     /// A suspension Request's shape.
     pub const REQUEST: &str =
         "SPEC §10 Request (`{id, kind, prompt, url?, data?, expiresAt?}`, a generated id)";
@@ -206,7 +206,10 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
         Some(v) => {
             let at = join(path, "parts");
             let list = v.as_array().ok_or_else(|| {
-                spec(ProtocolViolation::new(&at, format!("must be an array, got {}", shown(v))))
+                spec(ProtocolViolation::new(
+                    &at,
+                    format!("must be an array, got {}", shown(v)),
+                ))
             })?;
             if list.is_empty() {
                 return Err(ProtocolViolation::new(
@@ -253,18 +256,27 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
 }
 
 /// A SPEC §1B ContentPart: its keys, its type's required fields, exactly one of `data` /
-/// `url` on a non-text part, `data` in the standard padded alphabet, `name` only on a file.
+/// `url` on a non-text part, `data` in the standard padded alphabet.
 pub fn decode_content_part(v: &Value, path: &str) -> Decoded<ContentPart> {
     let spec = |e: ProtocolViolation| e.breaking(spec_rule::CONTENT_PART);
     let map = object(v, path).map_err(spec)?;
-    closed(map, path, &["type", "text", "mimeType", "data", "url", "name"]).map_err(spec)?;
+    closed(
+        map,
+        path,
+        &["type", "text", "mimeType", "data", "url", "name"],
+    )
+    .map_err(spec)?;
     let part: ContentPart = leaf(v, path).map_err(spec)?;
     let bad = |what: &str| Err(spec(ProtocolViolation::new(path, what.to_string())));
     if part.kind == ContentPartType::Text {
         if part.text.is_none() {
             return bad("a text part needs `text`");
         }
-        if part.mime_type.is_some() || part.data.is_some() || part.url.is_some() || part.name.is_some() {
+        if part.mime_type.is_some()
+            || part.data.is_some()
+            || part.url.is_some()
+            || part.name.is_some()
+        {
             return bad("a text part has only `type` and `text`");
         }
         return Ok(part);
@@ -283,9 +295,8 @@ pub fn decode_content_part(v: &Value, path: &str) -> Decoded<ContentPart> {
         }
         _ => {}
     }
-    if part.name.is_some() && part.kind != ContentPartType::File {
-        return bad("only a file part has `name`");
-    }
+    // A `name` beside an image or audio part is outside the SPEC's union but no rule of
+    // exactly-one: the scenario about it says so (NOTES), so it does not hide the others.
     Ok(part)
 }
 

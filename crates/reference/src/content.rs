@@ -213,6 +213,13 @@ impl fmt::Display for ContentError {
 
 impl std::error::Error for ContentError {}
 
+/// Standard padded base64 decoded; any other text is [`ContentError::NotBase64`].
+pub fn decode_base64(data: &str) -> Result<Vec<u8>, ContentError> {
+    STANDARD
+        .decode(data)
+        .map_err(|e| ContentError::NotBase64(e.to_string()))
+}
+
 /// The number of bytes a base64 string decodes to, from its length (padding and any
 /// stray whitespace not counted): a server's unpadded string counts as well as a padded one.
 pub fn base64_decoded_len(data: &str) -> usize {
@@ -525,7 +532,10 @@ mod tests {
             wire(&u),
             r#"{"type":"file","mimeType":"application/pdf","url":"https://example.test/a/b.pdf?x=1"}"#
         );
-        assert_eq!(wire(&ContentPart::text("hi")), r#"{"type":"text","text":"hi"}"#);
+        assert_eq!(
+            wire(&ContentPart::text("hi")),
+            r#"{"type":"text","text":"hi"}"#
+        );
         let back: ContentPart = serde_json::from_str(&wire(&u)).unwrap();
         assert_eq!(back, u);
     }
@@ -590,7 +600,10 @@ mod tests {
         let p = ContentPart::from_bytes(&[0u8; 82], "image/png", None).unwrap();
         assert_eq!(p.decoded_bytes(), 82);
         assert_eq!(p.described(), "image (image/png, 82 bytes)");
-        assert_eq!(p.placeholder(), "[unsupported image part (image/png, 82 bytes)]");
+        assert_eq!(
+            p.placeholder(),
+            "[unsupported image part (image/png, 82 bytes)]"
+        );
         assert_eq!(
             p.descriptor(),
             json!({"type": "image", "mimeType": "image/png", "bytes": 82})
@@ -601,7 +614,10 @@ mod tests {
         let url = ContentPart::from_url("https://x.test/a.gif", None).unwrap();
         assert_eq!(url.decoded_bytes(), 0);
         assert_eq!(url.token_estimate(), 85);
-        assert_eq!(read_description("a/b.wav", "audio/wav", 3), "a/b.wav (audio/wav, 3 bytes)");
+        assert_eq!(
+            read_description("a/b.wav", "audio/wav", 3),
+            "a/b.wav (audio/wav, 3 bytes)"
+        );
         assert_eq!(base64_decoded_len("AQIDBAU"), 5);
     }
 }

@@ -291,11 +291,17 @@ mod tests {
             let r = map_result(&wire);
             assert_eq!(serde_json::to_value(&r.parts).unwrap(), want, "{wire}");
         }
-        assert_eq!(map_result(&json!({"content": content})).output, "see\ninside");
+        assert_eq!(
+            map_result(&json!({"content": content})).output,
+            "see\ninside"
+        );
         let only = map_result(&json!({"content": [
             {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
             {"type": "resource_link", "uri": "https://x.test/r.pdf", "mimeType": "application/pdf"}]}));
-        assert_eq!(only.output, "image (image/png, 4 bytes)\nfile (application/pdf, 0 bytes)");
+        assert_eq!(
+            only.output,
+            "image (image/png, 4 bytes)\nfile (application/pdf, 0 bytes)"
+        );
         let text = map_result(&json!({"content": [{"type": "text", "text": "t"}]}));
         assert!(!serde_json::to_string(&text).unwrap().contains("parts"));
     }
