@@ -1,3 +1,4 @@
+@pin-0.17.0
 Feature: Built-in read — media files as a description and one part; undecodable bytes are an error (SPEC §4A, §1B)
 
   From SPEC 0.17.0 `read` answers a file whose extension is in the media table with a one-line
@@ -126,7 +127,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
   @spec-4A @beyond-spec
   Scenario: read of an upper-case media extension answers a part
     Beyond the SPEC: §4A's table lists lower-case extensions and says nothing of case (NOTES
-    #361); the reference and python 0.21 match them case-insensitively.
+    #347); the reference and python 0.21 match them case-insensitively.
     Given a toolkit built with no options
     When "read" is executed with:
       """
@@ -141,7 +142,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
   @spec-4A @beyond-spec
   Scenario: read of a media file ignores a line window
     Beyond the SPEC: §4A gives `offset`/`limit` to text only and says nothing of them on a
-    media file (NOTES #363); the reference answers the whole file as its part.
+    media file (NOTES #349); the reference answers the whole file as its part.
     Given a toolkit built with no options
     When "read" is executed with:
       """

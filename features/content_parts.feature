@@ -1,3 +1,4 @@
+@pin-0.17.0
 Feature: content parts — the ContentPart type and its edge constructors (SPEC §1B)
 
   A ContentPart is text, or an image, file or audio part carrying a `mimeType` and exactly one
@@ -67,12 +68,26 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
   @spec-1 @since-0.17.0
   Scenario: a path whose extension is not in the media table is refused, naming the extension
     Holds from SPEC 0.17.0 (§1B: "a typed error naming the extension"); the positive control:
-    with an explicit mimeType the same file makes a part.
+    the same constructor makes a part from a file whose extension is in the table.
     When a content part is made from:
       """
       {"path": "{{FIXTURES}}/media/notes.xyz"}
       """
     Then the content part is refused, naming "xyz"
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/doc.pdf"}
+      """
+    Then the content part is:
+      """
+      {"type": "file", "mimeType": "application/pdf", "data": {"$regex": "^JVBERi0xLjQK"}, "$partial": true}
+      """
+
+  # clauses: 1.edge-constructor.unknown-extension-error
+  @spec-1 @since-0.17.0
+  Scenario: a path whose extension is not in the media table makes a part with an explicit mime type
+    Holds from SPEC 0.17.0 (§1B: the error is for an unknown extension "with no explicit
+    `mimeType`"). A port whose path constructor takes no mime type answers `unsupported`.
     When a content part is made from:
       """
       {"path": "{{FIXTURES}}/media/notes.xyz", "mimeType": "application/pdf", "type": "file"}
@@ -265,7 +280,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
   @spec-1 @beyond-spec
   Scenario: an upper-case extension is in the media table
     Beyond the SPEC: §1B/§4A's table lists lower-case extensions and says nothing of case
-    (NOTES #361); the reference and python 0.21 match them case-insensitively.
+    (NOTES #347); the reference and python 0.21 match them case-insensitively.
     When a content part is made from:
       """
       {"path": "{{FIXTURES}}/media/SHOT.PNG"}

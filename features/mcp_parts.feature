@@ -1,3 +1,4 @@
+@pin-0.17.0
 Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execute, §0.4, §1B)
 
   An MCP `tools/call` result's non-text entries become `ToolResult.parts` on every branch
@@ -91,7 +92,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
   @spec-2 @since-0.17.0
   Scenario Outline: a resource's text is never a part on the <branch> branch
     Holds from SPEC 0.17.0 (§2: a `resource` text is "not a part"); whether it joins a
-    structured or error output is open (NOTES #362), so the output is not checked.
+    structured or error output is open (NOTES #348), so the output is not checked.
     When "parts_note_<branch>" is executed
     Then the result matches:
       """
