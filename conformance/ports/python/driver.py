@@ -13,6 +13,7 @@ The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `crea
 CLIENT-NOTES.md beside this file.
 """
 import asyncio
+import base64
 import dataclasses
 import importlib.metadata
 import inspect
@@ -191,6 +192,13 @@ def extra_tool(spec):
     elif key == "template" and isinstance(arg, str):
         async def run(**args):
             return fill_template(arg, args)
+    elif key == "parts" and isinstance(arg, dict):
+        content = content_module()
+        parts = [content.to_dict(content.part(**p)) for p in arg.get("parts", [])]
+        output = arg.get("output", "")
+
+        async def run(**args):
+            return ToolResult(output=output, is_error=False, parts=parts)
     elif key == "fail" and isinstance(arg, str):
         async def run(**args):
             raise Exception(arg)  # the native helper's ordinary error path
@@ -394,11 +402,72 @@ def describe(tool):
 
 
 def tool_result(result):
-    # Exactly output/isError (+ metadata when present). The port's `parts` (SPEC §1B, after
-    # 0.16.0) has no place in the protocol's pinned ToolResult and is not sent.
+    # Exactly output/isError (+ parts and metadata when present). `parts` (SPEC §1B) exists
+    # from 0.17.0; a part the port holds as its ContentPart object is rendered by the port's
+    # own `to_dict`, a dict is passed on as it is. An empty list is sent as it is (never
+    # dropped: the protocol's decode reports it).
     out = {"output": result.output, "isError": result.is_error}
+    parts = getattr(result, "parts", None)
+    if parts is not None:
+        out["parts"] = [part_json(p) for p in parts]
     if result.metadata is not None:
         out["metadata"] = plain(result.metadata)
+    return out
+
+
+def content_module():
+    """The port's §1B module (`toolnexus.content`, from 0.17.0), or `unsupported`."""
+    try:
+        return importlib.import_module("toolnexus.content")
+    except ImportError:
+        raise lacks("content parts (toolnexus.content)") from None
+
+
+def part_json(p):
+    if isinstance(p, dict):
+        return plain(p)
+    return plain(content_module().to_dict(p))
+
+
+def content_part(source):
+    """PROTOCOL.md §5.28: one part from the port's own constructors (`image`/`file`/`audio`
+    for a path, bytes or URL; `part` for the raw fields), and what the port renders of it."""
+    content = content_module()
+    if not isinstance(source, dict):
+        raise bad('content_part needs an object "from"')
+    given = [k for k in ("path", "bytes", "url", "part") if k in source]
+    if len(given) != 1:
+        raise bad("content_part: `from` needs exactly one of path, bytes, url, part")
+    mime = source.get("mimeType")
+    kind = source.get("type")
+    try:
+        if "part" in source:
+            fields = source["part"]
+            if not isinstance(fields, dict):
+                raise bad("content_part: `part` must be an object")
+            made = content.part(**fields)
+        else:
+            value = source[given[0]]
+            if given[0] == "bytes":
+                value = base64.b64decode(value, validate=True)
+            if kind is None and given[0] == "path":
+                # The constructor per type is the caller's choice; a path's row of the port's
+                # own table names it (an unknown extension reaches the port's error below).
+                ext = os.path.splitext(value)[1].lstrip(".").lower()
+                kind = content.MEDIA_TYPES.get(ext, (None, "file"))[1]
+            if kind not in ("image", "file", "audio"):
+                raise bad("content_part: bytes and url need a `type` (image, file or audio)")
+            made = getattr(content, kind)(value, mime_type=mime)
+    except content.ContentPartError as e:
+        return {"raised": str(e)}
+    except TypeError as e:
+        return {"raised": str(e)}
+    out = {"part": part_json(made), "bytes": content.decoded_len(made.data) if made.data else 0,
+           "descriptor": plain(content.summarize(made)), "tokens": content.estimate_tokens(made)}
+    if hasattr(content, "describe_part"):
+        out["described"] = content.describe_part(made)
+    if hasattr(content, "placeholder_text"):
+        out["placeholder"] = content.placeholder_text(made, "openai")
     return out
 
 
@@ -504,6 +573,9 @@ def tool_result_of(value, what):
         metadata = dict(metadata, pending=api("Request")(
             id=pending.get("id", ""), kind=pending.get("kind", ""), prompt=pending.get("prompt", ""),
             url=pending.get("url"), data=pending.get("data"), expiresAt=pending.get("expiresAt")))
+    if value.get("parts") is not None:
+        return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
+                          metadata=metadata, parts=value["parts"])
     return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
                       metadata=metadata)
 
@@ -1570,6 +1642,8 @@ class Session:
             if "config" not in req:
                 raise bad('missing field "config"')
             return {"tools": [describe(t) for t in api("select_builtins")(req["config"])]}
+        if cmd == "content_part":
+            return content_part(req.get("from"))
         if cmd == "sanitize":
             return {"value": api("sanitize")(field(req, "value", str, "a string"))}
         if cmd == "close":

@@ -10,6 +10,7 @@ use toolnexus_protocol::options::{
     self as proto, ExtraTool, SkillProviderBehaviour, SuspendSpec, ToolBehaviour, WaitForBehaviour,
 };
 
+use toolnexus_reference::content::ContentPart;
 use toolnexus_reference::http_tool::{http_tool, HttpToolSpec};
 use toolnexus_reference::native::{define_tool, NativeReturn};
 use toolnexus_reference::skills::{SkillDef, SkillProvider};
@@ -128,6 +129,7 @@ enum ToolAction {
     Suspend(SuspendSpec),
     AwaitCancel(u64),
     Template(String),
+    Parts(String, Vec<ContentPart>),
 }
 
 impl ToolAction {
@@ -145,6 +147,12 @@ impl ToolAction {
                 Self::AwaitCancel(s.ms.unwrap_or(AWAIT_CANCEL_DEFAULT_MS))
             }
             ToolBehaviour::Template(t) => Self::Template(t.clone()),
+            ToolBehaviour::Parts(spec) => {
+                let wire = serde_json::to_value(&spec.parts).map_err(|e| e.to_string())?;
+                let parts: Vec<ContentPart> =
+                    serde_json::from_value(wire).map_err(|e| format!("parts: {e}"))?;
+                Self::Parts(spec.output.clone(), parts)
+            }
         })
     }
 
@@ -158,6 +166,9 @@ impl ToolAction {
             // Async: handled before `run` is reached.
             Self::AwaitCancel(_) => Ok(NativeReturn::Text("not cancelled".to_string())),
             Self::Template(t) => Ok(NativeReturn::Text(fill_template(t, &args))),
+            Self::Parts(output, parts) => Ok(NativeReturn::Result(
+                ToolResult::ok(output.clone()).with_parts(parts.clone()),
+            )),
         }
     }
 }

@@ -332,6 +332,11 @@ fn reference_result(r: &toolnexus_protocol::messages::ToolResult) -> ToolResult 
     ToolResult {
         output: r.output.clone(),
         is_error: r.is_error,
+        parts: r
+            .parts
+            .as_ref()
+            .and_then(|p| serde_json::to_value(p).ok())
+            .and_then(|p| serde_json::from_value(p).ok()),
         metadata: r.metadata.as_ref().and_then(|m| m.as_object().cloned()),
     }
 }

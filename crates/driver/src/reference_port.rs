@@ -12,7 +12,7 @@ use crate::compact_port::compact;
 use crate::options;
 use crate::reply::{bad_request, Reply};
 use crate::serve_port::{ServeRequest, Serves};
-use toolnexus_protocol::messages::Answer as ProtoAnswer;
+use toolnexus_protocol::messages::{Answer as ProtoAnswer, ContentPartSource};
 use toolnexus_protocol::options::{SkillSourceOptions, ToolkitOptions as ProtoOptions};
 use toolnexus_protocol::{
     decode_request, error_response, ErrorKind, Request, PROTOCOL_VERSION, REFERENCE_SPEC,
@@ -139,6 +139,7 @@ impl ReferenceSession {
                 Ok(select(&config.map_or(Value::Null, |c| c.to_value())))
             }
             Request::Sanitize { value, .. } => Ok(json!({"value": sanitize(&value)})),
+            Request::ContentPart { from, .. } => content_part(&from),
             Request::Close { toolkit, .. } => self.close(toolkit).await,
             Request::Shutdown { .. } => {
                 self.serves.stop_all().await;
@@ -535,6 +536,57 @@ impl Serialize for SkillEntry<'_> {
         }
         map.end()
     }
+}
+
+/// `content_part` (PROTOCOL.md §5.28): the part one of the reference's constructors makes, and
+/// what it renders of it; a construction error is the port's own, answered `raised`.
+fn content_part(from: &ContentPartSource) -> Result<Value, (ErrorKind, String)> {
+    use toolnexus_reference::content::{ContentPart, MediaKind};
+    let bad = |m: String| (ErrorKind::BadRequest, m);
+    let kind = match from.kind {
+        None => None,
+        Some(k) => {
+            let name = serde_json::to_value(k).map_err(|e| bad(e.to_string()))?;
+            match MediaKind::parse(name.as_str().unwrap_or("")) {
+                Some(k) => Some(k),
+                None => return Err(bad(format!("content_part: no constructor for type {name}"))),
+            }
+        }
+    };
+    let mime = from.mime_type.as_deref();
+    let made: Result<ContentPart, String> = match (&from.path, &from.bytes, &from.url, &from.part) {
+        (Some(path), None, None, None) => {
+            ContentPart::from_path(path, mime).map_err(|e| e.to_string())
+        }
+        (None, Some(b64), None, None) => {
+            let bytes = toolnexus_reference::content::decode_base64(b64)
+                .map_err(|e| bad(format!("content_part: bytes: {e}")))?;
+            ContentPart::from_bytes(&bytes, mime.unwrap_or(""), kind).map_err(|e| e.to_string())
+        }
+        (None, None, Some(url), None) => {
+            ContentPart::from_url(url, mime).map_err(|e| e.to_string())
+        }
+        // The raw type's own construction: its rules are checked as it is read.
+        (None, None, None, Some(raw)) => {
+            serde_json::from_value::<ContentPart>(raw.clone()).map_err(|e| e.to_string())
+        }
+        _ => {
+            return Err(bad(
+                "content_part: `from` needs exactly one of path, bytes, url, part".into(),
+            ))
+        }
+    };
+    Ok(match made {
+        Err(message) => json!({"raised": message}),
+        Ok(part) => json!({
+            "part": part,
+            "bytes": part.decoded_bytes(),
+            "descriptor": part.descriptor(),
+            "described": part.described(),
+            "placeholder": part.placeholder(),
+            "tokens": part.token_estimate(),
+        }),
+    })
 }
 
 fn unknown_toolkit(id: &str) -> (ErrorKind, String) {

@@ -155,6 +155,7 @@ pub(crate) mod agents;
 mod builtins;
 mod client;
 mod compact;
+mod content;
 mod helpers;
 mod mcp;
 pub(crate) mod prometheus;
@@ -211,6 +212,12 @@ const STEPS: &[fn() -> StepDef] = &[
     results::output_matches_snapshot_name,
     results::output_parses_json_matching,
     results::result_matches,
+    content::content_part_made_from,
+    content::content_part_is,
+    content::content_part_field_is,
+    content::content_part_refused_naming,
+    content::content_part_refused,
+    content::content_part_does_not_contain,
     results::result_suspends_kind_request,
     skills::skills_prompt_is,
     skills::skills_prompt_matches,

@@ -66,7 +66,9 @@ pub mod spec_rule {
     pub const TOOL_SOURCE: &str = "SPEC §1 Tool (`source`: one of the SPEC's source names)";
     /// A ToolResult's shape.
     pub const TOOL_RESULT: &str =
-        "SPEC §1 ToolResult (`{output: string, isError: boolean, metadata?: object}`)";
+        "SPEC §1 ToolResult (`{output: string, isError: boolean, parts?: ContentPart[], metadata?: object}`)";
+    /// A content part's shape.
+    pub const CONTENT_PART: &str = "SPEC §1B ContentPart (`{type:\"text\", text}` or `{type: image|file|audio, mimeType, data | url, name?}`, exactly one of data/url, data standard padded base64)";
     /// A suspension Request's shape.
     pub const REQUEST: &str =
         "SPEC §10 Request (`{id, kind, prompt, url?, data?, expiresAt?}`, a generated id)";
@@ -198,7 +200,30 @@ pub fn decode_tool_description(v: &Value, path: &str) -> Decoded<ToolDescription
 pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
     let spec = |e: ProtocolViolation| e.breaking(spec_rule::TOOL_RESULT);
     let map = object(v, path).map_err(spec)?;
-    closed(map, path, &["output", "isError", "metadata"]).map_err(spec)?;
+    closed(map, path, &["output", "isError", "parts", "metadata"]).map_err(spec)?;
+    let parts = match map.get("parts") {
+        None => None,
+        Some(v) => {
+            let at = join(path, "parts");
+            let list = v.as_array().ok_or_else(|| {
+                spec(ProtocolViolation::new(
+                    &at,
+                    format!("must be an array, got {}", shown(v)),
+                ))
+            })?;
+            if list.is_empty() {
+                return Err(ProtocolViolation::new(
+                    at,
+                    "must be omitted when there are none, got []",
+                ));
+            }
+            let mut parts = Vec::with_capacity(list.len());
+            for (i, p) in list.iter().enumerate() {
+                parts.push(decode_content_part(p, &format!("{at}[{i}]"))?);
+            }
+            Some(parts)
+        }
+    };
     let at = join(path, "metadata");
     let metadata = match map.get("metadata") {
         None => None,
@@ -225,8 +250,65 @@ pub fn decode_tool_result(v: &Value, path: &str) -> Decoded<ToolResult> {
     Ok(ToolResult {
         output: field(map, path, "output").map_err(spec)?,
         is_error: field(map, path, "isError").map_err(spec)?,
+        parts,
         metadata,
     })
+}
+
+/// A SPEC §1B ContentPart: its keys, its type's required fields, exactly one of `data` /
+/// `url` on a non-text part, `data` in the standard padded alphabet.
+pub fn decode_content_part(v: &Value, path: &str) -> Decoded<ContentPart> {
+    let spec = |e: ProtocolViolation| e.breaking(spec_rule::CONTENT_PART);
+    let map = object(v, path).map_err(spec)?;
+    closed(
+        map,
+        path,
+        &["type", "text", "mimeType", "data", "url", "name"],
+    )
+    .map_err(spec)?;
+    let part: ContentPart = leaf(v, path).map_err(spec)?;
+    let bad = |what: &str| Err(spec(ProtocolViolation::new(path, what.to_string())));
+    if part.kind == ContentPartType::Text {
+        if part.text.is_none() {
+            return bad("a text part needs `text`");
+        }
+        if part.mime_type.is_some()
+            || part.data.is_some()
+            || part.url.is_some()
+            || part.name.is_some()
+        {
+            return bad("a text part has only `type` and `text`");
+        }
+        return Ok(part);
+    }
+    if part.text.is_some() {
+        return bad("only a text part has `text`");
+    }
+    if part.mime_type.is_none() {
+        return bad("a non-text part needs `mimeType`");
+    }
+    match (&part.data, &part.url) {
+        (Some(_), Some(_)) => return bad("has both `data` and `url` (exactly one)"),
+        (None, None) => return bad("has neither `data` nor `url` (exactly one)"),
+        (Some(d), None) if !standard_base64(d) => {
+            return bad("`data` is not standard padded base64 without line breaks")
+        }
+        _ => {}
+    }
+    // A `name` beside an image or audio part is outside the SPEC's union but no rule of
+    // exactly-one: the scenario about it says so (NOTES), so it does not hide the others.
+    Ok(part)
+}
+
+/// Standard base64 (RFC 4648 §4): the standard alphabet, padded to a multiple of four, no
+/// whitespace.
+fn standard_base64(d: &str) -> bool {
+    let body = d.trim_end_matches('=');
+    d.len() % 4 == 0
+        && d.len() - body.len() <= 2
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
 }
 
 /// A SPEC §10 Request: its six keys only and a non-empty id. (`null` optional keys are
@@ -554,6 +636,20 @@ pub(crate) mod answer {
         Ok(TypedResponse::Translate(Box::new(decode_translate(
             response, map,
         )?)))
+    }
+
+    pub(crate) fn content_part(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        if let Some(message) = raised_instead(map, Command::ContentPart)? {
+            return Ok(TypedResponse::Raised(message));
+        }
+        Ok(TypedResponse::ContentPart(Box::new(ContentPartResponse {
+            part: decode_content_part(required(map, "", "part")?, "part")?,
+            bytes: optional(map, "", "bytes")?,
+            descriptor: optional(map, "", "descriptor")?,
+            described: optional(map, "", "described")?,
+            placeholder: optional(map, "", "placeholder")?,
+            tokens: optional(map, "", "tokens")?,
+        })))
     }
 
     pub(crate) fn serve(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {

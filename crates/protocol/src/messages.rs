@@ -112,6 +112,11 @@ protocol_commands! {
         #[serde(default)]
         config: Option<crate::source_options::McpConfig>,
     },
+    /// §5.28 one SPEC §1B content part, made by the port's constructors.
+    ContentPart = "content_part" => answer::content_part as Box<ContentPartResponse> {
+        /// What the part is made from.
+        from: ContentPartSource,
+    },
     /// §5.14 createClient.
     Client = "client" => answer::client {
         /// The handle later commands pass as `client`.
@@ -688,10 +693,118 @@ pub struct ToolResult {
     /// Whether the call failed.
     #[serde(rename = "isError")]
     pub is_error: bool,
+    /// SPEC §1B non-text output; omitted when there is none (a text-only result has no
+    /// `parts` key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub parts: Option<Vec<ContentPart>>,
     /// Omitted when there is none; a suspension carries `pending`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "metadata_schema")]
     pub metadata: Option<Value>,
+}
+
+/// SPEC §1B ContentPart (pinned): `{type:"text", text}`, or `{type: "image"|"file"|"audio",
+/// mimeType, data | url, name?}` with exactly one of `data` / `url`. `data` is standard padded
+/// base64 without line breaks. (The SPEC gives `name` to a file only; one beside an image is
+/// left to the scenario about it, NOTES.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    {"properties": {"type": {"const": "text"}}, "required": ["text"],
+     "not": {"anyOf": [{"required": ["mimeType"]}, {"required": ["data"]}, {"required": ["url"]}, {"required": ["name"]}]}},
+    {"properties": {"type": {"enum": ["image", "file", "audio"]}}, "required": ["mimeType"],
+     "oneOf": [{"required": ["data"]}, {"required": ["url"]}],
+     "not": {"required": ["text"]}}
+]))]
+pub struct ContentPart {
+    /// `text` | `image` | `file` | `audio`.
+    #[serde(rename = "type")]
+    pub kind: ContentPartType,
+    /// A text part's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A non-text part's mime type.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Standard padded base64 (RFC 4648 §4), no line breaks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9+/]*={0,2}$"))]
+    pub data: Option<String>,
+    /// A URL instead of `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A file part's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A ContentPart's `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ContentPartType {
+    /// Text.
+    Text,
+    /// An image.
+    Image,
+    /// A document or any other file.
+    File,
+    /// Audio.
+    Audio,
+}
+
+/// `content_part`'s `from` (PROTOCOL.md §5.28): exactly one of `path`, `bytes`, `url` (an edge
+/// constructor) or `part` (the raw type's own construction), with `mimeType` / `type` beside
+/// the first three where the port's constructor takes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    {"required": ["path"]}, {"required": ["bytes"]}, {"required": ["url"]}, {"required": ["part"]}
+]))]
+pub struct ContentPartSource {
+    /// A filesystem path: its bytes read now, the mime type from the media table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Native bytes, carried here as standard base64 (the driver decodes them and hands the
+    /// port bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<String>,
+    /// A `data:<mime>;base64,<b64>` or `https:` URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The raw type's fields, as given (both or neither of `data`/`url` is the case to check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<Value>,
+    /// An explicit mime type for `path`, `bytes` or `url`.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The part type for `bytes` or `url`, where the port's constructor is per type.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ContentPartType>,
+}
+
+/// `content_part`'s success body: the part, and what the port renders of it where it has a
+/// public function for it (each optional: a port without one leaves it out, and the scenario
+/// reading it is skipped).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ContentPartResponse {
+    /// The part, in the SPEC's wire form.
+    pub part: ContentPart,
+    /// Its decoded byte count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// `{type, mimeType, bytes}`: how logs and events render it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptor: Option<Value>,
+    /// The part described in text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub described: Option<String>,
+    /// The unsupported-part placeholder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    /// The token estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
 }
 
 /// `ToolResult.metadata`: an object, omitted rather than empty (PROTOCOL.md §8); a suspension's
@@ -842,6 +955,7 @@ impl Command {
         match self {
             Command::Build => Some(&["tools", "names", "statuses"]),
             Command::Serve => Some(&["url"]),
+            Command::ContentPart => Some(&["part"]),
             _ => None,
         }
     }

@@ -197,6 +197,19 @@ pub enum ToolBehaviour {
     /// `{"template": "data({{q}})"}`: success with each `{{arg}}` replaced by that string
     /// argument (other JSON values as compact JSON, absent ones as empty).
     Template(String),
+    /// `{"parts": {output, parts}}`: success with `output` and these SPEC §1B parts, built
+    /// with the port's own part type (§7).
+    Parts(PartsSpec),
+}
+
+/// The `parts` behaviour's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PartsSpec {
+    /// The result's `output`.
+    pub output: String,
+    /// The result's `parts`, in the SPEC's wire form.
+    pub parts: Vec<crate::messages::ContentPart>,
 }
 
 /// The `awaitCancel` behaviour's bound.

@@ -314,6 +314,7 @@ fn answer_body(command: Command, g: &mut SchemaGenerator) -> Schema {
             json!({"url": {"type": "string", "description": "The served handle's base URL."}}),
         ),
         Command::ServeRecords => g.subschema_for::<ServeRecordsResponse>(),
+        Command::ContentPart => g.subschema_for::<ContentPartResponse>(),
         Command::Compact => g.subschema_for::<CompactResponse>(),
         Command::AgentSpawn => json_schema!({
             "if": {"type": "object", "required": ["error"]},

@@ -50,6 +50,7 @@ pub mod agent;
 pub mod builtins;
 pub mod client;
 pub mod compact;
+pub mod content;
 pub mod env_expand;
 pub mod filter;
 pub mod http_client;

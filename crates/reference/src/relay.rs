@@ -107,6 +107,7 @@ pub fn relay_result(answer: &Answer, id: &str) -> ToolResult {
             ToolResult {
                 output,
                 is_error,
+                parts: None,
                 metadata: None,
             }
         }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::content::ContentPart;
 use super::suspension::Answer;
 
 /// Where a tool came from (§1 `source`, extended by §4A, §7, §7A).
@@ -59,7 +60,8 @@ impl fmt::Display for Source {
     }
 }
 
-/// §1 ToolResult; serialises with exactly `output`, `isError` and (when present) `metadata`.
+/// §1 ToolResult; serialises with exactly `output`, `isError` and (when present) `parts` and
+/// `metadata`: without parts it is byte-identical to a result before §1B.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// Text handed back to the model.
@@ -67,6 +69,9 @@ pub struct ToolResult {
     /// Whether the call failed (or suspended, §10).
     #[serde(rename = "isError")]
     pub is_error: bool,
+    /// Non-text output (§1B); absent when there is none. `output` stays required beside it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub parts: Option<Vec<ContentPart>>,
     /// Free-form metadata; absent when there is none.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub metadata: Option<Map<String, Value>>,
@@ -78,6 +83,7 @@ impl ToolResult {
         Self {
             output: output.into(),
             is_error: false,
+            parts: None,
             metadata: None,
         }
     }
@@ -87,8 +93,16 @@ impl ToolResult {
         Self {
             output: output.into(),
             is_error: true,
+            parts: None,
             metadata: None,
         }
+    }
+
+    /// The same result carrying `parts` (none when the list is empty: a text-only result has
+    /// no `parts` key).
+    pub fn with_parts(mut self, parts: Vec<ContentPart>) -> Self {
+        self.parts = (!parts.is_empty()).then_some(parts);
+        self
     }
 
     /// Adds one metadata entry.

@@ -33,7 +33,7 @@ use toolnexus::http::{http_tool, HttpToolOptions};
 use toolnexus::skills::{LoadSkillsOptions, SkillDef, SkillInfo};
 use toolnexus::toolkit::{SkillProvider, SkillProviderFuture};
 use toolnexus::{
-    define_tool, pending, Answer, McpConfigInput, Request, Tool, ToolContext, ToolResult,
+    define_tool, pending, Answer, ContentPart, McpConfigInput, Request, Tool, ToolContext, ToolResult,
     ToolSource, Toolkit, ToolkitError, ToolkitOptions,
 };
 
@@ -155,23 +155,65 @@ fn describe(t: &Tool) -> Value {
     })
 }
 
-/// ToolResult on the wire: exactly `output`, `isError` and `metadata` when present.
-/// (The crate's `ToolResult` also has §1B `parts`, which SPEC 0.16.0 and protocol 1 do not
-/// know; they are not sent, and their dropping is logged to stderr.)
+/// ToolResult on the wire: exactly `output`, `isError`, and `parts` (SPEC §1B, in the crate's
+/// own serde form) and `metadata` when present. The crate keeps no parts as an empty list, so
+/// an empty one is absent.
 fn result_json(r: &ToolResult) -> Value {
     let mut m = Map::new();
     m.insert("output".into(), Value::String(r.output.clone()));
     m.insert("isError".into(), Value::Bool(r.is_error));
+    if !r.parts.is_empty() {
+        m.insert(
+            "parts".into(),
+            serde_json::to_value(&r.parts).unwrap_or(Value::Null),
+        );
+    }
     if let Some(meta) = &r.metadata {
         m.insert("metadata".into(), Value::Object(meta.clone()));
     }
-    if !r.parts.is_empty() {
-        eprintln!(
-            "[driver] result carried {} content part(s); not part of protocol 1, not sent",
-            r.parts.len()
-        );
-    }
     Value::Object(m)
+}
+
+/// PROTOCOL.md §5.28 `content_part`: the crate's edge constructors (`from_path`,
+/// `from_bytes`, `from_url`); it has no validating constructor of the raw type (`part`) nor
+/// public renderings of a part, so those are `unsupported` / left out.
+fn content_part(req: &Map<String, Value>) -> Res<Value> {
+    use base64::Engine as _;
+    let from = as_obj(req.get("from").unwrap_or(&Value::Null), "from")?;
+    let mime = opt_str(from, "mimeType", "from")?;
+    let made = match (from.get("path"), from.get("bytes"), from.get("url"), from.get("part")) {
+        (Some(Value::String(p)), None, None, None) => {
+            if mime.is_some() {
+                return Err(unsupported(
+                    "the crate's ContentPart::from_path takes no explicit mimeType",
+                ));
+            }
+            ContentPart::from_path(p)
+        }
+        (None, Some(Value::String(b)), None, None) => {
+            let raw = base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .map_err(|e| bad(format!("from.bytes is not base64: {e}")))?;
+            ContentPart::from_bytes(raw, mime.as_deref().unwrap_or(""))
+        }
+        (None, None, Some(Value::String(u)), None) => {
+            ContentPart::from_url(u, mime.as_deref().unwrap_or(""))
+        }
+        (None, None, None, Some(_)) => {
+            return Err(unsupported(
+                "the crate has no validating constructor of the raw ContentPart type",
+            ))
+        }
+        _ => {
+            return Err(bad(
+                "content_part: `from` needs exactly one of path, bytes, url, part (a string)",
+            ))
+        }
+    };
+    Ok(match made {
+        Ok(p) => json!({"part": serde_json::to_value(&p).unwrap_or(Value::Null)}),
+        Err(e) => json!({"raised": e.to_string()}),
+    })
 }
 
 /// Skill info: the crate's `SkillInfo` has `origin` "fs" (location = absolute SKILL.md) or
@@ -402,6 +444,26 @@ fn extra_tool(v: &Value, i: usize) -> Res<Tool> {
                     async move { Ok::<String, String>(out) }
                 },
             )
+        }
+        ("parts", Value::Object(spec)) => {
+            // PROTOCOL.md §7 `{"parts": {output, parts}}`: the crate's own ContentPart, read
+            // from the SPEC's wire form by its serde.
+            let output = opt_str(spec, "output", &w)?.unwrap_or_default();
+            let parts: Vec<ContentPart> =
+                serde_json::from_value(spec.get("parts").cloned().unwrap_or(json!([])))
+                    .map_err(|e| bad(format!("{w}.behaviour.parts.parts: {e}")))?;
+            Tool {
+                name,
+                description,
+                input_schema: schema,
+                source: ToolSource::Native,
+                hints: None,
+                execute: Arc::new(move |_args: Value, _ctx: ToolContext| {
+                    let mut r = ToolResult::ok(output.clone());
+                    r.parts = parts.clone();
+                    Box::pin(async move { r })
+                }),
+            }
         }
         ("suspend", s) => suspend_tool(name, description, schema, s, &w)?,
         ("awaitCancel", a) => serve_cmds::await_cancel_tool(name, description, schema, a, &w)?,
@@ -948,6 +1010,12 @@ impl Session {
                     "tools".into(),
                     Value::Array(tools.iter().map(describe).collect()),
                 );
+            }
+            "content_part" => {
+                let answer = content_part(req)?;
+                if let Value::Object(a) = answer {
+                    out.extend(a);
+                }
             }
             "sanitize" => {
                 let v = str_field(req, "value")?;

@@ -134,6 +134,7 @@ fn outcome(r: &AgentResult, agent: &str) -> ToolResult {
     ToolResult {
         output,
         is_error: r.is_error(),
+        parts: None,
         metadata: Some(meta),
     }
 }

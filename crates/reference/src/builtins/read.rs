@@ -1,6 +1,8 @@
-//! §4A `read`: a UTF-8 text file, whole or as a 1-based line window.
+//! §4A `read`: a media file (the §4A media table) as a description and one part carrying its
+//! bytes; any other file as UTF-8 text, whole or as a 1-based line window. Bytes that are not
+//! UTF-8 are an error naming the file.
 
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Read as _};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -8,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::cap::{Capped, Utf8Check};
 use super::write::{args_object, blocking, io_msg, open_regular, opt_num, req_str, Step};
+use crate::content::{media_type_of_path, read_description, ContentPart, MediaKind};
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
 
 /// The tool's name (§4A).
@@ -26,12 +29,28 @@ impl ToolExec for Read {
             let path = req_str("read", &args, "path")?;
             let offset = opt_num("read", &args, "offset")?;
             let limit = opt_num("read", &args, "limit")?;
+            if let Some((mime, kind)) = media_type_of_path(std::path::Path::new(path)) {
+                return read_media(path, mime, kind);
+            }
             // No window is the whole file: every segment, joined back as it was.
             let (start, take) = bounds(offset, limit);
             Ok(ToolResult::ok(read_window(path, start, take)?))
         })
         .await
     }
+}
+
+/// A media file: `<path> (<mimeType>, <bytes> bytes)` and one part with its bytes. A window
+/// (`offset`/`limit`) has no meaning for bytes and is not applied (NOTES records it).
+fn read_media(path: &str, mime: &str, kind: MediaKind) -> Step<ToolResult> {
+    let mut file = open_regular("read", path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| ToolResult::error(format!("read: {}", io_msg(&e, path))))?;
+    let part = ContentPart::from_bytes(&bytes, mime, Some(kind))
+        .map_err(|e| ToolResult::error(format!("read: {path}: {e}")))?;
+    let output = read_description(path, mime, bytes.len());
+    Ok(ToolResult::ok(output).with_parts(vec![part]))
 }
 
 /// Python's window bounds as 0-based segment index and count: start at `max(1, int(offset))`,
@@ -104,7 +123,7 @@ fn read_window(path: &str, start: usize, take: usize) -> Step<String> {
 pub fn tool() -> Tool {
     Tool::new(
         NAME,
-        "Read a UTF-8 text file. With offset/limit only that line window is returned.",
+        "Read a file. An image, PDF or audio file (png, jpg, jpeg, gif, webp, pdf, mp3, wav) is returned as a description and one content part with its bytes; any other file is read as UTF-8 text, and with offset/limit only that line window is returned.",
         json!({
             "type": "object",
             "properties": {

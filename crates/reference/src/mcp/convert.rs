@@ -8,6 +8,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::{Peer, RoleClient};
 use serde_json::{json, Map, Value};
 
+use crate::content::{ContentPart, MediaKind, MediaPart, PartBody};
 use crate::env_expand::Redactor;
 use crate::sanitize::sanitize;
 use crate::tool::{Context, Source, Tool, ToolExec, ToolResult};
@@ -136,15 +137,18 @@ impl McpCall {
     }
 }
 
-/// §0.4 over a wire `CallToolResult`: `isError` ⇒ the non-blank text parts joined by a blank
-/// line; `structuredContent` ⇒ its compact JSON; else the text parts (and embedded text
-/// resources) joined by `\n`.
+/// §0.4/§2 over a wire `CallToolResult`: `isError` ⇒ the non-blank text parts joined by a
+/// blank line; `structuredContent` ⇒ its compact JSON; else the text parts (and embedded text
+/// resources) joined by `\n`. On every branch the non-text entries become `parts`, collected
+/// before either short-circuit; a result with none has no `parts` key. A plain result with no
+/// text at all describes its parts instead, one line each.
 pub fn map_result(wire: &Value) -> ToolResult {
     let content = wire
         .get("content")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let parts: Vec<ContentPart> = content.iter().filter_map(part_of).collect();
     if wire.get("isError").and_then(Value::as_bool) == Some(true) {
         let texts: Vec<&str> = content
             .iter()
@@ -155,17 +159,75 @@ pub fn map_result(wire: &Value) -> ToolResult {
             EMPTY_ERROR_OUTPUT.to_string()
         } else {
             texts.join("\n\n")
-        });
+        })
+        .with_parts(parts);
     }
     if let Some(structured) = wire.get("structuredContent").filter(|v| !v.is_null()) {
-        return ToolResult::ok(structured.to_string());
+        return ToolResult::ok(structured.to_string()).with_parts(parts);
     }
     let texts: Vec<&str> = content
         .iter()
         .filter_map(|c| text_of(c).or_else(|| embedded(c)))
         .collect();
-    ToolResult::ok(texts.join("\n"))
+    let output = if texts.is_empty() && !parts.is_empty() {
+        parts
+            .iter()
+            .map(ContentPart::described)
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        texts.join("\n")
+    };
+    ToolResult::ok(output).with_parts(parts)
 }
+
+/// The §2 table: `image`/`audio` with their base64 taken verbatim, a `resource_link` as a file
+/// by URL, a `resource` blob as a file by data (its URI the name). A resource's text is output,
+/// not a part; anything else (text, an unknown type) is none. A missing mime type is
+/// `application/octet-stream` (NOTES records it).
+fn part_of(c: &Value) -> Option<ContentPart> {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let mime = |v: Option<&Value>| s(v).unwrap_or_else(|| OCTET_STREAM.to_string());
+    let media = |kind, mime_type, body, name| {
+        Some(ContentPart::Media(MediaPart {
+            kind,
+            mime_type,
+            body,
+            name,
+        }))
+    };
+    match c.get("type").and_then(Value::as_str)? {
+        "image" | "audio" => {
+            let kind = if c.get("type").and_then(Value::as_str) == Some("image") {
+                MediaKind::Image
+            } else {
+                MediaKind::Audio
+            };
+            let data = s(c.get("data"))?;
+            media(kind, mime(c.get("mimeType")), PartBody::Data(data), None)
+        }
+        "resource_link" => media(
+            MediaKind::File,
+            mime(c.get("mimeType")),
+            PartBody::Url(s(c.get("uri"))?),
+            s(c.get("name")),
+        ),
+        "resource" => {
+            let r = c.get("resource")?;
+            let blob = s(r.get("blob"))?;
+            media(
+                MediaKind::File,
+                mime(r.get("mimeType")),
+                PartBody::Data(blob),
+                s(r.get("uri")),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// The mime type of a part whose server named none.
+const OCTET_STREAM: &str = "application/octet-stream";
 
 /// A `text` content part's text.
 fn text_of(c: &Value) -> Option<&str> {
@@ -203,6 +265,45 @@ mod tests {
         let r = map_result(&json!({"content": [{"type": "resource",
             "resource": {"uri": "file:///a", "text": "inside"}}]}));
         assert_eq!(r.output, "inside");
+    }
+
+    #[test]
+    fn non_text_content_becomes_parts_on_every_branch() {
+        let content = json!([
+            {"type": "text", "text": "see"},
+            {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "https://x.test/r.pdf", "name": "r.pdf", "mimeType": "application/pdf"},
+            {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "AAE=", "mimeType": "application/pdf"}},
+            {"type": "resource", "resource": {"uri": "file:///t.txt", "text": "inside"}}
+        ]);
+        let want = json!([
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw=="},
+            {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+            {"type": "file", "mimeType": "application/pdf", "url": "https://x.test/r.pdf", "name": "r.pdf"},
+            {"type": "file", "mimeType": "application/pdf", "data": "AAE=", "name": "file:///b.bin"}
+        ]);
+        for wire in [
+            json!({"content": content}),
+            json!({"content": content, "structuredContent": {"a": 1}}),
+            json!({"content": content, "isError": true}),
+        ] {
+            let r = map_result(&wire);
+            assert_eq!(serde_json::to_value(&r.parts).unwrap(), want, "{wire}");
+        }
+        assert_eq!(
+            map_result(&json!({"content": content})).output,
+            "see\ninside"
+        );
+        let only = map_result(&json!({"content": [
+            {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
+            {"type": "resource_link", "uri": "https://x.test/r.pdf", "mimeType": "application/pdf"}]}));
+        assert_eq!(
+            only.output,
+            "image (image/png, 4 bytes)\nfile (application/pdf, 0 bytes)"
+        );
+        let text = map_result(&json!({"content": [{"type": "text", "text": "t"}]}));
+        assert!(!serde_json::to_string(&text).unwrap().contains("parts"));
     }
 
     #[test]

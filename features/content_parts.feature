@@ -1,0 +1,309 @@
+@pin-0.17.0
+Feature: content parts — the ContentPart type and its edge constructors (SPEC §1B)
+
+  A ContentPart is text, or an image, file or audio part carrying a `mimeType` and exactly one
+  of `data` (standard base64, padded, no line breaks) or `url`; never a path. The port's edge
+  constructors normalise what they are given (a path, bytes, a `data:` or `https:` URL) at
+  construction. `content_part` (PROTOCOL.md §5.28) asks the port's own constructors; a
+  construction error is the port's `raised`. The media files are conformance/fixtures/media/
+  (made by its make.py). Every scenario here holds from SPEC 0.17.0, which brings §1B; the
+  intended clause ids of the index after 0.17.0 are in each scenario's `# clauses:` line.
+
+  # clauses: 1.edge-constructor.path 1.content-part.standard-base64 1.content-part.mime-type-spelling 4A.media-table.png
+  @spec-1 @since-0.17.0
+  Scenario: a part made from a PNG's path carries its bytes as standard padded base64 and the table's mime type
+    Holds from SPEC 0.17.0 (§1B). The bytes are read at construction; `name` is not checked
+    here (the scenario about a path's absence is below).
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/shot.png"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "$partial": true,
+       "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}
+      """
+
+  # clauses: 4A.media-table.fixed-shared 4A.media-table.jpg-jpeg 4A.media-table.gif 4A.media-table.webp 4A.media-table.pdf 4A.media-table.mp3 4A.media-table.wav 1.edge-constructor.path
+  @spec-1 @since-0.17.0
+  Scenario Outline: a part made from a path takes its type and mime type from the media table [<file>]
+    Holds from SPEC 0.17.0 (the §4A media table, shared with §1B's constructors).
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/<file>"}
+      """
+    Then the content part is:
+      """
+      {"type": "<type>", "mimeType": "<mime>", "data": {"$match": "string"}, "$partial": true}
+      """
+
+    Examples:
+      | file       | type  | mime            |
+      | photo.jpg  | image | image/jpeg      |
+      | photo.jpeg | image | image/jpeg      |
+      | anim.gif   | image | image/gif       |
+      | pic.webp   | image | image/webp      |
+      | doc.pdf    | file  | application/pdf |
+      | clip.mp3   | audio | audio/mpeg      |
+      | tone.wav   | audio | audio/wav       |
+
+  # clauses: 1.content-part.never-a-path 0.content-part.never-a-path 1.edge-constructor.normalise-at-construction
+  @spec-1 @since-0.17.0
+  Scenario: a part made from a path holds no path
+    Holds from SPEC 0.17.0 (§1B "never a path"). The cause, if it fails: the part keeps where
+    the file was (a `url` or a value naming its directory); the positive control is that the
+    part carries the file's bytes.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/doc.pdf"}
+      """
+    Then the content part is:
+      """
+      {"type": "file", "data": {"$regex": "^JVBERi0xLjQK"}, "url": {"$absent": true}, "$partial": true}
+      """
+    And the content part does not contain "{{FIXTURES}}"
+    And the content part does not contain "media/"
+
+  # clauses: 1.edge-constructor.unknown-extension-error 1.edge-constructor.no-mime-sniffing
+  @spec-1 @since-0.17.0
+  Scenario: a path whose extension is not in the media table is refused, naming the extension
+    Holds from SPEC 0.17.0 (§1B: "a typed error naming the extension"); the positive control:
+    the same constructor makes a part from a file whose extension is in the table.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/notes.xyz"}
+      """
+    Then the content part is refused, naming "xyz"
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/doc.pdf"}
+      """
+    Then the content part is:
+      """
+      {"type": "file", "mimeType": "application/pdf", "data": {"$regex": "^JVBERi0xLjQK"}, "$partial": true}
+      """
+
+  # clauses: 1.edge-constructor.unknown-extension-error
+  @spec-1 @since-0.17.0
+  Scenario: a path whose extension is not in the media table makes a part with an explicit mime type
+    Holds from SPEC 0.17.0 (§1B: the error is for an unknown extension "with no explicit
+    `mimeType`"). A port whose path constructor takes no mime type answers `unsupported`.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/notes.xyz", "mimeType": "application/pdf", "type": "file"}
+      """
+    Then the content part is:
+      """
+      {"type": "file", "mimeType": "application/pdf", "data": "bm90IGluIHRoZSBtZWRpYSB0YWJsZQo=", "$partial": true}
+      """
+
+  # clauses: 1.edge-constructor.native-bytes 1.content-part.standard-base64
+  @spec-1 @since-0.17.0
+  Scenario: a part made from bytes and a mime type carries those bytes base64d
+    Holds from SPEC 0.17.0 (§1B native bytes). `bytes` crosses the protocol as base64 and the
+    driver hands its port the decoded bytes (PROTOCOL.md §5.28).
+    When a content part is made from:
+      """
+      {"bytes": "AAECA/7/", "mimeType": "audio/wav", "type": "audio"}
+      """
+    Then the content part is:
+      """
+      {"type": "audio", "mimeType": "audio/wav", "data": "AAECA/7/"}
+      """
+
+  # clauses: 1.edge-constructor.native-bytes
+  @spec-1 @since-0.17.0
+  Scenario: bytes without a mime type are refused
+    Holds from SPEC 0.17.0 (§1B: for native bytes "`mimeType` required"); the positive
+    control: the same bytes with a mime type make a part.
+    When a content part is made from:
+      """
+      {"bytes": "AAECAw==", "type": "image"}
+      """
+    Then the content part is refused
+    When a content part is made from:
+      """
+      {"bytes": "AAECAw==", "type": "image", "mimeType": "image/png"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "data": "AAECAw=="}
+      """
+
+  # clauses: 1.edge-constructor.data-url
+  @spec-1 @since-0.17.0
+  Scenario: a data: URL becomes mimeType and data, never a url
+    Holds from SPEC 0.17.0 (§1B: "parsed into `{mimeType, data}` — never stored as `url`").
+    When a content part is made from:
+      """
+      {"url": "data:image/gif;base64,R0lGODlhAQABAIAAAP8AAAAAACwAAAAAAQABAAACAkQBADs=", "type": "image"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/gif", "data": "R0lGODlhAQABAIAAAP8AAAAAACwAAAAAAQABAAACAkQBADs="}
+      """
+
+  # clauses: 1.edge-constructor.https-url
+  @spec-1 @since-0.17.0
+  Scenario: an https: URL is kept as url, with no data
+    Holds from SPEC 0.17.0 (§1B: "an `https:` URL | kept as `url`").
+    When a content part is made from:
+      """
+      {"url": "https://example.test/charts/q3.png", "mimeType": "image/png", "type": "image"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "url": "https://example.test/charts/q3.png"}
+      """
+
+  # clauses: 1.content-part.both-or-neither-error 1.content-part.exactly-one-source 0.content-part.mime-and-one-source
+  @spec-1 @since-0.17.0
+  Scenario: a part with both data and url is a construction error
+    Holds from SPEC 0.17.0 (§1B: "Both, or neither, is a typed construction error"); the
+    positive control: the same fields with data only make the part.
+    When a content part is made from:
+      """
+      {"part": {"type": "image", "mimeType": "image/png", "data": "AAECAw==", "url": "https://example.test/a.png"}}
+      """
+    Then the content part is refused
+    When a content part is made from:
+      """
+      {"part": {"type": "image", "mimeType": "image/png", "data": "AAECAw=="}}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "data": "AAECAw=="}
+      """
+
+  # clauses: 1.content-part.both-or-neither-error 1.content-part.exactly-one-source
+  @spec-1 @since-0.17.0
+  Scenario: a part with neither data nor url is a construction error
+    Holds from SPEC 0.17.0 (§1B: "Both, or neither, is a typed construction error"); the
+    positive control: the same fields with a url make the part.
+    When a content part is made from:
+      """
+      {"part": {"type": "audio", "mimeType": "audio/wav"}}
+      """
+    Then the content part is refused
+    When a content part is made from:
+      """
+      {"part": {"type": "audio", "mimeType": "audio/wav", "url": "https://example.test/a.wav"}}
+      """
+    Then the content part is:
+      """
+      {"type": "audio", "mimeType": "audio/wav", "url": "https://example.test/a.wav"}
+      """
+
+  # clauses: 1.part-strings.described-in-text 1.part-strings.bytes-decoded-integer 1.part-strings.byte-identical
+  @spec-1 @since-0.17.0
+  Scenario: a part described in text is its type, mime type and decoded byte count
+    Holds from SPEC 0.17.0 (§1B's first byte-identical string, with the SPEC's own example:
+    82 bytes of a PNG).
+    When a content part is made from:
+      """
+      {"bytes": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==", "mimeType": "image/png", "type": "image"}
+      """
+    Then the content part's described is:
+      """
+      "image (image/png, 82 bytes)"
+      """
+    And the content part's bytes is:
+      """
+      82
+      """
+
+  # clauses: 1.part-strings.unsupported-placeholder 1.part-strings.byte-identical
+  @spec-1 @since-0.17.0
+  Scenario: an unsupported part's placeholder names its type, mime type and decoded byte count
+    Holds from SPEC 0.17.0 (§1B's third byte-identical string).
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/tone.wav"}
+      """
+    Then the content part's placeholder is:
+      """
+      "[unsupported audio part (audio/wav, 76 bytes)]"
+      """
+
+  # clauses: 1.part-strings.url-zero-bytes
+  @spec-1 @since-0.17.0
+  Scenario: a part carrying a url renders its byte count as 0
+    Holds from SPEC 0.17.0 (§1B: "A part carrying a `url` instead of `data` renders `<bytes>`
+    as `0`").
+    When a content part is made from:
+      """
+      {"url": "https://example.test/q3.pdf", "mimeType": "application/pdf", "type": "file"}
+      """
+    Then the content part's described is:
+      """
+      "file (application/pdf, 0 bytes)"
+      """
+    And the content part's placeholder is:
+      """
+      "[unsupported file part (application/pdf, 0 bytes)]"
+      """
+
+  # clauses: 1.part-render.descriptor-never-data
+  @spec-1 @since-0.17.0
+  Scenario: a part is rendered as its type, mime type and decoded bytes, never its data
+    Holds from SPEC 0.17.0 (§1B: logs and events render `{type, mimeType, bytes}`; `data` is
+    never logged). The descriptor is compared whole, so a `data` key in it fails.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/anim.gif"}
+      """
+    Then the content part's descriptor is:
+      """
+      {"type": "image", "mimeType": "image/gif", "bytes": 35}
+      """
+
+  # clauses: 1.token-estimate.formula
+  @spec-1 @since-0.17.0
+  Scenario Outline: a part's token estimate is max(85, floor(decodedBytes / 750)) [<file>]
+    Holds from SPEC 0.17.0 (§1B's normative estimate): long.wav is 96044 bytes (128 tokens),
+    the others stay at the floor of 85, and a url part (0 bytes) too.
+    When a content part is made from:
+      """
+      <from>
+      """
+    Then the content part's tokens is:
+      """
+      <tokens>
+      """
+
+    Examples:
+      | file     | from                                                                                   | tokens |
+      | long.wav | {"path": "{{FIXTURES}}/media/long.wav"}                                                | 128    |
+      | clip.mp3 | {"path": "{{FIXTURES}}/media/clip.mp3"}                                                | 85     |
+      | a url    | {"url": "https://example.test/big.png", "mimeType": "image/png", "type": "image"} | 85     |
+
+  @spec-1 @beyond-spec
+  Scenario: an upper-case extension is in the media table
+    Beyond the SPEC: §1B/§4A's table lists lower-case extensions and says nothing of case
+    (NOTES #349); the reference and python 0.21 match them case-insensitively.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/SHOT.PNG"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "data": {"$match": "string"}, "$partial": true}
+      """
+
+  # clauses: 1.tool-result.parts-optional 1.tool-result.output-required-with-parts
+  @spec-1 @since-0.17.0
+  Scenario: a native tool's parts reach its result beside its output
+    Holds from SPEC 0.17.0 (§1: `ToolResult.parts`, `output` still required). The tool is the
+    `parts` behaviour (PROTOCOL.md §7), built with the port's own part type.
+    Given a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "shot", "behaviour": {"parts": {
+        "output": "screenshot, 1x1 png",
+        "parts": [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}]}}}]}
+      """
+    When "shot" is executed
+    Then the result matches:
+      """
+      {"output": "screenshot, 1x1 png", "isError": false,
+       "parts": [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}]}
+      """
