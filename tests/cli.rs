@@ -82,6 +82,30 @@ fn the_driver_gives_the_same_statuses_as_in_process() {
     assert!(statuses(&in_process).len() >= 80);
 }
 
+/// The reference implements the content-part rules after the pinned SPEC (§1B, §2's parts, §4A
+/// read of media files) but declares 0.16.0, so its own runs skip those scenarios by version;
+/// its driver declaring 0.17.0 runs them here, `@beyond-spec` twins included (`--strict`).
+#[test]
+fn the_reference_passes_the_scenarios_of_spec_0_17_0() {
+    let driver = format!(
+        "{} {}",
+        driver_script("reference-at-0.17.0.sh"),
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    );
+    let (code, report) = run_json(&[
+        "--port",
+        &driver,
+        "--tags",
+        "since-0.17.0,pin-0.17.0",
+        "--strict",
+    ]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    assert_eq!(report["summary"]["skipped"], 0, "{report}");
+    let passed = report["summary"]["passed"].as_u64().unwrap_or(0);
+    assert!(passed >= 55, "only {passed} passed: {report}");
+}
+
 fn all_failed_with(report: &Value, needle: &str) {
     let scenarios = report["scenarios"].as_array().cloned().unwrap_or_default();
     assert!(!scenarios.is_empty());
