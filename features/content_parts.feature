@@ -261,10 +261,10 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
   @spec-1 @since-0.17.0
   Scenario Outline: a part's token estimate is max(85, floor(decodedBytes / 750)) [<file>]
     Holds from SPEC 0.17.0 (§1B's normative estimate): long.wav is 96044 bytes (128 tokens),
-    the others stay at the floor of 85, and a url part (0 bytes) too.
+    clip.mp3 (417 bytes) stays at the floor of 85.
     When a content part is made from:
       """
-      <from>
+      {"path": "{{FIXTURES}}/media/<file>"}
       """
     Then the content part's tokens is:
       """
@@ -272,10 +272,22 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       """
 
     Examples:
-      | file     | from                                                                                   | tokens |
-      | long.wav | {"path": "{{FIXTURES}}/media/long.wav"}                                                | 128    |
-      | clip.mp3 | {"path": "{{FIXTURES}}/media/clip.mp3"}                                                | 85     |
-      | a url    | {"url": "https://example.test/big.png", "mimeType": "image/png", "type": "image"} | 85     |
+      | file     | tokens |
+      | long.wav | 128    |
+      | clip.mp3 | 85     |
+
+  # clauses: 1.token-estimate.formula 1.part-strings.url-zero-bytes
+  @spec-1 @since-0.17.0
+  Scenario: a url part's token estimate is the floor of 85
+    Holds from SPEC 0.17.0 (§1B: a url part has 0 decoded bytes, and "a part is never free").
+    When a content part is made from:
+      """
+      {"url": "https://example.test/big.png", "mimeType": "image/png", "type": "image"}
+      """
+    Then the content part's tokens is:
+      """
+      85
+      """
 
   @spec-1 @beyond-spec
   Scenario: an upper-case extension is in the media table

@@ -84,6 +84,30 @@ fn the_driver_gives_the_same_statuses_as_in_process() {
     assert!(statuses(&in_process).len() >= 80);
 }
 
+/// The reference implements the content-part rules after the pinned SPEC (§1B, §2's parts, §4A
+/// read of media files) but declares 0.16.0, so its own runs skip those scenarios by version;
+/// its driver declaring 0.17.0 runs them here, `@beyond-spec` twins included (`--strict`).
+#[test]
+fn the_reference_passes_the_scenarios_of_spec_0_17_0() {
+    let driver = format!(
+        "{} {}",
+        driver_script("reference-at-0.17.0.sh"),
+        env!("CARGO_BIN_EXE_toolnexus-conformance")
+    );
+    let (code, report) = run_json(&[
+        "--port",
+        &driver,
+        "--tags",
+        "since-0.17.0,pin-0.17.0",
+        "--strict",
+    ]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(report["summary"]["failed"], 0, "{report}");
+    assert_eq!(report["summary"]["skipped"], 0, "{report}");
+    let passed = report["summary"]["passed"].as_u64().unwrap_or(0);
+    assert!(passed >= 55, "only {passed} passed: {report}");
+}
+
 fn all_failed_with(report: &Value, needle: &str) {
     let scenarios = report["scenarios"].as_array().cloned().unwrap_or_default();
     assert!(!scenarios.is_empty());
@@ -101,6 +125,9 @@ fn a_driver_that_exits_after_hello_fails_every_scenario_clearly() {
         &driver_script("quit-after-hello.sh"),
         "--section",
         "6,1",
+        // The pinned text's scenarios: a later text's are skipped by version, never sent.
+        "--spec",
+        "0.16.0",
     ]);
     assert_eq!(code, Some(1));
     assert_eq!(report["port"]["name"], "quitter");
@@ -489,7 +516,15 @@ fn a_caught_tool_panic_is_one_line_on_stderr_not_a_backtrace_note() {
 #[test]
 fn junit_output_has_one_suite_per_section_and_a_case_per_scenario() {
     let out = bin()
-        .args(["run", "--format", "junit", "--section", "6,1"])
+        .args([
+            "run",
+            "--format",
+            "junit",
+            "--section",
+            "6,1",
+            "--spec",
+            "0.16.0",
+        ])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let xml = String::from_utf8_lossy(&out.stdout);
@@ -649,12 +684,14 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
 #[test]
 fn report_combines_json_results_into_one_html_page() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let (_, reference) = run_json(&["--section", "6,1"]);
+    let (_, reference) = run_json(&["--section", "6,1", "--spec", "0.16.0"]);
     let (_, crashed) = run_json(&[
         "--port",
         &driver_script("crash-on-build.sh"),
         "--section",
         "6,1",
+        "--spec",
+        "0.16.0",
     ]);
     let a = dir.path().join("reference.json");
     let b = dir.path().join("crasher.json");

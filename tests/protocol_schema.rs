@@ -215,11 +215,16 @@ async fn every_message_of_every_scenario_matches_the_schema() {
     );
     for cmd in commands() {
         assert!(
-            port.commands.contains_key(cmd),
+            port.commands.contains_key(cmd) || LATER_SPEC_ONLY.contains(&cmd),
             "the scenarios never sent `{cmd}`"
         );
     }
 }
+
+/// Commands only scenarios of a SPEC text after the reference's declared one send (the
+/// reference skips them by version): PROTOCOL.md §5.28 `content_part`, from SPEC 0.17.0. Its
+/// examples in PROTOCOL.md are still checked against the schema.
+const LATER_SPEC_ONLY: &[&str] = &["content_part"];
 
 /// Answers the scenarios do not reach: every option key and each error kind.
 #[tokio::test]
@@ -966,9 +971,11 @@ fn doc_types(cell: &str) -> Option<Types> {
             (Some('['), _) => "array",
             (_, "string" | "strings") => "string",
             (_, "true" | "false" | "boolean") => "boolean",
-            (_, "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "behaviour") => {
-                "object"
-            }
+            (
+                _,
+                "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "ContentPart"
+                | "behaviour",
+            ) => "object",
             (_, w) => ALL_TYPES.iter().copied().find(|t| *t == w)?,
         };
         types.insert(t);

@@ -80,6 +80,9 @@ fn the_starter_passes_its_stated_scenarios_and_skips_the_rest_as_unsupported() {
             .entry(section.unwrap_or("?").to_string())
             .or_default();
         match s["status"].as_str() {
+            // A scenario of a SPEC text after the one the starter declares (the pinned one) is
+            // not the starter's to run: skipped by version, counted nowhere.
+            Some("skipped") if message.is_some_and(|m| m.starts_with("holds for SPEC ≥")) => {}
             Some("passed") => entry.0 += 1,
             Some("skipped") if message.is_some_and(refused_by_the_starter) => entry.1 += 1,
             _ => wrong.push(format!("{name} [{}]: {}", s["status"], s["message"])),

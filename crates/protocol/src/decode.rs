@@ -1145,6 +1145,32 @@ mod tests {
         ] {
             assert_eq!(rule("execute", result(r)), Some(spec_rule::TOOL_RESULT));
         }
+        // SPEC §1B parts: the shape, exactly one of data/url, the standard padded alphabet.
+        for part in [
+            json!({"type": "image", "mimeType": "image/png", "data": "AA==", "url": "https://x.test/a"}),
+            json!({"type": "audio", "mimeType": "audio/wav"}),
+            json!({"type": "image", "data": "AA=="}),
+            json!({"type": "file", "mimeType": "application/pdf", "data": "AA"}),
+            json!({"type": "file", "mimeType": "application/pdf", "data": "-_8="}),
+            json!({"type": "video", "mimeType": "video/mp4", "data": "AA=="}),
+            json!({"type": "text"}),
+            json!({"type": "image", "mimeType": "image/png", "data": "AA==", "path": "/x.png"}),
+        ] {
+            let r = json!({"output": "x", "isError": false, "parts": [part]});
+            assert_eq!(
+                rule("execute", result(r)),
+                Some(spec_rule::CONTENT_PART),
+                "{part}"
+            );
+        }
+        let parts = json!({"output": "x", "isError": false, "parts": [
+            {"type": "text", "text": "t"},
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+            {"type": "file", "mimeType": "application/pdf", "url": "https://x.test/r.pdf", "name": "r.pdf"}]});
+        assert!(decode_response("execute", &result(parts), None).is_ok());
+        // `[]` is how no driver writes "no parts": the protocol's rendering rule, the driver's.
+        let empty = result(json!({"output": "x", "isError": false, "parts": []}));
+        assert_eq!(rule("execute", empty), None);
         let pending = result(json!({"output": "p", "isError": true, "metadata":
             {"pending": {"id": "", "kind": "approval", "prompt": "p"}}}));
         assert_eq!(rule("execute", pending), Some(spec_rule::REQUEST));

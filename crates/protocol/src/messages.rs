@@ -793,8 +793,10 @@ pub struct ContentPartResponse {
     /// Its decoded byte count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
-    /// `{type, mimeType, bytes}`: how logs and events render it.
+    /// `{type, mimeType, bytes}`: how logs and events render it (open here: the scenario
+    /// comparing it whole names a `data` key as the leak it is).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("type" = "object"))]
     pub descriptor: Option<Value>,
     /// The part described in text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -985,7 +987,7 @@ mod tests {
 
     #[test]
     fn the_command_table_agrees_with_itself() {
-        assert_eq!(Command::ALL.len(), 45);
+        assert_eq!(Command::ALL.len(), 46);
         for (i, command) in Command::ALL.into_iter().enumerate() {
             let name = command.as_str();
             assert_eq!(Command::parse(name), Some(command), "{name}");

@@ -289,6 +289,27 @@ impl ContentPart {
         }))
     }
 
+    /// From what a Rust caller already holds (a `std::fs::File`, a socket, any `Read`): read
+    /// to its end now, eagerly, so the part never holds a half-read stream; a read error is an
+    /// error, never a broken part. The reader is the caller's (not closed here).
+    pub fn from_reader(
+        mut reader: impl std::io::Read,
+        mime_type: &str,
+        kind: Option<MediaKind>,
+    ) -> Result<ContentPart, ContentError> {
+        if mime_type.is_empty() {
+            return Err(ContentError::MissingMimeType);
+        }
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|e| ContentError::Read {
+                path: "the reader".to_string(),
+                message: e.to_string(),
+            })?;
+        ContentPart::from_bytes(&bytes, mime_type, kind)
+    }
+
     /// From a file: its bytes read now, base64d now; the mime type and kind from the media
     /// table, unless `mime_type` is given (then the table is not consulted). An unknown
     /// extension with no `mime_type` is an error naming it. The path never enters the part.
@@ -593,6 +614,27 @@ mod tests {
         assert!(e.to_string().contains(".xyz"), "{e}");
         let given = ContentPart::from_path(&odd, Some("text/x-notes")).unwrap();
         assert_eq!(given.type_name(), "file");
+    }
+
+    #[test]
+    fn readers_are_read_eagerly_and_their_errors_reported() {
+        let p = ContentPart::from_reader(&b"RIFF"[..], "audio/wav", None).unwrap();
+        assert_eq!(
+            wire(&p),
+            r#"{"type":"audio","mimeType":"audio/wav","data":"UklGRg=="}"#
+        );
+        struct Broken;
+        impl std::io::Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("pipe closed"))
+            }
+        }
+        let e = ContentPart::from_reader(Broken, "image/png", None).unwrap_err();
+        assert!(e.to_string().contains("pipe closed"), "{e}");
+        assert_eq!(
+            ContentPart::from_reader(&b""[..], "", None),
+            Err(ContentError::MissingMimeType)
+        );
     }
 
     #[test]
