@@ -5,12 +5,11 @@ Feature: Built-in read — media files as a description and one part; undecodabl
   description (`<path> (<mimeType>, <bytes> bytes)`, the path as given) and one part carrying
   its bytes; any other file is read as UTF-8 text, and bytes that are not UTF-8 are an
   `isError` result naming the file. The media files are conformance/fixtures/media/ (made by
-  its make.py). Every scenario here holds from SPEC 0.17.0; the intended clause ids of the index
-  after 0.17.0 are in each scenario's `# clauses:` line. (SPEC 0.16.0 left other bytes open:
+  its make.py). Every scenario here holds from SPEC 0.17.0: its clauses
+  (the newest text's index) arrive there. (SPEC 0.16.0 left other bytes open:
   builtins_read.feature's lenient scenario.)
 
-  # clauses: 4A.read.media-file 1.part-strings.read-media-output 4A.media-table.png
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-4A.read.media-file @clause-1.part-strings.read-media-output @clause-4A.media-table.png
   Scenario: read of a PNG answers its description and one image part with its bytes
     Holds from SPEC 0.17.0 (§4A media files; §1B's second byte-identical string).
     Given a toolkit built with no options
@@ -25,8 +24,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
                   "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}]}
       """
 
-  # clauses: 4A.read.media-file 4A.media-table.fixed-shared 4A.media-table.jpg-jpeg 4A.media-table.gif 4A.media-table.webp 4A.media-table.pdf 4A.media-table.mp3 4A.media-table.wav 1.part-strings.read-media-output
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-4A.read.media-file @clause-4A.media-table.fixed-shared @clause-4A.media-table.jpg-jpeg @clause-4A.media-table.gif @clause-4A.media-table.webp @clause-4A.media-table.pdf @clause-4A.media-table.mp3 @clause-4A.media-table.wav @clause-1.part-strings.read-media-output
   Scenario Outline: read of a <file> answers the table's mime type and part type
     Holds from SPEC 0.17.0 (the §4A media table).
     Given a toolkit built with no options
@@ -50,8 +48,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
       | clip.mp3   | audio | audio/mpeg      | 417   |
       | tone.wav   | audio | audio/wav       | 76    |
 
-  # clauses: 4A.read.media-file 1.part-strings.read-media-output
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-4A.read.media-file @clause-1.part-strings.read-media-output
   Scenario: read of a media file names the file as it was given
     Holds from SPEC 0.17.0 (§1B: `<path> (<mimeType>, <bytes> bytes)`, the SPEC's example
     `shot.png (image/png, 82 bytes)` is a relative path as given).
@@ -69,8 +66,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
       {"output": "{{TMP}}/shots/tiny.gif (image/gif, 6 bytes)", "isError": false, "$partial": true}
       """
 
-  # clauses: 1.content-part.image-shape
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-1.content-part.image-shape
   Scenario: read's image part has exactly the image shape's keys
     Holds from SPEC 0.17.0 (§1B: an image is `{type, mimeType, data?, url?}`, no `name`; only a
     file part has one). The cause, if it fails: a key outside the image shape.
@@ -85,8 +81,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
        "parts": [{"type": "image", "mimeType": "image/gif", "data": "R0lGODlhAQABAIAAAP8AAAAAACwAAAAAAQABAAACAkQBADs="}]}
       """
 
-  # clauses: 4A.read.undecodable-error 4A.common.failure-is-result
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-4A.read.undecodable-error @clause-4A.common.failure-is-result
   Scenario: read of a file that is not UTF-8 is an error result naming the file
     Holds from SPEC 0.17.0 (§4A: "Undecodable bytes ⇒ `isError:true` naming the file"); the
     positive control: a UTF-8 file beside it reads.
@@ -109,8 +104,7 @@ Feature: Built-in read — media files as a description and one part; undecodabl
     Then the result is not an error
     And the output contains "fine"
 
-  # clauses: 4A.read.text-otherwise-utf8 2.execute.text-only-no-parts-key
-  @spec-4A @since-0.17.0
+  @spec-4A @clause-4A.read.text-otherwise-utf8 @clause-2.execute.text-only-no-parts-key
   Scenario: read of a file outside the media table is text, with no parts key
     Holds from SPEC 0.17.0 (§4A: "Otherwise read as UTF-8 text"); notes.xyz's extension is
     not in the table, so its bytes are its text. The cause, if it fails: a part, or a refusal.

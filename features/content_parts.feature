@@ -6,11 +6,10 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
   constructors normalise what they are given (a path, bytes, a `data:` or `https:` URL) at
   construction. `content_part` (PROTOCOL.md §5.28) asks the port's own constructors; a
   construction error is the port's `raised`. The media files are conformance/fixtures/media/
-  (made by its make.py). Every scenario here holds from SPEC 0.17.0, which brings §1B; the
-  intended clause ids of the index after 0.17.0 are in each scenario's `# clauses:` line.
+  (made by its make.py). Every scenario here holds from SPEC 0.17.0: its clauses
+  (the newest text's index) arrive there.
 
-  # clauses: 1.edge-constructor.path 1.content-part.standard-base64 1.content-part.mime-type-spelling 4A.media-table.png
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.path @clause-1.content-part.standard-base64 @clause-1.content-part.mime-type-spelling @clause-4A.media-table.png
   Scenario: a part made from a PNG's path carries its bytes as standard padded base64 and the table's mime type
     Holds from SPEC 0.17.0 (§1B). The bytes are read at construction; `name` is not checked
     here (the scenario about a path's absence is below).
@@ -24,8 +23,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}
       """
 
-  # clauses: 4A.media-table.fixed-shared 4A.media-table.jpg-jpeg 4A.media-table.gif 4A.media-table.webp 4A.media-table.pdf 4A.media-table.mp3 4A.media-table.wav 1.edge-constructor.path
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-4A.media-table.fixed-shared @clause-4A.media-table.jpg-jpeg @clause-4A.media-table.gif @clause-4A.media-table.webp @clause-4A.media-table.pdf @clause-4A.media-table.mp3 @clause-4A.media-table.wav @clause-1.edge-constructor.path
   Scenario Outline: a part made from a path takes its type and mime type from the media table [<file>]
     Holds from SPEC 0.17.0 (the §4A media table, shared with §1B's constructors).
     When a content part is made from:
@@ -47,8 +45,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       | clip.mp3   | audio | audio/mpeg      |
       | tone.wav   | audio | audio/wav       |
 
-  # clauses: 1.content-part.never-a-path 0.content-part.never-a-path 1.edge-constructor.normalise-at-construction
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.content-part.never-a-path @clause-0.content-part.never-a-path @clause-1.edge-constructor.normalise-at-construction
   Scenario: a part made from a path holds no path
     Holds from SPEC 0.17.0 (§1B "never a path"). The cause, if it fails: the part keeps where
     the file was (a `url` or a value naming its directory); the positive control is that the
@@ -64,8 +61,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
     And the content part does not contain "{{FIXTURES}}"
     And the content part does not contain "media/"
 
-  # clauses: 1.edge-constructor.unknown-extension-error 1.edge-constructor.no-mime-sniffing
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.unknown-extension-error @clause-1.edge-constructor.no-mime-sniffing
   Scenario: a path whose extension is not in the media table is refused, naming the extension
     Holds from SPEC 0.17.0 (§1B: "a typed error naming the extension"); the positive control:
     the same constructor makes a part from a file whose extension is in the table.
@@ -83,8 +79,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "file", "mimeType": "application/pdf", "data": {"$regex": "^JVBERi0xLjQK"}, "$partial": true}
       """
 
-  # clauses: 1.edge-constructor.unknown-extension-error
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.unknown-extension-error
   Scenario: a path whose extension is not in the media table makes a part with an explicit mime type
     Holds from SPEC 0.17.0 (§1B: the error is for an unknown extension "with no explicit
     `mimeType`"). A port whose path constructor takes no mime type answers `unsupported`.
@@ -97,8 +92,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "file", "mimeType": "application/pdf", "data": "bm90IGluIHRoZSBtZWRpYSB0YWJsZQo=", "$partial": true}
       """
 
-  # clauses: 1.edge-constructor.native-bytes 1.content-part.standard-base64
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.native-bytes @clause-1.content-part.standard-base64
   Scenario: a part made from bytes and a mime type carries those bytes base64d
     Holds from SPEC 0.17.0 (§1B native bytes). `bytes` crosses the protocol as base64 and the
     driver hands its port the decoded bytes (PROTOCOL.md §5.28).
@@ -111,8 +105,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "audio", "mimeType": "audio/wav", "data": "AAECA/7/"}
       """
 
-  # clauses: 1.edge-constructor.native-bytes
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.native-bytes
   Scenario: bytes without a mime type are refused
     Holds from SPEC 0.17.0 (§1B: for native bytes "`mimeType` required"); the positive
     control: the same bytes with a mime type make a part.
@@ -130,8 +123,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/png", "data": "AAECAw=="}
       """
 
-  # clauses: 1.edge-constructor.data-url
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.data-url
   Scenario: a data: URL becomes mimeType and data, never a url
     Holds from SPEC 0.17.0 (§1B: "parsed into `{mimeType, data}` — never stored as `url`").
     When a content part is made from:
@@ -143,8 +135,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/gif", "data": "R0lGODlhAQABAIAAAP8AAAAAACwAAAAAAQABAAACAkQBADs="}
       """
 
-  # clauses: 1.edge-constructor.https-url
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.edge-constructor.https-url
   Scenario: an https: URL is kept as url, with no data
     Holds from SPEC 0.17.0 (§1B: "an `https:` URL | kept as `url`").
     When a content part is made from:
@@ -156,8 +147,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/png", "url": "https://example.test/charts/q3.png"}
       """
 
-  # clauses: 1.content-part.both-or-neither-error 1.content-part.exactly-one-source 0.content-part.mime-and-one-source
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.content-part.both-or-neither-error @clause-1.content-part.exactly-one-source @clause-0.content-part.mime-and-one-source
   Scenario: a part with both data and url is a construction error
     Holds from SPEC 0.17.0 (§1B: "Both, or neither, is a typed construction error"); the
     positive control: the same fields with data only make the part.
@@ -175,8 +165,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/png", "data": "AAECAw=="}
       """
 
-  # clauses: 1.content-part.both-or-neither-error 1.content-part.exactly-one-source
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.content-part.both-or-neither-error @clause-1.content-part.exactly-one-source
   Scenario: a part with neither data nor url is a construction error
     Holds from SPEC 0.17.0 (§1B: "Both, or neither, is a typed construction error"); the
     positive control: the same fields with a url make the part.
@@ -194,8 +183,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "audio", "mimeType": "audio/wav", "url": "https://example.test/a.wav"}
       """
 
-  # clauses: 1.part-strings.described-in-text 1.part-strings.bytes-decoded-integer 1.part-strings.byte-identical
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.part-strings.described-in-text @clause-1.part-strings.bytes-decoded-integer @clause-1.part-strings.byte-identical
   Scenario: a part described in text is its type, mime type and decoded byte count
     Holds from SPEC 0.17.0 (§1B's first byte-identical string, with the SPEC's own example:
     82 bytes of a PNG).
@@ -212,8 +200,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       82
       """
 
-  # clauses: 1.part-strings.unsupported-placeholder 1.part-strings.byte-identical
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.part-strings.unsupported-placeholder @clause-1.part-strings.byte-identical
   Scenario: an unsupported part's placeholder names its type, mime type and decoded byte count
     Holds from SPEC 0.17.0 (§1B's third byte-identical string).
     When a content part is made from:
@@ -225,8 +212,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       "[unsupported audio part (audio/wav, 76 bytes)]"
       """
 
-  # clauses: 1.part-strings.url-zero-bytes
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.part-strings.url-zero-bytes
   Scenario: a part carrying a url renders its byte count as 0
     Holds from SPEC 0.17.0 (§1B: "A part carrying a `url` instead of `data` renders `<bytes>`
     as `0`").
@@ -243,8 +229,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       "[unsupported file part (application/pdf, 0 bytes)]"
       """
 
-  # clauses: 1.part-render.descriptor-never-data
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.part-render.descriptor-never-data
   Scenario: a part is rendered as its type, mime type and decoded bytes, never its data
     Holds from SPEC 0.17.0 (§1B: logs and events render `{type, mimeType, bytes}`; `data` is
     never logged). The descriptor is compared whole, so a `data` key in it fails.
@@ -257,8 +242,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/gif", "bytes": 35}
       """
 
-  # clauses: 1.token-estimate.formula
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.token-estimate.formula
   Scenario Outline: a part's token estimate is max(85, floor(decodedBytes / 750)) [<file>]
     Holds from SPEC 0.17.0 (§1B's normative estimate): long.wav is 96044 bytes (128 tokens),
     clip.mp3 (417 bytes) stays at the floor of 85.
@@ -276,8 +260,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       | long.wav | 128    |
       | clip.mp3 | 85     |
 
-  # clauses: 1.token-estimate.formula 1.part-strings.url-zero-bytes
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.token-estimate.formula @clause-1.part-strings.url-zero-bytes
   Scenario: a url part's token estimate is the floor of 85
     Holds from SPEC 0.17.0 (§1B: a url part has 0 decoded bytes, and "a part is never free").
     When a content part is made from:
@@ -302,8 +285,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"type": "image", "mimeType": "image/png", "data": {"$match": "string"}, "$partial": true}
       """
 
-  # clauses: 1.tool-result.parts-optional 1.tool-result.output-required-with-parts
-  @spec-1 @since-0.17.0
+  @spec-1 @clause-1.tool-result.parts-optional @clause-1.tool-result.output-required-with-parts
   Scenario: a native tool's parts reach its result beside its output
     Holds from SPEC 0.17.0 (§1: `ToolResult.parts`, `output` still required). The tool is the
     `parts` behaviour (PROTOCOL.md §7), built with the port's own part type.

@@ -6,9 +6,8 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
   or audio entry as that part with the server's base64 verbatim, a `resource_link` as a file
   part by `url`, a `resource` blob as a file part by `data`; a `resource` text is output, not a
   part. A text-only result has no `parts` key; a result with no text entries describes its
-  parts in its output. The server is mock-servers/scenarios/parts.json. Every scenario here
-  holds from SPEC 0.17.0, which brings these rules; the intended clause ids of the index after
-  0.17.0 are in each scenario's `# clauses:` line.
+  parts in its output. The server is mock-servers/scenarios/parts.json. Every scenario here holds from SPEC 0.17.0: its clauses
+  (the newest text's index) arrive there.
 
   Background:
     Given the toolkit options:
@@ -19,8 +18,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       """
     And the toolkit is built
 
-  # clauses: 2.execute.parts-every-branch 2.execute.parts-before-short-circuits 2.execute.part-image 2.execute.part-audio 0.mcp-execute.non-text-parts
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.parts-every-branch @clause-2.execute.parts-before-short-circuits @clause-2.execute.part-image @clause-2.execute.part-audio @clause-0.mcp-execute.non-text-parts
   Scenario Outline: an <kind> entry becomes a part on the <branch> branch
     Holds from SPEC 0.17.0 (§2: parts on every branch, collected before the short-circuits);
     the image's and the audio's base64 is the server's, verbatim.
@@ -40,8 +38,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       | audio | structured | false | audio/wav | UklGRiQAAABXQVZF |
       | audio | error      | true  | audio/wav | UklGRiQAAABXQVZF |
 
-  # clauses: 2.execute.parts-every-branch 2.execute.parts-before-short-circuits 2.execute.part-resource-link
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.parts-every-branch @clause-2.execute.parts-before-short-circuits @clause-2.execute.part-resource-link
   Scenario Outline: a resource_link becomes a file part by url on the <branch> branch
     Holds from SPEC 0.17.0 (§2: `resource_link` ⇒ `{type:"file", url: <uri>, mimeType?, name?}`);
     the optional keys are not pinned.
@@ -58,8 +55,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       | structured | false |
       | error      | true  |
 
-  # clauses: 2.execute.parts-every-branch 2.execute.parts-before-short-circuits 2.execute.part-resource-blob
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.parts-every-branch @clause-2.execute.parts-before-short-circuits @clause-2.execute.part-resource-blob
   Scenario Outline: a resource blob becomes a file part by data on the <branch> branch
     Holds from SPEC 0.17.0 (§2: `resource` w/ `blob` ⇒ `{type:"file", mimeType, data: <blob>,
     name?: <uri>}`); the optional name is not pinned.
@@ -76,8 +72,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       | structured | false |
       | error      | true  |
 
-  # clauses: 2.execute.part-resource-text 0.mcp-execute.non-text-parts
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.part-resource-text @clause-0.mcp-execute.non-text-parts
   Scenario: a resource's text is appended to the output, not made a part
     Holds from SPEC 0.17.0 (§2: `resource` w/ `text` ⇒ appended to `output` (not a part)).
     The cause, if it fails: the text is lost or becomes a part; the server's text entry comes
@@ -88,8 +83,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       {"output": {"$regex": "^here it is\\s*inside the note$"}, "isError": false, "parts": {"$absent": true}, "$partial": true}
       """
 
-  # clauses: 2.execute.part-resource-text
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.part-resource-text
   Scenario Outline: a resource's text is never a part on the <branch> branch
     Holds from SPEC 0.17.0 (§2: a `resource` text is "not a part"); whether it joins a
     structured or error output is open (NOTES #350), so the output is not checked.
@@ -104,8 +98,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       | structured | false |
       | error      | true  |
 
-  # clauses: 2.execute.text-only-no-parts-key 1.tool-result.parts-optional
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-2.execute.text-only-no-parts-key @clause-1.tool-result.parts-optional
   Scenario: a text-only result has no parts key
     Holds from SPEC 0.17.0 (§2: "A text-only result yields no `parts` key at all"); the
     positive control: the same server's image result on the plain branch carries one.
@@ -120,8 +113,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       {"output": "here it is", "isError": false, "parts": [{"$match": "object"}], "$partial": true}
       """
 
-  # clauses: 1.tool-result.output-required-with-parts 1.tool-result.output-always-required
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-1.tool-result.output-required-with-parts @clause-1.tool-result.output-always-required
   Scenario: a result with parts keeps its text output
     Holds from SPEC 0.17.0 (§1: `output` stays required even when `parts` is present).
     When "parts_image_plain" is executed
@@ -130,8 +122,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       {"output": "here it is", "isError": false, "parts": [{"type": "image", "$partial": true}], "$partial": true}
       """
 
-  # clauses: 1.part-strings.mcp-no-text-output 1.part-strings.described-in-text
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-1.part-strings.mcp-no-text-output @clause-1.part-strings.described-in-text
   Scenario: an image-only result's output describes the image
     Holds from SPEC 0.17.0 (§1B: an MCP result with no text entries takes the described form
     for `output`): the server's image is 8 bytes decoded.
@@ -141,8 +132,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       {"output": "image (image/png, 8 bytes)", "isError": false, "parts": [{"type": "image", "$partial": true}], "$partial": true}
       """
 
-  # clauses: 1.part-strings.mcp-no-text-output 1.part-strings.url-zero-bytes
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-1.part-strings.mcp-no-text-output @clause-1.part-strings.url-zero-bytes
   Scenario: a result without text describes each part on its own line, a url part as 0 bytes
     Holds from SPEC 0.17.0 (§1B: one line per part, joined with "\n"; a url part renders
     `<bytes>` as `0`).
@@ -154,8 +144,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       file (application/pdf, 0 bytes)
       """
 
-  # clauses: 0.mcp-execute.non-text-parts 2.execute.parts-every-branch
-  @spec-2 @since-0.17.0
+  @spec-2 @clause-0.mcp-execute.non-text-parts @clause-2.execute.parts-every-branch
   Scenario: nothing is dropped: every non-text entry of one result becomes a part
     Holds from SPEC 0.17.0 (§0.4: "Nothing is dropped silently"). The order of the parts is
     not pinned; the text resource stays output.
