@@ -8,7 +8,9 @@
 #                           the tool, as ports prefix their messages (`question: toy port, not
 #                           implemented`), so a scenario that checks only `isError`, or a word
 #                           the tool's name holds, cannot tell it from the right error
-#                           (keeping the real output would leave error answers intact)
+#                           (keeping the real output would leave error answers intact); the
+#                           tool never runs, as in a port that lacks it, so a scenario cannot
+#                           pass on the effects (a file written, a process gone) alone
 #   --no-skill-discovery    a `build` whose options carry `skillsDir` answers `unsupported`
 #                           (a port without skill discovery: the scenario is skipped, which a
 #                           run counts as green), so a scenario that builds with `skillsDir`
@@ -61,6 +63,15 @@ def forward_requests():
                     emit(own)
                 continue
             with lock:
+                if (
+                    "--builtins-error" in flags
+                    and req.get("cmd") == "execute"
+                    and req.get("name") in builtins.get(req.get("toolkit"), set())
+                ):
+                    name = req.get("name")
+                    emit({"seq": req.get("seq"), "ok": True,
+                          "result": {"isError": True, "output": f"{name}: toy port, not implemented"}})
+                    continue
                 if req.get("cmd") == "build":
                     pending[req.get("seq")] = ("build", req.get("id"))
                 elif req.get("cmd") == "execute":
