@@ -103,7 +103,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
       | streams | anthropic |
       | asks    | anthropic |
 
-  @spec-8 @clause-8.metrics.parts-never-data @clause-1.part-render.descriptor-never-data
+  @spec-8 @clause-8.metrics.parts-never-data @partial-clause-1.part-render.descriptor-never-data
   Scenario: a part's data reaches the LLM request body and nothing the run reports
     The base64 `Q0FOQVJZLXBheWxvYWQ=` is a canary: it is in the request the client sent, and in the
     transcript (`messages`, which holds the user turn as sent), and in no event, hook record,
