@@ -426,7 +426,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     Then the run text is "done: snapped"
     And LLM request 2 body at "messages[-1]" is:
       """
-      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_s1", "content": {"$unordered": [
+      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_s1", "$partial": true, "content": {"$unordered": [
         {"type": "text", "text": "snapped"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}}]}
       """
@@ -462,6 +462,8 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
   @spec-11 @clause-11.inbound.content-parts-translated @clause-11.inbound.non-text-never-dropped
   Scenario: translate to anthropic: an array content's image is translated, its text concatenated
     The order of the concatenated text and the translated parts is open (NOTES #386): any order.
+    The image is a §1B part inside the OpenAI message, the form every reading of "non-text parts"
+    takes; OpenAI's own `image_url` is the twin below.
     Given a client created with:
       """
       {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key"}
@@ -469,7 +471,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     When the client translates:
       """
       {"messages": [{"role": "user", "content": [{"type": "text", "text": "Hello "},
-        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}, {"type": "text", "text": "world"}]}]}
+        {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}, {"type": "text", "text": "world"}]}]}
       """
     Then the run did not raise
     And LLM request 1 body at "messages[0].content" is:
@@ -489,7 +491,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
       {"messages": [{"role": "user", "content": "read it"},
         {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "fetch", "arguments": "{}"}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": [{"type": "text", "text": "the file"},
-          {"type": "file", "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}}]}]}
+          {"type": "file", "mimeType": "application/pdf", "data": "JVBERi0xLjQK"}]}]}
       """
     Then the run did not raise
     And LLM request 1 body at "messages[-1].content[0].tool_use_id" is "call_1"
@@ -497,10 +499,30 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     And LLM request 1 body at "messages[-1].content[0].content" contains "\"type\":\"document\""
     And LLM request 1 body at "messages[-1].content[0].content" contains "JVBERi0xLjQK"
 
-  @spec-11 @partial-clause-11.inbound.content-parts-translated
-  Scenario: translate to anthropic: an array content's audio has no block and is refused, not dropped
-    The caller gave the audio, so it is an attached part (§8A): the cause is the refusal, seen as
-    no request recorded.
+  @spec-11 @beyond-spec
+  Scenario: Beyond the SPEC: translate to anthropic: OpenAI's own image_url part is translated too
+    Beyond the SPEC: whether "non-text parts" of an OpenAI message include OpenAI's own part types
+    or only §1B parts is open (NOTES #386); the reference reads both.
+    Given a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key"}
+      """
+    When the client translates:
+      """
+      {"messages": [{"role": "user", "content": [{"type": "text", "text": "Hello"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]}
+      """
+    Then the run did not raise
+    And LLM request 1 body at "messages[0].content[1]" is:
+      """
+      {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+      """
+
+  @spec-11 @beyond-spec
+  Scenario: Beyond the SPEC: translate to anthropic: an array content's audio is an attached part, refused before the call
+    Beyond the SPEC: whether a translate request's parts are attached (§8A: a typed error) or
+    degrade like a tool's (the placeholder) is open (NOTES #386); the reference reads them as the
+    caller's, so attached: the cause is the refusal, seen as no request recorded.
     Given a client created with:
       """
       {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key", "retries": 0}
@@ -508,7 +530,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     When the client translates:
       """
       {"messages": [{"role": "user", "content": [{"type": "text", "text": "listen"},
-        {"type": "input_audio", "input_audio": {"data": "UklGRiQAAABXQVZF", "format": "wav"}}]}]}
+        {"type": "audio", "mimeType": "audio/wav", "data": "UklGRiQAAABXQVZF"}]}]}
       """
     Then the run raised an error mentioning ""
     And the LLM received 0 requests
