@@ -112,9 +112,10 @@ step! {
         match text.find(needle.as_str()) {
             None => Ok(()),
             Some(at) => {
-                let from = text.floor_char_boundary(at.saturating_sub(120));
-                fail(format!("the `{cmd}` answer renders {needle:?} outside its transcript: …{}…",
-                    &text[from..text.ceil_char_boundary((at + needle.len() + 40).min(text.len()))]))
+                // From a char boundary about 120 characters before the find.
+                let from = text[..at].char_indices().rev().nth(120).map_or(0, |(i, _)| i);
+                fail(format!("the `{cmd}` answer renders {needle:?} outside its transcript: …{}",
+                    toolnexus_ports::port::truncate(&text[from..], 300)))
             }
         }
     }

@@ -434,6 +434,10 @@ pub fn tool_result_messages(style: Style, replies: &[ToolReply]) -> Vec<Value> {
         .unwrap_or_default()
 }
 
+/// openai's synthetic `user` message of a turn's relocated parts, keyed by the `tool_call_id`
+/// of the last tool message it follows.
+pub type Relocated = (String, Value);
+
 /// Tool results with their parts (§8A): anthropic keeps each part as a block in its
 /// `tool_result.content`, after the output's text block; openai's tool message carries the
 /// output plus text parts only, and every non-text part of the turn goes, in call order,
@@ -443,7 +447,7 @@ pub fn tool_result_messages(style: Style, replies: &[ToolReply]) -> Vec<Value> {
 pub fn tool_results_with_parts(
     policy: &Policy<'_>,
     replies: &[ToolReply],
-) -> Result<(Vec<Value>, Option<(String, Value)>), PartError> {
+) -> Result<(Vec<Value>, Option<Relocated>), PartError> {
     match policy.style {
         Style::OpenAi => {
             let mut messages = Vec::new();
