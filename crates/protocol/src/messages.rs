@@ -795,7 +795,7 @@ pub struct ContentPartResponse {
     pub bytes: Option<u64>,
     /// `{type, mimeType, bytes}`: how logs and events render it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub descriptor: Option<Value>,
+    pub descriptor: Option<serde_json::Map<String, Value>>,
     /// The part described in text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub described: Option<String>,
