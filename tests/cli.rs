@@ -116,7 +116,7 @@ fn a_driver_that_exits_after_hello_fails_every_scenario_clearly() {
         &driver_script("quit-after-hello.sh"),
         "--section",
         "6,1",
-        // The pinned text's scenarios: a later text's are skipped by version, never sent.
+        // SPEC 0.16.0's §1: the content-part scenarios of 0.17.0 are out of a 0.16.0 port's scope.
         "--spec",
         "0.16.0",
     ]);
@@ -507,6 +507,7 @@ fn a_caught_tool_panic_is_one_line_on_stderr_not_a_backtrace_note() {
 #[test]
 fn junit_output_has_one_suite_per_section_and_a_case_per_scenario() {
     let out = bin()
+        // SPEC 0.16.0's scenarios: §1's content parts (0.17.0) would grow the counts.
         .args([
             "run",
             "--format",
@@ -675,6 +676,7 @@ fn expected_failures_turn_known_failures_green_and_flag_new_ones_and_unexpected_
 #[test]
 fn report_combines_json_results_into_one_html_page() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // SPEC 0.16.0's scenarios: those of 0.17.0's content parts name https URLs in their steps.
     let (_, reference) = run_json(&["--section", "6,1", "--spec", "0.16.0"]);
     let (_, crashed) = run_json(&[
         "--port",

@@ -919,7 +919,7 @@ fn command_fields(schema: &Value, cmd: &str) -> (Fields, Fields) {
 /// `array of …` and `object K → V` (one type, whatever `\|` the element or value has);
 /// otherwise alternatives split by `\|` or ` or `, each read by its start: a quoted literal is
 /// a string, `{…}` an object, `[…]` an array, a JSON type name (`strings` too) itself, and
-/// `ToolResult`, `RunResult`, `Request`, `Answer`, `SkillDef`, `behaviour` objects.
+/// `ToolResult`, `RunResult`, `Request`, `Answer`, `SkillDef`, `ContentPart`, `behaviour` objects.
 fn doc_types(cell: &str) -> Option<Types> {
     let text = cell.replace('`', "");
     let text = text.trim();
@@ -973,8 +973,8 @@ fn doc_types(cell: &str) -> Option<Types> {
             (_, "true" | "false" | "boolean") => "boolean",
             (
                 _,
-                "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "ContentPart"
-                | "behaviour",
+                "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "behaviour"
+                | "ContentPart",
             ) => "object",
             (_, w) => ALL_TYPES.iter().copied().find(|t| *t == w)?,
         };

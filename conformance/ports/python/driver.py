@@ -423,6 +423,22 @@ def content_module():
         raise lacks("content parts (toolnexus.content)") from None
 
 
+def loop_prompt(req):
+    """A loop command's `prompt` (PROTOCOL.md §5.15): a string as it is; a list of parts (SPEC
+    0.17.0) built with the port's own `toolnexus.content.part`, passed where the string goes
+    (its `run`/`stream`/`ask` take `str | list`). A release without content parts: unsupported."""
+    prompt = req.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if not isinstance(prompt, list) or not all(isinstance(p, dict) for p in prompt):
+        raise bad('"prompt" must be a string or an array of content parts')
+    content = content_module()
+    try:
+        return [content.part(**p) for p in prompt]
+    except content.ContentPartError as e:
+        raise bad(f"prompt: {e}") from None
+
+
 def part_json(p):
     if isinstance(p, dict):
         return plain(p)
@@ -495,7 +511,10 @@ CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKe
                "retries": "retries", "retryBaseMs": "retry_base_ms", "timeoutMs": "timeout_ms",
                "requestParams": "request_params", "bodyTransform": "body_transform",
                "hooks": "hooks", "onError": "on_error", "onMetric": "on_metric",
-               "store": "store", "generate": "generate", "waitFor": "wait_for"}
+               "store": "store", "generate": "generate", "waitFor": "wait_for",
+               # SPEC 0.17.0 §8A / §1B: a release without them answers `unsupported` (create_client's
+               # signature lacks the keyword).
+               "onUnsupportedPart": "on_unsupported_part", "maxPartBytes": "max_part_bytes"}
 HOOK_KEYS = {"beforeLLM": "before_llm", "afterLLM": "after_llm", "beforeTool": "before_tool",
              "afterTool": "after_tool"}
 
@@ -1399,10 +1418,10 @@ def make_client(options):
             value = client_wait_for(value, rec)
         elif key in ("headers", "requestParams") and not isinstance(value, dict):
             raise bad(f"{key} must be an object")
-        elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs") and (
+        elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs", "maxPartBytes") and (
                 not isinstance(value, int) or isinstance(value, bool)):
             raise bad(f"{key} must be an integer")
-        elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt") and not isinstance(value, str):
+        elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt", "onUnsupportedPart") and not isinstance(value, str):
             raise bad(f"{key} must be a string")
         kwargs[CLIENT_KEYS[key]] = value
     seams = (("hooks", "hookCalls"), ("on_metric", "metricEvents"), ("on_error", "onErrorCalls"),
@@ -1526,6 +1545,7 @@ def implemented():
     """`hello.implements`: the core sections, and each later one whose API this release has."""
     optional = [("7B", HAS_SERVE), ("7C", HAS_SERVE and takes(toolnexus.Toolkit.serve, "mcp")),
                 ("8", HAS_CLIENT), ("10", HAS_CLIENT and takes(_create_client, "wait_for")),
+                ("8A", HAS_CLIENT and takes(_create_client, "on_unsupported_part")),
                 ("11", HAS_TRANSLATE), ("7D", HAS_AGENTS), ("7F", HAS_COMPACT)]
     return SECTIONS + [section for section, present in optional if present]
 
@@ -1751,7 +1771,7 @@ class Session:
         entry = self.client_entry(req)
         client = entry.client
         method = client_method(client, cmd)
-        prompt = field(req, "prompt", str, "a string")
+        prompt = loop_prompt(req)
         toolkit = await self.loop_toolkit(req, method)
         allowed = {"run": [("history", "history")],
                    "stream": [("history", "history"), ("id", "id")],

@@ -52,8 +52,16 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
         system_prompt: o.system_prompt.clone(),
         timeout_ms: o.timeout_ms,
         request_params: o.request_params.clone().unwrap_or_default(),
+        max_part_bytes: o.max_part_bytes,
         ..ClientOptions::default()
     };
+    if let Some(mode) = &o.on_unsupported_part {
+        options.on_unsupported_part = Some(
+            toolnexus_reference::client::OnUnsupportedPart::parse(mode).ok_or_else(|| {
+                format!("onUnsupportedPart must be \"error\" or \"text\", got {mode:?}")
+            })?,
+        );
+    }
     if let Some(n) = o.max_turns {
         options.max_turns = u32::try_from(n).map_err(|_| format!("maxTurns {n} is too large"))?;
     }

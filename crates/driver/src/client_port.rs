@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use toolnexus_reference::client::Prompt;
 
 use futures::StreamExt;
 use serde_json::{json, Map, Value};
@@ -31,8 +32,8 @@ pub struct Clients {
 pub enum LoopCommand {
     /// §5.15.
     Run {
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt (a string or parts).
+        prompt: Prompt,
         /// A prior transcript.
         history: Vec<Value>,
         /// Fire the cancel this long after the start.
@@ -40,8 +41,8 @@ pub enum LoopCommand {
     },
     /// §5.16.
     Stream {
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt (a string or parts).
+        prompt: Prompt,
         /// The thread id.
         id: Option<String>,
         /// A prior transcript.
@@ -51,8 +52,8 @@ pub enum LoopCommand {
     },
     /// §5.17.
     Ask {
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt (a string or parts).
+        prompt: Prompt,
         /// The thread id.
         id: Option<String>,
         /// Collect `on_text` deltas.
@@ -145,7 +146,7 @@ impl Clients {
                     history,
                     cancel: cancel_after(cancel_after_ms),
                 };
-                outcome(c.client.run(&prompt, opts).await)
+                outcome(c.client.run(prompt, opts).await)
             }
             LoopCommand::Stream {
                 prompt,
@@ -160,7 +161,7 @@ impl Clients {
                 };
                 let mut events = Vec::new();
                 let mut raised = None;
-                let mut stream = c.client.stream(&prompt, opts, id);
+                let mut stream = c.client.stream(prompt, opts, id);
                 while let Some(item) = stream.next().await {
                     match item {
                         Ok(ev) => events.push(event_json(&ev)),
@@ -193,7 +194,7 @@ impl Clients {
                     }),
                     cancel: None,
                 };
-                let mut body = outcome(c.client.ask(&prompt, opts).await);
+                let mut body = outcome(c.client.ask(prompt, opts).await);
                 if on_text {
                     let d = std::mem::take(&mut *deltas.lock().unwrap_or_else(|p| p.into_inner()));
                     body.insert("textDeltas".into(), json!(d));
@@ -384,5 +385,24 @@ fn event_json(ev: &StreamEvent) -> Value {
             "request": serde_json::to_value(request).unwrap_or(Value::Null)}),
         StreamEvent::Usage { usage } => json!({"type": "usage", "usage": usage_json(usage)}),
         StreamEvent::Done { result } => json!({"type": "done", "result": result_json(result)}),
+    }
+}
+
+/// A protocol `prompt` as the reference's: a string as it is, each part through the
+/// reference's own validating construction (its serde form).
+pub fn prompt_of(p: toolnexus_protocol::client::Prompt) -> Result<Prompt, String> {
+    use toolnexus_protocol::client::Prompt as Wire;
+    match p {
+        Wire::Text(s) => Ok(Prompt::Text(s)),
+        Wire::Parts(parts) => parts
+            .into_iter()
+            .map(|part| {
+                serde_json::to_value(part)
+                    .map_err(|e| e.to_string())
+                    .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Prompt::Parts)
+            .map_err(|e| format!("prompt: {e}")),
     }
 }

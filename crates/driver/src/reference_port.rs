@@ -26,8 +26,9 @@ use toolnexus_reference::tool::{Context, Tool};
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 17] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "10", "11",
+pub const IMPLEMENTS: [&str; 18] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "8A", "10",
+    "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.
@@ -174,7 +175,8 @@ impl ReferenceSession {
                 ..
             } => {
                 let command = LoopCommand::Run {
-                    prompt,
+                    prompt: crate::client_port::prompt_of(prompt)
+                        .map_err(|e| (ErrorKind::BadRequest, e))?,
                     history: history.unwrap_or_default(),
                     cancel_after_ms,
                 };
@@ -190,7 +192,8 @@ impl ReferenceSession {
                 ..
             } => {
                 let command = LoopCommand::Stream {
-                    prompt,
+                    prompt: crate::client_port::prompt_of(prompt)
+                        .map_err(|e| (ErrorKind::BadRequest, e))?,
                     id,
                     history: history.unwrap_or_default(),
                     cancel_after_ms,
@@ -206,7 +209,8 @@ impl ReferenceSession {
                 ..
             } => {
                 let command = LoopCommand::Ask {
-                    prompt,
+                    prompt: crate::client_port::prompt_of(prompt)
+                        .map_err(|e| (ErrorKind::BadRequest, e))?,
                     id,
                     on_text: on_text.unwrap_or(false),
                 };

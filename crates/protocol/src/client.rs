@@ -13,7 +13,7 @@ use crate::messages::ToolResult;
 
 /// Every client option key (§6A), the fields of [`ClientOptions`]; an unknown key is a
 /// `bad_request`. For drivers that read the options as JSON (the rust-crate port's).
-pub const CLIENT_OPTION_KEYS: [&str; 18] = [
+pub const CLIENT_OPTION_KEYS: [&str; 20] = [
     "baseUrl",
     "style",
     "model",
@@ -32,6 +32,8 @@ pub const CLIENT_OPTION_KEYS: [&str; 18] = [
     "store",
     "generate",
     "waitFor",
+    "onUnsupportedPart",
+    "maxPartBytes",
 ];
 
 /// `createClient` options, the SPEC's JS spelling (§6A).
@@ -92,6 +94,36 @@ pub struct ClientOptions {
     /// §10 `waitFor`: the toolkit's catalogue behaviours; each call lands in `waitForCalls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for: Option<crate::options::WaitForBehaviour>,
+    /// SPEC §8A `onUnsupportedPart` (0.17.0): `"error"` | `"text"`, kept as text so an
+    /// unknown one is the driver's own words; absent ⇒ by provenance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_unsupported_part: Option<String>,
+    /// SPEC §1B `maxPartBytes` (0.17.0): decoded bytes, enforced at request assembly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_part_bytes: Option<u64>,
+}
+
+/// A loop command's `prompt` (§5.15): a string, or (SPEC 0.17.0) a list of SPEC §1B
+/// ContentParts in the caller's order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Prompt {
+    /// A plain prompt.
+    Text(String),
+    /// Content parts, in order.
+    Parts(Vec<crate::messages::ContentPart>),
+}
+
+impl From<&str> for Prompt {
+    fn from(s: &str) -> Self {
+        Prompt::Text(s.to_string())
+    }
+}
+
+impl From<String> for Prompt {
+    fn from(s: String) -> Self {
+        Prompt::Text(s)
+    }
 }
 
 /// `hooks`: one behaviour per installed hook.

@@ -132,8 +132,8 @@ protocol_commands! {
         /// A toolkit id; absent ⇒ no toolkit.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         toolkit: Option<String>,
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt: a string or (SPEC 0.17.0) a list of ContentParts.
+        prompt: crate::client::Prompt,
         /// A prior transcript.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         history: Option<Vec<Value>>,
@@ -152,8 +152,8 @@ protocol_commands! {
         /// A toolkit id; absent ⇒ no toolkit.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         toolkit: Option<String>,
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt: a string or (SPEC 0.17.0) a list of ContentParts.
+        prompt: crate::client::Prompt,
         /// The stateful thread id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
@@ -175,8 +175,8 @@ protocol_commands! {
         /// A toolkit id; absent ⇒ no toolkit.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         toolkit: Option<String>,
-        /// The user prompt.
-        prompt: String,
+        /// The user prompt: a string or (SPEC 0.17.0) a list of ContentParts.
+        prompt: crate::client::Prompt,
         /// The conversation id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
@@ -796,8 +796,7 @@ pub struct ContentPartResponse {
     /// `{type, mimeType, bytes}`: how logs and events render it (open here: the scenario
     /// comparing it whole names a `data` key as the leak it is).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("type" = "object"))]
-    pub descriptor: Option<Value>,
+    pub descriptor: Option<serde_json::Map<String, Value>>,
     /// The part described in text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub described: Option<String>,

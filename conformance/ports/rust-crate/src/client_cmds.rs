@@ -19,7 +19,7 @@ use toolnexus::client::{
     create_client, create_in_process_client, AfterLlmEvent, AfterToolEvent, BeforeLlmEvent,
     BeforeToolEvent, BoxFuture, Client, ClientError, ClientOptions, ErrorInfo, ErrorTier,
     GenerateFn, Hooks, InProcessOptions, InProcessRequest, InProcessResponse, InProcessToolCall,
-    InProcessUsage, LlmOverride, MetricEvent, RunResult, StreamEvent, Style, ToolOverride,
+    InProcessUsage, LlmOverride, MetricEvent, Prompt, RunResult, StreamEvent, Style, ToolOverride,
     WaitForFn,
 };
 use toolnexus::store::ConversationStore;
@@ -761,6 +761,17 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
             "store" => o.store = Some(store(v)?),
             "generate" => gen = Some(generate(v, &rec)?),
             "waitFor" => o.wait_for = Some(client_wait_for(v, &rec)?),
+            // SPEC 0.17.0 §1B / §8A: the crate's own options (0 ⇒ no cap; "" ⇒ by provenance).
+            "maxPartBytes" => match uint(v, "maxPartBytes")? {
+                0 => return Err(unsupported("maxPartBytes 0: the crate reads 0 as no cap")),
+                n => o.max_part_bytes = n as usize,
+            },
+            "onUnsupportedPart" => {
+                o.on_unsupported_part = v
+                    .as_str()
+                    .ok_or_else(|| bad("onUnsupportedPart must be a string"))?
+                    .to_owned()
+            }
             _ => {}
         }
     }
@@ -774,7 +785,15 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
         Some(g) => {
             // SPEC §8 "In-process models": no baseUrl / apiKey / style; the crate's
             // InProcessOptions has no retries / retryBaseMs either (failures are final).
-            for k in ["baseUrl", "style", "apiKey", "retries", "retryBaseMs"] {
+            for k in [
+                "baseUrl",
+                "style",
+                "apiKey",
+                "retries",
+                "retryBaseMs",
+                "maxPartBytes",
+                "onUnsupportedPart",
+            ] {
                 if opts.contains_key(k) {
                     return Err(unsupported(format!(
                         "{k} with generate: the crate's in-process client takes no {k}"
@@ -928,7 +947,7 @@ pub async fn handle(
         "run" => {
             let tk = kit()?;
             e.rec.reset();
-            let prompt = str_field(req, "prompt")?.to_owned();
+            let prompt = loop_prompt(req)?;
             let hist = history(req)?;
             let cancel = cancel_token(req)?;
             let t0 = Instant::now();
@@ -941,7 +960,7 @@ pub async fn handle(
         "stream" => {
             let tk = kit()?;
             e.rec.reset();
-            let prompt = str_field(req, "prompt")?.to_owned();
+            let prompt = loop_prompt(req)?;
             if !history(req)?.is_empty() {
                 return Err(unsupported(
                     "stream with history: the crate's stream takes a conversation id, not a history",
@@ -999,7 +1018,7 @@ pub async fn handle(
         "ask" => {
             let tk = kit()?;
             e.rec.reset();
-            let prompt = str_field(req, "prompt")?.to_owned();
+            let prompt = loop_prompt(req)?;
             if !history(req)?.is_empty() {
                 return Err(unsupported(
                     "ask with history: the crate's ask loads history from its store",
@@ -1206,5 +1225,19 @@ mod tests {
             push_capped(&l, json!(i));
         }
         assert_eq!(l.lock().unwrap().len(), CAP);
+    }
+}
+
+/// A loop command's `prompt` (PROTOCOL.md §5.15): a string, or (SPEC 0.17.0) a list of parts
+/// read into the crate's own `ContentPart` by its serde form, handed over as its `Prompt`.
+fn loop_prompt(req: &Map<String, Value>) -> Res<Prompt> {
+    match req.get("prompt") {
+        Some(Value::String(s)) => Ok(Prompt::Text(s.clone())),
+        Some(v @ Value::Array(_)) => {
+            serde_json::from_value::<Vec<toolnexus::ContentPart>>(v.clone())
+                .map(Prompt::Parts)
+                .map_err(|e| bad(format!("prompt: {e}")))
+        }
+        _ => Err(bad("prompt must be a string or an array of content parts")),
     }
 }

@@ -33,8 +33,8 @@ use toolnexus::http::{http_tool, HttpToolOptions};
 use toolnexus::skills::{LoadSkillsOptions, SkillDef, SkillInfo};
 use toolnexus::toolkit::{SkillProvider, SkillProviderFuture};
 use toolnexus::{
-    define_tool, pending, Answer, ContentPart, McpConfigInput, Request, Tool, ToolContext, ToolResult,
-    ToolSource, Toolkit, ToolkitError, ToolkitOptions,
+    define_tool, pending, Answer, ContentPart, McpConfigInput, Request, Tool, ToolContext,
+    ToolResult, ToolSource, Toolkit, ToolkitError, ToolkitOptions,
 };
 
 const PORT_NAME: &str = "rust-crate";
@@ -181,7 +181,12 @@ fn content_part(req: &Map<String, Value>) -> Res<Value> {
     use base64::Engine as _;
     let from = as_obj(req.get("from").unwrap_or(&Value::Null), "from")?;
     let mime = opt_str(from, "mimeType", "from")?;
-    let made = match (from.get("path"), from.get("bytes"), from.get("url"), from.get("part")) {
+    let made = match (
+        from.get("path"),
+        from.get("bytes"),
+        from.get("url"),
+        from.get("part"),
+    ) {
         (Some(Value::String(p)), None, None, None) => {
             if mime.is_some() {
                 return Err(unsupported(
@@ -832,7 +837,7 @@ impl Session {
                     "implements".into(),
                     json!([
                         "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E",
-                        "7F", "8", "10", "11"
+                        "7F", "8", "8A", "10", "11"
                     ]),
                 );
             }

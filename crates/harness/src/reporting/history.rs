@@ -556,7 +556,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("0.16.0     0.16.0          3       1       2        0        -"),
+            text.contains(
+                "0.16.0     0.16.0   -                         3       1       2        0        -"
+            ),
             "{text}"
         );
         assert!(
@@ -584,8 +586,9 @@ mod tests {
         with_arrivals.releases[0].arrived = Some(vec!["8.x.y".into()]);
         let shown = super::text(&with_arrivals);
         assert!(
-            shown.contains("0.16.0     0.16.0          2       1       2        0        1")
-                && shown.contains("clauses arriving per release:\n  0.16.0   8.x.y\n"),
+            shown.contains(
+                "0.16.0     0.16.0   -                         2       1       2        0        1"
+            ) && shown.contains("clauses arriving per release:\n  0.16.0   8.x.y\n"),
             "{shown}"
         );
         assert!(

@@ -75,6 +75,53 @@ step! {
 }
 
 step! {
+    client_loop_prompt_parts: Actions, r#"^the client (?P<VERB>runs|streams|asks) with the prompt parts:$"# + "JSON array of SPEC §1B ContentParts",
+    "`run`, `stream` or `ask` whose `prompt` is this list of parts (SPEC 0.17.0, PROTOCOL.md §5.15)",
+    |StepCtx { port, st, step, arg, .. }| {
+        let parts = st.json_doc(step)?;
+        if !parts.is_array() {
+            return fail("the prompt parts must be a JSON array");
+        }
+        let cmd = match arg.at(1).as_str() {
+            "runs" => Command::Run,
+            "streams" => Command::Stream,
+            _ => Command::Ask,
+        };
+        loop_command(port, st, cmd, json!({"prompt": parts})).await
+    }
+}
+
+step! {
+    loop_answer_text_only_in_transcript: Expectations, r#"^the loop answer mentions "(?P<TEXT>[^"]+)" only in its transcript$"#,
+    "the last loop answer's compact JSON, with every `messages` transcript (the result's, a `done` event's) taken out, lacks TEXT: a part's `data` is never rendered in an error, an event or a record (SPEC §8: `{type, mimeType, bytes}` only)",
+    |StepCtx { st, arg, .. }| {
+        let (cmd, mut answer) = last_loop(st)?;
+        fn strip(v: &mut Value) {
+            match v {
+                Value::Object(m) => {
+                    m.remove("messages");
+                    m.values_mut().for_each(strip);
+                }
+                Value::Array(a) => a.iter_mut().for_each(strip),
+                _ => {}
+            }
+        }
+        strip(&mut answer);
+        let text = answer.to_string();
+        let needle = arg.at(1);
+        match text.find(needle.as_str()) {
+            None => Ok(()),
+            Some(at) => {
+                // From a char boundary about 120 characters before the find.
+                let from = text[..at].char_indices().rev().nth(120).map_or(0, |(i, _)| i);
+                fail(format!("the `{cmd}` answer renders {needle:?} outside its transcript: …{}",
+                    toolnexus_ports::port::truncate(&text[from..], 300)))
+            }
+        }
+    }
+}
+
+step! {
     client_streams_prompt: Actions, r#"^the client streams "(?P<PROMPT>[^"]*)"$"#,
     "`stream` with the built toolkit (if any)",
     |StepCtx { port, st, arg, .. }| {

@@ -82,6 +82,9 @@ pub enum ClientError {
         /// The host's reason.
         reason: String,
     },
+    /// A content part refused at request assembly (§8A / §1B `maxPartBytes`), before any
+    /// HTTP call; its message names the part by its descriptor, never its data.
+    Part(super::parts::PartError),
     /// The external cancel stopped the run.
     Cancelled,
     /// The whole-run `timeoutMs` passed.
@@ -151,6 +154,7 @@ impl fmt::Display for ClientError {
                 "nothing to resume: the history does not end with an assistant turn that called tools",
             ),
             ClientError::Refused { reason } => f.write_str(reason),
+            ClientError::Part(e) => e.fmt(f),
             ClientError::Cancelled => f.write_str("LLM run cancelled"),
             ClientError::TimedOut { ms } => write!(f, "LLM run timed out after {ms} ms"),
             ClientError::TranslateTimedOut { ms } => {
@@ -166,6 +170,12 @@ impl std::error::Error for ClientError {
             ClientError::Answer(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+impl From<super::parts::PartError> for ClientError {
+    fn from(e: super::parts::PartError) -> Self {
+        ClientError::Part(e)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod hooks;
 mod http;
 pub mod metrics;
 pub mod options;
+pub mod parts;
 pub mod result;
 mod resume;
 mod run;
@@ -37,6 +38,7 @@ pub use options::{
     AgentSeams, BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated,
     GeneratedCall, OnError, OnMetric, Style, TurnGate, TurnGuard, TurnPermit, TurnProgress,
 };
+pub use parts::{OnUnsupportedPart, PartError, Prompt};
 pub use result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
 pub use store::{ConversationStore, InMemoryStore};
 pub use translate::{TranslateRequest, TranslateResult, TranslatedCall};
@@ -54,6 +56,7 @@ struct Inner {
     store: Arc<dyn ConversationStore>,
     registry: metrics::Registry,
     warned_params: AtomicBool,
+    warned_parts: AtomicBool,
 }
 
 /// A §8 client; cheap to clone (clones share the store and the metrics).
@@ -122,6 +125,7 @@ impl Client {
                 store,
                 registry: metrics::Registry::new(),
                 warned_params: AtomicBool::new(false),
+                warned_parts: AtomicBool::new(false),
             }),
         }
     }
@@ -132,9 +136,13 @@ impl Client {
     }
 
     /// `run(prompt, { toolkit, history, signal })`.
-    pub async fn run(&self, prompt: &str, opts: RunOptions<'_>) -> Result<RunResult, ClientError> {
+    pub async fn run(
+        &self,
+        prompt: impl Into<Prompt>,
+        opts: RunOptions<'_>,
+    ) -> Result<RunResult, ClientError> {
         self.execute(
-            run::Entry::Prompt(prompt),
+            run::Entry::Prompt(prompt.into()),
             opts,
             None,
             run::Sinks::default(),
@@ -146,10 +154,11 @@ impl Client {
     /// The stream ends after `Done`, or after one `Err` item when the run raises.
     pub fn stream<'a>(
         &'a self,
-        prompt: &'a str,
+        prompt: impl Into<Prompt>,
         opts: RunOptions<'a>,
         id: Option<String>,
     ) -> BoxStream<'a, Result<StreamEvent, ClientError>> {
+        let prompt = prompt.into();
         let (tx, rx) = futures::channel::mpsc::unbounded();
         let driver = async move {
             let send = tx.clone();
@@ -175,7 +184,12 @@ impl Client {
     }
 
     /// `ask(prompt, { toolkit, id, on_text })`: `run` through the conversation store.
-    pub async fn ask(&self, prompt: &str, opts: AskOptions<'_>) -> Result<RunResult, ClientError> {
+    pub async fn ask(
+        &self,
+        prompt: impl Into<Prompt>,
+        opts: AskOptions<'_>,
+    ) -> Result<RunResult, ClientError> {
+        let prompt = prompt.into();
         let on_text = opts.on_text.clone();
         if on_text.is_some() && matches!(self.inner.backend, Backend::InProcess(_)) {
             return Err(ClientError::InProcessCannotStream);
@@ -254,7 +268,7 @@ pub struct Conversation<'a> {
 
 impl Conversation<'_> {
     /// Runs `prompt` on the transcript so far; a failed send leaves the transcript as it was.
-    pub async fn send(&mut self, prompt: &str) -> Result<RunResult, ClientError> {
+    pub async fn send(&mut self, prompt: impl Into<Prompt>) -> Result<RunResult, ClientError> {
         let result = self
             .client
             .run(

@@ -132,6 +132,10 @@ pub struct ClientOptions {
     /// §7D: what an agent runtime adds to the loop of a handle's turn; `None` ⇒ the plain
     /// §8 client, byte for byte.
     pub agent: Option<AgentSeams>,
+    /// §8A `onUnsupportedPart`: absent ⇒ by provenance.
+    pub on_unsupported_part: Option<super::parts::OnUnsupportedPart>,
+    /// §1B `maxPartBytes` (decoded bytes), enforced at request assembly.
+    pub max_part_bytes: Option<u64>,
 }
 
 /// The §7D seams an agent runtime hands the loop (never set by a host).
@@ -236,6 +240,8 @@ impl Default for ClientOptions {
             http_client: None,
             wait_for: None,
             agent: None,
+            on_unsupported_part: None,
+            max_part_bytes: None,
         }
     }
 }

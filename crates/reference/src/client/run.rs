@@ -54,9 +54,9 @@ impl Sinks<'_> {
 }
 
 /// How a run enters the loop: a new user turn, or a durable resume (§10 preview).
-pub(super) enum Entry<'a> {
-    /// `run`/`ask`: the prompt becomes the user turn.
-    Prompt(&'a str),
+pub(super) enum Entry {
+    /// `run`/`ask`: the prompt (a string or parts) becomes the user turn.
+    Prompt(super::parts::Prompt),
     /// `runWithAnswer`/`askWithAnswer`: the halted turn's slots are filled from the answer.
     Resume(Box<Request>, Box<Resolution>),
 }
@@ -66,7 +66,7 @@ impl Client {
     /// and the thread saved back on success.
     pub(super) async fn execute(
         &self,
-        entry: Entry<'_>,
+        entry: Entry,
         opts: RunOptions<'_>,
         id: Option<String>,
         sinks: Sinks<'_>,
@@ -130,7 +130,7 @@ impl Client {
 
     async fn agent_loop(
         &self,
-        entry: Entry<'_>,
+        entry: Entry,
         toolkit: Option<&Toolkit>,
         history: Vec<Value>,
         cancel: &CancellationToken,
@@ -148,7 +148,9 @@ impl Client {
         let mut records = Vec::new();
         let mut messages = match entry {
             Entry::Prompt(prompt) => {
-                wire::initial_messages(style, system.as_deref(), history, prompt)
+                // Assembly of the attached parts: a refused one fails before any HTTP call.
+                let content = super::parts::user_content(&prompt, &self.part_policy())?;
+                wire::initial_messages(style, system.as_deref(), history, content)
             }
             Entry::Resume(pending, answer) => {
                 let mut messages = wire::resumed_messages(style, system.as_deref(), history);
@@ -166,6 +168,9 @@ impl Client {
             }
         };
         let mut text = String::new();
+        // §8A openai: the synthetic `user` messages of relocated tool-result parts, each
+        // after the tool message of its call id; sent, never in the transcript.
+        let mut relocated: Vec<(String, Value)> = Vec::new();
 
         // The last body's size, so the next (one turn longer) is written without regrowing.
         let mut body_capacity = 0;
@@ -205,9 +210,16 @@ impl Client {
                 }
             }
             let tools = replaced_tools.as_deref().unwrap_or(&all_tools);
+            let wire_messages;
+            let sent: &[Value] = if relocated.is_empty() {
+                &messages
+            } else {
+                wire_messages = super::parts::with_relocated(&messages, &relocated);
+                &wire_messages
+            };
             let body = self.body(
                 system.as_deref(),
-                &messages,
+                sent,
                 tools,
                 sinks.streaming(),
                 body_capacity,
@@ -263,7 +275,7 @@ impl Client {
                     replies.push(reply);
                     halted = halt;
                 }
-                messages.extend(wire::tool_result_messages(style, &replies));
+                self.append_results(&mut messages, &mut relocated, &replies)?;
                 if let Some(request) = halted {
                     let ended = Ended::Pending(request);
                     return Ok(self.result(text, messages, records, progress, ended));
@@ -288,7 +300,7 @@ impl Client {
                     break;
                 }
             }
-            messages.extend(wire::tool_result_messages(style, &replies));
+            self.append_results(&mut messages, &mut relocated, &replies)?;
             if let Some(request) = halted {
                 return Ok(self.result(text, messages, records, progress, Ended::Pending(request)));
             }
@@ -301,6 +313,30 @@ impl Client {
             progress,
             Ended::Limit("maxTurns".to_string()),
         ))
+    }
+
+    /// The policy assembly applies to parts (§8A, §1B `maxPartBytes`).
+    pub(super) fn part_policy(&self) -> super::parts::Policy<'_> {
+        let o = &self.inner.options;
+        super::parts::Policy {
+            style: o.style,
+            on_unsupported: o.on_unsupported_part,
+            max_part_bytes: o.max_part_bytes,
+            warned: &self.inner.warned_parts,
+        }
+    }
+
+    /// A turn's tool results into the transcript; openai's relocated parts beside it.
+    fn append_results(
+        &self,
+        messages: &mut Vec<Value>,
+        relocated: &mut Vec<(String, Value)>,
+        replies: &[ToolReply],
+    ) -> Result<(), ClientError> {
+        let (results, synthetic) = wire::tool_results_with_parts(&self.part_policy(), replies)?;
+        messages.extend(results);
+        relocated.extend(synthetic);
+        Ok(())
     }
 
     fn result(
@@ -564,8 +600,10 @@ impl Client {
         });
         let reply = ToolReply {
             id: call.id,
+            name: call.name.clone(),
             output: result.output.clone(),
             is_error: result.is_error,
+            parts: result.parts.clone().unwrap_or_default(),
         };
         let record = ToolCallRecord {
             name: call.name,
@@ -681,8 +719,10 @@ impl Client {
             };
             let reply = ToolReply {
                 id: call.id,
+                name: call.name.clone(),
                 output: result.output.clone(),
                 is_error: result.is_error,
+                parts: Vec::new(),
             };
             items.push(resume::result_item(style, &reply));
             records.push(ToolCallRecord {

@@ -9,9 +9,11 @@ use serde_json::{json, Map, Value};
 use super::error::ClientError;
 use super::hooks::{AfterLlm, BeforeLlm};
 use super::options::Style;
+use super::parts::{PartError, Policy};
 use super::run::{tool_schema, Outgoing, Sinks};
 use super::wire::{self, AnswerError, Usage};
 use super::Client;
+use crate::content::{ContentPart, MediaKind, Provenance};
 use crate::toolkit::Toolkit;
 
 /// The Anthropic `max_tokens` when the request gives none (SPEC §8 Gap 1's default).
@@ -83,7 +85,8 @@ impl Client {
     ) -> Result<TranslateResult, ClientError> {
         let o = &self.inner.options;
         let style = o.style;
-        let (mut messages, system) = inbound(style, request.messages, request.system, o);
+        let policy = self.part_policy();
+        let (mut messages, system) = inbound(style, request.messages, request.system, o, &policy)?;
         let mut tools = match request.toolkit {
             Some(tk) => tool_schema(style, tk),
             None => Vec::new(),
@@ -165,7 +168,8 @@ fn inbound(
     messages: Vec<Value>,
     system: Option<String>,
     o: &super::options::ClientOptions,
-) -> (Vec<Value>, Option<String>) {
+    policy: &Policy<'_>,
+) -> Result<(Vec<Value>, Option<String>), PartError> {
     let is_system = |m: &Value| {
         matches!(
             m.get("role").and_then(Value::as_str),
@@ -178,21 +182,31 @@ fn inbound(
                 Some(_) => messages.into_iter().filter(|m| !is_system(m)).collect(),
                 None => messages,
             };
+            // OpenAI parts pass verbatim; a §1B-shaped part becomes its §8A block.
+            for m in &mut out {
+                if let Some(Value::Array(parts)) = m.get_mut("content") {
+                    for p in parts.iter_mut() {
+                        if let Some(part) = p.get("mimeType").and_then(|_| spec_part(p)) {
+                            *p = policy.block(&part, Provenance::Attached)?;
+                        }
+                    }
+                }
+            }
             let prompt = system.or_else(|| o.system_prompt.clone());
             if let Some(s) = prompt.filter(|s| !s.is_empty()) {
                 if !out.iter().any(is_system) {
                     out.insert(0, json!({"role": "system", "content": s}));
                 }
             }
-            (out, None)
+            Ok((out, None))
         }
         Style::Anthropic => {
-            let (out, hoisted) = to_anthropic(messages);
+            let (out, hoisted) = to_anthropic_with(messages, Some(policy))?;
             let system = system
                 .or(hoisted)
                 .or_else(|| o.system_prompt.clone())
                 .filter(|s| !s.is_empty());
-            (out, system)
+            Ok((out, system))
         }
     }
 }
@@ -201,6 +215,17 @@ fn inbound(
 /// `tool_use` blocks (arguments as objects), consecutive `tool` results ⇒ one user turn of
 /// `tool_result` blocks, `system`/`developer` ⇒ the system field, parts ⇒ text.
 pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
+    to_anthropic_with(messages, None).unwrap_or_default()
+}
+
+/// [`to_anthropic`] with §11's array rule: a `content` array's text parts concatenated
+/// into one text block, then each non-text part (OpenAI's `image_url`/`file`/`input_audio`
+/// or a §1B part) as its §8A Anthropic block, in order, never dropped; an all-text array
+/// stays the flattened string. Without a policy, non-text parts are dropped (the text view).
+fn to_anthropic_with(
+    messages: Vec<Value>,
+    policy: Option<&Policy<'_>>,
+) -> Result<(Vec<Value>, Option<String>), PartError> {
     let mut out = Vec::new();
     let mut system = Vec::new();
     let mut results: Vec<Value> = Vec::new();
@@ -224,7 +249,8 @@ pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
                     .get("tool_call_id")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                results.push(json!({"type": "tool_result", "tool_use_id": id, "content": text}));
+                let content = blocks_of(m.get("content"), &text, policy)?;
+                results.push(json!({"type": "tool_result", "tool_use_id": id, "content": content}));
             }
             "assistant" => {
                 flush(&mut out, &mut results);
@@ -259,13 +285,88 @@ pub fn to_anthropic(messages: Vec<Value>) -> (Vec<Value>, Option<String>) {
             }
             _ => {
                 flush(&mut out, &mut results);
-                out.push(json!({"role": "user", "content": text}));
+                let content = blocks_of(m.get("content"), &text, policy)?;
+                out.push(json!({"role": "user", "content": content}));
             }
         }
     }
     flush(&mut out, &mut results);
     let system = (!system.is_empty()).then(|| system.join("\n\n"));
-    (out, system)
+    Ok((out, system))
+}
+
+/// A message's Anthropic content: the text alone when there is no non-text part, else the
+/// concatenated text's block (when not empty) then each non-text part's block (NOTES #386).
+fn blocks_of(
+    content: Option<&Value>,
+    text: &str,
+    policy: Option<&Policy<'_>>,
+) -> Result<Value, PartError> {
+    let (Some(policy), Some(Value::Array(items))) = (policy, content) else {
+        return Ok(json!(text));
+    };
+    let media: Vec<ContentPart> = items.iter().filter_map(spec_part).collect();
+    if media.is_empty() {
+        return Ok(json!(text));
+    }
+    let mut blocks = Vec::new();
+    if !text.is_empty() {
+        blocks.push(json!({"type": "text", "text": text}));
+    }
+    for part in &media {
+        blocks.push(policy.block(part, Provenance::Attached)?);
+    }
+    Ok(Value::Array(blocks))
+}
+
+/// A non-text part of an OpenAI `content` array as a §1B part: OpenAI's own `image_url`
+/// (a `data:` URL or an https one), `file` (`file_data` data URL, `filename`) and
+/// `input_audio` (`data`, `format`), or a part already in the §1B form; `None` for text
+/// and anything unreadable.
+fn spec_part(item: &Value) -> Option<ContentPart> {
+    let ty = item.get("type").and_then(Value::as_str)?;
+    let s = |ptr: &str| {
+        item.pointer(ptr)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let from_url = |url: String, kind: MediaKind, name: Option<String>| {
+        let part = ContentPart::from_url(&url, None).ok().or_else(|| {
+            // An https URL without a known extension: the mime type the kind implies.
+            let mime = match kind {
+                MediaKind::Image => "image/*",
+                _ => "application/octet-stream",
+            };
+            ContentPart::media(kind, mime, None, Some(url.clone()), None).ok()
+        })?;
+        match part {
+            ContentPart::Media(mut m) => {
+                m.kind = kind;
+                m.name = name.filter(|_| kind == MediaKind::File);
+                Some(ContentPart::Media(m))
+            }
+            ContentPart::Text(_) => None,
+        }
+    };
+    match ty {
+        "image_url" => from_url(s("/image_url/url")?, MediaKind::Image, None),
+        "file" if item.get("file").is_some() => {
+            from_url(s("/file/file_data")?, MediaKind::File, s("/file/filename"))
+        }
+        "input_audio" => {
+            let format = s("/input_audio/format").unwrap_or_else(|| "wav".into());
+            let mime = if format == "mp3" {
+                "audio/mpeg".to_string()
+            } else {
+                format!("audio/{format}")
+            };
+            ContentPart::media(MediaKind::Audio, mime, s("/input_audio/data"), None, None).ok()
+        }
+        "image" | "file" | "audio" if item.get("mimeType").is_some() => {
+            serde_json::from_value(item.clone()).ok()
+        }
+        _ => None,
+    }
 }
 
 /// Tool-call arguments as an object: a JSON string parsed, an object as it is (some clients

@@ -3,6 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::options::Style;
+use super::parts::{PartError, Policy};
+use crate::content::{ContentPart, Provenance};
 
 /// The provider-neutral reading of one assistant turn.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -118,7 +120,7 @@ pub fn initial_messages(
     style: Style,
     system: Option<&str>,
     history: Vec<Value>,
-    prompt: &str,
+    prompt: Value,
 ) -> Vec<Value> {
     let mut messages = Vec::new();
     if style == Style::OpenAi {
@@ -136,7 +138,7 @@ pub fn initial_messages(
 
 /// The transcript a durable resume continues: `initial_messages` without the user turn.
 pub fn resumed_messages(style: Style, system: Option<&str>, history: Vec<Value>) -> Vec<Value> {
-    let mut messages = initial_messages(style, system, history, "");
+    let mut messages = initial_messages(style, system, history, Value::Null);
     messages.pop();
     messages
 }
@@ -395,37 +397,115 @@ pub fn parse_args(s: &str) -> Value {
 }
 
 /// One executed call, ready to be reported back to the model.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ToolReply {
     /// Provider call id.
     pub id: String,
+    /// The tool's name (the OpenAI relocation's `Output of tool <name> (<id>):`).
+    pub name: String,
     /// The result text.
     pub output: String,
     /// Whether it failed.
     pub is_error: bool,
+    /// The result's `parts` (§1B), tool-derived.
+    pub parts: Vec<ContentPart>,
 }
 
-/// Tool results in the style's shape: openai one `tool` message per call; anthropic one
-/// `user` message of `tool_result` blocks.
+/// Tool results in the style's shape, text only: openai one `tool` message per call;
+/// anthropic one `user` message of `tool_result` blocks.
 pub fn tool_result_messages(style: Style, replies: &[ToolReply]) -> Vec<Value> {
-    match style {
-        Style::OpenAi => replies
-            .iter()
-            .map(|r| json!({"role": "tool", "tool_call_id": r.id, "content": r.output}))
-            .collect(),
-        Style::Anthropic => {
-            let blocks: Vec<Value> = replies
-                .iter()
-                .map(|r| {
-                    let mut b =
-                        json!({"type": "tool_result", "tool_use_id": r.id, "content": r.output});
-                    if r.is_error {
-                        b["is_error"] = json!(true);
+    let warned = std::sync::atomic::AtomicBool::new(true);
+    let policy = Policy {
+        style,
+        on_unsupported: None,
+        max_part_bytes: None,
+        warned: &warned,
+    };
+    let text_only: Vec<ToolReply> = replies
+        .iter()
+        .map(|r| ToolReply {
+            parts: Vec::new(),
+            ..r.clone()
+        })
+        .collect();
+    // Without parts nothing can be refused.
+    tool_results_with_parts(&policy, &text_only)
+        .map(|(m, _)| m)
+        .unwrap_or_default()
+}
+
+/// openai's synthetic `user` message of a turn's relocated parts, keyed by the `tool_call_id`
+/// of the last tool message it follows.
+pub type Relocated = (String, Value);
+
+/// Tool results with their parts (§8A): anthropic keeps each part as a block in its
+/// `tool_result.content`, after the output's text block; openai's tool message carries the
+/// output plus text parts only, and every non-text part of the turn goes, in call order,
+/// into the one synthetic `user` message answered beside the messages, keyed by the last
+/// tool message's `tool_call_id` (it never enters the transcript). A result without parts
+/// is the pre-0.17 shape, byte for byte.
+pub fn tool_results_with_parts(
+    policy: &Policy<'_>,
+    replies: &[ToolReply],
+) -> Result<(Vec<Value>, Option<Relocated>), PartError> {
+    match policy.style {
+        Style::OpenAi => {
+            let mut messages = Vec::new();
+            let mut relocated = Vec::new();
+            for r in replies {
+                let texts: Vec<&ContentPart> = r
+                    .parts
+                    .iter()
+                    .filter(|p| matches!(p, ContentPart::Text(_)))
+                    .collect();
+                let content = if texts.is_empty() {
+                    json!(r.output)
+                } else {
+                    let mut blocks = vec![json!({"type": "text", "text": r.output})];
+                    for t in texts {
+                        blocks.push(policy.block(t, Provenance::ToolDerived)?);
                     }
-                    b
-                })
-                .collect();
-            vec![json!({"role": "user", "content": blocks})]
+                    Value::Array(blocks)
+                };
+                messages.push(json!({"role": "tool", "tool_call_id": r.id, "content": content}));
+                for p in r
+                    .parts
+                    .iter()
+                    .filter(|p| !matches!(p, ContentPart::Text(_)))
+                {
+                    relocated.push(json!({"type": "text",
+                        "text": format!("Output of tool {} ({}):", r.name, r.id)}));
+                    relocated.push(policy.block(p, Provenance::ToolDerived)?);
+                }
+            }
+            let synthetic = match (relocated.is_empty(), replies.last()) {
+                (false, Some(last)) => Some((
+                    last.id.clone(),
+                    json!({"role": "user", "content": relocated}),
+                )),
+                _ => None,
+            };
+            Ok((messages, synthetic))
+        }
+        Style::Anthropic => {
+            let mut blocks = Vec::new();
+            for r in replies {
+                let content = if r.parts.is_empty() {
+                    json!(r.output)
+                } else {
+                    let mut inner = vec![json!({"type": "text", "text": r.output})];
+                    for p in &r.parts {
+                        inner.push(policy.block(p, Provenance::ToolDerived)?);
+                    }
+                    Value::Array(inner)
+                };
+                let mut b = json!({"type": "tool_result", "tool_use_id": r.id, "content": content});
+                if r.is_error {
+                    b["is_error"] = json!(true);
+                }
+                blocks.push(b);
+            }
+            Ok((vec![json!({"role": "user", "content": blocks})], None))
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{events, llm_request, observed};
+use super::{events, llm_request, observed, run_result};
 use crate::compare::expectation::Kind;
 use crate::scenario::state::{fail_as, StepFailure};
 use crate::steps::helpers::at_path;
@@ -77,6 +77,33 @@ step! {
         let needle = crate::steps::helpers::unescape(&arg.at(3));
         if text_of(&actual).contains(&needle) {
             fail_as(Kind::Pinned, format!("{} contains {needle:?}", toolnexus_ports::port::truncate(&text_of(&actual), 400)))
+        } else { Ok(()) }
+    }
+}
+
+step! {
+    run_result_at_path_does_not_contain: Expectations, r#"^the run result at "(?P<PATH>[^"]*)" does not contain "(?P<TEXT>.*)"$"#,
+    "the string at PATH of the run's `result` (another value: its compact JSON) lacks TEXT; a negative control for `contains`",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let result = run_result(st)?;
+        let actual = at_path(&result, &arg.at(1), "the run result")?;
+        let needle = crate::steps::helpers::unescape(&arg.at(2));
+        if text_of(&actual).contains(&needle) {
+            fail_as(Kind::Pinned, format!("{} contains {needle:?}", toolnexus_ports::port::truncate(&text_of(&actual), 400)))
+        } else { Ok(()) }
+    }
+}
+
+step! {
+    stored_messages_do_not_contain: Expectations, r#"^the stored messages do not contain "(?P<TEXT>.*)"$"#,
+    "the last `store_get`'s `messages`, as compact JSON, lack TEXT",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let stored = st.stored.clone().ok_or_else(|| StepFailure::failed("the store has not been read"))?;
+        let needle = crate::steps::helpers::unescape(&arg.at(1));
+        if stored.to_string().contains(&needle) {
+            fail_as(Kind::Pinned, format!("the stored messages contain {needle:?}: {}", toolnexus_ports::port::truncate(&stored.to_string(), 400)))
         } else { Ok(()) }
     }
 }
