@@ -120,10 +120,12 @@ impl ReferenceSession {
                 name,
                 args,
                 context,
+                abort_after_ms,
                 ..
             } => {
                 let answer = context.and_then(|c| c.answer);
-                self.execute(&toolkit, &name, args, answer).await
+                self.execute(&toolkit, &name, args, answer, abort_after_ms)
+                    .await
             }
             Request::Adapter {
                 toolkit, format, ..
@@ -376,10 +378,12 @@ impl ReferenceSession {
         name: &str,
         args: Value,
         answer: Option<ProtoAnswer>,
+        abort_after_ms: Option<u64>,
     ) -> Reply {
         let tk = self.toolkit(toolkit)?;
         let ctx = Context {
             answer: answer.map(behaviours::reference_answer),
+            cancel: crate::client_port::cancel_after(abort_after_ms),
             ..Context::default()
         };
         let result = tk.execute(name, args, &ctx).await;
