@@ -34,6 +34,8 @@ pub(crate) struct McpGateway {
     name: String,
     version: String,
     on_call: Option<OnCall>,
+    /// SPEC 0.16.0's single text block ([`McpServeConfig::text_only`]).
+    text_only: bool,
 }
 
 impl McpGateway {
@@ -56,6 +58,7 @@ impl McpGateway {
             name: cfg.name.unwrap_or_else(|| DEFAULT_NAME.to_string()),
             version: cfg.version.unwrap_or_else(|| DEFAULT_VERSION.to_string()),
             on_call,
+            text_only: cfg.text_only,
         }
     }
 }
@@ -136,7 +139,12 @@ impl ServerHandler for McpGateway {
             };
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_call(event)));
         }
-        let content = content_blocks(result.output, result.parts.as_deref());
+        let parts = if self.text_only {
+            None
+        } else {
+            result.parts.as_deref()
+        };
+        let content = content_blocks(result.output, parts);
         let answer = if result.is_error {
             CallToolResult::error(content)
         } else {
