@@ -914,7 +914,8 @@ fn command_fields(schema: &Value, cmd: &str) -> (Fields, Fields) {
 /// `array of …` and `object K → V` (one type, whatever `\|` the element or value has);
 /// otherwise alternatives split by `\|` or ` or `, each read by its start: a quoted literal is
 /// a string, `{…}` an object, `[…]` an array, a JSON type name (`strings` too) itself, and
-/// `ToolResult`, `RunResult`, `Request`, `Answer`, `SkillDef`, `behaviour` objects.
+/// `ToolResult`, `RunResult`, `Request`, `Answer`, `SkillDef`, `ContentPart`, `behaviour`
+/// objects.
 fn doc_types(cell: &str) -> Option<Types> {
     let text = cell.replace('`', "");
     let text = text.trim();
@@ -966,9 +967,11 @@ fn doc_types(cell: &str) -> Option<Types> {
             (Some('['), _) => "array",
             (_, "string" | "strings") => "string",
             (_, "true" | "false" | "boolean") => "boolean",
-            (_, "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "behaviour") => {
-                "object"
-            }
+            (
+                _,
+                "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "ContentPart"
+                | "behaviour",
+            ) => "object",
             (_, w) => ALL_TYPES.iter().copied().find(|t| *t == w)?,
         };
         types.insert(t);
