@@ -506,10 +506,12 @@ Feature: Serving a toolkit as an MCP server — the inbound `serve` MCP profile 
     And onCall has 1 entries with "source" equal to "native"
     And onCall has 4 entries with "isError" equal to false
 
-  @spec-7C @partial-clause-7C.tools-call.single-text-part
+  @spec-7C @until-0.16.0 @partial-clause-7C.tools-call.single-text-part
   Scenario: an MCP server's multi-part result reaches the gateway's client as one text part
     The toolkit joins the server's text parts into one output (§2); the gateway sends that
-    output as the single part.
+    output as the single part. As SPEC 0.16.0 and earlier have it (§7C "`output` → a single
+    `{type:"text", text}` content part"; §2 drops the image): from 0.17.0 the server's image
+    becomes a part (§2) and a block after the text (§7C), which serve_mcp_parts.feature checks.
     Given a mock MCP server over HTTP runs "basic.json"
     And a toolkit built with:
       """

@@ -22,6 +22,7 @@ use toolnexus_harness::steps::{finish, run_step};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::subprocess::SubprocessPort;
+use toolnexus_spec::version::SpecVersion;
 
 /// Which port the current pass drives; set once per pass before cucumber starts.
 static DRIVER: OnceLock<Option<String>> = OnceLock::new();
@@ -89,7 +90,13 @@ fn holds_for_the_reference(
         .chain(scenario.tags.iter())
         .map(|t| t.trim_start_matches('@').to_string())
         .collect();
-    VersionBounds::from_tags(&tags).map_or(true, |b| b.holds_for(pinned_version()))
+    VersionBounds::from_tags(&tags).map_or(true, |b| b.holds_for(reference_spec()))
+}
+
+/// The SPEC the reference declares (`hello`): the newest text, so a scenario kept
+/// `@until-0.16.0` is left out and one of `@pin-0.17.0` runs, as in the CLI.
+fn reference_spec() -> SpecVersion {
+    SpecVersion::parse_declared(toolnexus_protocol::REFERENCE_SPEC).unwrap_or_else(pinned_version)
 }
 
 async fn pass(label: &str) -> bool {

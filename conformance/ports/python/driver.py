@@ -1608,15 +1608,31 @@ class Session:
             args = req.get("args") or {}
             if not isinstance(args, dict):
                 raise bad('"args" must be an object')
-            ctx = None
+            ctx_kwargs = {}
             context = req.get("context")
             if isinstance(context, dict):
                 a = context.get("answer")
-                answer = None if a is None else api("Answer")(
+                ctx_kwargs["answer"] = None if a is None else api("Answer")(
                     id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"), reason=a.get("reason"))
+            abort_ms = req.get("abortAfterMs")
+            timer = None
+            if abort_ms is not None:
+                if not isinstance(abort_ms, int) or isinstance(abort_ms, bool) or abort_ms < 0:
+                    raise bad('"abortAfterMs" must be a non-negative integer')
+                # PROTOCOL.md §5.4: the port's advisory abort signal (`ToolContext.signal`, an
+                # Event its a2a.py reads), set by a timer abortAfterMs after the call starts.
+                signal = asyncio.Event()
+                ctx_kwargs["signal"] = signal
+                timer = asyncio.get_running_loop().call_later(abort_ms / 1000.0, signal.set)
+            ctx = None
+            if ctx_kwargs:
                 context_type = api("ToolContext")
-                ctx = context_type(**supported(context_type, {"answer": answer}, "ToolContext"))
-            return {"result": tool_result(await tk.execute(name, args, ctx))}
+                ctx = context_type(**supported(context_type, ctx_kwargs, "ToolContext"))
+            try:
+                return {"result": tool_result(await tk.execute(name, args, ctx))}
+            finally:
+                if timer is not None:
+                    timer.cancel()
         if cmd == "adapter":
             tk = self.kit(req)
             fmt = req.get("format")

@@ -349,6 +349,7 @@ fn request_line(toolkit: &str, name: &str, args: Value, seq: u64) -> Vec<u8> {
         name: name.into(),
         args,
         context: None,
+        abort_after_ms: None,
     };
     let mut line =
         serde_json::to_vec(&Framed::new(execute, Some(seq)).to_value()).unwrap_or_default();

@@ -314,8 +314,8 @@ fn translate_json(r: &TranslateResult) -> Value {
     })
 }
 
-/// The external cancel, fired by a timer the driver starts.
-fn cancel_after(ms: Option<u64>) -> Option<CancellationToken> {
+/// The external cancel, fired by a timer the driver starts: a token cancelled `ms` after now (`None` without `ms`): `cancelAfterMs`, `abortAfterMs`.
+pub(crate) fn cancel_after(ms: Option<u64>) -> Option<CancellationToken> {
     let ms = ms?;
     let token = CancellationToken::new();
     let trigger = token.clone();

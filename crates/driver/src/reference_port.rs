@@ -121,10 +121,12 @@ impl ReferenceSession {
                 name,
                 args,
                 context,
+                abort_after_ms,
                 ..
             } => {
                 let answer = context.and_then(|c| c.answer);
-                self.execute(&toolkit, &name, args, answer).await
+                self.execute(&toolkit, &name, args, answer, abort_after_ms)
+                    .await
             }
             Request::Adapter {
                 toolkit, format, ..
@@ -295,6 +297,7 @@ impl ReferenceSession {
                     mcp,
                     on_task,
                     on_call,
+                    text_only: self.spec.as_deref().is_some_and(before_parts),
                 };
                 match self.toolkits.get(&toolkit) {
                     Some(tk) => self.serves.serve(tk, request).await,
@@ -380,10 +383,12 @@ impl ReferenceSession {
         name: &str,
         args: Value,
         answer: Option<ProtoAnswer>,
+        abort_after_ms: Option<u64>,
     ) -> Reply {
         let tk = self.toolkit(toolkit)?;
         let ctx = Context {
             answer: answer.map(behaviours::reference_answer),
+            cancel: crate::client_port::cancel_after(abort_after_ms),
             ..Context::default()
         };
         let result = tk.execute(name, args, &ctx).await;
@@ -595,6 +600,17 @@ fn content_part(from: &ContentPartSource) -> Result<Value, (ErrorKind, String)> 
 
 fn unknown_toolkit(id: &str) -> (ErrorKind, String) {
     (ErrorKind::UnknownToolkit, format!("no toolkit \"{id}\""))
+}
+
+/// Whether a declared SPEC comes before 0.17.0, whose §7C first answers a result's parts
+/// as blocks after the text (a label that is no `X.Y…` release, such as the newest text's,
+/// does not).
+fn before_parts(spec: &str) -> bool {
+    let mut numbers = spec.split('.').map(|n| n.parse::<u64>());
+    match (numbers.next(), numbers.next()) {
+        (Some(Ok(major)), Some(Ok(minor))) => (major, minor) < (0, 17),
+        _ => false,
+    }
 }
 
 /// The `hello` answer: who this port is and what it implements (SPEC `spec`).

@@ -62,6 +62,9 @@ pub struct ServeRequest {
     pub on_task: bool,
     /// Record `onCall`.
     pub on_call: bool,
+    /// The session declares a SPEC before 0.17.0: `tools/call` answers SPEC 0.16.0's single
+    /// text block ([`McpServeConfig::text_only`]).
+    pub text_only: bool,
 }
 
 impl Serves {
@@ -80,7 +83,11 @@ impl Serves {
             .as_ref()
             .map(McpServeConfig::from_value)
             .transpose()
-            .map_err(|e| bad_request(e.to_string()))?;
+            .map_err(|e| bad_request(e.to_string()))?
+            .map(|cfg| McpServeConfig {
+                text_only: req.text_only,
+                ..cfg
+            });
         if let Some(old) = self.handles.remove(&req.id) {
             old.handle.stop().await;
         }

@@ -187,6 +187,7 @@ const STEPS: &[fn() -> StepDef] = &[
     toolkit::toolkit_built,
     results::name_executed,
     results::name_executed_with,
+    results::name_executed_aborted_after_ms_with,
     results::same_call_executed_again_answer,
     builtins::builtins_selected,
     skills::skills_listed,

@@ -146,6 +146,7 @@ pub trait Port: Send {
                 name: name.to_string(),
                 args: args.clone(),
                 context: None,
+                abort_after_ms: None,
             };
             let (r, _) = send(self, execute).await?;
             return field(r, "result");
@@ -157,6 +158,26 @@ pub trait Port: Send {
             ("context".into(), json!({ "answer": answer })),
         ]);
         let (r, _) = send_object(self, Command::Execute, fields).await?;
+        field(r, "result")
+    }
+
+    /// `execute` with `abortAfterMs`: the call's abort signal fires that many ms after it
+    /// starts (PROTOCOL.md §5.4); a driver without it answers `unsupported`.
+    async fn execute_aborted(
+        &mut self,
+        toolkit: &str,
+        name: &str,
+        args: &Value,
+        abort_after_ms: u64,
+    ) -> Result<Value, PortError> {
+        let execute = Request::Execute {
+            toolkit: toolkit.to_string(),
+            name: name.to_string(),
+            args: args.clone(),
+            context: None,
+            abort_after_ms: Some(abort_after_ms),
+        };
+        let (r, _) = send(self, execute).await?;
         field(r, "result")
     }
 

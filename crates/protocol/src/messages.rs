@@ -68,6 +68,13 @@ protocol_commands! {
         /// `{answer?}`: the post-`waitFor` retry's answer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         context: Option<ExecuteContext>,
+        /// Fire the call's abort signal (`ctx`) this many ms after the call starts.
+        #[serde(
+            default,
+            rename = "abortAfterMs",
+            skip_serializing_if = "Option::is_none"
+        )]
+        abort_after_ms: Option<u64>,
     },
     /// §5.5 provider adapters.
     Adapter = "adapter" => answer::adapter as AdapterResponse {

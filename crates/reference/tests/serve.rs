@@ -722,6 +722,7 @@ async fn mcp_filter_ignores_unknown_names() {
         name: Some("gw".into()),
         version: Some("9".into()),
         tools: Some(vec!["fails".into(), "ghost".into()]),
+        text_only: false,
     };
     let h = tk
         .serve("127.0.0.1:0", mcp_opts(cfg, &calls))

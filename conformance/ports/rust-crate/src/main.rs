@@ -927,6 +927,21 @@ impl Session {
                         ctx.answer = Some(ans);
                     }
                 }
+                // PROTOCOL.md §5.4 `abortAfterMs`: the context's cancellation token, cancelled by
+                // a timer that many ms after the call starts.
+                let abort = match req.get("abortAfterMs").filter(|v| !v.is_null()) {
+                    None => None,
+                    Some(v) => {
+                        let ms = v
+                            .as_u64()
+                            .ok_or_else(|| bad("abortAfterMs must be a non-negative integer"))?;
+                        let token = ctx.cancel.clone();
+                        Some(tokio::spawn(async move {
+                            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                            token.cancel();
+                        }))
+                    }
+                };
                 // A panic escaping `Toolkit::execute` is caught here and reported as what it is:
                 // the port's API unwound instead of returning a ToolResult.
                 let r = AssertUnwindSafe(tk.execute(name, args, ctx)).catch_unwind().await.map_err(|p| {
@@ -934,7 +949,11 @@ impl Session {
                         "a panic escaped toolnexus::Toolkit::execute (no ToolResult was returned): {}",
                         panic_message(&*p)
                     ))
-                })?;
+                });
+                if let Some(timer) = abort {
+                    timer.abort();
+                }
+                let r = r?;
                 out.insert("result".into(), result_json(&r));
             }
             "adapter" => {

@@ -83,8 +83,9 @@ pub const ALWAYS: [Command; 2] = [Command::Hello, Command::Shutdown];
 
 /// Optional request fields (outside `options`) that a port may not implement, so that a
 /// driver answers `unsupported` to them (PROTOCOL.md §5): counted as options of their command.
-const OPTIONAL_FIELDS: [(Command, &str); 9] = [
+const OPTIONAL_FIELDS: [(Command, &str); 10] = [
     (Command::Execute, "context"),
+    (Command::Execute, "abortAfterMs"),
     (Command::Run, "cancelAfterMs"),
     (Command::Stream, "cancelAfterMs"),
     (Command::Ask, "onText"),

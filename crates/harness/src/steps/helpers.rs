@@ -120,11 +120,37 @@ pub(super) async fn execute(
     let id = st.toolkit_id()?;
     let started = std::time::Instant::now();
     let result = port.execute(&id, &name, &args, answer.as_ref()).await?;
+    record_call(st, name, args, result, started);
+    Ok(())
+}
+
+/// `execute` with `abortAfterMs` (PROTOCOL.md §5.4): the call's abort signal fires `ms`
+/// after it starts.
+pub(super) async fn execute_aborted(
+    port: &mut dyn Port,
+    st: &mut ScenarioState,
+    name: String,
+    args: Value,
+    ms: u64,
+) -> StepResult {
+    let id = st.toolkit_id()?;
+    let started = std::time::Instant::now();
+    let result = port.execute_aborted(&id, &name, &args, ms).await?;
+    record_call(st, name, args, result, started);
+    Ok(())
+}
+
+fn record_call(
+    st: &mut ScenarioState,
+    name: String,
+    args: Value,
+    result: Value,
+    started: std::time::Instant,
+) {
     st.call_ms = Some(started.elapsed().as_millis());
     st.last_call = Some((name, args));
     st.answers.push(result.clone());
     st.result = Some(result);
-    Ok(())
 }
 
 pub(super) async fn adapter(

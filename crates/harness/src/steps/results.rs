@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::helpers::{execute, expect_json, expect_text, is_error, unescape};
+use super::helpers::{execute, execute_aborted, expect_json, expect_text, is_error, unescape};
 use crate::compare::expectation::Kind;
 use crate::compare::snapshots;
 use crate::scenario::state::{fail, fail_as, StepFailure};
@@ -22,6 +22,16 @@ step! {
     |StepCtx { port, st, step, arg, .. }| {
         let args = st.json_doc(step)?;
         execute(port, st, arg.at(1), args, None).await
+    }
+}
+
+step! {
+    name_executed_aborted_after_ms_with: Actions, r#"^"(?P<NAME>[^"]+)" is executed, aborted after (?P<MS>\d+) ms, with:$"# + "JSON args",
+    "`execute` with `abortAfterMs`: the call's abort signal (`ctx`) fires MS after it starts",
+    |StepCtx { port, st, step, arg, .. }| {
+        let args = st.json_doc(step)?;
+        let ms = arg.at(2).parse::<u64>().map_err(|e| StepFailure::Failed(format!("not a number of ms: {e}").into()))?;
+        execute_aborted(port, st, arg.at(1), args, ms).await
     }
 }
 

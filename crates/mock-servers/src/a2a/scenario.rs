@@ -19,6 +19,23 @@ pub struct Scenario {
     pub rpc: RpcAnswer,
     /// Headers every request must carry: header → environment variable with the value.
     pub require_headers_from_env: Vec<(HeaderName, String)>,
+    /// How long each JSON-RPC method's answer is held back (`stallMs`): a request stays in
+    /// flight that long, so a client's abort can land while it is (SPEC §7A).
+    pub stall: Vec<(String, std::time::Duration)>,
+}
+
+/// The methods `stallMs` may hold back.
+pub const STALLABLE: [&str; 2] = ["SendMessage", "GetTask"];
+
+impl Scenario {
+    /// How long an answer to `method` is held back (zero when it is not).
+    pub fn stall_for(&self, method: &str) -> std::time::Duration {
+        self.stall
+            .iter()
+            .find(|(m, _)| m == method)
+            .map(|(_, d)| *d)
+            .unwrap_or_default()
+    }
 }
 
 /// The card route's answer.
@@ -126,6 +143,8 @@ struct ScenarioFile {
     task: Option<TaskFile>,
     #[serde(default)]
     require_headers_from_env: Map<String, Value>,
+    #[serde(default)]
+    stall_ms: Map<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -195,10 +214,23 @@ impl ScenarioFile {
                 _ => return Err(format!("{field}.{key}: must name an environment variable")),
             }
         }
+        let mut stall = Vec::new();
+        for (method, ms) in self.stall_ms {
+            if !STALLABLE.contains(&method.as_str()) {
+                return Err(format!(
+                    "stallMs: {method:?} is not a method (expected \"SendMessage\" or \"GetTask\")"
+                ));
+            }
+            let ms = ms
+                .as_u64()
+                .ok_or_else(|| format!("stallMs.{method}: must be a number of milliseconds"))?;
+            stall.push((method, std::time::Duration::from_millis(ms)));
+        }
         Ok(Scenario {
             card,
             rpc,
             require_headers_from_env,
+            stall,
         })
     }
 }
@@ -410,6 +442,10 @@ mod tests {
         assert_eq!(t.artifacts.as_ref().map(Vec::len), Some(1));
         assert_eq!(s.require_headers_from_env.len(), 1);
         assert_eq!(s.require_headers_from_env[0].0.as_str(), "authorization");
+        assert_eq!(s.stall_for("GetTask"), std::time::Duration::ZERO);
+        let s = ok(r#"{"card": {}, "task": {}, "stallMs": {"SendMessage": 1500, "GetTask": 20}}"#);
+        assert_eq!(s.stall_for("SendMessage").as_millis(), 1500);
+        assert_eq!(s.stall_for("GetTask").as_millis(), 20);
     }
 
     #[test]
@@ -492,6 +528,9 @@ mod tests {
             r#"{"card": {}, "requireHeadersFromEnv": {"bad header": "V"}}"#,
             r#"{"card": {}, "requireHeadersFromEnv": {"a": ""}}"#,
             r#"{"card": {}, "requireHeadersFromEnv": {"a": "V", "A": "W"}}"#,
+            r#"{"card": {}, "stallMs": {"message/send": 10}}"#,
+            r#"{"card": {}, "stallMs": {"GetTask": "10"}}"#,
+            r#"{"card": {}, "stallMs": {"GetTask": -1}}"#,
         ] {
             let _ = err(bad);
         }

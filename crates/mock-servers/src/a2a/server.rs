@@ -12,7 +12,7 @@ use axum::Router;
 use serde_json::{Map, Value};
 
 use super::rpc::{Endpoint, Reply};
-use super::scenario::{CardAnswer, Scenario};
+use super::scenario::{CardAnswer, Scenario, STALLABLE};
 use crate::loopback;
 
 /// The card path every A2A client looks at.
@@ -27,15 +27,22 @@ pub use crate::loopback::Guard;
 struct Agent {
     card: Reply,
     endpoint: Endpoint,
+    stall: Vec<(String, std::time::Duration)>,
 }
 
 /// Serves until the process is killed; stdin is ignored, so a closed pipe does not stop it.
 pub async fn serve(scenario: Scenario, guard: Guard) -> Result<(), String> {
     let (listener, addr) = loopback::bind().await?;
     let base = format!("http://{addr}");
+    let stall = STALLABLE
+        .iter()
+        .map(|m| (m.to_string(), scenario.stall_for(m)))
+        .filter(|(_, d)| !d.is_zero())
+        .collect();
     let agent = Arc::new(Agent {
         card: card_reply(&scenario.card, &base),
         endpoint: Endpoint::new(scenario.rpc),
+        stall,
     });
     let router = Router::new()
         .route(CARD_PATH, get(card))
@@ -106,6 +113,20 @@ async fn rpc(State(agent): State<Arc<Agent>>, request: Request) -> Response<Body
     let body = axum::body::to_bytes(request.into_body(), 4 << 20)
         .await
         .unwrap_or_else(|_| Bytes::new());
+    // `stallMs`: the method's answer is held back, the request left in flight.
+    if !agent.stall.is_empty() {
+        let method = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .and_then(|r| r.get("method").and_then(Value::as_str).map(str::to_string));
+        if let Some((m, d)) = agent
+            .stall
+            .iter()
+            .find(|(m, _)| Some(m.as_str()) == method.as_deref())
+        {
+            eprintln!("mock-a2a: POST {path} {m}: stalled {} ms", d.as_millis());
+            tokio::time::sleep(*d).await;
+        }
+    }
     let (reply, note) = agent.endpoint.handle(&body);
     eprintln!("mock-a2a: POST {path} {note}");
     respond(&reply)

@@ -75,16 +75,21 @@ impl ToolExec for AgentCall {
                         "parts": [{"kind": "text", "text": text}]},
             "configuration": {"blocking": false},
         });
-        // An abort stops the task at once, even mid-request or mid-sleep.
+        // An abort stops the task at once, wherever it lands: mid-`SendMessage`, mid-sleep,
+        // mid-`GetTask` (§7A).
         let outcome = {
             let run = self.run(&mut p, message, timeout, ctx);
             tokio::select! {
-                r = run => Some(r),
+                biased;
                 () = ctx.cancelled() => None,
+                r = run => Some(r),
             }
         };
         let mut result = match outcome {
             None => self.canceled(&mut p),
+            // Every error and exit path re-checks the abort before it reports: an abort that
+            // landed as a request failed or the deadline passed is still a cancel (§7A).
+            Some(_) if cancelled(ctx) => self.canceled(&mut p),
             Some(Ok(result)) => result,
             Some(Err(message)) => ToolResult::error(message),
         };

@@ -31,6 +31,10 @@ pub struct McpServeConfig {
     pub version: Option<String>,
     /// Tool names to expose; unknown names are ignored.
     pub tools: Option<Vec<String>>,
+    /// SPEC 0.16.0's `tools/call`: the output as the single text block, `parts` dropped (a
+    /// session judged by a text before 0.17.0 sets it); otherwise a block per non-text part
+    /// follows the text.
+    pub text_only: bool,
 }
 
 impl A2AConfig {
@@ -61,6 +65,7 @@ impl McpServeConfig {
             name: string(map, "mcp", "name")?,
             version: string(map, "mcp", "version")?,
             tools: strings(map, "mcp", "tools")?,
+            text_only: false,
         })
     }
 }

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, Resource, ResourceContents, ServerCapabilities,
+    ServerConfig, Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -16,6 +17,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
 use super::{CallEvent, McpServeConfig, OnCall, MAX_BODY_BYTES};
+use crate::content::{ContentPart, MediaKind, MediaPart, PartBody};
 use crate::tool::{Context, Tool};
 use crate::toolkit::Toolkit;
 
@@ -32,6 +34,8 @@ pub(crate) struct McpGateway {
     name: String,
     version: String,
     on_call: Option<OnCall>,
+    /// SPEC 0.16.0's single text block ([`McpServeConfig::text_only`]).
+    text_only: bool,
 }
 
 impl McpGateway {
@@ -54,6 +58,7 @@ impl McpGateway {
             name: cfg.name.unwrap_or_else(|| DEFAULT_NAME.to_string()),
             version: cfg.version.unwrap_or_else(|| DEFAULT_VERSION.to_string()),
             on_call,
+            text_only: cfg.text_only,
         }
     }
 }
@@ -134,12 +139,101 @@ impl ServerHandler for McpGateway {
             };
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_call(event)));
         }
-        let content = vec![ContentBlock::text(result.output)];
+        let parts = if self.text_only {
+            None
+        } else {
+            result.parts.as_deref()
+        };
+        let content = content_blocks(result.output, parts);
         let answer = if result.is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
         };
         Ok(answer.into())
+    }
+}
+
+/// §7C: `output` as one text block, then one block per non-text part, in order: `image` ⇒
+/// image, `audio` ⇒ audio, `file` with `data` ⇒ an embedded resource, `file` with `url` ⇒ a
+/// `resource_link`. A text part has no block of its own (the SPEC maps non-text parts only).
+/// What MCP cannot say (an image or audio by URL) and what MCP requires that a part lacks (a
+/// resource's `uri`, a link's `name`) are the reference's readings: NOTES #391–#393.
+pub(crate) fn content_blocks(output: String, parts: Option<&[ContentPart]>) -> Vec<ContentBlock> {
+    let mut blocks = vec![ContentBlock::text(output)];
+    for (i, part) in parts.unwrap_or_default().iter().enumerate() {
+        if let ContentPart::Media(m) = part {
+            blocks.push(media_block(i, m));
+        }
+    }
+    blocks
+}
+
+fn media_block(index: usize, m: &MediaPart) -> ContentBlock {
+    match (&m.body, m.kind) {
+        (PartBody::Data(data), MediaKind::Image) => ContentBlock::image(data, &m.mime_type),
+        (PartBody::Data(data), MediaKind::Audio) => ContentBlock::audio(data, &m.mime_type),
+        (PartBody::Data(data), MediaKind::File) => {
+            // A part's name is where §2 puts a blob's URI coming in; without one, the part's
+            // position names it (NOTES #392).
+            let uri = m
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("toolnexus://part/{index}"));
+            ContentBlock::resource(ResourceContents::blob(data, uri).with_mime_type(&m.mime_type))
+        }
+        // A file by URL is a `resource_link`; an image or audio by URL has no MCP block of its
+        // own (MCP's image and audio carry data only), so it is a link too (NOTES #393).
+        (PartBody::Url(url), _) => {
+            let name = m.name.clone().unwrap_or_else(|| link_name(url));
+            ContentBlock::resource_link(Resource::new(url, name).with_mime_type(&m.mime_type))
+        }
+    }
+}
+
+/// A `resource_link`'s required `name` for a part without one: the URL's last path segment,
+/// else the URL (NOTES #391).
+fn link_name(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.split_once("://")
+        .and_then(|(_, rest)| rest.split_once('/'))
+        .and_then(|(_, p)| p.rsplit('/').find(|s| !s.is_empty()))
+        .map_or_else(|| url.to_string(), str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_is_named_by_its_last_path_segment_else_its_url() {
+        assert_eq!(
+            link_name("https://ex.test/docs/report.pdf?x=1#p2"),
+            "report.pdf"
+        );
+        assert_eq!(link_name("https://ex.test/docs/"), "docs");
+        assert_eq!(link_name("https://ex.test"), "https://ex.test");
+        assert_eq!(link_name("https://ex.test/"), "https://ex.test/");
+        assert_eq!(link_name("urn:x"), "urn:x");
+    }
+
+    #[test]
+    fn text_comes_first_then_one_block_per_non_text_part() {
+        let parts: Vec<ContentPart> = serde_json::from_value(serde_json::json!([
+            {"type": "image", "mimeType": "image/png", "data": "iVBO"},
+            {"type": "text", "text": "skipped"},
+            {"type": "file", "mimeType": "application/pdf", "url": "https://ex.test/a.pdf"},
+        ]))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let blocks = content_blocks("out".into(), Some(&parts));
+        let wire = serde_json::to_value(&blocks).unwrap_or_else(|e| panic!("{e}"));
+        let types: Vec<&str> = wire
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["type"].as_str())
+            .collect();
+        assert_eq!(types, ["text", "image", "resource_link"]);
+        assert_eq!(content_blocks("t".into(), None).len(), 1);
     }
 }
