@@ -47,9 +47,6 @@
 pub mod a2a;
 pub mod adapters;
 pub mod agent;
-// A builtin's early exit is the ToolResult it answers (`Step<T> = Result<T, ToolResult>`), built
-// once per call; since `ToolResult.parts` (SPEC 0.17.0) it passes clippy's 128-byte Err threshold.
-#[allow(clippy::result_large_err)]
 pub mod builtins;
 pub mod client;
 pub mod compact;
