@@ -4,7 +4,9 @@ two runs: the start time, the durations and whether a scenario was retried after
 bound broke under load (`retried`). `run --jobs N` promises the report of `--jobs 1`.
 
 With --port-volatile, values a port makes up afresh on every run are masked too: Python's
-pending-request ids (`pnd-<time>-<n>`, `req-<random>-<n>`) and process ids in messages. They differ between two
+pending-request ids (`pnd-<time>-<n>`, `req-<random>-<n>`), process ids in messages, and the
+elapsed times a port measures itself (§7A's `ms` in an A2A result's metadata, "the call took N
+ms" of a port that never observes an abort). They differ between two
 `--jobs 1` runs just as much, so they say nothing about parallel runs.
 
 Usage: same-report.py [--port-volatile] ONE.json MANY.json
@@ -18,12 +20,14 @@ VOLATILE = [
     (re.compile(r"pnd-[0-9a-f]+-[0-9]+"), "pnd-<id>"),
     (re.compile(r"req-[0-9a-f]+-[0-9]+"), "req-<id>"),
     (re.compile(r"process [0-9]+ is still running"), "process <pid> is still running"),
+    (re.compile(r"the call took [0-9]+ ms"), "the call took <n> ms"),
 ]
 
 
 def scrub(value, volatile):
     if isinstance(value, dict):
-        return {k: scrub(v, volatile) for k, v in value.items() if k not in ("started", "durationMs", "retried")}
+        return {k: ("<ms>" if volatile and k == "ms" and isinstance(v, (int, float)) else scrub(v, volatile))
+                for k, v in value.items() if k not in ("started", "durationMs", "retried")}
     if isinstance(value, list):
         return [scrub(v, volatile) for v in value]
     if isinstance(value, str) and volatile:
