@@ -147,3 +147,29 @@ Feature: Built-in read — media files as a description and one part; undecodabl
       {"output": "{{FIXTURES}}/media/tone.wav (audio/wav, 76 bytes)", "isError": false,
        "parts": [{"type": "audio", "mimeType": "audio/wav", "$partial": true}]}
       """
+
+  @spec-4A @clause-4A.media-table.no-sniffing @clause-4A.read.media-file
+  Scenario: read takes a media file's mime type from its extension, never from its bytes
+    Holds from SPEC 0.17.0 (§4A: no sniffing, no platform mime database). jpeg-inside.png holds
+    a JPEG's bytes under a .png name: read answers image/png carrying those bytes. vector.svg
+    is image/svg+xml in every platform mime database, and not in the table: read answers its
+    text, with no part.
+    Given a toolkit built with no options
+    When "read" is executed with:
+      """
+      {"path": "{{FIXTURES}}/media/jpeg-inside.png"}
+      """
+    Then the result matches:
+      """
+      {"output": "{{FIXTURES}}/media/jpeg-inside.png (image/png, 55 bytes)", "isError": false,
+       "parts": [{"type": "image", "mimeType": "image/png", "$partial": true,
+                  "data": "/9j/4AAQSkZJRgABAQAAAQABAAD//gAfdG9vbG5leHVzIGNvbmZvcm1hbmNlIGZpeHR1cmX/2Q=="}]}
+      """
+    When "read" is executed with:
+      """
+      {"path": "{{FIXTURES}}/media/vector.svg"}
+      """
+    Then the result matches:
+      """
+      {"output": {"$contains": "<svg xmlns="}, "isError": false, "parts": {"$absent": true}, "$partial": true}
+      """

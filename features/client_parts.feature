@@ -136,6 +136,54 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     Then the run raised an error mentioning ""
     And the loop answer mentions "Q0FOQVJZLXBheWxvYWQ=" only in its transcript
 
+  @spec-8 @clause-8.metrics.parts-descriptor
+  Scenario Outline: an llm event that describes its request's parts gives each as type, mime type and bytes
+    Holds from SPEC 0.17.0 (§8: a port MAY add `parts` to the `llm` event; if it does, each
+    entry is `{type, mimeType, bytes}`). A port that adds none passes (the step checks every
+    `llm` event that has one, compared whole, so the `data` or any other key fails it). The
+    canary image is 14 decoded bytes. The positive control: the run reached the model.
+    Given a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "m", "apiKey": "test-key", "onMetric": {"collect": true}}
+      """
+    When the client runs with the prompt parts:
+      """
+      [{"type": "image", "mimeType": "image/png", "data": "Q0FOQVJZLXBheWxvYWQ="}]
+      """
+    Then the run did not raise
+    And the LLM received 1 request
+    And every llm event of metricEvents that has parts describes them as:
+      """
+      [{"type": "image", "mimeType": "image/png", "bytes": 14}]
+      """
+
+    Examples:
+      | style     |
+      | openai    |
+      | anthropic |
+
+  @spec-8 @clause-8.metrics.base64-never-logged @partial-clause-1.part-render.descriptor-never-data
+  Scenario Outline: a tool's part is used on the wire and never logged
+    Holds from SPEC 0.17.0 (§8: base64 payloads are use-only and never logged, like header
+    values). The driver's stderr is searched as it is written: on anthropic the tool's audio
+    has no block, so it degrades to the placeholder with a warning (the log is where a warning
+    most likely goes); on openai the image moves to the synthetic user message. The positive
+    control: the model got the part (its data, or its placeholder).
+    Given the port's log is watched for "<data>"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "<style>", "model": "m", "apiKey": "test-key"}
+      """
+    When the client runs "call <tool>"
+    Then the run result at "text" contains "done: "
+    And LLM request 2 body at "" contains "<sent>"
+    And the port's log never mentioned "<data>"
+
+    Examples:
+      | style     | tool | data             | sent                                           |
+      | anthropic | clip | UklGRiQAAABXQVZF | [unsupported audio part (audio/wav, 12 bytes)] |
+      | openai    | snap | iVBORw0KGgo=     | iVBORw0KGgo=                                   |
+
   # ---------------------------------------------------------------- §8A the emission table
 
   @spec-8A @clause-8A.emit.openai-image-url
@@ -337,7 +385,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
 
   # ---------------------------------------------------------------- §1B maxPartBytes at assembly
 
-  @spec-1 @clause-1.max-part-bytes.decoded-at-assembly @clause-1.max-part-bytes.over-attached-errors
+  @spec-1 @clause-1.max-part-bytes.decoded-at-assembly @clause-1.max-part-bytes.over-attached-errors @partial-clause-1.max-part-bytes.may-check-at-construction
   Scenario: an attached part over maxPartBytes (decoded bytes) is an error before any HTTP call
     The image is 8 decoded bytes (12 base64 characters): a limit of 7 refuses it; the cause is
     checked by the mock LLM having no request.
@@ -366,7 +414,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     Then the run did not raise
     And LLM request 1 body at "messages[-1].content[0].image_url.url" is "data:image/png;base64,iVBORw0KGgo="
 
-  @spec-1 @clause-1.max-part-bytes.over-tool-derived-placeholder
+  @spec-1 @clause-1.max-part-bytes.over-tool-derived-placeholder @partial-clause-1.max-part-bytes.may-check-at-construction
   Scenario: a tool's part over maxPartBytes degrades to the placeholder and the run continues
     Given a client created with:
       """

@@ -301,3 +301,102 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       {"output": "screenshot, 1x1 png", "isError": false,
        "parts": [{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}]}
       """
+
+  # ---------------------------------------------------------------- the union, and what a part stores
+
+  @spec-1 @clause-0.content-part.types @clause-1.content-part.text-shape @clause-1.content-part.image-shape @clause-1.content-part.file-shape @clause-1.content-part.audio-shape
+  Scenario Outline: the part type holds each of its four kinds in exactly its wire shape
+    Holds from SPEC 0.17.0 (§0 1b, §1B: a ContentPart is text, image, file or audio, each with
+    its own keys). The raw type's construction reads the part and gives it back unchanged,
+    compared whole: a key outside the kind's shape (an absent optional key as `null`, a
+    `name` on a kind without one) fails it.
+    When a content part is made from:
+      """
+      {"part": <part>}
+      """
+    Then the content part is:
+      """
+      <part>
+      """
+
+    Examples:
+      | kind              | part                                                                                          |
+      | text              | {"type": "text", "text": "a caption"}                                                         |
+      | image by data     | {"type": "image", "mimeType": "image/gif", "data": "R0lGODlhAQABAIAAAP8AAAAAACwAAAAAAQABAAACAkQBADs="} |
+      | file with a name  | {"type": "file", "mimeType": "application/pdf", "data": "JVBERi0xLjQK", "name": "q3.pdf"}     |
+      | file by url       | {"type": "file", "mimeType": "application/pdf", "url": "https://example.test/q3.pdf"}          |
+      | audio by data     | {"type": "audio", "mimeType": "audio/wav", "data": "UklGRiQAAABXQVZF"}                        |
+
+  @spec-1 @clause-1.edge-constructor.store-narrowly @clause-1.edge-constructor.normalise-at-construction
+  Scenario Outline: whatever a part is made from, it stores bytes and a mime type
+    Holds from SPEC 0.17.0 (§1B "accept broadly, store narrowly"): the same 69 bytes of
+    shot.png given as a path, as native bytes or as a data: URL make the same part, compared
+    whole (an image has no `name`): nothing of where the bytes came from is kept.
+    When a content part is made from:
+      """
+      <from>
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png",
+       "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}
+      """
+
+    Examples:
+      | source     | from                                                                                                                                      |
+      | a path     | {"path": "{{FIXTURES}}/media/shot.png"}                                                                                                   |
+      | bytes      | {"bytes": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC", "mimeType": "image/png", "type": "image"} |
+      | a data URL | {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}         |
+
+  @spec-1 @clause-1.edge-constructor.read-error-reported
+  Scenario: a path that cannot be read is the constructor's error, never a part
+    Holds from SPEC 0.17.0 (§1B: a source that cannot be read, such as a missing file, is
+    reported the port's own way for the call, never stored as a broken part; for the
+    constructor that is its error). The cause, if it fails: a part made from nothing; the
+    positive control: the same constructor reads a file that is there.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/no-such-file.png"}
+      """
+    Then the content part is refused
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/shot.png"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png", "data": {"$regex": "^iVBORw0KGgo"}, "$partial": true}
+      """
+
+  @spec-1 @clause-4A.media-table.no-sniffing @clause-1.edge-constructor.no-mime-sniffing
+  Scenario: a part's mime type comes from the extension, never from the bytes
+    Holds from SPEC 0.17.0 (§1B, §4A: no sniffing). jpeg-inside.png holds a JPEG's bytes
+    (they begin FF D8 FF) under a .png name: the part is image/png carrying those bytes.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/jpeg-inside.png"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/png",
+       "data": "/9j/4AAQSkZJRgABAQAAAQABAAD//gAfdG9vbG5leHVzIGNvbmZvcm1hbmNlIGZpeHR1cmX/2Q==", "$partial": true}
+      """
+
+  @spec-1 @clause-4A.media-table.no-sniffing @clause-1.edge-constructor.unknown-extension-error
+  Scenario: an extension every platform mime database knows, but the table lacks, is refused
+    Holds from SPEC 0.17.0 (§1B, §4A: the fixed table, never a platform mime database, which
+    maps .svg to image/svg+xml): vector.svg is refused naming its extension; the positive
+    control: with an explicit mime type the same file makes a part.
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/vector.svg"}
+      """
+    Then the content part is refused, naming "svg"
+    When a content part is made from:
+      """
+      {"path": "{{FIXTURES}}/media/vector.svg", "mimeType": "image/svg+xml", "type": "image"}
+      """
+    Then the content part is:
+      """
+      {"type": "image", "mimeType": "image/svg+xml", "data": {"$regex": "^PHN2Zy"}, "$partial": true}
+      """

@@ -144,7 +144,7 @@ Feature: MCP results' non-text content becomes ToolResult.parts (SPEC §2 execut
       file (application/pdf, 0 bytes)
       """
 
-  @spec-2 @clause-0.mcp-execute.non-text-parts @clause-2.execute.parts-every-branch
+  @spec-2 @clause-0.mcp-execute.non-text-parts @clause-0.mcp-execute.nothing-dropped @clause-2.execute.parts-every-branch
   Scenario: nothing is dropped: every non-text entry of one result becomes a part
     Holds from SPEC 0.17.0 (§0.4: "Nothing is dropped silently"). The order of the parts is
     not pinned; the text resource stays output.

@@ -163,8 +163,16 @@ pub fn metric_json(ev: &MetricEvent) -> Value {
             ms,
             prompt_tokens,
             completion_tokens,
-        } => json!({"event": "llm", "model": model, "status": status, "ms": ms,
-                    "promptTokens": prompt_tokens, "completionTokens": completion_tokens}),
+            parts,
+        } => {
+            let mut v = json!({"event": "llm", "model": model, "status": status, "ms": ms,
+                               "promptTokens": prompt_tokens, "completionTokens": completion_tokens});
+            // §8: the optional descriptor, present only when the request carried parts.
+            if !parts.is_empty() {
+                v["parts"] = json!(parts);
+            }
+            v
+        }
         MetricEvent::Tool {
             tool,
             source,

@@ -157,6 +157,7 @@ mod client;
 mod compact;
 mod content;
 mod helpers;
+mod log;
 mod mcp;
 pub(crate) mod prometheus;
 mod relay;
@@ -178,6 +179,7 @@ const STEPS: &[fn() -> StepDef] = &[
     setup::directory_path,
     setup::symlink_link_pointing_target,
     setup::files_under_dir_recorded,
+    log::port_log_watched_for,
     mcp::mock_mcp_server_over_http_runs_file,
     setup::mock_a2a_agent_name_runs_file,
     setup::http_server_answers,
@@ -266,6 +268,8 @@ const STEPS: &[fn() -> StepDef] = &[
     client::run_did_not_raise,
     client::run_raised_error_mentioning_text,
     client::loop_answer_text_only_in_transcript,
+    client::llm_events_parts_descriptor,
+    log::port_log_never_mentioned,
     client::order::run_result_at_path_does_not_contain,
     client::order::stored_messages_do_not_contain,
     client::run_text_text,

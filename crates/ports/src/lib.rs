@@ -13,6 +13,7 @@
 pub mod children;
 pub mod inprocess;
 pub mod late;
+pub mod log_watch;
 pub mod mock_launch;
 pub mod port;
 pub mod registry;

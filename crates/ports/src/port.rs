@@ -100,6 +100,18 @@ pub trait Port: Send {
     /// `porting` records stops here.
     fn steps_done(&mut self) {}
 
+    /// Watches the port's log (a driver's stderr) for `needle` for the rest of the scenario;
+    /// `false` when the harness reads no log of this port (an in-process one).
+    fn watch_log(&mut self, _needle: &str) -> bool {
+        false
+    }
+
+    /// Whether the log mentioned a watched `needle` since it was watched, once the log has
+    /// settled; `None` when the harness reads no log of this port, or `needle` is not watched.
+    async fn log_mentioned(&mut self, _needle: &str) -> Option<bool> {
+        None
+    }
+
     /// Called after each scenario's clean-up: a protocol violation seen since the last call
     /// (an out-of-step or unasked-for line, even one answering the ignored end-of-scenario
     /// `close`), which fails the scenario.

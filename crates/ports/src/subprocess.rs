@@ -13,6 +13,7 @@ use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use crate::children;
+use crate::log_watch::LogWatch;
 use crate::port::{truncate, Port, PortError};
 use crate::secret;
 use crate::trace::Tracer;
@@ -146,13 +147,20 @@ fn keep_end(text: &str, max: usize) -> String {
 
 /// Reads a driver's stderr into `tail` until the driver closes it, as bytes: no content
 /// (invalid UTF-8 included) makes the harness stop reading and so break the driver's logging.
-async fn read_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<StderrTail>>) {
+async fn read_stderr(
+    mut stderr: ChildStderr,
+    tail: Arc<Mutex<StderrTail>>,
+    log: Arc<Mutex<LogWatch>>,
+) {
     let keep = STDERR_LINE_MAX + secret::current().map_or(0, |s| s.len());
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match stderr.read(&mut buf).await {
             Ok(0) => break,
             Ok(n) => {
+                if let Ok(mut w) = log.lock() {
+                    w.feed(&buf[..n]);
+                }
                 if let Ok(mut t) = tail.lock() {
                     t.push(&buf[..n], keep);
                 }
@@ -223,6 +231,12 @@ fn answer_reader(stdout: ChildStdout) -> BufReader<ChildStdout> {
 
 /// The pipe size asked for a driver's stdout (Linux's default cap for unprivileged users).
 const ANSWER_PIPE: nix::libc::c_int = 1 << 20;
+
+/// How long a driver's log must be quiet before a log check reads it (`log_mentioned`).
+const LOG_QUIET: Duration = Duration::from_millis(100);
+
+/// The longest a log check waits for the log to be quiet.
+const LOG_SETTLE: Duration = Duration::from_secs(3);
 
 /// The piece a driver's answers are read in.
 const ANSWER_READ: usize = 256 * 1024;
@@ -318,6 +332,8 @@ pub struct SubprocessPort {
     cwd: Option<PathBuf>,
     seq: u64,
     tracer: Option<Tracer>,
+    /// What the scenario watches the driver's log for; kept across a restart of the driver.
+    log: Arc<Mutex<LogWatch>>,
 }
 
 impl SubprocessPort {
@@ -334,6 +350,7 @@ impl SubprocessPort {
             last_failure: None,
             starts: 0,
             greeting: None,
+            log: Arc::default(),
             cwd: None,
             seq: 0,
             tracer: None,
@@ -375,7 +392,11 @@ impl SubprocessPort {
             return Err(PortError::Transport("driver pipes unavailable".into()));
         };
         let tail = Arc::new(Mutex::new(StderrTail::default()));
-        let stderr_reader = tokio::spawn(read_stderr(stderr, Arc::clone(&tail)));
+        let stderr_reader = tokio::spawn(read_stderr(
+            stderr,
+            Arc::clone(&tail),
+            Arc::clone(&self.log),
+        ));
         let lease = process_group::group_of(&child).map(children::register_group);
         self.starts += 1;
         self.seq = 0;
@@ -691,6 +712,9 @@ impl Port for SubprocessPort {
         if let Some(t) = &self.tracer {
             t.scenario(name);
         }
+        if let Ok(mut log) = self.log.lock() {
+            log.clear();
+        }
         if let Some(running) = &self.running {
             if let Ok(mut tail) = running.stderr.lock() {
                 tail.forget_finished_lines();
@@ -725,6 +749,31 @@ impl Port for SubprocessPort {
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),
         }
+    }
+
+    fn watch_log(&mut self, needle: &str) -> bool {
+        if let Ok(mut log) = self.log.lock() {
+            log.watch(needle);
+        }
+        true
+    }
+
+    async fn log_mentioned(&mut self, needle: &str) -> Option<bool> {
+        // What the driver wrote before its last answer is in the pipe by now; the reader
+        // takes it as soon as it runs. Settled once no byte arrived for LOG_QUIET (at most
+        // LOG_SETTLE in all: a driver logging without pause is read as it stands).
+        let fed = || self.log.lock().map(|l| l.fed()).unwrap_or(0);
+        let started = tokio::time::Instant::now();
+        let mut last = fed();
+        while started.elapsed() < LOG_SETTLE {
+            tokio::time::sleep(LOG_QUIET).await;
+            let now = fed();
+            if now == last {
+                break;
+            }
+            last = now;
+        }
+        self.log.lock().ok().and_then(|l| l.seen(needle))
     }
 
     async fn end_scenario(&mut self) -> Option<String> {

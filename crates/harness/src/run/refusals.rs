@@ -73,6 +73,14 @@ impl Port for Watched<'_> {
         self.inner.begin_scenario(name);
     }
 
+    fn watch_log(&mut self, needle: &str) -> bool {
+        self.inner.watch_log(needle)
+    }
+
+    async fn log_mentioned(&mut self, needle: &str) -> Option<bool> {
+        self.inner.log_mentioned(needle).await
+    }
+
     fn steps_done(&mut self) {
         self.inner.steps_done();
     }

@@ -122,6 +122,26 @@ step! {
 }
 
 step! {
+    llm_events_parts_descriptor: Expectations, r#"^every llm event of metricEvents that has parts describes them as:$"# + "JSON (matchers allowed)",
+    "SPEC §8's optional `parts` descriptor: each `llm` event carrying one must match the expected JSON (events without one pass, a MAY); at least one `llm` event is required",
+    records Kind::Lenient("where present"),
+    |StepCtx { st, step, .. }| {
+        let expected = st.expect_doc(step)?;
+        let events = observed(st, "metricEvents")?;
+        let llm: Vec<&Value> = events.iter().filter(|e| e.get("event").and_then(Value::as_str) == Some("llm")).collect();
+        if llm.is_empty() {
+            return fail_as(Kind::Lenient("where present"), "metricEvents has no llm event");
+        }
+        for e in llm {
+            if let Some(parts) = e.get("parts") {
+                expect_json(st, &expected, &st.norm(parts))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+step! {
     client_streams_prompt: Actions, r#"^the client streams "(?P<PROMPT>[^"]*)"$"#,
     "`stream` with the built toolkit (if any)",
     |StepCtx { port, st, arg, .. }| {

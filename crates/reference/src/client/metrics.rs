@@ -21,6 +21,9 @@ pub enum MetricEvent {
         prompt_tokens: u64,
         /// Completion tokens of the answer (0 on error).
         completion_tokens: u64,
+        /// `{type, mimeType, bytes}` of each non-text part the request carried (§8's optional
+        /// descriptor; never the data, and never a Prometheus label).
+        parts: Vec<serde_json::Value>,
     },
     /// One per tool call.
     Tool {
@@ -107,6 +110,7 @@ impl Registry {
                 ms,
                 prompt_tokens,
                 completion_tokens,
+                ..
             } => {
                 *s.llm_requests
                     .entry(labels(&[("model", model), ("status", status)]))
@@ -336,6 +340,7 @@ mod tests {
             ms,
             prompt_tokens: p,
             completion_tokens: c,
+            parts: Vec::new(),
         };
         r.record(&llm("m-b", "ok", 120, 3, 2));
         r.record(&llm("m-a", "error", 2000, 99, 99));

@@ -8,6 +8,7 @@
 //! descriptor, never its `data` (the error messages and the warning below).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
@@ -137,6 +138,9 @@ pub struct Policy<'a> {
     pub max_part_bytes: Option<u64>,
     /// Set once a tool-derived part degraded (the warning is printed once per client).
     pub warned: &'a AtomicBool,
+    /// Where a run keeps the descriptor of each non-text part sent as a block, for its
+    /// `llm` events' `parts` (§8, a MAY); `None` where nothing reports them.
+    pub sent: Option<&'a Mutex<Vec<Value>>>,
 }
 
 impl Policy<'_> {
@@ -151,7 +155,14 @@ impl Policy<'_> {
             None => emit(self.style, part).and_then(|b| allowlisted(self.style, b)),
         };
         let refusal = match emitted {
-            Ok(block) => return Ok(block),
+            Ok(block) => {
+                if let (Some(sent), false) = (self.sent, matches!(part, ContentPart::Text(_))) {
+                    if let Ok(mut sent) = sent.lock() {
+                        sent.push(part.descriptor());
+                    }
+                }
+                return Ok(block);
+            }
             Err(r) => r,
         };
         let as_text = match self.on_unsupported {

@@ -2,6 +2,7 @@
 //! model, run the tools it asks for, repeat until it answers in text or `maxTurns`.
 
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -146,10 +147,13 @@ impl Client {
         let skills = toolkit.map(Toolkit::skills_prompt).unwrap_or_default();
         let system = wire::system_text(o.system_prompt.as_deref(), &skills);
         let mut records = Vec::new();
+        // The descriptors of the parts sent so far: every later request carries them too.
+        let sent_parts = Mutex::new(Vec::new());
         let mut messages = match entry {
             Entry::Prompt(prompt) => {
                 // Assembly of the attached parts: a refused one fails before any HTTP call.
-                let content = super::parts::user_content(&prompt, &self.part_policy())?;
+                let content =
+                    super::parts::user_content(&prompt, &self.part_policy_keeping(&sent_parts))?;
                 wire::initial_messages(style, system.as_deref(), history, content)
             }
             Entry::Resume(pending, answer) => {
@@ -227,13 +231,15 @@ impl Client {
             if let Outgoing::Bytes(b) = &body {
                 body_capacity = b.len() + b.len() / 4;
             }
+            // The descriptors of every part this request carries, for its `llm` event.
+            let parts_now = sent_parts.lock().map(|p| p.clone()).unwrap_or_default();
             let raw = match seams.and_then(|a| a.turn_gate.as_ref()) {
                 // The gate wraps the LLM call only, never the tools (§7D gate 3).
                 Some(gate) => {
                     let _slot = gate.enter().await;
-                    self.call_model(body, turn, sinks).await?
+                    self.call_model(body, turn, &parts_now, sinks).await?
                 }
-                None => self.call_model(body, turn, sinks).await?,
+                None => self.call_model(body, turn, &parts_now, sinks).await?,
             };
             progress.turns = turn;
             if let Some(h) = &o.hooks {
@@ -275,7 +281,7 @@ impl Client {
                     replies.push(reply);
                     halted = halt;
                 }
-                self.append_results(&mut messages, &mut relocated, &replies)?;
+                self.append_results(&sent_parts, &mut messages, &mut relocated, &replies)?;
                 if let Some(request) = halted {
                     let ended = Ended::Pending(request);
                     return Ok(self.result(text, messages, records, progress, ended));
@@ -300,7 +306,7 @@ impl Client {
                     break;
                 }
             }
-            self.append_results(&mut messages, &mut relocated, &replies)?;
+            self.append_results(&sent_parts, &mut messages, &mut relocated, &replies)?;
             if let Some(request) = halted {
                 return Ok(self.result(text, messages, records, progress, Ended::Pending(request)));
             }
@@ -323,17 +329,28 @@ impl Client {
             on_unsupported: o.on_unsupported_part,
             max_part_bytes: o.max_part_bytes,
             warned: &self.inner.warned_parts,
+            sent: None,
+        }
+    }
+
+    /// The policy of a run's assembly, keeping the descriptor of each part it sends.
+    fn part_policy_keeping<'a>(&'a self, sent: &'a Mutex<Vec<Value>>) -> super::parts::Policy<'a> {
+        super::parts::Policy {
+            sent: Some(sent),
+            ..self.part_policy()
         }
     }
 
     /// A turn's tool results into the transcript; openai's relocated parts beside it.
     fn append_results(
         &self,
+        sent_parts: &Mutex<Vec<Value>>,
         messages: &mut Vec<Value>,
         relocated: &mut Vec<(String, Value)>,
         replies: &[ToolReply],
     ) -> Result<(), ClientError> {
-        let (results, synthetic) = wire::tool_results_with_parts(&self.part_policy(), replies)?;
+        let (results, synthetic) =
+            wire::tool_results_with_parts(&self.part_policy_keeping(sent_parts), replies)?;
         messages.extend(results);
         relocated.extend(synthetic);
         Ok(())
@@ -408,6 +425,7 @@ impl Client {
         &self,
         body: Outgoing,
         turn: u32,
+        parts: &[Value],
         sinks: Sinks<'_>,
     ) -> Result<Value, ClientError> {
         let o = &self.inner.options;
@@ -422,7 +440,7 @@ impl Client {
                         })?
                     }
                 };
-                return self.call_generate(generate, body, turn).await;
+                return self.call_generate(generate, body, turn, parts).await;
             }
             Backend::Http(client) => client,
         };
@@ -451,12 +469,12 @@ impl Client {
             on_error: o.on_error.as_ref(),
             secrets: &secrets,
         };
-        let failed = |d: Duration| self.llm_metric("error", d, Usage::default());
+        let failed = |d: Duration| self.llm_metric("error", d, Usage::default(), parts);
         let (answer, started) = transport.send(body, sinks.streaming(), &failed).await?;
         let response = match answer {
             Answer::Json(raw) => {
                 let usage = Usage::from_json(raw.get("usage"));
-                self.llm_metric("ok", started.elapsed(), usage);
+                self.llm_metric("ok", started.elapsed(), usage, parts);
                 return Ok(raw);
             }
             Answer::Stream(response) => response,
@@ -467,11 +485,11 @@ impl Client {
         match sse::read_stream(o.style, response, &mut on_text).await {
             Ok(raw) => {
                 let usage = Usage::from_json(raw.get("usage"));
-                self.llm_metric("ok", started.elapsed(), usage);
+                self.llm_metric("ok", started.elapsed(), usage, parts);
                 Ok(raw)
             }
             Err(message) => {
-                self.llm_metric("error", started.elapsed(), Usage::default());
+                self.llm_metric("error", started.elapsed(), Usage::default(), parts);
                 // The server chose part of this text (an `error` event): no secrets, bounded.
                 Err(ClientError::Stream {
                     message: snippet(&secrets.redact(&message), false),
@@ -487,17 +505,18 @@ impl Client {
         generate: &super::options::Generate,
         body: Value,
         turn: u32,
+        parts: &[Value],
     ) -> Result<Value, ClientError> {
         let started = Instant::now();
         match generate(body).await {
             Ok(g) => {
                 let raw = envelope(&self.inner.options.model, g, turn);
                 let usage = Usage::from_json(raw.get("usage"));
-                self.llm_metric("ok", started.elapsed(), usage);
+                self.llm_metric("ok", started.elapsed(), usage, parts);
                 Ok(raw)
             }
             Err(m) => {
-                self.llm_metric("error", started.elapsed(), Usage::default());
+                self.llm_metric("error", started.elapsed(), Usage::default(), parts);
                 Err(ClientError::Generate { message: m })
             }
         }
@@ -822,13 +841,14 @@ impl Client {
         });
     }
 
-    fn llm_metric(&self, status: &str, took: Duration, usage: Usage) {
+    fn llm_metric(&self, status: &str, took: Duration, usage: Usage, parts: &[Value]) {
         self.metric(MetricEvent::Llm {
             model: self.inner.options.model.clone(),
             status: status.to_string(),
             ms: millis(took),
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
+            parts: parts.to_vec(),
         });
     }
 

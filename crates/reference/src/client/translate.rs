@@ -146,7 +146,7 @@ impl Client {
             None => body,
         };
         let raw = self
-            .call_model(Outgoing::Value(body), 1, Sinks::default())
+            .call_model(Outgoing::Value(body), 1, &[], Sinks::default())
             .await?;
         if let Some(h) = &o.hooks {
             let ctx = AfterLlm {

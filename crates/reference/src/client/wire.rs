@@ -420,6 +420,7 @@ pub fn tool_result_messages(style: Style, replies: &[ToolReply]) -> Vec<Value> {
         on_unsupported: None,
         max_part_bytes: None,
         warned: &warned,
+        sent: None,
     };
     let text_only: Vec<ToolReply> = replies
         .iter()
