@@ -346,7 +346,7 @@ Feature: content parts — the ContentPart type and its edge constructors (SPEC 
       | source     | from                                                                                                                                      |
       | a path     | {"path": "{{FIXTURES}}/media/shot.png"}                                                                                                   |
       | bytes      | {"bytes": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC", "mimeType": "image/png", "type": "image"} |
-      | a data URL | {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC"}         |
+      | a data URL | {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC", "type": "image"} |
 
   @spec-1 @clause-1.edge-constructor.read-error-reported
   Scenario: a path that cannot be read is the constructor's error, never a part

@@ -478,6 +478,10 @@ def content_part(source):
         return {"raised": str(e)}
     except TypeError as e:
         return {"raised": str(e)}
+    except OSError as e:
+        # SPEC §1B: a source the constructor cannot read is reported the port's own way (for
+        # python, the OSError it raises), never as a part.
+        return {"raised": f"{type(e).__name__}: {e}"}
     out = {"part": part_json(made), "bytes": content.decoded_len(made.data) if made.data else 0,
            "descriptor": plain(content.summarize(made)), "tokens": content.estimate_tokens(made)}
     if hasattr(content, "describe_part"):
