@@ -169,9 +169,47 @@ Feature: Context compaction — compactor(opts) as a pure messages → messages 
 
   @spec-7F @clause-7F.compactor.bare-client @partial-clause-7F.compactor.rewrite-flows
   Scenario: on a bare client the compactor is the client's beforeLLM hook: the request and RunResult.messages carry the compacted transcript
-    # The §8 client runs with the compactor as `hooks.beforeLLM` and no toolkit. One token per
-    # message: the system prompt, six history messages and the prompt are 8 > 5; keepTail 3
-    # keeps q2, a2 and the prompt (a tail starts at a user turn), and the 4 before are summarized.
+    # The §8 client runs with the compactor as `hooks.beforeLLM` and no toolkit. The history is
+    # a prior transcript as a run returns it (§8 "Conversation memory"), its system message
+    # first; what a port sends for a history with none is open (NOTES #402, the @beyond-spec
+    # twin below). One token per message: the system message, six history messages and the
+    # prompt are 8 > 5; keepTail 3 keeps q2, a2 and the prompt (a tail starts at a user turn),
+    # and the 4 before are summarized.
+    Given a mock LLM runs "agents.json"
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-echo", "apiKey": "test-key", "systemPrompt": "SOUL-VERBATIM",
+       "hooks": {"beforeLLM": {"compactor": {"maxTokens": 5, "keepTail": 3, "countTokens": {"perMessage": 1}, "summarize": {"template": "summarized <N> messages"}}}}}
+      """
+    When the client runs "one more turn" with:
+      """
+      {"history": [
+        {"role": "system", "content": "SOUL-VERBATIM"},
+        {"role": "user", "content": "q0"}, {"role": "assistant", "content": "a0"},
+        {"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"},
+        {"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]}
+      """
+    Then the run did not raise
+    And LLM request 1 body at "messages[0].role" is "system"
+    And LLM request 1 body at "messages[0].content" matches "^SOUL-VERBATIM"
+    And LLM request 1 body at "messages[1].role" is "system"
+    And LLM request 1 body at "messages[1].content" contains "summarized 4 messages"
+    And LLM request 1 body at "messages[2].content" is "q2"
+    And LLM request 1 body at "messages[3].content" is "a2"
+    And LLM request 1 body at "messages[4].content" is "one more turn"
+    And LLM request 1 body has nothing at "messages[5]"
+    And the run result at "messages[0].content" matches "^SOUL-VERBATIM"
+    And the run result at "messages[1].content" contains "summarized 4 messages"
+    And the run result at "messages[2].content" is "q2"
+    And the run result at "messages[-1].content" is "echo: one more turn"
+    And the run result has nothing at "messages[6]"
+
+  @spec-7F @spec-8 @beyond-spec
+  Scenario: on a bare client given a history without a system message, the systemPrompt still heads the request and the compactor keeps it
+    Beyond the SPEC: §8 says a run with `history` continues that prior transcript, and a run's
+    transcript carries its system message; whether a history without one gets the client's
+    systemPrompt in front is not said (NOTES #88, #402). The reference puts it first (openai);
+    the compactor then keeps it ahead of the summary.
     Given a mock LLM runs "agents.json"
     And a client created with:
       """
