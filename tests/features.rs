@@ -17,7 +17,7 @@ use cucumber::{step, Cucumber};
 use futures::FutureExt;
 use regex::Regex;
 use toolnexus_harness::scenario::features::{pinned_version, step_spec, VersionBounds};
-use toolnexus_harness::scenario::state::{Env, ScenarioState};
+use toolnexus_harness::scenario::state::{Env, ScenarioState, StepFailure};
 use toolnexus_harness::steps::{finish, run_step};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
@@ -69,6 +69,15 @@ fn any_step<'a>(
         let spec = step_spec(&ctx.step);
         match run_step(world.port.as_mut(), &world.env, &mut world.state, &spec).await {
             Ok(()) => {}
+            // The harness reads no log of an in-process port, so the CLI skips a log check
+            // there; cucumber has no skip at run time, so it is printed and the scenario goes
+            // on. The driver pass runs it for real, and any other skip still fails.
+            Err(StepFailure::Skipped(why))
+                if ctx.step.value.starts_with("the port's log")
+                    && std::env::var("TNX_FEATURES_PASS").as_deref() == Ok("in-process") =>
+            {
+                println!("skipped (no log in-process): {why}");
+            }
             // As the CLI runner does: a port that leaks the canary must not make this leak it.
             Err(e) => panic!("{}", toolnexus_ports::secret::redact(&e.to_string())),
         }
