@@ -1211,7 +1211,7 @@ mod tests {
             "{section}"
         );
         assert!(html.find("<h2 id=\"history\">") < html.find("<h2>Scenarios × ports</h2>"));
-        assert!(!render(&[old.clone()]).contains("id=\"history\""));
+        assert!(!render(std::slice::from_ref(&old)).contains("id=\"history\""));
 
         // The clauses newer than the history, grouped; a group holding from its stored
         // arrival lists no ids.
