@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use toolnexus_harness::outcome::model::RunReport;
+use toolnexus_harness::reporting::{clause_releases, coverage, history, html};
 use toolnexus_harness::run::runner;
 use toolnexus_harness::scenario::features::VersionBounds;
-use toolnexus_harness::{reporting::history, reporting::html};
 use toolnexus_ports::registry;
+use toolnexus_spec::version::{cmp_versions, version_key};
 
 use super::workspace::Workspace;
 use super::{ensure_set_up, fail, open_port, selection_and_registry, timeout_ms, Filter, Format};
@@ -161,6 +162,22 @@ pub async fn run(ws: &Workspace, args: HistoryArgs) -> ExitCode {
             .history()
             .map(|h| h.iter().map(|t| t.version.clone()).collect())
             .unwrap_or_default();
+        // The releases are the only witness of the rules newer than the history's last text.
+        let last_text = in_history
+            .iter()
+            .filter(|v| version_key(v).is_some())
+            .max_by(|a, b| cmp_versions(a, b));
+        if let Some(last_text) = last_text {
+            let ties = coverage::tie(index, &scenarios, "the clause index");
+            let versions: Vec<String> = h.releases.iter().map(|r| r.version.clone()).collect();
+            h.after_history = Some(clause_releases::read(
+                &clause_releases::after_history(index, last_text),
+                last_text,
+                &ties.by_clause,
+                &versions,
+                &history::scoped_outcomes(&runs, &in_scope),
+            ));
+        }
         for r in &mut h.releases {
             // A release with a text of its own, or one the index names as an arrival (0.17.0,
             // whose changes only the newest text holds).

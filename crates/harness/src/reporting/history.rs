@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use toolnexus_spec::text::shorten;
 use toolnexus_spec::version::{cmp_versions, version_key};
 
+use super::clause_releases::{self, AfterHistory};
 use crate::outcome::model::{Counts, RunReport, Status};
 
 /// The `--versions` argument: an inclusive range `LO..HI` or an explicit comma list.
@@ -192,10 +193,34 @@ pub struct History {
     pub scenarios: usize,
     /// The scenarios whose outcome changed, by first change then name.
     pub changed: Vec<Changed>,
+    /// Where each clause newer than the SPEC history first holds on these releases, when
+    /// the checkout has a clause index and a history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_history: Option<AfterHistory>,
 }
 
 /// Whether a scenario (by id) holds for a SPEC version (the one a release declared).
 pub type InScope<'a> = &'a dyn Fn(&str, Option<&str>) -> bool;
+
+/// Per release, oldest first, the outcome of each scenario in scope there (`in_scope`),
+/// by scenario id; `None` for a release that did not set up.
+pub fn scoped_outcomes(
+    runs: &[(String, Result<RunReport, String>)],
+    in_scope: InScope<'_>,
+) -> Vec<Option<BTreeMap<String, Outcome>>> {
+    runs.iter()
+        .map(|(_, run)| {
+            run.as_ref().ok().map(|report| {
+                report
+                    .scenarios
+                    .iter()
+                    .filter(|s| in_scope(&s.name, report.port_spec.as_deref()))
+                    .map(|s| (s.name.clone(), Outcome::of(s.status)))
+                    .collect()
+            })
+        })
+        .collect()
+}
 
 /// Builds the history from one run (or setup failure) per release, oldest first. A
 /// scenario outside a release's SPEC (`in_scope` false) counts as not run on it, so coming
@@ -206,24 +231,19 @@ pub fn build(
     in_scope: InScope<'_>,
 ) -> History {
     let mut sections: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut per_release: Vec<Option<BTreeMap<&str, Outcome>>> = Vec::new();
+    let per_release = scoped_outcomes(runs, in_scope);
     let mut releases = Vec::new();
-    for (version, run) in runs {
-        match run {
-            Ok(report) => {
-                let mut outcomes = BTreeMap::new();
+    for ((version, run), outcomes) in runs.iter().zip(&per_release) {
+        match (run, outcomes) {
+            (Ok(report), Some(outcomes)) => {
+                // `@beyond-spec` outcomes are counted apart, as in the totals.
                 let mut scope = 0;
                 for s in &report.scenarios {
                     sections.insert(&s.name, &s.section);
-                    if in_scope(&s.name, report.port_spec.as_deref()) {
-                        // `@beyond-spec` outcomes are counted apart, as in the totals.
-                        if !s.beyond_spec {
-                            scope += 1;
-                        }
-                        outcomes.insert(s.name.as_str(), Outcome::of(s.status));
+                    if !s.beyond_spec && outcomes.contains_key(&s.name) {
+                        scope += 1;
                     }
                 }
-                per_release.push(Some(outcomes));
                 releases.push(Release {
                     version: version.clone(),
                     port_spec: report.port_spec.clone(),
@@ -234,14 +254,13 @@ pub fn build(
                     arrived: None,
                 });
             }
-            Err(reason) => {
-                per_release.push(None);
+            (run, _) => {
                 releases.push(Release {
                     version: version.clone(),
                     port_spec: None,
                     judged_by: None,
                     summary: None,
-                    setup_failed: Some(reason.clone()),
+                    setup_failed: Some(run.as_ref().err().cloned().unwrap_or_default()),
                     in_scope: None,
                     arrived: None,
                 });
@@ -282,6 +301,7 @@ pub fn build(
         releases,
         scenarios: sections.len(),
         changed,
+        after_history: None,
     }
 }
 
@@ -354,8 +374,8 @@ pub fn text(h: &History) -> String {
     let _ = writeln!(
         out,
         "(in scope: scenarios whose clauses its SPEC text has; skipped: in scope, not run for a \
-         refusal or a missing peer; arrived: clauses of the index new in its SPEC text, `-` when \
-         the history has no text of it)"
+         refusal or a missing peer; arrived: clauses of the index whose stored arrival is its \
+         SPEC, `-` when the history has no text of it and the index places none there)"
     );
     let with_arrivals: Vec<&Release> = h
         .releases
@@ -377,8 +397,17 @@ pub fn text(h: &History) -> String {
     }
     if h.changed.is_empty() {
         let _ = writeln!(out, "\nno scenario's outcome changed across these releases");
-        return out;
+    } else {
+        changed_text(&mut out, h);
     }
+    if let Some(after) = &h.after_history {
+        out.push_str(&clause_releases::text(after, &h.releases));
+    }
+    out
+}
+
+/// The changed scenarios' matrix: per scenario its outcome per release and first change.
+fn changed_text(out: &mut String, h: &History) {
     let widths: Vec<usize> = h.releases.iter().map(|r| r.version.len().max(4)).collect();
     let _ = writeln!(
         out,
@@ -401,7 +430,6 @@ pub fn text(h: &History) -> String {
             c.first_change, c.section, c.name
         );
     }
-    out
 }
 
 /// A setup error's first line, for a one-line table row.

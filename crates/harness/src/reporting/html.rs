@@ -10,6 +10,7 @@ use std::fmt::Write;
 use serde_json::Value;
 use toolnexus_spec::sections::{self, cmp_sections};
 
+use super::clause_releases::{self, AfterHistory, Holds};
 use super::coverage::CoverageReport;
 use super::history::{History, Outcome};
 use crate::compare::expectation::ExpectationKind;
@@ -407,6 +408,38 @@ fn history_section(out: &mut String, h: &History, anchors: &BTreeMap<&str, usize
             "<p class=\"empty\">No scenario's outcome changed across these releases.</p>\n",
         );
     }
+    if let Some(after) = &h.after_history {
+        after_history_table(out, after, h);
+    }
+}
+
+/// Where the clauses newer than the SPEC history first hold: one row per stored arrival and
+/// reading, with the ids of each group that does not simply confirm its arrival.
+fn after_history_table(out: &mut String, after: &AfterHistory, h: &History) {
+    let versions: Vec<String> = h.releases.iter().map(|r| r.version.clone()).collect();
+    let _ = writeln!(
+        out,
+        "<h3>Clauses newer than SPEC {}: the first release from which every in-scope scenario \
+         tagging each passes, through the last release</h3>\n<table class=\"matrix\">\n\
+         <thead><tr><th>Arrived</th><th>Holds from</th><th>Clauses</th><th>Ids</th></tr></thead>\n<tbody>",
+        esc(&after.last_text)
+    );
+    for g in clause_releases::groups(after, &versions) {
+        let confirms = matches!((g.holds, g.arrived), (Holds::From(f), Some(a)) if f == a);
+        let ids = if confirms {
+            String::new()
+        } else {
+            esc(&g.ids.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{ids}</td></tr>",
+            esc(g.arrived.unwrap_or("unplaced")),
+            esc(&g.holds.label()),
+            g.ids.len()
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
 }
 
 fn port_header(out: &mut String, r: &RunReport, show_spec: bool) {
@@ -1143,6 +1176,17 @@ mod tests {
         );
     }
 
+    fn reading(id: &str, arrived: Option<&str>, holds: Holds) -> clause_releases::ClauseReading {
+        clause_releases::ClauseReading {
+            id: id.into(),
+            section: "1".into(),
+            arrived: arrived.map(str::to_string),
+            scenarios: vec!["s".into()],
+            outcomes: vec![],
+            holds,
+        }
+    }
+
     #[test]
     fn the_history_section_shows_each_changed_scenario_per_release() {
         let old = report("python", vec![result("a <b>", "4A", Status::Failed, "x")]);
@@ -1153,7 +1197,7 @@ mod tests {
             ("0.18.0".to_string(), Ok(new.clone())),
         ];
         let h = crate::reporting::history::build("python", &runs, &|_, _| true);
-        let html = render_with_history(&[old.clone(), new], Some(&h));
+        let html = render_with_history(&[old.clone(), new.clone()], Some(&h));
         let start = html.find("<h2 id=\"history\">").expect("history section");
         let end = start + html[start..].find("</table>").expect("table closed");
         let section = &html[start..end];
@@ -1167,7 +1211,34 @@ mod tests {
             "{section}"
         );
         assert!(html.find("<h2 id=\"history\">") < html.find("<h2>Scenarios × ports</h2>"));
-        assert!(!render(&[old]).contains("id=\"history\""));
+        assert!(!render(std::slice::from_ref(&old)).contains("id=\"history\""));
+
+        // The clauses newer than the history, grouped; a group holding from its stored
+        // arrival lists no ids.
+        let mut h = h;
+        h.after_history = Some(clause_releases::AfterHistory {
+            last_text: "0.16.0".into(),
+            clauses: vec![
+                reading("1.a.on-time", Some("0.17.0"), Holds::From("0.17.0".into())),
+                reading("8B.a.<late>", None, Holds::From("0.18.0".into())),
+            ],
+            not_observable: vec![],
+        });
+        let html = render_with_history(&[old, new], Some(&h));
+        assert!(
+            html.contains("<h3>Clauses newer than SPEC 0.16.0"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<tr><td>0.17.0</td><td>0.17.0</td><td>1</td><td></td></tr>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "<tr><td>unplaced</td><td>0.18.0</td><td>1</td><td>8B.a.&lt;late&gt;</td></tr>"
+            ),
+            "{html}"
+        );
     }
 
     #[test]
