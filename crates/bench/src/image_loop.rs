@@ -66,10 +66,10 @@ impl Style {
     /// #383: the order inside is not the SPEC's, so either place of the two is taken).
     fn places(self) -> &'static [&'static str] {
         match self {
-            Style::Openai => &["messages[-1].content[1] image_url"],
+            Style::Openai => &["messages[-1].content[1] user image_url"],
             Style::Anthropic => &[
-                "messages[-1].content[0].content[1] image",
-                "messages[-1].content[0].content[0] image",
+                "messages[-1].content[0].content[1] user image",
+                "messages[-1].content[0].content[0] user image",
             ],
         }
     }
@@ -571,7 +571,7 @@ mod tests {
         let b64 = image_base64(100);
         let tail = &b64[b64.len() - 8..];
         let openai = format!(
-            "done: {OUTPUT} | messages[-1].content[1] image_url image/png {} {tail}",
+            "done: {OUTPUT} | messages[-1].content[1] user image_url image/png {} {tail}",
             b64.len()
         );
         assert_eq!(check_text(Style::Openai, &openai, &b64), Ok(()));
@@ -580,14 +580,17 @@ mod tests {
         let other = image_base64(99);
         assert!(check_text(Style::Openai, &openai, &other).is_err());
         let anthropic = format!(
-            "done: {OUTPUT} | messages[-1].content[0].content[1] image image/png {} {tail}",
+            "done: {OUTPUT} | messages[-1].content[0].content[1] user image image/png {} {tail}",
             b64.len()
         );
         assert_eq!(check_text(Style::Anthropic, &anthropic, &b64), Ok(()));
         let relocated = anthropic.replace(
-            "messages[-1].content[0].content[1]",
-            "messages[-1].content[1]",
+            "messages[-1].content[0].content[1] user image",
+            "messages[-1].content[1] user image_url",
         );
+        // An image left in the OpenAI tool message is not the synthetic user message.
+        let in_tool = openai.replace(" user image_url", " tool image_url");
+        assert!(check_text(Style::Openai, &in_tool, &b64).is_err());
         assert!(check_text(Style::Anthropic, &relocated, &b64).is_err());
     }
 

@@ -171,9 +171,10 @@ impl Facts {
     }
 }
 
-/// Every media block of a request's messages, in order, each as `<path> <type> <mime>
+/// Every media block of a request's messages, in order, each as `<path> <role> <type> <mime>
 /// <n> <tail>`: its place, the message counted from the end (`messages[-1].content[1]`, or
-/// inside an Anthropic `tool_result` `messages[-1].content[0].content[1]`), its block type, and for inline data the mime type,
+/// inside an Anthropic `tool_result` `messages[-1].content[0].content[1]`), that message's
+/// role, its block type, and for inline data the mime type,
 /// the base64 text's length and its last 8 characters; for a link, `<path> <type> url`.
 /// A media block is any content block but `text`, `tool_use` and `tool_result` (whose own
 /// content is walked). Both wires' shapes are read: OpenAI `image_url.url` and
@@ -190,19 +191,21 @@ pub fn media(body: &[u8]) -> Vec<String> {
     let messages = array(messages).unwrap_or_default();
     let count = messages.len();
     for (i, m) in messages.into_iter().enumerate() {
-        let Some([Some(content)]) = pick(m.get(), ["content"]) else {
+        let Some([role, Some(content)]) = pick(m.get(), ["role", "content"]) else {
             continue;
         };
+        let role = role.and_then(string).unwrap_or_default();
         // Counted from the end: where a part sits relative to the turn that brought it does
         // not move with a port's system message or history.
         let from_end = count - i;
-        media_blocks(&format!("messages[-{from_end}].content"), content, &mut out);
+        let at = format!("messages[-{from_end}].content");
+        media_blocks(&at, &role, content, &mut out);
     }
     out
 }
 
 /// The media blocks of one `content` array (see [`media`]).
-fn media_blocks(path: &str, content: &RawValue, out: &mut Vec<String>) {
+fn media_blocks(path: &str, role: &str, content: &RawValue, out: &mut Vec<String>) {
     for (j, block) in array(content).unwrap_or_default().into_iter().enumerate() {
         let Some([kind, nested, image_url, file, audio, source]) = pick(
             block.get(),
@@ -223,7 +226,7 @@ fn media_blocks(path: &str, content: &RawValue, out: &mut Vec<String>) {
             "text" | "tool_use" => continue,
             "tool_result" => {
                 if let Some(nested) = nested {
-                    media_blocks(&format!("{here}.content"), nested, out);
+                    media_blocks(&format!("{here}.content"), role, nested, out);
                 }
                 continue;
             }
@@ -247,7 +250,7 @@ fn media_blocks(path: &str, content: &RawValue, out: &mut Vec<String>) {
             }),
         };
         let carried = carried.unwrap_or_else(|| "?".to_string());
-        out.push(format!("{here} {kind} {carried}"));
+        out.push(format!("{here} {role} {kind} {carried}"));
     }
 }
 
@@ -509,11 +512,11 @@ mod tests {
         assert_eq!(
             media(&openai),
             [
-                "messages[-4].content[0] image_url url",
-                "messages[-1].content[1] image_url image/png 16 GgoAAAA=",
-                "messages[-1].content[2] image_url url",
-                "messages[-1].content[3] file application/pdf 4 JVBE",
-                "messages[-1].content[4] input_audio wav 4 UklG",
+                "messages[-4].content[0] user image_url url",
+                "messages[-1].content[1] user image_url image/png 16 GgoAAAA=",
+                "messages[-1].content[2] user image_url url",
+                "messages[-1].content[3] user file application/pdf 4 JVBE",
+                "messages[-1].content[4] user input_audio wav 4 UklG",
             ]
         );
         let anthropic = body(json!({"messages": [
@@ -528,9 +531,9 @@ mod tests {
         assert_eq!(
             media(&anthropic),
             [
-                "messages[-1].content[0].content[1] image image/png 12 Rw0KGgo=",
-                "messages[-1].content[1] document url",
-                "messages[-1].content[2] image ?",
+                "messages[-1].content[0].content[1] user image image/png 12 Rw0KGgo=",
+                "messages[-1].content[1] user document url",
+                "messages[-1].content[2] user image ?",
             ]
         );
         assert!(media(b"not json").is_empty());
