@@ -24,9 +24,13 @@ fn is_mcp(op: Op) -> bool {
     matches!(op, Op::McpCall | Op::McpBuild)
 }
 
-/// No mock LLM binary here either: the agent loop is unsupported or cannot start its mock.
+/// No mock LLM binary here either: the agent loop and the image loops are unsupported or
+/// cannot start their mock.
 fn is_loop(op: Op) -> bool {
-    op == Op::AgentLoop
+    matches!(
+        op,
+        Op::AgentLoop | Op::ImageLoopOpenai | Op::ImageLoopAnthropic
+    )
 }
 
 /// A port whose every call fails, as a dead driver would.
@@ -53,7 +57,7 @@ async fn tiny_run_in_process() {
     })
     .await;
     assert!(!lines.is_empty());
-    assert_eq!(report.rows.len(), 24);
+    assert_eq!(report.rows.len(), 30);
     assert_eq!(report.reference.as_deref(), Some(REFERENCE));
     for r in report.rows.iter().filter(|r| r.port != "broken") {
         if is_mcp(r.op) {
@@ -127,7 +131,9 @@ async fn tiny_run_in_process() {
             AgentLoop,
             ServeCall,
             ServeCall,
-            ServeCall
+            ServeCall,
+            ImageLoopOpenai,
+            ImageLoopAnthropic
         ],
         "{:?}",
         report.floors

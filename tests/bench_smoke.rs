@@ -47,7 +47,7 @@ async fn bench_smoke_in_process_and_driver() {
     }
     let text = bench::table(&report);
 
-    assert_eq!(report.rows.len(), 16, "{text}");
+    assert_eq!(report.rows.len(), 20, "{text}");
     assert!(report.notes.is_empty(), "{text}");
     let fixtures = report.fixtures.as_ref().expect("fixtures generated");
     assert_eq!(fixtures.skill_files, 60);
@@ -120,7 +120,7 @@ async fn bench_smoke_in_process_and_driver() {
     );
     // Every floor but grep's (which needs `rg`) is measured here, with the real mocks, the
     // ones in processes of their own (`floor …` of this binary) included.
-    assert_eq!(report.floors.len(), 11, "{text}");
+    assert_eq!(report.floors.len(), 13, "{text}");
     for f in &report.floors {
         if f.op == Op::Grep && f.notes == ["rg not installed"] {
             continue;

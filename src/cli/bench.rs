@@ -29,7 +29,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Only these operations (repeatable): skills_build, grep, round_trip, mcp_call,
-    /// mcp_build, agent_loop, serve_call, suite; all when absent.
+    /// mcp_build, agent_loop, serve_call, image_loop_openai, image_loop_anthropic, suite;
+    /// all when absent.
     #[arg(long = "op")]
     ops: Vec<String>,
     /// Timed `tools/call` POSTs of the served-call operation (after warm-up calls).
@@ -54,6 +55,12 @@ pub struct BenchArgs {
     /// Timed agent-loop runs (after one warm-up); each gives one per-turn sample.
     #[arg(long, default_value_t = 10)]
     loop_runs: usize,
+    /// The image loops' image in bytes (before base64).
+    #[arg(long, default_value_t = 1 << 20)]
+    image_bytes: usize,
+    /// Timed runs of each image loop (after one warm-up); one loop turn each.
+    #[arg(long, default_value_t = 20)]
+    image_runs: usize,
     /// Per-request timeout for drivers, in milliseconds.
     #[arg(long, default_value_t = 120_000, value_parser = timeout_ms)]
     timeout_ms: u64,
@@ -79,6 +86,8 @@ pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
         suite_section,
         loop_turns,
         loop_runs,
+        image_bytes,
+        image_runs,
         timeout_ms,
         format,
     } = args;
@@ -101,6 +110,8 @@ pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
         loop_turns,
         loop_runs,
         serve_calls,
+        image_bytes,
+        image_runs,
         suite_runs,
         suite: bench::SuiteOptions {
             root: Some(root.to_path_buf()),

@@ -56,6 +56,8 @@ pub fn run<'a>(
             loop_turns: opts.loop_turns,
             loop_runs: opts.loop_runs,
             serve_calls: opts.serve_calls,
+            image_bytes: opts.image_bytes,
+            image_runs: opts.image_runs,
             suite_runs: opts.suite_runs,
             suite_sections: None,
             fixtures: None,

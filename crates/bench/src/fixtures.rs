@@ -19,6 +19,14 @@ pub(crate) const LOOP_SCENARIO: &str =
 /// The loop scenario's file name in the fixture directory.
 pub(crate) const LOOP_SCENARIO_FILE: &str = "bench-loop.json";
 
+/// The mock LLM scenario of the image loops: a `snap` call, then a text naming the request's
+/// media blocks (`{{media}}`).
+pub(crate) const IMAGE_SCENARIO: &str =
+    include_str!("../../../mock-servers/scenarios/llm/bench-image.json");
+
+/// The image scenario's file name in the fixture directory.
+pub(crate) const IMAGE_SCENARIO_FILE: &str = "bench-image.json";
+
 /// The cheap extra tool of the round trip and the served call: answers `ok`.
 pub(crate) fn noop_options() -> Value {
     json!({"builtins": false, "extraTools": [{"name": "noop", "behaviour": {"text": "ok"}}]})
@@ -72,6 +80,7 @@ impl Fixtures {
         let grep_matches = write_grep_tree(&grep_dir, opts.grep_files)?;
         let mcp_command = write_mcp_scenario(dir.path(), opts.mock_exe.as_deref())?;
         std::fs::write(dir.path().join(LOOP_SCENARIO_FILE), LOOP_SCENARIO)?;
+        std::fs::write(dir.path().join(IMAGE_SCENARIO_FILE), IMAGE_SCENARIO)?;
         Ok(Self {
             dir: std::path::absolute(dir.path())?,
             _dir: dir,

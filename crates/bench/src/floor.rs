@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use crate::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
 use crate::floor_process::FloorChild;
+use crate::image_loop::{self, http_image_loop, start_image_mock};
 use crate::measure::{note, Ctx, Go, Measured, Unit};
 use crate::operations::MCP_TEXT;
 use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
@@ -49,6 +50,8 @@ pub(crate) enum Kind {
     ServeProcess,
     /// A bare rmcp server in a process of its own.
     ServeRmcp,
+    /// A bare HTTP client sending the image loop's two requests to a fresh mock LLM.
+    Image(image_loop::Style),
 }
 
 impl Kind {
@@ -66,6 +69,7 @@ impl Kind {
             Kind::Serve => "same HTTP client, canned loopback server",
             Kind::ServeProcess => "same HTTP client, canned server in its own process",
             Kind::ServeRmcp => "same HTTP client, bare rmcp server in its own process",
+            Kind::Image(_) => "bare HTTP loop sending the same image requests",
         }
     }
 }
@@ -82,6 +86,8 @@ pub(crate) fn kinds(op: Op) -> &'static [Kind] {
         Op::McpBuild => &[Kind::McpBuild],
         Op::AgentLoop => &[Kind::Loop],
         Op::ServeCall => &[Kind::Serve, Kind::ServeProcess, Kind::ServeRmcp],
+        Op::ImageLoopOpenai => &[Kind::Image(image_loop::Style::Openai)],
+        Op::ImageLoopAnthropic => &[Kind::Image(image_loop::Style::Anthropic)],
         Op::Suite => &[],
     }
 }
@@ -104,6 +110,8 @@ pub(crate) enum State {
     Loop(MockLlm, reqwest::Client),
     /// A canned or rmcp loopback server and the MCP HTTP client.
     Serve(Box<FloorServe>),
+    /// A fresh mock LLM, an HTTP client, the wire and the image's base64.
+    Image(MockLlm, reqwest::Client, image_loop::Style, String),
 }
 
 /// Sets the floor `kind` up; `None` with a note when it cannot run.
@@ -125,6 +133,17 @@ pub(crate) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option
                 .tcp_nodelay(true)
                 .build()
                 .map(|http| State::Loop(mock, http))
+                .map_err(|e| format!("cannot build an HTTP client: {e}")),
+            Err(e) => Err(e),
+        },
+        Kind::Image(style) => match start_image_mock(ctx).await {
+            Ok(mock) => toolnexus_ports::tls::client_builder()
+                .tcp_nodelay(true)
+                .build()
+                .map(|http| {
+                    let b64 = image_loop::image_base64(ctx.opts.image_bytes);
+                    State::Image(mock, http, style, b64)
+                })
                 .map_err(|e| format!("cannot build an HTTP client: {e}")),
             Err(e) => Err(e),
         },
@@ -183,6 +202,14 @@ pub(crate) async fn step(state: &mut State, ctx: &Ctx<'_>, unit: Unit, m: &mut M
             }
         }
         State::Serve(serve) => return serve.step(unit, m).await,
+        State::Image(mock, http, style, b64) => {
+            let started = Instant::now();
+            let done = http_image_loop(http, &mock.url, *style, b64).await;
+            if done.is_ok() && unit.counted {
+                m.samples.push(ms(started));
+            }
+            done
+        }
     };
     match outcome {
         Ok(()) => Go::On,

@@ -2,7 +2,7 @@
 //! protocol only, and compares every port with the reference measured in the same run and
 //! with a floor the bench measures itself, with no port involved.
 //!
-//! Eight operations, each with warm-up runs that are not counted and several counted runs
+//! Ten operations, each with warm-up runs that are not counted and several counted runs
 //! (median, p90, min, max):
 //!
 //! 1. **skills build + prompt** — `build {"builtins": false, "skillsDir": <tree>}` over a
@@ -27,7 +27,12 @@
 //!    sequential JSON-RPC `tools/call` POSTs to `<url>/mcp` over one keep-alive HTTP client
 //!    (after `initialize`, with the session header when the server hands one out); per call
 //!    (`serve.rs`). `unsupported` is a note, as for the loop.
-//! 8. **conformance suite** — the wall time of `<this binary> run --port <port> --format
+//! 8. **image loops** (issue 46; SPEC §1B, §8A) — `image_loop_openai` and
+//!    `image_loop_anthropic`: one loop turn of the port's §8 client whose tool (PROTOCOL §7's
+//!    `parts` behaviour) answers a 1 MiB image, against a mock LLM whose final text names
+//!    where the request carried the image; each sample is one `run`, its text checked
+//!    against §8A's place for the wire (`image_loop.rs`).
+//! 9. **conformance suite** — the wall time of `<this binary> run --port <port> --format
 //!    json --no-expected-failures` as a child process, restricted to the SPEC sections every
 //!    port of the run implements (their `hello` lists), `suite_runs` counted runs, no warm-up;
 //!    the notes carry the run's passed/failed/skipped counts (`suite.rs`).
@@ -45,7 +50,8 @@
 //! grep tree; the request line through a `cat` child; a bare rmcp client calling the mock
 //! MCP server (and spawning, initialising, listing, stopping it); a bare HTTP tool loop
 //! against the mock LLM; the same HTTP client against a minimal loopback server answering a
-//! canned JSON-RPC result. The suite has no floor. The two operations whose port is
+//! canned JSON-RPC result; the image loops' two requests from a bare HTTP client, the image
+//! in the body where the wire puts it. The suite has no floor. The two operations whose port is
 //! necessarily another process have fairer floors beside their own, in processes of their own
 //! (`floor_process.rs`, the `toolnexus-floor` crate): the canned server and a bare rmcp server
 //! for the served call, a minimal driver (request line, bare rmcp call, answer line) for the
@@ -66,6 +72,7 @@ mod engine;
 mod fixtures;
 mod floor;
 mod floor_process;
+mod image_loop;
 mod measure;
 mod operations;
 mod options;

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::agent_loop::{self, LoopState};
 use crate::fixtures::{noop_options, skill_name};
+use crate::image_loop::{self, ImageState};
 use crate::measure::{error_note, note, Ctx, Go, Measured, Unit};
 use crate::options::{Op, GREP_TOKEN, MCP_TOOL};
 use crate::raw::{answer, send_unparsed};
@@ -44,6 +45,8 @@ pub(crate) enum State {
     Loop(LoopState),
     /// A served toolkit and the HTTP client calling it.
     Serve(PortServe),
+    /// An image loop's client and mock LLM.
+    Image(ImageState),
 }
 
 /// Readies `port` and sets it up for `op`; `None` (with a note) when it cannot take part.
@@ -80,6 +83,12 @@ pub(crate) async fn setup(
             .await
             .map(|s| s.map(State::Loop)),
         Op::ServeCall => serve::port_setup(port).await.map(|s| s.map(State::Serve)),
+        Op::ImageLoopOpenai | Op::ImageLoopAnthropic => match op.image_style() {
+            Some(style) => image_loop::setup(port, ctx, style, m)
+                .await
+                .map(|s| s.map(State::Image)),
+            None => Ok(None),
+        },
     };
     match built {
         Ok(state) => state,
@@ -119,6 +128,7 @@ pub(crate) async fn step(
         }
         State::Loop(l) => agent_loop::step(port, l, unit, m).await,
         State::Serve(s) => Ok(s.step(unit, m).await),
+        State::Image(i) => image_loop::step(port, i, unit, m).await,
     }
 }
 
@@ -130,6 +140,7 @@ pub(crate) async fn teardown(port: &mut dyn Port, state: State) -> Result<(), Po
         State::Calls(calls) => port.close(calls.toolkit).await,
         State::Loop(l) => agent_loop::teardown(port, l).await,
         State::Serve(s) => s.teardown(port).await,
+        State::Image(i) => image_loop::teardown(port, i).await,
     }
 }
 

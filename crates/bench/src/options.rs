@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::image_loop::Style;
+
 /// The name of the port every other port is compared with.
 pub const REFERENCE: &str = "reference";
 
@@ -43,6 +45,10 @@ pub struct BenchOptions {
     pub loop_runs: usize,
     /// Counted `tools/call` POSTs of the served-call operation.
     pub serve_calls: usize,
+    /// The image loops' image, in bytes (before base64).
+    pub image_bytes: usize,
+    /// Counted runs of each image loop (one loop turn each).
+    pub image_runs: usize,
     /// Counted runs of the conformance suite per port.
     pub suite_runs: usize,
     /// How the suite operation runs the suite.
@@ -87,6 +93,8 @@ impl Default for BenchOptions {
             loop_turns: 100,
             loop_runs: 10,
             serve_calls: 1000,
+            image_bytes: 1 << 20,
+            image_runs: 20,
             suite_runs: 3,
             suite: SuiteOptions::default(),
             mock_exe: None,
@@ -112,6 +120,8 @@ impl BenchOptions {
             loop_turns: 5,
             loop_runs: 2,
             serve_calls: 5,
+            image_bytes: 4096,
+            image_runs: 2,
             suite_runs: 1,
             suite: SuiteOptions {
                 sections: vec!["1".into()],
@@ -142,13 +152,17 @@ pub enum Op {
     AgentLoop,
     /// One `tools/call` of a served toolkit's cheap tool over HTTP (per call).
     ServeCall,
+    /// One loop turn on the OpenAI wire whose tool answers a large image part (per run).
+    ImageLoopOpenai,
+    /// The same on the Anthropic wire.
+    ImageLoopAnthropic,
     /// One run of the conformance suite through the port, as a child process.
     Suite,
 }
 
 impl Op {
     /// All operations, in the order they run and are reported.
-    pub const ALL: [Op; 8] = [
+    pub const ALL: [Op; 10] = [
         Op::SkillsBuild,
         Op::Grep,
         Op::RoundTrip,
@@ -156,6 +170,8 @@ impl Op {
         Op::McpBuild,
         Op::AgentLoop,
         Op::ServeCall,
+        Op::ImageLoopOpenai,
+        Op::ImageLoopAnthropic,
         Op::Suite,
     ];
 
@@ -174,6 +190,8 @@ impl Op {
             Op::McpBuild => "mcp_build",
             Op::AgentLoop => "agent_loop",
             Op::ServeCall => "serve_call",
+            Op::ImageLoopOpenai => "image_loop_openai",
+            Op::ImageLoopAnthropic => "image_loop_anthropic",
             Op::Suite => "suite",
         }
     }
@@ -191,6 +209,12 @@ impl Op {
                 opts.loop_runs, opts.loop_turns
             ),
             Op::ServeCall => format!("served tools/call over HTTP ({} calls)", opts.serve_calls),
+            Op::ImageLoopOpenai | Op::ImageLoopAnthropic => format!(
+                "loop turn, tool answers a {} image, {} ({} runs)",
+                size_label(opts.image_bytes),
+                self.image_style().map_or("", |s| s.name()),
+                opts.image_runs
+            ),
             Op::Suite => format!("conformance suite ({} runs)", opts.suite_runs),
         }
     }
@@ -205,7 +229,27 @@ impl Op {
             Op::McpBuild => "MCP toolkit build",
             Op::AgentLoop => "agent loop",
             Op::ServeCall => "served call",
+            Op::ImageLoopOpenai => "image loop, openai",
+            Op::ImageLoopAnthropic => "image loop, anthropic",
             Op::Suite => "suite",
         }
+    }
+
+    /// The wire of an image-loop operation.
+    pub(crate) fn image_style(self) -> Option<Style> {
+        match self {
+            Op::ImageLoopOpenai => Some(Style::Openai),
+            Op::ImageLoopAnthropic => Some(Style::Anthropic),
+            _ => None,
+        }
+    }
+}
+
+/// `1 MiB`, `4 KiB` or `1000 bytes`: a size as the labels show it.
+fn size_label(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
     }
 }

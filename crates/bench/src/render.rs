@@ -111,6 +111,12 @@ fn footer(report: &BenchReport) -> Vec<String> {
             report.serve_calls.min(MCP_WARMUP_CALLS)
         ));
     }
+    if ran(&[Op::ImageLoopOpenai, Op::ImageLoopAnthropic]) {
+        parts.push(format!(
+            "image loops: {} counted runs of one loop turn ({} image bytes) after {w} warm-up run(s), per run",
+            report.image_runs, report.image_bytes
+        ));
+    }
     if ran(&[Op::Suite]) {
         parts.push(format!(
             "suite: {} run(s), no warm-up, sections {}",

@@ -122,6 +122,10 @@ pub struct BenchReport {
     pub loop_runs: usize,
     /// Counted calls of the served-call operation.
     pub serve_calls: usize,
+    /// The image loops' image, in bytes (before base64).
+    pub image_bytes: usize,
+    /// Counted runs of each image loop.
+    pub image_runs: usize,
     /// Counted suite runs per port.
     pub suite_runs: usize,
     /// The SPEC sections the suite ran (every port implements them); absent when it did not.

@@ -143,8 +143,9 @@ impl Facts {
                 .is_none_or(|r| r.is_match(&self.system))
     }
 
-    /// The template with this request's facts filled in.
-    pub fn render(&self, template: &Template) -> String {
+    /// The template with this request's facts filled in; `body` is the request's own, read
+    /// again only for `{{media}}` (so no other scenario pays for walking its media).
+    pub fn render(&self, template: &Template, body: &[u8]) -> String {
         let mut out = String::new();
         for piece in &template.0 {
             match piece {
@@ -163,10 +164,122 @@ impl Facts {
                     out.push_str(&p.0.find_iter(&self.last_user_text).count().to_string())
                 }
                 Piece::SystemHeadings => out.push_str(&headings(&self.system).join(",")),
+                Piece::Media(sep) => out.push_str(&media(body).join(sep)),
             }
         }
         out
     }
+}
+
+/// Every media block of a request's messages, in order, each as `<path> <role> <type> <mime>
+/// <n> <tail>`: its place, the message counted from the end (`messages[-1].content[1]`, or
+/// inside an Anthropic `tool_result` `messages[-1].content[0].content[1]`), that message's
+/// role, its block type, and for inline data the mime type,
+/// the base64 text's length and its last 8 characters; for a link, `<path> <type> url`.
+/// A media block is any content block but `text`, `tool_use` and `tool_result` (whose own
+/// content is walked). Both wires' shapes are read: OpenAI `image_url.url` and
+/// `file.file_data` (`data:` URLs), `input_audio.data` (its `format` as the mime), Anthropic
+/// `source` (`base64` or `url`). What a bench reads back to check where a port put a part.
+pub fn media(body: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(body) = std::str::from_utf8(body).ok() else {
+        return out;
+    };
+    let Some([Some(messages)]) = pick(body, ["messages"]) else {
+        return out;
+    };
+    let messages = array(messages).unwrap_or_default();
+    let count = messages.len();
+    for (i, m) in messages.into_iter().enumerate() {
+        let Some([role, Some(content)]) = pick(m.get(), ["role", "content"]) else {
+            continue;
+        };
+        let role = role.and_then(string).unwrap_or_default();
+        // Counted from the end: where a part sits relative to the turn that brought it does
+        // not move with a port's system message or history.
+        let from_end = count - i;
+        let at = format!("messages[-{from_end}].content");
+        media_blocks(&at, &role, content, &mut out);
+    }
+    out
+}
+
+/// The media blocks of one `content` array (see [`media`]).
+fn media_blocks(path: &str, role: &str, content: &RawValue, out: &mut Vec<String>) {
+    for (j, block) in array(content).unwrap_or_default().into_iter().enumerate() {
+        let Some([kind, nested, image_url, file, audio, source]) = pick(
+            block.get(),
+            [
+                "type",
+                "content",
+                "image_url",
+                "file",
+                "input_audio",
+                "source",
+            ],
+        ) else {
+            continue;
+        };
+        let kind = kind.and_then(string).unwrap_or_default();
+        let here = format!("{path}[{j}]");
+        let carried = match kind.as_ref() {
+            "text" | "tool_use" => continue,
+            "tool_result" => {
+                if let Some(nested) = nested {
+                    media_blocks(&format!("{here}.content"), role, nested, out);
+                }
+                continue;
+            }
+            "image_url" => field(image_url, "url").map(|u| carried_url(&u)),
+            "file" => field(file, "file_data").map(|u| carried_url(&u)),
+            "input_audio" => field(audio, "data").map(|d| {
+                let format = field(audio, "format").unwrap_or_default();
+                data_of(&format, &d)
+            }),
+            _ => source.and_then(|s| {
+                let [ty, media_type, data, url] =
+                    pick(s.get(), ["type", "media_type", "data", "url"])?;
+                match (ty.and_then(string).as_deref(), data, url) {
+                    (Some("base64"), Some(d), _) => Some(data_of(
+                        &media_type.and_then(string).unwrap_or_default(),
+                        &string(d)?,
+                    )),
+                    (Some("url"), _, Some(_)) => Some("url".to_string()),
+                    _ => None,
+                }
+            }),
+        };
+        let carried = carried.unwrap_or_else(|| "?".to_string());
+        out.push(format!("{here} {role} {kind} {carried}"));
+    }
+}
+
+/// The string member `name` of an object value, when both are there.
+fn field<'a>(raw: Option<&'a RawValue>, name: &str) -> Option<Cow<'a, str>> {
+    raw.and_then(|r| pick(r.get(), [name]))
+        .and_then(|[v]| v)
+        .and_then(string)
+}
+
+/// A `data:<mime>;base64,<b64>` URL as `<mime> <n> <tail>`; any other URL as `url`.
+fn carried_url(url: &str) -> String {
+    match url
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(";base64,"))
+    {
+        Some((mime, b64)) => data_of(mime, b64),
+        None => "url".to_string(),
+    }
+}
+
+/// `<mime> <n> <tail>`: the base64 text's length and its last 8 characters.
+fn data_of(mime: &str, b64: &str) -> String {
+    let tail = b64
+        .char_indices()
+        .rev()
+        .nth(7)
+        .map_or(b64, |(at, _)| &b64[at..]);
+    format!("{mime} {} {tail}", b64.len())
 }
 
 /// The `## X` markdown headings (exactly two hashes and a space), in order, trimmed.
@@ -379,6 +492,52 @@ mod tests {
         let f = read(Style::Openai, json!({"system": "## S", "messages": []}));
         assert_eq!(f.system, "");
         assert_eq!(headings("### no\n##no\n## \n## yes\r\n"), vec!["yes"]);
+    }
+
+    /// Each wire's media blocks (SPEC §8A's shapes) are found where they sit, with their
+    /// mime type, base64 length and tail; text, tool_use and a string content are not media.
+    #[test]
+    fn media_blocks_of_both_wires() {
+        let body = |v: Value| v.to_string().into_bytes();
+        let openai = body(json!({"messages": [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x.test/p.png"}}]},
+            {"role": "assistant", "content": null, "tool_calls": []},
+            {"role": "tool", "tool_call_id": "c1", "content": "snapped"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "Output of tool snap (c1):"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAA="}},
+                {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}},
+                {"type": "file", "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBE"}},
+                {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}}]}]}));
+        assert_eq!(
+            media(&openai),
+            [
+                "messages[-4].content[0] user image_url url",
+                "messages[-1].content[1] user image_url image/png 16 GgoAAAA=",
+                "messages[-1].content[2] user image_url url",
+                "messages[-1].content[3] user file application/pdf 4 JVBE",
+                "messages[-1].content[4] user input_audio wav 4 UklG",
+            ]
+        );
+        let anthropic = body(json!({"messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "snap", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": [
+                    {"type": "text", "text": "snapped"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]},
+                {"type": "document", "source": {"type": "url", "url": "https://x.test/a.pdf"}},
+                {"type": "image", "source": {"type": "other"}}]}]}));
+        assert_eq!(
+            media(&anthropic),
+            [
+                "messages[-1].content[0].content[1] user image image/png 12 Rw0KGgo=",
+                "messages[-1].content[1] user document url",
+                "messages[-1].content[2] user image ?",
+            ]
+        );
+        assert!(media(b"not json").is_empty());
+        assert!(media(br#"{"messages": [{"role": "user", "content": "hi"}]}"#).is_empty());
     }
 
     #[test]

@@ -176,6 +176,9 @@ pub enum Piece {
     LastUserCount(Pattern),
     /// The system text's `## X` headings, in order, joined by `,`.
     SystemHeadings,
+    /// Every media block of the request's messages, where it sits and what it carries,
+    /// joined with the separator (`request::media`).
+    Media(String),
 }
 
 /// A template's regex, compared by its source so templates stay comparable.
@@ -413,7 +416,7 @@ pub fn parse_count(value: &Value) -> Result<Count, String> {
 }
 
 /// Parses `{{toolResults}}`, `{{toolResult.N}}`, `{{toolResult.last}}`, `{{lastUserText}}`,
-/// `{{lastUserText.count:REGEX}}`, `{{systemHeadings}}`, `{{model}}`, `{{toolMsgs}}`;
+/// `{{lastUserText.count:REGEX}}`, `{{systemHeadings}}`, `{{model}}`, `{{toolMsgs}}`, `{{media}}`;
 /// anything else between braces is an error.
 pub fn parse_template(text: &str, separator: &str) -> Result<Template, String> {
     let mut pieces = Vec::new();
@@ -435,6 +438,7 @@ pub fn parse_template(text: &str, separator: &str) -> Result<Template, String> {
             "systemHeadings" => Piece::SystemHeadings,
             "model" => Piece::Model,
             "toolMsgs" => Piece::ToolMsgs,
+            "media" => Piece::Media(separator.to_string()),
             other => {
                 // The regex is taken untrimmed: a trailing space may be part of it.
                 if let Some(re) = inner.trim_start().strip_prefix("lastUserText.count:") {
@@ -677,6 +681,8 @@ mod tests {
         };
         assert_eq!(p.0.as_str(), "^[0-9]+\\. ");
         assert_eq!(pieces[4], Piece::SystemHeadings);
+        let media = parse_template("m: {{media}}", " | ").unwrap();
+        assert_eq!(media.0[1], Piece::Media(" | ".into()));
         assert!(
             err(r#"{"replies": [{"match": {"systemText": "("}, "text": "a"}]}"#)
                 .contains("replies[0].match.systemText")

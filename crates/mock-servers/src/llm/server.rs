@@ -303,7 +303,7 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
         tokio::time::sleep(Duration::from_millis(reply.delay_ms)).await;
     }
     let response = match &reply.answer {
-        Answer::Turn(turn) => mock.turn(&facts, turn),
+        Answer::Turn(turn) => mock.turn(&facts, turn, &bytes),
         Answer::Fail(failure) => fail(style, facts.stream, failure),
     };
     eprintln!(
@@ -394,7 +394,7 @@ impl Mock {
         })
     }
 
-    fn turn(&self, facts: &Facts, turn: &Turn) -> Response<Body> {
+    fn turn(&self, facts: &Facts, turn: &Turn, body: &[u8]) -> Response<Body> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let call_prefix = match facts.style {
             Style::Openai => "call_mock_",
@@ -423,7 +423,7 @@ impl Mock {
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             model: facts.model.clone(),
-            text: turn.text.as_ref().map(|t| facts.render(t)),
+            text: turn.text.as_ref().map(|t| facts.render(t, body)),
             tool_calls,
             finish_reason: turn.finish_reason.clone(),
             usage: turn.usage.unwrap_or(self.scenario.usage_per_call),

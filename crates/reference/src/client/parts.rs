@@ -207,6 +207,17 @@ pub fn emit(style: Style, part: &ContentPart) -> Result<Value, Refusal> {
     }
 }
 
+/// A JSON object of these members, in this order, each value moved in: `json!` would
+/// serialise a copy of every interpolated value, and a part's base64 may be megabytes.
+pub(crate) fn obj<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
 fn data_url(m: &MediaPart, data: &str) -> String {
     format!("data:{};base64,{data}", m.mime_type)
 }
@@ -243,10 +254,14 @@ fn anthropic_block(m: &MediaPart) -> Result<Value, Refusal> {
         }
     };
     let source = match &m.body {
-        PartBody::Data(d) => json!({"type": "base64", "media_type": m.mime_type, "data": d}),
+        PartBody::Data(d) => obj([
+            ("type", "base64".into()),
+            ("media_type", Value::String(m.mime_type.clone())),
+            ("data", Value::String(d.clone())),
+        ]),
         PartBody::Url(u) => json!({"type": "url", "url": u}),
     };
-    Ok(json!({"type": block, "source": source}))
+    Ok(obj([("type", block.into()), ("source", source)]))
 }
 
 /// A file part's `filename`: its name, else `file` with the media table's extension for

@@ -3,7 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use super::options::Style;
-use super::parts::{PartError, Policy};
+use super::parts::{obj, PartError, Policy};
 use crate::content::{ContentPart, Provenance};
 
 /// The provider-neutral reading of one assistant turn.
@@ -500,13 +500,23 @@ pub fn tool_results_with_parts(
                     }
                     Value::Array(inner)
                 };
-                let mut b = json!({"type": "tool_result", "tool_use_id": r.id, "content": content});
+                let mut b = obj([
+                    ("type", "tool_result".into()),
+                    ("tool_use_id", Value::String(r.id.clone())),
+                    ("content", content),
+                ]);
                 if r.is_error {
                     b["is_error"] = json!(true);
                 }
                 blocks.push(b);
             }
-            Ok((vec![json!({"role": "user", "content": blocks})], None))
+            Ok((
+                vec![obj([
+                    ("role", "user".into()),
+                    ("content", Value::Array(blocks)),
+                ])],
+                None,
+            ))
         }
     }
 }
