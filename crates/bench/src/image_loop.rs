@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::agent_loop::{mock_exe, MockLlm};
 use crate::fixtures::IMAGE_SCENARIO_FILE;
 use crate::measure::{note, Ctx, Go, Measured, Unit};
+pub(crate) use crate::options::Style;
 use crate::raw::{answer, send, send_unparsed};
 use crate::stats::ms;
 use toolnexus_ports::port::{truncate, Port, PortError};
@@ -40,38 +41,19 @@ const PROMPT: &str = "look at the screen";
 /// The `run` cut: the loop takes 2 turns, so a third means the model never answered.
 const MAX_TURNS: u64 = 4;
 
-/// Which wire an image-loop operation runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
-    /// Chat Completions: the image moves into a synthetic `user` message.
-    Openai,
-    /// Messages: the image stays a block of the `tool_result`.
-    Anthropic,
-}
-
-impl Style {
-    /// The `client` option's value.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Style::Openai => "openai",
-            Style::Anthropic => "anthropic",
-        }
-    }
-
-    /// Where §8A puts the tool's one image in the second request of a run, as the mock's
-    /// `{{media}}` names a place (the message counted from the end). `openai`: the last
-    /// message is the synthetic `user` one right after the tool message, its text part
-    /// (`Output of tool …`) and then the image. `anthropic`: the last message is the `user`
-    /// one holding the `tool_result`, whose content is the output's text and the image (NOTES
-    /// #383: the order inside is not the SPEC's, so either place of the two is taken).
-    fn places(self) -> &'static [&'static str] {
-        match self {
-            Style::Openai => &["messages[-1].content[1] user image_url"],
-            Style::Anthropic => &[
-                "messages[-1].content[0].content[1] user image",
-                "messages[-1].content[0].content[0] user image",
-            ],
-        }
+/// Where §8A puts the tool's one image in the second request of a run, as the mock's
+/// `{{media}}` names a place (the message counted from the end). `openai`: the last
+/// message is the synthetic `user` one right after the tool message, its text part
+/// (`Output of tool …`) and then the image. `anthropic`: the last message is the `user`
+/// one holding the `tool_result`, whose content is the output's text and the image (NOTES
+/// #383: the order inside is not the SPEC's, so either place of the two is taken).
+fn places(style: Style) -> &'static [&'static str] {
+    match style {
+        Style::Openai => &["messages[-1].content[1] user image_url"],
+        Style::Anthropic => &[
+            "messages[-1].content[0].content[1] user image",
+            "messages[-1].content[0].content[0] user image",
+        ],
     }
 }
 
@@ -107,8 +89,7 @@ fn expected_text(place: &str, b64: &str) -> String {
 /// Whether a run's text is the mock's answer to a request carrying the image where `style`
 /// puts it; otherwise why not.
 pub(crate) fn check_text(style: Style, text: &str, b64: &str) -> Result<(), String> {
-    if style
-        .places()
+    if places(style)
         .iter()
         .any(|place| text == expected_text(place, b64))
     {
@@ -117,7 +98,7 @@ pub(crate) fn check_text(style: Style, text: &str, b64: &str) -> Result<(), Stri
     Err(format!(
         "the model saw {:?}, expected {:?}",
         truncate(text, 300),
-        expected_text(style.places()[0], b64)
+        expected_text(places(style)[0], b64)
     ))
 }
 

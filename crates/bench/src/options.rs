@@ -6,8 +6,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::image_loop::Style;
-
 /// The name of the port every other port is compared with.
 pub const REFERENCE: &str = "reference";
 
@@ -251,5 +249,24 @@ fn size_label(bytes: usize) -> String {
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
+    }
+}
+
+/// Which wire an image-loop operation runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Chat Completions: the image moves into a synthetic `user` message.
+    Openai,
+    /// Messages: the image stays a block of the `tool_result`.
+    Anthropic,
+}
+
+impl Style {
+    /// The `client` option's value.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Style::Openai => "openai",
+            Style::Anthropic => "anthropic",
+        }
     }
 }
