@@ -189,8 +189,8 @@ fn run_measured(script: &str, section: &str, format: &str, envs: &[(&str, &str)]
 
 const MB: u64 = 1_000_000;
 
-/// 300 MB: over four times the 64 MiB line cap, so the bound measured comes from the cap,
-/// not from the flood's size (a 6 GB flood reads the same 64 MiB; the test stays fast).
+/// 300 MB: over twice the 128 MiB line cap, so the bound measured comes from the cap,
+/// not from the flood's size (a 6 GB flood reads the same 128 MiB; the test stays fast).
 const FLOOD: &str = "300000000";
 
 /// Runs §6 (4 scenarios) through a flooding driver and checks the bounds every flood must
@@ -218,7 +218,7 @@ fn flooded(script: &str, what: &str) -> Vec<String> {
 #[test]
 fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
     let failed = flooded("flood-stdout.sh", "stdout flood");
-    assert_all_name(&failed, "answer line longer than 64 MiB");
+    assert_all_name(&failed, "answer line longer than 128 MiB");
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub mod children;
 pub mod inprocess;
 pub mod late;
 pub mod mock_launch;
+pub mod payload;
 pub mod port;
 pub mod registry;
 pub mod secret;
