@@ -194,7 +194,9 @@ const MB: u64 = 1_000_000;
 const FLOOD: &str = "300000000";
 
 /// Runs §6 (4 scenarios) through a flooding driver and checks the bounds every flood must
-/// keep: a failed run, a report under 1 MB, a harness under 200 MB; answers the failures.
+/// keep: a failed run, a report under 1 MB, a harness under 250 MB (the 128 MiB line cap and
+/// the harness itself: 175 MB measured in a debug build, 93 MB at the earlier 64 MiB cap);
+/// answers the failures.
 fn flooded(script: &str, what: &str) -> Vec<String> {
     let run = run_measured(script, "6", "json", &[("FLOOD_BYTES", FLOOD)]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -204,7 +206,7 @@ fn flooded(script: &str, what: &str) -> Vec<String> {
         run.stdout.len()
     );
     assert!(
-        run.peak_rss < 200 * MB,
+        run.peak_rss < 250 * MB,
         "harness peak RSS {} bytes",
         run.peak_rss
     );

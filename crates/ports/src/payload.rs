@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(
             shorten_text(&two),
             format!(
-                "{}… (base64, 4096 chars) and {}… (base64, 4996 chars)",
+                "{}… (base64, 4096 chars) and {}… (base64, 5000 chars)",
                 &payload(64),
                 &payload(64)
             )
