@@ -189,12 +189,14 @@ fn run_measured(script: &str, section: &str, format: &str, envs: &[(&str, &str)]
 
 const MB: u64 = 1_000_000;
 
-/// 300 MB: over four times the 64 MiB line cap, so the bound measured comes from the cap,
-/// not from the flood's size (a 6 GB flood reads the same 64 MiB; the test stays fast).
+/// 300 MB: over twice the 128 MiB line cap, so the bound measured comes from the cap,
+/// not from the flood's size (a 6 GB flood reads the same 128 MiB; the test stays fast).
 const FLOOD: &str = "300000000";
 
 /// Runs §6 (4 scenarios) through a flooding driver and checks the bounds every flood must
-/// keep: a failed run, a report under 1 MB, a harness under 200 MB; answers the failures.
+/// keep: a failed run, a report under 1 MB, a harness under 250 MB (the 128 MiB line cap and
+/// the harness itself: 175 MB measured in a debug build, 93 MB at the earlier 64 MiB cap);
+/// answers the failures.
 fn flooded(script: &str, what: &str) -> Vec<String> {
     let run = run_measured(script, "6", "json", &[("FLOOD_BYTES", FLOOD)]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -204,7 +206,7 @@ fn flooded(script: &str, what: &str) -> Vec<String> {
         run.stdout.len()
     );
     assert!(
-        run.peak_rss < 200 * MB,
+        run.peak_rss < 250 * MB,
         "harness peak RSS {} bytes",
         run.peak_rss
     );
@@ -218,7 +220,7 @@ fn flooded(script: &str, what: &str) -> Vec<String> {
 #[test]
 fn a_stdout_flood_without_newline_is_cut_at_the_line_cap() {
     let failed = flooded("flood-stdout.sh", "stdout flood");
-    assert_all_name(&failed, "answer line longer than 64 MiB");
+    assert_all_name(&failed, "answer line longer than 128 MiB");
 }
 
 #[test]

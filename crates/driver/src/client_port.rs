@@ -329,7 +329,13 @@ pub(crate) fn cancel_after(ms: Option<u64>) -> Option<CancellationToken> {
 fn outcome(r: Result<RunResult, ClientError>) -> Map<String, Value> {
     let mut body = Map::new();
     match r {
-        Ok(result) => body.insert("result".into(), result_json(&result)),
+        Ok(mut result) => {
+            // The transcript moved, not copied: an attached 64 MiB image is in it.
+            let messages = std::mem::take(&mut result.messages);
+            let mut v = result_json(&result);
+            v["messages"] = Value::Array(messages);
+            body.insert("result".into(), v)
+        }
         Err(e) => body.insert("raised".into(), json!(e.message())),
     };
     body

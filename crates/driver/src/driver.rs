@@ -105,7 +105,11 @@ where
         if line.trim().is_empty() {
             continue;
         }
-        let (response, shutdown) = match serde_json::from_str::<Value>(line) {
+        let parsed = serde_json::from_str::<Value>(line);
+        // The line is not needed once parsed: a request carrying a 64 MiB part is held once
+        // while it is served, not twice.
+        drop(raw);
+        let (response, shutdown) = match parsed {
             Ok(request) => {
                 let stop_after = is_shutdown(&request);
                 let ahead = &mut pending;

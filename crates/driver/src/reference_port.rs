@@ -19,10 +19,11 @@ use toolnexus_protocol::{
 };
 use toolnexus_reference::adapters::Format;
 use toolnexus_reference::builtins::select_builtins;
+use toolnexus_reference::content::{ContentPart, MediaPart, PartBody};
 use toolnexus_reference::mcp;
 use toolnexus_reference::sanitize::sanitize;
 use toolnexus_reference::skills::{self, SkillInfo, SkillOrigin};
-use toolnexus_reference::tool::{Context, Tool};
+use toolnexus_reference::tool::{Context, Tool, ToolResult};
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
@@ -392,7 +393,7 @@ impl ReferenceSession {
             ..Context::default()
         };
         let result = tk.execute(name, args, &ctx).await;
-        let result = serde_json::to_value(&result)
+        let result = result_value(result)
             .map_err(|e| (ErrorKind::Internal, format!("cannot serialise result: {e}")))?;
         Ok(json!({ "result": result }))
     }
@@ -683,6 +684,33 @@ impl toolnexus_protocol::Handler for ReferenceSession {
     }
 }
 
+/// A tool result's wire form with each part's base64 moved into it, not copied: an answer
+/// carrying a 64 MiB image holds it once until it is written.
+fn result_value(mut result: ToolResult) -> Result<Value, serde_json::Error> {
+    let payloads: Vec<Option<String>> = result
+        .parts
+        .iter_mut()
+        .flatten()
+        .map(|p| match p {
+            ContentPart::Media(MediaPart {
+                body: PartBody::Data(data),
+                ..
+            }) => Some(std::mem::take(data)),
+            _ => None,
+        })
+        .collect();
+    let mut value = serde_json::to_value(&result)?;
+    drop(result);
+    if let Some(parts) = value.get_mut("parts").and_then(Value::as_array_mut) {
+        for (part, payload) in parts.iter_mut().zip(payloads) {
+            if let (Some(payload), Some(slot)) = (payload, part.get_mut("data")) {
+                *slot = Value::String(payload);
+            }
+        }
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -745,5 +773,29 @@ mod tests {
             by_value.close_all().await;
             encoded.close_all().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod result_value_tests {
+    use super::*;
+
+    #[test]
+    fn a_result_moved_into_its_wire_form_reads_as_serialised() {
+        let parts: Vec<ContentPart> = serde_json::from_value(json!([
+            {"type": "text", "text": "t"},
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw=="},
+            {"type": "file", "mimeType": "application/pdf", "url": "https://x.test/a.pdf"},
+            {"type": "file", "mimeType": "application/pdf", "data": "AAE=", "name": "a.pdf"}
+        ]))
+        .unwrap();
+        let result = ToolResult::ok("out")
+            .with_parts(parts)
+            .with_meta("server", json!("s"));
+        let want = serde_json::to_value(&result).unwrap();
+        assert_eq!(result_value(result).unwrap(), want);
+        let plain = ToolResult::error("no");
+        let want = serde_json::to_value(&plain).unwrap();
+        assert_eq!(result_value(plain).unwrap(), want);
     }
 }

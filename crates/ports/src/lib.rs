@@ -15,6 +15,7 @@ pub mod inprocess;
 pub mod late;
 pub mod log_watch;
 pub mod mock_launch;
+pub mod payload;
 pub mod port;
 pub mod registry;
 pub mod secret;

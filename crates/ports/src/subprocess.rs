@@ -33,8 +33,9 @@ const STDERR_IN_MESSAGE: usize = 1024;
 
 /// The longest answer line the harness reads, in bytes. A longer line fails the request as
 /// a protocol violation and is not read further, so a driver flooding its stdout without a
-/// newline costs the harness at most this much memory.
-pub const MAX_LINE: usize = 64 * 1024 * 1024;
+/// newline costs the harness at most this much memory. Room for a result carrying a 64 MiB
+/// content part (85.4 MiB of base64) with margin.
+pub const MAX_LINE: usize = 128 * 1024 * 1024;
 
 /// The end of one driver process's stderr: its last lines, each cut to a bound.
 #[derive(Default)]

@@ -70,14 +70,27 @@ impl Tracer {
         }
     }
 
-    /// Records a request as sent.
+    /// Records a request as sent, its payloads cut ([`Self::message`]).
     pub fn request(&self, msg: &Value) {
-        self.write("request", "msg", msg.clone());
+        self.message("request", msg);
     }
 
-    /// Records an answer as received.
+    /// Records an answer as received, its payloads cut ([`Self::message`]).
     pub fn answer(&self, msg: &Value) {
-        self.write("answer", "msg", msg.clone());
+        self.message("answer", msg);
+    }
+
+    /// A message without its base64 payloads (`crate::payload`): each is cut to a head that is
+    /// still base64, so the line still matches the protocol schema, and the line's `elided`
+    /// lists where and how long each was. A 64 MiB image is not copied, nor written.
+    fn message(&self, dir: &str, msg: &Value) {
+        let mut elided = Vec::new();
+        let shown = crate::payload::elide(msg, &mut elided);
+        let elided: Vec<Value> = elided
+            .into_iter()
+            .map(|e| json!({"path": e.path, "chars": e.chars}))
+            .collect();
+        self.write(dir, "msg", shown, elided);
     }
 
     /// Records an answer line that is not a JSON object, shortened to [`MAX_RAW_CHARS`].
@@ -89,10 +102,11 @@ impl Tracer {
         } else {
             text.to_string()
         };
-        self.write("answer", "raw", Value::String(kept));
+        let kept = crate::payload::shorten_text(&kept).into_owned();
+        self.write("answer", "raw", Value::String(kept), Vec::new());
     }
 
-    fn write(&self, dir: &str, key: &str, payload: Value) {
+    fn write(&self, dir: &str, key: &str, payload: Value, elided: Vec<Value>) {
         let scenario = self.scenario.lock().ok().and_then(|s| s.clone());
         let Ok(mut s) = self.state.lock() else {
             return;
@@ -108,6 +122,9 @@ impl Tracer {
             entry["scenario"] = Value::String(name);
         }
         entry[key] = payload;
+        if !elided.is_empty() {
+            entry["elided"] = Value::Array(elided);
+        }
         // The secret is plain ASCII, so it reads the same inside escaped JSON text.
         let mut line = crate::secret::redact(&entry.to_string());
         line.push('\n');
@@ -146,6 +163,29 @@ mod tests {
         assert!(lines.len() < 10, "{text}");
         assert!(lines.last().unwrap().contains("\"truncated\""), "{text}");
         assert!(text.len() < 300);
+    }
+
+    #[test]
+    fn a_payload_is_cut_and_listed_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let t = Tracer::create(&path).unwrap();
+        let data = "AAAA".repeat(1 << 18);
+        t.answer(
+            &json!({"ok": true, "seq": 3, "result": {"output": "", "isError": false,
+            "parts": [{"type": "image", "mimeType": "image/png", "data": data}]}}),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() < 1000, "{text}");
+        let line: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(
+            line["msg"]["result"]["parts"][0]["data"],
+            "A".repeat(crate::payload::KEPT)
+        );
+        assert_eq!(
+            line["elided"],
+            json!([{"path": "$.result.parts[0].data", "chars": 1 << 20}])
+        );
     }
 
     #[test]

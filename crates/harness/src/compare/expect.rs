@@ -9,6 +9,7 @@ use crate::compare::expectation::ExpectationKind;
 use crate::compare::matchers::{match_json, MatchOutcome, Mismatch};
 use crate::compare::snapshots;
 use crate::outcome::failure::{Failure, FailureData};
+use toolnexus_ports::payload::shorten_value;
 
 /// The ten builtin names (§4A), whose descriptions and property descriptions the SPEC
 /// leaves open and which are therefore compared leniently in snapshots. The harness keeps
@@ -35,6 +36,9 @@ pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, Failure> 
         return Ok(outcome.kind());
     }
     let headline: Vec<String> = outcome.mismatches.iter().map(ToString::to_string).collect();
+    // What the report shows: a content part's base64 as its head and length, so a failed
+    // comparison of a 64 MiB image neither diffs nor copies the image.
+    let (expected, actual) = (shorten_value(expected), shorten_value(actual));
     Err(Failure::from(FailureData {
         kind: outcome.expectation_kind(),
         message: headline.join("; "),
@@ -42,10 +46,10 @@ pub fn expect_json(expected: &Value, actual: &Value) -> Result<String, Failure> 
         diff: outcome
             .matchers
             .is_empty()
-            .then(|| diff(&pretty(expected), &pretty(actual))),
+            .then(|| diff(&pretty(&expected), &pretty(&actual))),
         mismatches: outcome.mismatches,
-        expected: Some(expected.clone()),
-        actual: Some(actual.clone()),
+        expected: Some(expected),
+        actual: Some(actual),
         ..FailureData::default()
     }))
 }
@@ -87,14 +91,16 @@ pub fn snapshot_json(
     if e == a {
         return Ok(format!("lenient ({reason})"));
     }
+    // The relaxed documents are what was compared, so their paths are what differs.
+    let mismatches = match_json(&e, &a).mismatches;
+    let (e, a) = (shorten_value(&e), shorten_value(&a));
     Err(Failure::from(FailureData {
         kind: ExpectationKind::Lenient {
             reason: reason.to_string(),
         },
         message: format!("differs from snapshot {name}"),
         diff: Some(diff(&pretty(&e), &pretty(&a))),
-        // The relaxed documents are what was compared, so their paths are what differs.
-        mismatches: match_json(&e, &a).mismatches,
+        mismatches,
         expected: Some(e),
         actual: Some(a),
         ..FailureData::default()

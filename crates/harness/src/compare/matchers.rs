@@ -8,6 +8,7 @@
 //! `"$partial": true` inside an object (extra actual keys allowed).
 
 use std::collections::BTreeSet;
+use toolnexus_ports::payload::shorten_value;
 
 use std::fmt;
 
@@ -76,12 +77,14 @@ pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, 
 }
 
 impl Mismatch {
+    /// The values are kept as a report shows them: a content part's base64 as its head and
+    /// length ([`shorten_value`]), so a mismatch on a 64 MiB image does not copy it.
     fn new(path: &str, problem: Problem, expected: Option<&Value>, actual: Option<&Value>) -> Self {
         Mismatch {
             path: path.to_string(),
             problem,
-            expected: expected.cloned(),
-            actual: actual.cloned(),
+            expected: expected.map(shorten_value),
+            actual: actual.map(shorten_value),
             detail: None,
         }
     }

@@ -422,9 +422,13 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
     }
 }
 
-/// A failed scenario; a port that leaks the canary must not make the report leak it too.
+/// A failed scenario; a port that leaks the canary must not make the report leak it too, nor
+/// copy a content part's base64 into it (its head and length are shown instead).
 fn failed(spec: &ScenarioSpec, failure: Failure) -> ScenarioResult {
-    let failure = failure.redacted(&toolnexus_ports::secret::redact);
+    let failure = failure.redacted(&|text| {
+        let text = toolnexus_ports::secret::redact(text);
+        toolnexus_ports::payload::shorten_text(&text).into_owned()
+    });
     ScenarioResult {
         status: Status::Failed,
         message: failure.report_text(),

@@ -40,8 +40,10 @@ pub const MAX_RECORDED_BYTES: usize = 64 << 20;
 /// What a redacted header value reads as.
 pub const REDACTED: &str = "<redacted>";
 
-/// Bodies larger than this are refused with a 413 (a test never needs one).
-const MAX_BODY: usize = 16 << 20;
+/// Bodies larger than this are refused with a 413: room for a prompt carrying a 64 MiB
+/// attached part (85.4 MiB of base64, and the data URL or block around it), whose recording
+/// is still cut at [`MAX_RECORDED_BODY`].
+const MAX_BODY: usize = 128 << 20;
 
 struct Mock {
     scenario: Scenario,
@@ -365,7 +367,7 @@ impl Mock {
             };
             shown_headers.push((name.as_str().to_string(), shown));
         }
-        // Always a copy: a shared slice would pin the whole (up to 16 MiB) body, or for a
+        // Always a copy: a shared slice would pin the whole (up to 128 MiB) body, or for a
         // small body hyper's connection read buffer it was cut from (up to ~400 KiB), and
         // the byte cap would count far less than the recording holds.
         let body = Bytes::copy_from_slice(&bytes[..bytes.len().min(MAX_RECORDED_BODY)]);

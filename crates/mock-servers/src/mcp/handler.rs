@@ -116,6 +116,13 @@ impl MockHandler {
                         ))]),
                     });
                 }
+                Behaviour::Image { bytes, mime_type } => {
+                    let data = zero_bytes_base64(*bytes);
+                    return Ok(CallToolResult::success(vec![ContentBlock::image(
+                        data,
+                        mime_type.clone(),
+                    )]));
+                }
                 Behaviour::Crash => crash("tools/call"),
             }
         }
@@ -124,6 +131,18 @@ impl MockHandler {
 
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+/// Standard padded base64 of `n` zero bytes: each whole 3-byte group is `AAAA`, and a last
+/// group of one or two bytes is `AA==` or `AAA=` (RFC 4648 §4).
+fn zero_bytes_base64(n: usize) -> String {
+    let mut out = "AAAA".repeat(n / 3);
+    out.push_str(match n % 3 {
+        1 => "AA==",
+        2 => "AAA=",
+        _ => "",
+    });
+    out
 }
 
 fn echo_text(args: &Map<String, Value>) -> String {
@@ -265,6 +284,16 @@ mod tests {
         assert_eq!(p.next_cursor, None);
         let empty = handler("{}").page(None).unwrap_or_else(|e| panic!("{e:?}"));
         assert!(empty.tools.is_empty() && empty.next_cursor.is_none());
+    }
+
+    #[test]
+    fn zero_bytes_are_standard_padded_base64() {
+        // Worked by hand from RFC 4648 §4: 000000 000000 ... → "A" per six zero bits.
+        assert_eq!(zero_bytes_base64(0), "");
+        assert_eq!(zero_bytes_base64(1), "AA==");
+        assert_eq!(zero_bytes_base64(2), "AAA=");
+        assert_eq!(zero_bytes_base64(3), "AAAA");
+        assert_eq!(zero_bytes_base64(7), "AAAAAAAAAA==");
     }
 
     #[test]

@@ -151,6 +151,14 @@ pub enum Behaviour {
         /// What follows.
         then: Box<Behaviour>,
     },
+    /// Answer one image entry of `bytes` zero bytes, its base64 made at call time: a
+    /// payload of any size without a file of that size in the repository.
+    Image {
+        /// The decoded size of the image.
+        bytes: usize,
+        /// Its `mimeType`.
+        mime_type: String,
+    },
     /// Exit the process with code 3.
     Crash,
 }
@@ -343,7 +351,13 @@ fn must_be_true(value: &Value, key: &str) -> Result<(), String> {
     }
 }
 
-const BEHAVIOURS: &[&str] = &["result", "echo", "env", "cwd", "elicit", "sleep", "crash"];
+const BEHAVIOURS: &[&str] = &[
+    "result", "echo", "env", "cwd", "elicit", "sleep", "crash", "image",
+];
+
+/// The largest `image` a scenario may ask for: far above the 64 MiB the memory tests use,
+/// low enough that a typo cannot ask the mock for all of the machine's memory.
+pub const MAX_IMAGE_BYTES: usize = 1 << 30;
 
 /// One `call` object. A sleep is the only two-key form (`sleep` + `then`); every other
 /// behaviour is exactly one key, so a typo cannot silently pick a default.
@@ -383,8 +397,29 @@ fn behaviour(value: &Value) -> Result<Behaviour, String> {
             _ => Err("env: must name an environment variable".into()),
         },
         "elicit" => elicit(inner).map_err(|e| format!("elicit: {e}")),
+        "image" => image(inner).map_err(|e| format!("image: {e}")),
         other => Err(format!("unknown behaviour {other:?}")),
     }
+}
+
+fn image(value: &Value) -> Result<Behaviour, String> {
+    let Value::Object(obj) = value else {
+        return Err("must be an object with \"bytes\" and \"mimeType\"".into());
+    };
+    only_keys(obj, &["bytes", "mimeType"])?;
+    let bytes = obj
+        .get("bytes")
+        .and_then(Value::as_u64)
+        .and_then(|b| usize::try_from(b).ok())
+        .filter(|b| *b <= MAX_IMAGE_BYTES)
+        .ok_or_else(|| format!("bytes: must be a whole number up to {MAX_IMAGE_BYTES}"))?;
+    let mime_type = obj
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .filter(|m| !m.is_empty())
+        .ok_or("mimeType: must be a non-empty string")?
+        .to_string();
+    Ok(Behaviour::Image { bytes, mime_type })
 }
 
 fn elicit(value: &Value) -> Result<Behaviour, String> {
@@ -512,6 +547,11 @@ mod tests {
             r#"{"requireHeaders": {"a": "v"}, "requireHeadersFromEnv": {"A": "VAR"}}"#,
             r#"{"requireHeadersFromEnv": {"a": ""}}"#,
             r#"{"sleeper": {"pidFileEnv": ""}}"#,
+            r#"{"tools": [{"name": "a", "call": {"image": {"bytes": 3}}}]}"#,
+            r#"{"tools": [{"name": "a", "call": {"image": {"bytes": -1, "mimeType": "image/png"}}}]}"#,
+            r#"{"tools": [{"name": "a", "call": {"image": {"bytes": 1073741825, "mimeType": "image/png"}}}]}"#,
+            r#"{"tools": [{"name": "a", "call": {"image": {"bytes": 3, "mimeType": ""}}}]}"#,
+            r#"{"tools": [{"name": "a", "call": {"image": {"bytes": 3, "mimeType": "image/png", "x": 1}}}]}"#,
         ] {
             let _ = err(bad);
         }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
 use rmcp::{Peer, RoleClient};
 use serde_json::{json, Map, Value};
 
@@ -121,8 +121,8 @@ impl ToolExec for McpCall {
                 "mcp server \"{}\" failed at tools/call \"{}\": {e}",
                 self.server, self.tool
             )),
-            Ok(Ok(r)) => match serde_json::to_value(&r) {
-                Ok(wire) => map_result(&wire),
+            Ok(Ok(r)) => match wire_of(r) {
+                Ok(wire) => map_result(wire),
                 Err(e) => ToolResult::error(format!("unreadable tools/call result: {e}")),
             },
         };
@@ -137,18 +137,55 @@ impl McpCall {
     }
 }
 
+/// `r` as its wire JSON, each image's, audio clip's and blob's base64 moved rather than
+/// copied: a result carrying a 64 MiB image holds it once while it is converted, not twice.
+fn wire_of(mut r: CallToolResult) -> Result<Value, serde_json::Error> {
+    let payloads: Vec<Option<String>> = r
+        .content
+        .iter_mut()
+        .map(|c| match c {
+            ContentBlock::Image(i) => Some(std::mem::take(&mut i.data)),
+            ContentBlock::Audio(a) => Some(std::mem::take(&mut a.data)),
+            ContentBlock::Resource(e) => match &mut e.resource {
+                ResourceContents::BlobResourceContents { blob, .. } => Some(std::mem::take(blob)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut wire = serde_json::to_value(&r)?;
+    drop(r);
+    if let Some(content) = wire.get_mut("content").and_then(Value::as_array_mut) {
+        for (entry, payload) in content.iter_mut().zip(payloads) {
+            let at = if entry.get("data").is_some() {
+                "/data"
+            } else {
+                "/resource/blob"
+            };
+            if let (Some(payload), Some(slot)) = (payload, entry.pointer_mut(at)) {
+                *slot = Value::String(payload);
+            }
+        }
+    }
+    Ok(wire)
+}
+
 /// §0.4/§2 over a wire `CallToolResult`: `isError` ⇒ the non-blank text parts joined by a
 /// blank line; `structuredContent` ⇒ its compact JSON; else the text parts (and embedded text
 /// resources) joined by `\n`. On every branch the non-text entries become `parts`, collected
 /// before either short-circuit; a result with none has no `parts` key. A plain result with no
 /// text at all describes its parts instead, one line each.
-pub fn map_result(wire: &Value) -> ToolResult {
+/// The parts' base64 is moved out of `wire`, never copied.
+pub fn map_result(mut wire: Value) -> ToolResult {
+    let parts: Vec<ContentPart> = match wire.get_mut("content").and_then(Value::as_array_mut) {
+        Some(content) => content.iter_mut().filter_map(part_of).collect(),
+        None => Vec::new(),
+    };
     let content = wire
         .get("content")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let parts: Vec<ContentPart> = content.iter().filter_map(part_of).collect();
     if wire.get("isError").and_then(Value::as_bool) == Some(true) {
         let texts: Vec<&str> = content
             .iter()
@@ -185,8 +222,13 @@ pub fn map_result(wire: &Value) -> ToolResult {
 /// by URL, a `resource` blob as a file by data (its URI the name). A resource's text is output,
 /// not a part; anything else (text, an unknown type) is none. A missing mime type is
 /// `application/octet-stream` (NOTES records it).
-fn part_of(c: &Value) -> Option<ContentPart> {
+fn part_of(c: &mut Value) -> Option<ContentPart> {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    // The payload itself is taken, leaving `null` behind: no part reads it twice.
+    let take = |v: Option<&mut Value>| match v.map(Value::take) {
+        Some(Value::String(data)) => Some(data),
+        _ => None,
+    };
     let mime = |v: Option<&Value>| s(v).unwrap_or_else(|| OCTET_STREAM.to_string());
     let media = |kind, mime_type, body, name| {
         Some(ContentPart::Media(MediaPart {
@@ -196,14 +238,15 @@ fn part_of(c: &Value) -> Option<ContentPart> {
             name,
         }))
     };
-    match c.get("type").and_then(Value::as_str)? {
+    let kind = c.get("type").and_then(Value::as_str)?.to_string();
+    match kind.as_str() {
         "image" | "audio" => {
-            let kind = if c.get("type").and_then(Value::as_str) == Some("image") {
+            let kind = if kind == "image" {
                 MediaKind::Image
             } else {
                 MediaKind::Audio
             };
-            let data = s(c.get("data"))?;
+            let data = take(c.get_mut("data"))?;
             media(kind, mime(c.get("mimeType")), PartBody::Data(data), None)
         }
         "resource_link" => media(
@@ -213,8 +256,8 @@ fn part_of(c: &Value) -> Option<ContentPart> {
             s(c.get("name")),
         ),
         "resource" => {
-            let r = c.get("resource")?;
-            let blob = s(r.get("blob"))?;
+            let r = c.get_mut("resource")?;
+            let blob = take(r.get_mut("blob"))?;
             media(
                 MediaKind::File,
                 mime(r.get("mimeType")),
@@ -248,21 +291,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_wire_form_moves_payloads_and_equals_rmcps_own() {
+        let blob =
+            ResourceContents::blob("AAE=", "file:///b.bin").with_mime_type("application/pdf");
+        let text = ResourceContents::text("inside", "file:///t.txt");
+        let r = CallToolResult::success(vec![
+            ContentBlock::text("see"),
+            ContentBlock::image("iVBORw==", "image/png"),
+            ContentBlock::audio("UklGRg==", "audio/wav"),
+            ContentBlock::resource(blob),
+            ContentBlock::resource(text),
+        ]);
+        let want = serde_json::to_value(&r).unwrap();
+        assert_eq!(wire_of(r).unwrap(), want);
+    }
+
+    #[test]
     fn results_follow_section_0_4() {
-        let r = map_result(&json!({"content": [
+        let r = map_result(json!({"content": [
             {"type": "text", "text": "a"}, {"type": "image", "data": "x", "mimeType": "image/png"},
             {"type": "text", "text": "b"}]}));
         assert_eq!((r.output.as_str(), r.is_error), ("a\nb", false));
-        let r = map_result(&json!({"content": [{"type": "text", "text": "x"}],
+        let r = map_result(json!({"content": [{"type": "text", "text": "x"}],
             "structuredContent": {"z": 1, "a": [1, 2]}}));
         assert_eq!(r.output, r#"{"z":1,"a":[1,2]}"#);
-        let r = map_result(&json!({"isError": true, "structuredContent": {"a": 1},
+        let r = map_result(json!({"isError": true, "structuredContent": {"a": 1},
             "content": [{"type": "text", "text": "bad"}, {"type": "text", "text": " "},
                         {"type": "text", "text": "worse"}]}));
         assert_eq!((r.output.as_str(), r.is_error), ("bad\n\nworse", true));
-        let r = map_result(&json!({"isError": true, "content": []}));
+        let r = map_result(json!({"isError": true, "content": []}));
         assert_eq!(r.output, EMPTY_ERROR_OUTPUT);
-        let r = map_result(&json!({"content": [{"type": "resource",
+        let r = map_result(json!({"content": [{"type": "resource",
             "resource": {"uri": "file:///a", "text": "inside"}}]}));
         assert_eq!(r.output, "inside");
     }
@@ -288,21 +347,21 @@ mod tests {
             json!({"content": content, "structuredContent": {"a": 1}}),
             json!({"content": content, "isError": true}),
         ] {
-            let r = map_result(&wire);
+            let r = map_result(wire.clone());
             assert_eq!(serde_json::to_value(&r.parts).unwrap(), want, "{wire}");
         }
         assert_eq!(
-            map_result(&json!({"content": content})).output,
+            map_result(json!({"content": content})).output,
             "see\ninside"
         );
-        let only = map_result(&json!({"content": [
+        let only = map_result(json!({"content": [
             {"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
             {"type": "resource_link", "uri": "https://x.test/r.pdf", "mimeType": "application/pdf"}]}));
         assert_eq!(
             only.output,
             "image (image/png, 4 bytes)\nfile (application/pdf, 0 bytes)"
         );
-        let text = map_result(&json!({"content": [{"type": "text", "text": "t"}]}));
+        let text = map_result(json!({"content": [{"type": "text", "text": "t"}]}));
         assert!(!serde_json::to_string(&text).unwrap().contains("parts"));
     }
 

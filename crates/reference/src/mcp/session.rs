@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use rmcp::model::PaginatedRequestParams;
 use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
@@ -86,8 +87,9 @@ pub async fn open(
             let spawned = stdio::spawn(&argv, &env, cwd.as_ref())
                 .map_err(|d| Failure::new("connect", d.to_string()))?;
             let mut tree = spawned.tree;
-            let init =
-                tokio::time::timeout(timeout, bridge.serve((spawned.reader, spawned.writer))).await;
+            let transport = AsyncRwTransport::new(spawned.reader, spawned.writer)
+                .with_max_line_length(stdio::MAX_LINE_BYTES);
+            let init = tokio::time::timeout(timeout, bridge.serve(transport)).await;
             match init {
                 Ok(Ok(service)) => Connection {
                     service,
@@ -121,7 +123,10 @@ pub async fn open(
             }
             let transport = StreamableHttpClientTransport::with_client(
                 crate::http_client::client(),
-                StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom),
+                StreamableHttpClientTransportConfig::with_uri(url)
+                    .custom_headers(custom)
+                    .max_sse_event_size(stdio::MAX_LINE_BYTES)
+                    .max_json_response_size(stdio::MAX_LINE_BYTES),
             );
             let service = match tokio::time::timeout(timeout, bridge.serve(transport)).await {
                 Ok(Ok(service)) => service,

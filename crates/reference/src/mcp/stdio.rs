@@ -13,8 +13,10 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use toolnexus_process_group as process_group;
 
-/// The longest stdout line forwarded (a larger one is a protocol error, not a memory hog).
-const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// The longest stdout line forwarded (a larger one is a protocol error, not a memory hog):
+/// room for a result carrying a 64 MiB part (85.4 MiB of base64) with margin. The session
+/// gives rmcp the same bound for one message, over stdio and HTTP alike (rmcp's own is 16 MiB).
+pub(crate) const MAX_LINE_BYTES: usize = 128 * 1024 * 1024;
 /// How much of the server's stderr is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
 /// How much the stdout guard reads from the pipe at a time.
@@ -266,6 +268,20 @@ impl<R> GuardedStdout<R> {
         let mut search = from;
         while let Some(at) = pending[search..].iter().position(|&b| b == b'\n') {
             let end = search + at;
+            if start == 0
+                && end >= READ_CHUNK_BYTES
+                && self.ready.is_empty()
+                && pending[end - 1] != b'\r'
+            {
+                // A long line that is all of `ready`-to-be: hand over `pending` itself, not a
+                // copy, so a message of tens of megabytes (a big content part) is held once.
+                if serde_json::from_slice::<serde::de::IgnoredAny>(&pending[..end]).is_ok() {
+                    let rest = pending.split_off(end + 1);
+                    self.ready = std::mem::replace(&mut pending, rest);
+                    search = 0;
+                    continue;
+                }
+            }
             if !self.take_line(&pending[start..end]) {
                 return;
             }
@@ -295,7 +311,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for GuardedStdout<R> {
                 buf.put_slice(&this.ready[this.ready_pos..this.ready_pos + n]);
                 this.ready_pos += n;
                 if this.ready_pos == this.ready.len() {
-                    this.ready.clear();
+                    if this.ready.capacity() > 16 * READ_CHUNK_BYTES {
+                        // Give a long line's memory back now rather than keep it for good.
+                        this.ready = Vec::new();
+                    } else {
+                        this.ready.clear();
+                    }
                     this.ready_pos = 0;
                 }
                 return Poll::Ready(Ok(()));
@@ -393,6 +414,31 @@ mod tests {
         writer.await.unwrap();
         assert_eq!(got, "{\"a\":1}\n[2]\n{\"b\":3}\n");
         assert!(diagnostics.lock().unwrap().protocol_error.is_none());
+    }
+
+    #[tokio::test]
+    async fn long_lines_get_through_whole_and_in_order() {
+        let long = |c: char| format!("{{\"data\":\"{}\"}}", c.to_string().repeat(300_000));
+        let (a, b) = (long('a'), long('b'));
+        let (mut tx, rx) = tokio::io::duplex(64 * 1024);
+        let diagnostics = SharedDiagnostics::default();
+        let mut reader = GuardedStdout::new(rx, diagnostics.clone());
+        let input = format!("{a}\n{b}\r\n[1]\n{a}\nnot json\n[2]\n");
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            tx.write_all(input.as_bytes()).await.unwrap();
+        });
+        let mut got = String::new();
+        reader.read_to_string(&mut got).await.unwrap();
+        writer.await.unwrap();
+        assert!(got == format!("{a}\n{b}\n[1]\n{a}\n"), "{}", got.len());
+        assert!(diagnostics
+            .lock()
+            .unwrap()
+            .protocol_error
+            .as_deref()
+            .unwrap()
+            .contains("not json"));
     }
 
     #[tokio::test]
