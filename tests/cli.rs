@@ -87,10 +87,17 @@ fn the_driver_gives_the_same_statuses_as_in_process() {
         .into_iter()
         .flatten()
         .filter(|s| s["status"] == "skipped")
-        .filter(|s| s["message"].as_str().is_some_and(|m| m.contains("reads no log")))
+        .filter(|s| {
+            s["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("reads no log"))
+        })
         .filter_map(|s| s["name"].as_str())
         .collect();
-    assert!(!no_log.is_empty(), "the log checks were not skipped in-process");
+    assert!(
+        !no_log.is_empty(),
+        "the log checks were not skipped in-process"
+    );
     let mut expected = statuses(&in_process);
     for name in &no_log {
         expected.insert((*name).to_string(), "passed".to_string());
