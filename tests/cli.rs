@@ -90,7 +90,7 @@ fn the_driver_gives_the_same_statuses_as_in_process() {
         .filter(|s| {
             s["message"]
                 .as_str()
-                .is_some_and(|m| m.contains("reads no log"))
+                .is_some_and(|m| m.contains(toolnexus_harness::steps::NO_PORT_LOG))
         })
         .filter_map(|s| s["name"].as_str())
         .collect();

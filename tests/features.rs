@@ -18,7 +18,7 @@ use futures::FutureExt;
 use regex::Regex;
 use toolnexus_harness::scenario::features::{pinned_version, step_spec, VersionBounds};
 use toolnexus_harness::scenario::state::{Env, ScenarioState, StepFailure};
-use toolnexus_harness::steps::{finish, run_step};
+use toolnexus_harness::steps::{finish, run_step, NO_PORT_LOG};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::subprocess::SubprocessPort;
@@ -73,7 +73,7 @@ fn any_step<'a>(
             // there; cucumber has no skip at run time, so it is printed and the scenario goes
             // on. The driver pass runs it for real, and any other skip still fails.
             Err(StepFailure::Skipped(why))
-                if ctx.step.value.starts_with("the port's log")
+                if why.starts_with(NO_PORT_LOG)
                     && std::env::var("TNX_FEATURES_PASS").as_deref() == Ok("in-process") =>
             {
                 println!("skipped (no log in-process): {why}");

@@ -158,6 +158,7 @@ mod compact;
 mod content;
 mod helpers;
 mod log;
+pub use log::NO_PORT_LOG;
 mod mcp;
 pub(crate) mod prometheus;
 mod relay;

@@ -101,10 +101,9 @@ pub trait Port: Send {
     fn steps_done(&mut self) {}
 
     /// Watches the port's log (a driver's stderr) for `needle` for the rest of the scenario;
-    /// `false` when the harness reads no log of this port (an in-process one).
-    fn watch_log(&mut self, _needle: &str) -> bool {
-        false
-    }
+    /// a port whose log the harness does not read (an in-process one) ignores it, and
+    /// [`Self::log_mentioned`] then answers `None`.
+    fn watch_log(&mut self, _needle: &str) {}
 
     /// Whether the log mentioned a watched `needle` since it was watched, once the log has
     /// settled; `None` when the harness reads no log of this port, or `needle` is not watched.

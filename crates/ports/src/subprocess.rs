@@ -752,11 +752,10 @@ impl Port for SubprocessPort {
         }
     }
 
-    fn watch_log(&mut self, needle: &str) -> bool {
+    fn watch_log(&mut self, needle: &str) {
         if let Ok(mut log) = self.log.lock() {
             log.watch(needle);
         }
-        true
     }
 
     async fn log_mentioned(&mut self, needle: &str) -> Option<bool> {

@@ -80,8 +80,8 @@ impl Port for Recorder {
         self.inner.begin_scenario(name);
     }
 
-    fn watch_log(&mut self, needle: &str) -> bool {
-        self.inner.watch_log(needle)
+    fn watch_log(&mut self, needle: &str) {
+        self.inner.watch_log(needle);
     }
 
     async fn log_mentioned(&mut self, needle: &str) -> Option<bool> {

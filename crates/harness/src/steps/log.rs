@@ -7,6 +7,10 @@ use super::StepCtx;
 use crate::compare::expectation::Kind;
 use crate::scenario::state::{fail_as, StepFailure};
 
+/// How a log check's skip begins when the harness reads no log of the port: the in-process
+/// runs of the tests tell this skip, by design, from any other.
+pub const NO_PORT_LOG: &str = "the harness reads no log of this port";
+
 step! {
     port_log_watched_for: Setup, r#"^the port's log is watched for "(?P<TEXT>[^"]+)"$"#,
     "from now on, every byte the driver writes to stderr is searched for TEXT (before any redaction or cut)",
@@ -25,7 +29,7 @@ step! {
         let needle = unescape(&arg.at(1));
         match port.log_mentioned(&needle).await {
             None => Err(StepFailure::Skipped(format!(
-                "the harness reads no log of this port (an in-process port, or {needle:?} was not watched)"
+                "{NO_PORT_LOG} (an in-process port, or {needle:?} was not watched)"
             ))),
             Some(false) => Ok(()),
             Some(true) => fail_as(Kind::Pinned, format!(
