@@ -14,7 +14,7 @@ use toolnexus_spec::clauses::{Clause, ClauseIndex, Kind};
 use toolnexus_spec::version::cmp_versions;
 
 use super::coverage::ScenarioRef;
-use super::history::{Outcome, Release};
+use super::history::{outcome_cells, release_columns, Outcome, Release};
 
 /// The ids shown per group of the text summary before `… and N more`.
 const IDS_SHOWN: usize = 10;
@@ -67,8 +67,13 @@ pub struct ClauseReading {
 impl ClauseReading {
     /// Whether the reading confirms the stored arrival (it holds from exactly there).
     pub fn confirms_arrival(&self) -> bool {
-        matches!((&self.holds, &self.arrived), (Holds::From(f), Some(a)) if f == a)
+        confirms(&self.holds, self.arrived.as_deref())
     }
+}
+
+/// Whether `holds` confirms a stored arrival: it holds from exactly that release.
+fn confirms(holds: &Holds, arrived: Option<&str>) -> bool {
+    matches!((holds, arrived), (Holds::From(f), Some(a)) if f == a)
 }
 
 /// The clauses newer than the SPEC history, read across the releases: `history --format
@@ -255,8 +260,7 @@ pub fn text(after: &AfterHistory, releases: &[Release]) -> String {
         "arrived", "holds from", "clauses"
     );
     for g in groups(after, &versions) {
-        let confirms = matches!((g.holds, g.arrived), (Holds::From(f), Some(a)) if f == a);
-        let ids = if confirms {
+        let ids = if confirms(g.holds, g.arrived) {
             String::new()
         } else {
             let shown: Vec<&str> = g.ids.iter().take(IDS_SHOWN).copied().collect();
@@ -284,7 +288,7 @@ pub fn text(after: &AfterHistory, releases: &[Release]) -> String {
     if odd.is_empty() {
         return out;
     }
-    let widths: Vec<usize> = versions.iter().map(|v| v.len().max(4)).collect();
+    let (widths, header) = release_columns(&versions);
     let _ = writeln!(
         out,
         "\nclauses holding elsewhere than their stored arrival, or never ({}; per release: ok \
@@ -292,16 +296,9 @@ pub fn text(after: &AfterHistory, releases: &[Release]) -> String {
          `?` release did not set up):",
         odd.len()
     );
-    let mut header = String::new();
-    for (v, w) in versions.iter().zip(&widths) {
-        let _ = write!(header, "{v:<w$} ");
-    }
     let _ = writeln!(out, "{header}{:<11} clause (scenarios)", "holds from");
     for c in odd {
-        let mut line = String::new();
-        for (o, w) in c.outcomes.iter().zip(&widths) {
-            let _ = write!(line, "{:<w$} ", o.map_or("?", Outcome::mark));
-        }
+        let line = outcome_cells(&c.outcomes, &widths);
         let _ = writeln!(
             out,
             "{line}{:<11} {} ({})",

@@ -408,28 +408,43 @@ pub fn text(h: &History) -> String {
 
 /// The changed scenarios' matrix: per scenario its outcome per release and first change.
 fn changed_text(out: &mut String, h: &History) {
-    let widths: Vec<usize> = h.releases.iter().map(|r| r.version.len().max(4)).collect();
+    let versions: Vec<String> = h.releases.iter().map(|r| r.version.clone()).collect();
+    let (widths, header) = release_columns(&versions);
     let _ = writeln!(
         out,
         "\nscenarios whose outcome changed ({}; `-` not run, `?` release did not set up):",
         h.changed.len()
     );
-    let mut header = String::new();
-    for (r, w) in h.releases.iter().zip(&widths) {
-        let _ = write!(header, "{:<w$} ", r.version);
-    }
     let _ = writeln!(out, "{header}{:<12} scenario", "first change");
     for c in &h.changed {
-        let mut line = String::new();
-        for (o, w) in c.outcomes.iter().zip(&widths) {
-            let _ = write!(line, "{:<w$} ", o.map_or("?", Outcome::mark));
-        }
+        let line = outcome_cells(&c.outcomes, &widths);
         let _ = writeln!(
             out,
             "{line}{:<12} [{}] {}",
             c.first_change, c.section, c.name
         );
     }
+}
+
+/// The release columns of a text matrix: each one's width (its version, at least 4 for the
+/// widest mark) and the header of the versions, each padded to its width.
+pub(super) fn release_columns(versions: &[String]) -> (Vec<usize>, String) {
+    let widths: Vec<usize> = versions.iter().map(|v| v.len().max(4)).collect();
+    let mut header = String::new();
+    for (v, w) in versions.iter().zip(&widths) {
+        let _ = write!(header, "{v:<w$} ");
+    }
+    (widths, header)
+}
+
+/// One row's cells of a text matrix: each release's mark ([`Outcome::mark`], `?` where the
+/// release did not set up), padded to its column.
+pub(super) fn outcome_cells(outcomes: &[Option<Outcome>], widths: &[usize]) -> String {
+    let mut line = String::new();
+    for (o, w) in outcomes.iter().zip(widths) {
+        let _ = write!(line, "{:<w$} ", o.map_or("?", Outcome::mark));
+    }
+    line
 }
 
 /// A setup error's first line, for a one-line table row.
