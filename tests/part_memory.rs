@@ -61,6 +61,15 @@ fn times(bytes: u64) -> f64 {
     bytes as f64 / PAYLOAD as f64
 }
 
+/// Fails unless `peak` is under `bound` times the payload; `what` names the process.
+fn assert_peak_under(what: &str, peak: u64, bound: f64) {
+    assert!(
+        times(peak) < bound,
+        "{what} peak {:.2}× the payload (bound {bound}×)",
+        times(peak)
+    );
+}
+
 /// Every process under `pid` (children, theirs, …).
 fn descendants(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
@@ -205,16 +214,8 @@ fn a_64_mib_image_from_an_mcp_tool_keeps_the_driver_and_the_mock_bounded() {
         .unwrap_or_else(|| panic!("no parts: {answer:.500}"));
     assert_eq!(parts.len(), 1);
     assert_is_the_image(&parts[0]);
-    assert!(
-        times(driver_peak) < DRIVER_MCP_BOUND,
-        "driver peak {:.2}× the payload (bound {DRIVER_MCP_BOUND}×)",
-        times(driver_peak)
-    );
-    assert!(
-        times(mock_peak) < MOCK_MCP_BOUND,
-        "mock MCP peak {:.2}× the payload (bound {MOCK_MCP_BOUND}×)",
-        times(mock_peak)
-    );
+    assert_peak_under("driver", driver_peak, DRIVER_MCP_BOUND);
+    assert_peak_under("mock MCP", mock_peak, MOCK_MCP_BOUND);
 }
 
 /// The harness (the CLI's `run`) stays under this multiple of the payload while a driver
@@ -337,10 +338,10 @@ fn the_harness_keeps_a_64_mib_part_bounded_and_out_of_its_reports_and_trace() {
             times(out.peak),
             out.stdout.len()
         );
-        assert!(
-            times(out.peak) < HARNESS_BOUND,
-            "harness peak {:.2}× the payload with --format {name} (bound {HARNESS_BOUND}×)",
-            times(out.peak)
+        assert_peak_under(
+            &format!("harness (--format {name})"),
+            out.peak,
+            HARNESS_BOUND,
         );
         assert!(
             longest_base64_run(&out.stdout) < 4096,
@@ -477,14 +478,6 @@ fn a_64_mib_attached_image_keeps_the_driver_bounded_and_the_recording_capped() {
         "the recorded body is its first MiB"
     );
 
-    assert!(
-        times(driver_peak) < DRIVER_ATTACHED_BOUND,
-        "driver peak {:.2}× the payload (bound {DRIVER_ATTACHED_BOUND}×)",
-        times(driver_peak)
-    );
-    assert!(
-        times(mock_peak) < MOCK_LLM_BOUND,
-        "mock LLM peak {:.2}× the payload (bound {MOCK_LLM_BOUND}×)",
-        times(mock_peak)
-    );
+    assert_peak_under("driver", driver_peak, DRIVER_ATTACHED_BOUND);
+    assert_peak_under("mock LLM", mock_peak, MOCK_LLM_BOUND);
 }
