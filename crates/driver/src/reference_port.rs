@@ -151,6 +151,10 @@ impl ReferenceSession {
                 Ok(json!({}))
             }
             Request::Client { id, options, .. } => self.clients.create(id, &options),
+            Request::Classifier { .. } | Request::Evaluate { .. } => Err((
+                ErrorKind::Unsupported,
+                "the §8B classifier is not built yet".into(),
+            )),
             r @ (Request::AgentRuntime { .. }
             | Request::AgentSpawn { .. }
             | Request::AgentPost { .. }

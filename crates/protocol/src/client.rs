@@ -13,7 +13,7 @@ use crate::messages::ToolResult;
 
 /// Every client option key (§6A), the fields of [`ClientOptions`]; an unknown key is a
 /// `bad_request`. For drivers that read the options as JSON (the rust-crate port's).
-pub const CLIENT_OPTION_KEYS: [&str; 20] = [
+pub const CLIENT_OPTION_KEYS: [&str; 21] = [
     "baseUrl",
     "style",
     "model",
@@ -23,6 +23,7 @@ pub const CLIENT_OPTION_KEYS: [&str; 20] = [
     "maxTurns",
     "retries",
     "retryBaseMs",
+    "retryableStatuses",
     "timeoutMs",
     "requestParams",
     "bodyTransform",
@@ -67,6 +68,9 @@ pub struct ClientOptions {
     /// Default 500.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_base_ms: Option<u64>,
+    /// Statuses added to the default retryable set (never removing one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable_statuses: Option<Vec<u16>>,
     /// Whole-run deadline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

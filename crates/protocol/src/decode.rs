@@ -652,6 +652,19 @@ pub(crate) mod answer {
         })))
     }
 
+    pub(crate) fn classifier(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(match raised_instead(map, Command::Classifier)? {
+            Some(message) => TypedResponse::Raised(message),
+            None => TypedResponse::Classifier,
+        })
+    }
+
+    pub(crate) fn evaluate(response: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
+        Ok(TypedResponse::Evaluate(Box::new(decode_evaluate(
+            response, map,
+        )?)))
+    }
+
     pub(crate) fn serve(_: &Value, map: &Map<String, Value>) -> Decoded<TypedResponse> {
         Ok(match raised_instead(map, Command::Serve)? {
             Some(message) => TypedResponse::Raised(message),
@@ -882,6 +895,35 @@ fn decode_run(response: &Value, map: &Map<String, Value>) -> Decoded<RunResponse
         outcome,
         text_deltas: optional(map, "", "textDeltas")?,
         observed: observed(map)?,
+        raw: response.clone(),
+    })
+}
+
+fn decode_evaluate(
+    response: &Value,
+    map: &Map<String, Value>,
+) -> Decoded<crate::classifier::EvaluateResponse> {
+    use crate::classifier::EvaluateOutcome;
+    let outcome = match (map.get("decision"), map.get("raised")) {
+        (Some(decision), None) => EvaluateOutcome::Decision(Box::new(leaf(decision, "decision")?)),
+        (None, Some(raised)) => EvaluateOutcome::Raised(leaf(raised, "raised")?),
+        (Some(_), Some(_)) => {
+            return Err(ProtocolViolation::new(
+                "",
+                "has both `decision` and `raised`; exactly one is allowed",
+            ))
+        }
+        (None, None) => {
+            return Err(ProtocolViolation::new(
+                "decision",
+                "missing (an evaluate answers `decision` or `raised`)",
+            ))
+        }
+    };
+    Ok(crate::classifier::EvaluateResponse {
+        outcome,
+        observed: observed(map)?,
+        evaluate_calls: optional(map, "", "evaluateCalls")?,
         raw: response.clone(),
     })
 }

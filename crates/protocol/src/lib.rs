@@ -13,6 +13,7 @@ use async_trait::async_trait;
 mod command_table;
 
 pub mod agent;
+pub mod classifier;
 pub mod client;
 pub mod compact;
 pub mod decode;

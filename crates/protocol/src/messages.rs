@@ -475,6 +475,24 @@ protocol_commands! {
         /// An agent runtime id.
         runtime: String,
     },
+    /// §5.29 createClassifier (SPEC §8B).
+    Classifier = "classifier" => answer::classifier {
+        /// The handle `evaluate` passes as `classifier`.
+        id: String,
+        /// Classifier options (§6B).
+        #[serde(default)]
+        options: Box<crate::classifier::ClassifierOptions>,
+    },
+    /// §5.30 classifier.evaluate(state, questions).
+    Evaluate = "evaluate" => answer::evaluate as Box<crate::classifier::EvaluateResponse> {
+        /// A classifier id.
+        classifier: String,
+        /// The state, as the host has it (any JSON).
+        #[serde(default)]
+        state: Value,
+        /// Caller-chosen key → question, in the order written.
+        questions: indexmap::IndexMap<String, crate::classifier::Question>,
+    },
 }
 
 /// A message as it crosses the pipe: the command and the sequence number the transport gave it
@@ -964,6 +982,7 @@ impl Command {
             Command::Build => Some(&["tools", "names", "statuses"]),
             Command::Serve => Some(&["url"]),
             Command::ContentPart => Some(&["part"]),
+            Command::Classifier => Some(&["classifier"]),
             _ => None,
         }
     }

@@ -315,6 +315,14 @@ fn answer_body(command: Command, g: &mut SchemaGenerator) -> Schema {
         ),
         Command::ServeRecords => g.subschema_for::<ServeRecordsResponse>(),
         Command::ContentPart => g.subschema_for::<ContentPartResponse>(),
+        Command::Classifier => body(
+            &[],
+            json!({"classifier": {"type": "string", "description": "Echoes `id` (not read by the harness)."}}),
+        ),
+        Command::Evaluate => json_schema!({
+            "allOf": [g.subschema_for::<crate::classifier::EvaluateAnswer>()],
+            "oneOf": [{"required": ["decision"]}, {"required": ["raised"]}],
+        }),
         Command::Compact => g.subschema_for::<CompactResponse>(),
         Command::AgentSpawn => json_schema!({
             "if": {"type": "object", "required": ["error"]},
