@@ -153,6 +153,7 @@ macro_rules! step {
 
 pub(crate) mod agents;
 mod builtins;
+mod classifier;
 mod client;
 mod compact;
 mod content;
@@ -256,6 +257,9 @@ const STEPS: &[fn() -> StepDef] = &[
     setup::process_whose_pid_path_gone,
     client::mock_llm_name_runs_file,
     client::client_created,
+    classifier::classifier_created,
+    classifier::classifier_evaluates,
+    classifier::classifier_evaluates_fixture,
     client::client_runs_prompt,
     client::client_runs_prompt_with,
     client::client_loop_prompt_parts,
@@ -310,6 +314,13 @@ const STEPS: &[fn() -> StepDef] = &[
     client::llm_request_k_body_at_path_matches,
     client::llm_request_k_body_nothing_at_path,
     client::every_llm_request_body_at_path_json,
+    classifier::evaluation_did_not_raise,
+    classifier::evaluation_raised_mentioning,
+    classifier::decision_at_path,
+    classifier::decision_at_path_json,
+    classifier::decision_nothing_at_path,
+    classifier::systemone_request_canonical_bytes,
+    classifier::systemone_request_text_contains,
     client::order::stream_event_types_repeats_collapsed,
     client::order::stream_event_types_include_this_order,
     client::order::last_stream_event_type_type,

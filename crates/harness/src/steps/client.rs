@@ -20,7 +20,7 @@ pub(super) mod translate;
 
 /// The observed lists a loop answer may carry (§5.13), then the `serve_records` lists (§5.25).
 const LISTS: &str =
-    "hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels";
+    "hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels";
 
 step! {
     mock_llm_name_runs_file: Setup, r#"^a mock LLM(?: "(?P<NAME>[^"]+)")? runs "(?P<FILE>[^"]+)"$"#,
@@ -393,8 +393,8 @@ step! {
 }
 
 step! {
-    list_n_entries: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries$"#,
-    "the observed list of the last loop command (§5.13), or of the last `serve_records` (§5.25: `onTask`, `onCall`, `storeCalls`, `toolCancels`), has N entries",
+    list_n_entries: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries$"#,
+    "the observed list of the last loop command (§5.13) or `evaluate` (§5.30), or of the last `serve_records` (§5.25: `onTask`, `onCall`, `storeCalls`, `toolCancels`), has N entries",
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
         let list = observed(st, &arg.at(1))?;
@@ -407,7 +407,7 @@ step! {
 }
 
 step! {
-    list_n_entries_path_equal_json: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
+    list_n_entries_path_equal_json: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels) has (?P<N>\d+) entries with "(?P<PATH>[^"]+)" equal to (?P<JSON>.+)$"#,
     "N entries of the list hold that JSON value at PATH",
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
@@ -428,7 +428,7 @@ step! {
 }
 
 step! {
-    list_at_path: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
+    list_at_path: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
     "the value at PATH of the list (`[0].name`, `[-1].turn`; normalised)",
     |StepCtx { st, step, arg, .. }| {
         let expected = st.expect_doc(step)?;
@@ -439,7 +439,7 @@ step! {
 }
 
 step! {
-    list_at_path_json: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
+    list_at_path_json: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is (?P<JSON>[^:].*)$"#,
     "the same, the expected JSON inline",
     |StepCtx { st, arg, .. }| {
         let expected = inline_json(&arg.at(3))?;
@@ -721,7 +721,7 @@ fn client_id(st: &ScenarioState) -> Result<String, StepFailure> {
 }
 
 /// Fails (without printing it) when `answer` carries the canary secret.
-fn leak_check(answer: &Value, what: &str) -> StepResult {
+pub(super) fn leak_check(answer: &Value, what: &str) -> StepResult {
     match secret::current() {
         Some(s) if answer.to_string().contains(&s) => {
             fail_as(Kind::Pinned, format!("the secret appears in {what}"))
