@@ -321,6 +321,8 @@ const STEPS: &[fn() -> StepDef] = &[
     classifier::decision_nothing_at_path,
     classifier::systemone_request_canonical_bytes,
     classifier::systemone_request_text_contains,
+    classifier::warning_event_names_key,
+    classifier::evaluate_answer_secret_free,
     client::order::stream_event_types_repeats_collapsed,
     client::order::stream_event_types_include_this_order,
     client::order::last_stream_event_type_type,

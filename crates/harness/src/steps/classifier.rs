@@ -178,6 +178,50 @@ step! {
     }
 }
 
+step! {
+    warning_event_names_key: Expectations, r#"^the classifier\.warning event names "(?P<KEY>[^"]+)" and carries no error$"#,
+    "the last `evaluate`'s `metricEvents` hold exactly one `classifier.warning` event; one of its string fields (the key's own field, or the advisory text) mentions KEY, and it has no `error` field (SPEC §8B: the text travels in `warning`; which field names the key is the port's, NOTES #404)",
+    records Kind::Pinned,
+    |StepCtx { st, arg, .. }| {
+        let (_, answer) = last_evaluate(st)?;
+        let events = answer.get("metricEvents").and_then(Value::as_array).cloned().unwrap_or_default();
+        let warnings: Vec<&Value> = events.iter().filter(|e| e.get("event").and_then(Value::as_str) == Some("classifier.warning")).collect();
+        let [warning] = warnings.as_slice() else {
+            return fail_as(Kind::Pinned, format!("{} classifier.warning events, not 1: {}", warnings.len(),
+                toolnexus_ports::port::truncate(&Value::Array(events.clone()).to_string(), 400)));
+        };
+        let key = arg.at(1);
+        let names = warning.as_object().is_some_and(|m| m.values().any(|v| v.as_str().is_some_and(|s| s.contains(key.as_str()))));
+        if !names {
+            return fail_as(Kind::Pinned, format!("the warning does not name {key:?}: {warning}"));
+        }
+        if warning.get("error").is_some() {
+            return fail_as(Kind::Pinned, format!("the warning carries an `error` field: {warning}"));
+        }
+        if warning.get("warning").and_then(Value::as_str).is_none_or(str::is_empty) {
+            return fail_as(Kind::Pinned, format!("the warning has no advisory text in `warning`: {warning}"));
+        }
+        Ok(())
+    }
+}
+
+step! {
+    evaluate_answer_secret_free: Expectations, r#"^the evaluate answer does not mention the secret$"#,
+    "the last `evaluate` answer (decision or error, `metricEvents`, `onErrorCalls`) lacks the canary secret; fails when no secret is set",
+    records Kind::Pinned,
+    |StepCtx { st, .. }| {
+        let Some(secret) = toolnexus_ports::secret::current() else {
+            return fail("no canary secret is set, so there is nothing to look for");
+        };
+        let (_, answer) = last_evaluate(st)?;
+        if answer.to_string().contains(&secret) {
+            fail_as(Kind::Pinned, "the secret appears in the `evaluate` answer")
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// Sends `evaluate` for the current classifier and keeps the answer as the last loop answer;
 /// a constructor that raised answers its message here instead.
 async fn evaluate(port: &mut dyn Port, st: &mut ScenarioState, request: Value) -> StepResult {
