@@ -154,17 +154,9 @@ impl Recorded {
         entry.insert("method".into(), json!(self.method));
         entry.insert("path".into(), json!(self.path));
         entry.insert("headers".into(), Value::Object(recorded_headers));
-        // Made from the kept bytes when asked for, so it costs the recording nothing and is
-        // cut where the body is (the truncation note covers both).
-        let text = self
-            .text
-            .then(|| Value::String(String::from_utf8_lossy(&self.body).into_owned()));
         if self.len > MAX_RECORDED_BODY {
             let kept = String::from_utf8_lossy(&self.body).into_owned();
             entry.insert("body".into(), Value::String(kept));
-            if let Some(text) = text {
-                entry.insert("bodyText".into(), text);
-            }
             entry.insert(
                 "note".into(),
                 json!(format!(
@@ -176,19 +168,19 @@ impl Recorded {
             match serde_json::from_slice::<Value>(&self.body) {
                 Ok(v) => {
                     entry.insert("body".into(), v);
-                    if let Some(text) = text {
-                        entry.insert("bodyText".into(), text);
-                    }
                 }
                 Err(_) => {
-                    let lossy = String::from_utf8_lossy(&self.body).into_owned();
-                    entry.insert("body".into(), Value::String(lossy));
-                    if let Some(text) = text {
-                        entry.insert("bodyText".into(), text);
-                    }
+                    let text = String::from_utf8_lossy(&self.body).into_owned();
+                    entry.insert("body".into(), Value::String(text));
                     entry.insert("note".into(), json!("body is not JSON"));
                 }
             }
+        }
+        if self.text {
+            // Made from the kept bytes when asked for, so it costs the recording nothing and
+            // is cut where the body is (the truncation note covers both).
+            let text = String::from_utf8_lossy(&self.body).into_owned();
+            entry.insert("bodyText".into(), Value::String(text));
         }
         Value::Object(entry)
     }
