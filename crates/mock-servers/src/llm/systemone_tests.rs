@@ -420,3 +420,24 @@ async fn a_scenario_style_keeps_the_other_wires_out() {
     let got = post(only_s1, "/systemone", &ask("m", &["k"])).await;
     assert_eq!((got.status, got.text().as_str()), (200, "{}"));
 }
+
+/// The example in mock-servers/README.md's classifier section is a scenario that loads.
+#[test]
+fn the_readme_example_loads() {
+    let readme =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../mock-servers/README.md");
+    let text = std::fs::read_to_string(&readme).unwrap();
+    let section = text
+        .split("### Classifier (`systemone`)")
+        .nth(1)
+        .and_then(|s| s.split("```json\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .unwrap_or_else(|| panic!("no classifier example in {}", readme.display()));
+    let scenario = parse_scenario(section).unwrap_or_else(|e| panic!("{e}\n{section}"));
+    let kinds: Vec<bool> = scenario
+        .replies
+        .iter()
+        .map(|r| matches!(r.answer, super::scenario::Answer::Decision(_)))
+        .collect();
+    assert_eq!(kinds, [false, false, true]);
+}
