@@ -1,7 +1,7 @@
-//! A scriptable LLM for any port's tests: OpenAI chat-completions and Anthropic messages
-//! on loopback HTTP, replies picked from the request by a JSON scenario (see
-//! `mock-servers/README.md`), streamed as SSE when asked, failing on cue, and recording
-//! every request at `GET /_mock/requests`.
+//! A scriptable LLM for any port's tests: OpenAI chat-completions, Anthropic messages and
+//! the SPEC §8B systemone classifier wire on loopback HTTP, replies picked from the request
+//! by a JSON scenario (see `mock-servers/README.md`), streamed as SSE when asked, failing on
+//! cue, and recording every request at `GET /_mock/requests`.
 
 mod anthropic;
 mod fixture;
@@ -10,6 +10,9 @@ mod request;
 mod scenario;
 mod server;
 mod sse;
+mod systemone;
+#[cfg(test)]
+mod systemone_tests;
 
 pub use fixture::{from_fixture, BLOCKING_DELAY_MS};
 pub use scenario::{

@@ -1,9 +1,11 @@
-//! What a reply is chosen by, read from either provider's request body.
+//! What a reply is chosen by, read from a chat request's body (either provider's) or a
+//! systemone request's.
 //!
 //! Only the fields matching needs are read, borrowed from the body: the rest of the
 //! transcript is skipped without building a `serde_json::Value` tree for it.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -29,6 +31,8 @@ pub struct Facts {
     pub stream: bool,
     /// OpenAI `stream_options.include_usage: true`.
     pub include_usage: bool,
+    /// A systemone request's `questions` keys, sorted (none on a chat request).
+    pub question_keys: Vec<String>,
 }
 
 impl Facts {
@@ -36,6 +40,9 @@ impl Facts {
     pub fn read(style: Style, body: &[u8]) -> Option<Self> {
         // Checked up front: skipped strings are not otherwise validated as UTF-8.
         let body = std::str::from_utf8(body).ok()?;
+        if style == Style::Systemone {
+            return Self::read_systemone(body);
+        }
         let [model, stream, stream_options, messages, system_field] = pick(
             body,
             ["model", "stream", "stream_options", "messages", "system"],
@@ -115,12 +122,40 @@ impl Facts {
             system: systems.join("\n"),
             stream: stream.is_some_and(is_true),
             include_usage,
+            question_keys: Vec::new(),
         })
     }
 
-    /// Whether a reply's `match` accepts this request.
+    /// A systemone body's `model` and `questions` keys; it has no transcript, so every
+    /// chat fact is empty.
+    fn read_systemone(body: &str) -> Option<Self> {
+        let [model, questions] = pick(body, ["model", "questions"])?;
+        Some(Self {
+            style: Style::Systemone,
+            model: model
+                .and_then(string)
+                .map(Cow::into_owned)
+                .unwrap_or_default(),
+            tool_results: Vec::new(),
+            last_user_text: String::new(),
+            system: String::new(),
+            stream: false,
+            include_usage: false,
+            question_keys: questions.map(keys).unwrap_or_default(),
+        })
+    }
+
+    /// Whether a reply's `match` accepts this request. A chat filter never holds on a
+    /// systemone request and `questionKey` never on a chat request (it has no questions).
     pub fn matches(&self, when: &Match) -> bool {
+        if self.style == Style::Systemone && when.chat_filter().is_some() {
+            return false;
+        }
         when.model.as_ref().is_none_or(|m| *m == self.model)
+            && when
+                .question_key
+                .as_ref()
+                .is_none_or(|k| self.question_keys.binary_search(k).is_ok())
             && when.style.is_none_or(|s| s == self.style)
             && when
                 .tool_msgs
@@ -330,6 +365,14 @@ fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
             .ok()
             .map(Cow::Owned),
     }
+}
+
+/// A JSON object's member names, sorted and deduplicated; none for any other value. The
+/// members' values are skipped unparsed.
+fn keys(raw: &RawValue) -> Vec<String> {
+    serde_json::from_str::<BTreeMap<String, IgnoredAny>>(raw.get())
+        .map(|m| m.into_keys().collect())
+        .unwrap_or_default()
 }
 
 /// A JSON array's elements, kept raw; `None` for any other value.
@@ -555,5 +598,51 @@ mod tests {
         assert_eq!(f.tool_results, vec!["r1", "r2"]);
         assert_eq!(f.last_user_text, "question");
         assert!(!f.stream);
+    }
+
+    #[test]
+    fn systemone_model_and_question_keys() {
+        let body = r#"{"questions": {"zeta": {"type": "noul"}, "caf\u00e9": 1, "alpha": {}},
+                       "model": "jev-1", "messages": [{"role": "user", "content": "no"}]}"#;
+        let f = Facts::read(Style::Systemone, body.as_bytes()).unwrap();
+        assert_eq!(f.model, "jev-1");
+        assert_eq!(f.question_keys, ["alpha", "café", "zeta"]);
+        // A systemone body has no transcript: messages are not read.
+        assert_eq!((f.last_user_text.as_str(), f.tool_results.len()), ("", 0));
+        let f = Facts::read(Style::Systemone, br#"{"questions": [1], "model": 2}"#).unwrap();
+        assert!(f.question_keys.is_empty() && f.model.is_empty());
+        assert_eq!(Facts::read(Style::Systemone, b"[]"), None);
+        // And a chat body has no questions.
+        let f = read(Style::Openai, json!({"model": "m", "questions": {"k": 1}}));
+        assert!(f.question_keys.is_empty());
+    }
+
+    #[test]
+    fn question_key_and_chat_filters_pick_their_wire() {
+        let s1 = Facts::read(
+            Style::Systemone,
+            br#"{"model": "m", "questions": {"k": 1}}"#,
+        )
+        .unwrap();
+        let chat = read(Style::Openai, json!({"model": "m", "messages": []}));
+        let when = |text: &str| {
+            crate::llm::parse_scenario(&format!(
+                r#"{{"replies": [{{"match": {text}, "status": 500}}]}}"#
+            ))
+            .unwrap()
+            .replies[0]
+                .when
+                .clone()
+        };
+        let key = when(r#"{"questionKey": "k"}"#);
+        assert!(s1.matches(&key) && !chat.matches(&key));
+        assert!(!s1.matches(&when(r#"{"questionKey": "K"}"#)));
+        // toolMsgs 0 holds on an empty chat, never on a systemone request.
+        let none = when(r#"{"toolMsgs": 0}"#);
+        assert!(chat.matches(&none) && !s1.matches(&none));
+        let model = when(r#"{"model": "m"}"#);
+        assert!(chat.matches(&model) && s1.matches(&model));
+        let style = when(r#"{"style": "systemone"}"#);
+        assert!(s1.matches(&style) && !chat.matches(&style));
     }
 }

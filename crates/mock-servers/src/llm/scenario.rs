@@ -1,12 +1,14 @@
 //! Scenario files for the mock LLM: an ordered list of replies, each picked by what the
-//! request says (model, tool-result count, last user text, wire style), parsed and
-//! validated up front so a bad file fails at start, never mid-test.
+//! request says (model, tool-result count, last user text, question keys, wire style),
+//! parsed and validated up front so a bad file fails at start, never mid-test.
 
 use std::path::Path;
 
+use axum::body::Bytes;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::loopback;
@@ -19,6 +21,8 @@ pub enum Style {
     Openai,
     /// `POST /v1/messages` (or `/messages`).
     Anthropic,
+    /// `POST /systemone` (or `/v1/systemone`): the SPEC §8B classifier wire.
+    Systemone,
 }
 
 impl Style {
@@ -27,6 +31,7 @@ impl Style {
         match self {
             Self::Openai => "openai",
             Self::Anthropic => "anthropic",
+            Self::Systemone => "systemone",
         }
     }
 }
@@ -87,6 +92,37 @@ pub struct Match {
     pub no_tool_result_contains: Option<String>,
     /// A regex searched in the system text.
     pub system_text: Option<Regex>,
+    /// A key the systemone request's `questions` object must have.
+    pub question_key: Option<String>,
+}
+
+impl Match {
+    /// The first filter set that reads a chat transcript (none of them holds on a
+    /// systemone request), by its scenario name.
+    pub fn chat_filter(&self) -> Option<&'static str> {
+        [
+            (self.tool_msgs.is_some(), "toolMsgs"),
+            (self.last_user_text.is_some(), "lastUserText"),
+            (self.tool_result_contains.is_some(), "toolResultContains"),
+            (
+                self.no_tool_result_contains.is_some(),
+                "noToolResultContains",
+            ),
+            (self.system_text.is_some(), "systemText"),
+        ]
+        .into_iter()
+        .find_map(|(set, name)| set.then_some(name))
+    }
+
+    /// Whether a chat request (OpenAI or Anthropic) can satisfy it at all.
+    fn reaches_chat(&self) -> bool {
+        self.style != Some(Style::Systemone) && self.question_key.is_none()
+    }
+
+    /// Whether a systemone request can satisfy it at all.
+    fn reaches_systemone(&self) -> bool {
+        self.style.is_none_or(|s| s == Style::Systemone) && self.chat_filter().is_none()
+    }
 }
 
 /// One tool call a reply makes.
@@ -136,10 +172,25 @@ pub struct Reply {
 /// A reply's content.
 #[derive(Debug, Clone)]
 pub enum Answer {
-    /// A model turn.
+    /// A model turn (chat requests only).
     Turn(Turn),
-    /// A failure.
+    /// A systemone response body, sent verbatim with 200 (systemone requests only): a
+    /// `decision` exactly as the scenario file writes it, or a `decisionRaw` string's text.
+    Decision(Bytes),
+    /// A failure (either kind of request).
     Fail(Failure),
+}
+
+impl Answer {
+    /// Whether this kind of answer may answer a request on `style`'s wire: a turn only a
+    /// chat request, a decision only a systemone request, a failure either.
+    pub fn serves(&self, style: Style) -> bool {
+        match self {
+            Self::Turn(_) => style != Style::Systemone,
+            Self::Decision(_) => style == Style::Systemone,
+            Self::Fail(_) => true,
+        }
+    }
 }
 
 /// A successful model turn.
@@ -254,6 +305,8 @@ struct MatchFile {
     no_tool_result_contains: Option<String>,
     #[serde(default)]
     system_text: Option<String>,
+    #[serde(default)]
+    question_key: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -285,6 +338,18 @@ struct ReplyFile {
     drop: bool,
     #[serde(default)]
     malformed: bool,
+    /// Kept as the file's own bytes: `0`, `1.21`, key order and spacing reach the client
+    /// exactly as written (a `Value` would re-render them).
+    #[serde(default, deserialize_with = "present_raw")]
+    decision: Option<Box<RawValue>>,
+    #[serde(default)]
+    decision_raw: Option<String>,
+}
+
+/// A present member as `Some`, `null` included: `"decision": null` is a decision of `null`,
+/// not an absent one.
+fn present_raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize)]
@@ -381,6 +446,7 @@ impl MatchFile {
             tool_result_contains: self.tool_result_contains,
             no_tool_result_contains: self.no_tool_result_contains,
             system_text,
+            question_key: self.question_key,
         })
     }
 }
@@ -486,6 +552,13 @@ impl ReplyFile {
         if failing == 1 && turn_given {
             return Err("a failing reply (status, drop, malformed) has no text, toolCalls, finishReason or usage".into());
         }
+        let deciding = self.decision.is_some() || self.decision_raw.is_some();
+        if self.decision.is_some() && self.decision_raw.is_some() {
+            return Err("decision and decisionRaw are exclusive".into());
+        }
+        if deciding && (turn_given || self.separator.is_some() || failing > 0) {
+            return Err("a decision reply (decision, decisionRaw) has no text, toolCalls, finishReason, usage, separator, status, drop or malformed".into());
+        }
         if self.status.is_none() && (self.retry_after.is_some() || self.body.is_some()) {
             return Err(format!(
                 "{}: only with status",
@@ -520,9 +593,16 @@ impl ReplyFile {
             Answer::Fail(Failure::Drop)
         } else if self.malformed {
             Answer::Fail(Failure::Malformed)
+        } else if let Some(raw) = self.decision {
+            Answer::Decision(Bytes::copy_from_slice(raw.get().as_bytes()))
+        } else if let Some(raw) = self.decision_raw {
+            Answer::Decision(Bytes::from(raw))
         } else {
             if self.text.is_none() && self.tool_calls.as_ref().is_none_or(Vec::is_empty) {
-                return Err("needs text, toolCalls, status, drop or malformed".into());
+                return Err(
+                    "needs text, toolCalls, decision, decisionRaw, status, drop or malformed"
+                        .into(),
+                );
             }
             let separator = self.separator.unwrap_or_else(|| "\n".into());
             let text = self
@@ -566,12 +646,44 @@ impl ReplyFile {
                 usage: self.usage.map(UsageFile::validate),
             })
         };
+        reachable(&when, &answer)?;
         Ok(Reply {
             when,
             times: self.times,
             delay_ms: self.delay_ms.unwrap_or(0),
             answer,
         })
+    }
+}
+
+/// Refuses a reply no request could ever be answered with, naming the filter at fault: a
+/// turn filtered to systemone requests, a decision filtered to chat requests, a failure
+/// filtered to both at once.
+fn reachable(when: &Match, answer: &Answer) -> Result<(), String> {
+    let chat = when.reaches_chat();
+    let systemone = when.reaches_systemone();
+    // What keeps a chat request out, and what keeps a systemone request out.
+    let not_chat = if when.style == Some(Style::Systemone) {
+        "match.style \"systemone\""
+    } else {
+        "match.questionKey (only a systemone request has questions)"
+    };
+    let not_systemone = match (when.style, when.chat_filter()) {
+        (Some(s), _) if s != Style::Systemone => format!("match.style {:?}", s.as_str()),
+        (_, Some(filter)) => format!("match.{filter} (it never holds on a systemone request)"),
+        _ => String::new(),
+    };
+    match answer {
+        Answer::Turn(_) if !chat => Err(format!(
+            "{not_chat}: a text/toolCalls reply answers chat requests only"
+        )),
+        Answer::Decision(_) if !systemone => Err(format!(
+            "{not_systemone}: a decision reply answers systemone requests only"
+        )),
+        Answer::Fail(_) if !chat && !systemone => Err(format!(
+            "{not_chat} and {not_systemone}: no request can match both"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -703,5 +815,86 @@ mod tests {
         assert_eq!(parse_count(&serde_json::json!("3")), Ok(Count::Eq(3)));
         assert!(parse_count(&serde_json::json!(">=x")).is_err());
         assert!(Count::Ge(1).holds(2) && !Count::Ge(1).holds(0));
+    }
+
+    /// A decision is kept as the file's bytes, whatever JSON it is; the systemone filters
+    /// parse.
+    #[test]
+    fn decisions_keep_the_file_bytes() {
+        let decision = r#"{"model": "jev-1.13.0", "answers": {"b": {"noul": 0}, "a": {"score": 1.21}},
+             "usage": {"cost": 0.000016716}}"#;
+        let s = parse_scenario(&format!(
+            r#"{{"style": "systemone", "replies": [
+                 {{"match": {{"questionKey": "route", "style": "systemone", "model": "m"}},
+                  "decision": {decision}, "times": 1, "delayMs": 5}},
+                 {{"decision": null}},
+                 {{"decisionRaw": "{{ cut"}},
+                 {{"match": {{"questionKey": "k"}}, "status": 529, "retryAfter": "0"}}
+               ]}}"#
+        ))
+        .unwrap();
+        assert_eq!(s.style, Some(Style::Systemone));
+        let bodies: Vec<&[u8]> = s
+            .replies
+            .iter()
+            .filter_map(|r| match &r.answer {
+                Answer::Decision(b) => Some(&b[..]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(bodies, [decision.as_bytes(), b"null", b"{ cut"]);
+        let when = &s.replies[0].when;
+        assert_eq!(when.question_key.as_deref(), Some("route"));
+        assert_eq!(when.style, Some(Style::Systemone));
+        assert_eq!((s.replies[0].times, s.replies[0].delay_ms), (Some(1), 5));
+        assert!(s.replies[3].answer.serves(Style::Systemone));
+        assert!(s.replies[3].answer.serves(Style::Openai));
+        assert!(!s.replies[0].answer.serves(Style::Anthropic));
+    }
+
+    /// A reply no request could select is refused at load, naming the filter at fault.
+    #[test]
+    fn unreachable_systemone_replies_are_refused() {
+        for (reply, expected) in [
+            (
+                r#"{"decision": {}, "decisionRaw": "x"}"#,
+                "decision and decisionRaw are exclusive",
+            ),
+            (r#"{"decision": {}, "text": "x"}"#, "a decision reply"),
+            (r#"{"decisionRaw": "x", "status": 500}"#, "a decision reply"),
+            (r#"{"decision": {}, "usage": {}}"#, "a decision reply"),
+            (
+                r#"{"match": {"style": "openai"}, "decision": {}}"#,
+                r#"match.style "openai": a decision reply answers systemone requests only"#,
+            ),
+            (
+                r#"{"match": {"toolMsgs": 0}, "decision": {}}"#,
+                "match.toolMsgs (it never holds on a systemone request): a decision reply",
+            ),
+            (
+                r#"{"match": {"style": "systemone"}, "text": "x"}"#,
+                r#"match.style "systemone": a text/toolCalls reply answers chat requests only"#,
+            ),
+            (
+                r#"{"match": {"questionKey": "k"}, "toolCalls": [{"name": "t"}]}"#,
+                "match.questionKey (only a systemone request has questions): a text/toolCalls",
+            ),
+            (
+                r#"{"match": {"questionKey": "k", "lastUserText": "x"}, "status": 500}"#,
+                "match.questionKey (only a systemone request has questions) and match.lastUserText",
+            ),
+            (
+                r#"{"match": {"style": "systemone", "systemText": "x"}, "drop": true}"#,
+                r#"match.style "systemone" and match.systemText"#,
+            ),
+        ] {
+            let e = err(&format!(r#"{{"replies": [{{"text": "ok"}}, {reply}]}}"#));
+            assert!(e.starts_with("replies[1]."), "{reply}: {e}");
+            assert!(e.contains(expected), "{reply}: {e}");
+        }
+        assert!(
+            err(r#"{"replies": [{"match": {"questionKey": 1}, "decision": {}}]}"#)
+                .contains("invalid type")
+        );
     }
 }

@@ -1,6 +1,6 @@
-//! The HTTP side: both providers' routes and the recording endpoint on an ephemeral
-//! loopback port announced as the first stdout line, optionally behind a required-header
-//! check.
+//! The HTTP side: both providers' chat routes, the systemone classifier route and the
+//! recording endpoint on an ephemeral loopback port announced as the first stdout line,
+//! optionally behind a required-header check.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use super::request::Facts;
 use super::scenario::{Answer, Failure, Reply, Scenario, Style, Turn};
 use super::sse::{Rendered, RenderedCall};
-use super::{anthropic, openai};
+use super::{anthropic, openai, systemone};
 use crate::loopback::{self, Guard};
 
 /// Where the recorded requests are read.
@@ -121,6 +121,9 @@ struct Recorded {
     body: Bytes,
     /// The whole body's length.
     len: usize,
+    /// Also show the body as received (`bodyText`): systemone requests only, so every chat
+    /// entry stays as it was.
+    text: bool,
 }
 
 impl Recorded {
@@ -173,6 +176,12 @@ impl Recorded {
                 }
             }
         }
+        if self.text {
+            // Made from the kept bytes when asked for, so it costs the recording nothing and
+            // is cut where the body is (the truncation note covers both).
+            let text = String::from_utf8_lossy(&self.body).into_owned();
+            entry.insert("bodyText".into(), Value::String(text));
+        }
         Value::Object(entry)
     }
 }
@@ -183,7 +192,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The router without the guard; `run` adds it.
-fn router(scenario: Scenario, secret: Option<String>) -> Router {
+pub(super) fn router(scenario: Scenario, secret: Option<String>) -> Router {
     let used = vec![0; scenario.replies.len()];
     let mock = Arc::new(Mock {
         scenario,
@@ -199,6 +208,8 @@ fn router(scenario: Scenario, secret: Option<String>) -> Router {
         .route("/v1/chat/completions", post(openai_route))
         .route("/v1/messages", post(anthropic_route))
         .route("/messages", post(anthropic_route))
+        .route("/systemone", post(systemone_route))
+        .route("/v1/systemone", post(systemone_route))
         .route(REQUESTS_PATH, get(requests))
         .route(STATS_PATH, get(stats))
         .with_state(mock)
@@ -227,6 +238,10 @@ async fn anthropic_route(State(mock): State<Arc<Mock>>, request: Request) -> Res
     handle(&mock, Style::Anthropic, request).await
 }
 
+async fn systemone_route(State(mock): State<Arc<Mock>>, request: Request) -> Response<Body> {
+    handle(&mock, Style::Systemone, request).await
+}
+
 async fn requests(State(mock): State<Arc<Mock>>) -> Response<Body> {
     let all: Vec<Value> = lock(&mock.recorded)
         .entries
@@ -244,8 +259,12 @@ fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
     raw_response(status, "application/json", body.to_string())
 }
 
-fn raw_response(status: StatusCode, content_type: &'static str, body: String) -> Response<Body> {
-    let mut response = Response::new(Body::from(body));
+fn raw_response(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Body>,
+) -> Response<Body> {
+    let mut response = Response::new(body.into());
     *response.status_mut() = status;
     response
         .headers_mut()
@@ -257,6 +276,7 @@ fn error_response(style: Style, status: StatusCode, message: &str) -> Response<B
     let body = match style {
         Style::Openai => openai::error(status.as_u16(), message),
         Style::Anthropic => anthropic::error(status.as_u16(), message),
+        Style::Systemone => systemone::error(status.as_u16(), message),
     };
     json_response(status, &body)
 }
@@ -273,7 +293,8 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
             "mock-llm: body too large",
         );
     };
-    mock.record(parts.method.as_str(), &path, &parts.headers, &bytes);
+    let text = style == Style::Systemone;
+    mock.record(parts.method.as_str(), &path, &parts.headers, &bytes, text);
     if let Some(only) = mock.scenario.style.filter(|s| *s != style) {
         eprintln!(
             "mock-llm: POST {path} → 404 (scenario serves {} only)",
@@ -293,12 +314,19 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
     let summary = Summary(&facts);
     let Some((index, reply)) = mock.choose(&facts) else {
         eprintln!("mock-llm: POST {path} {summary} → 500 (no reply matches)");
-        let message = format!(
-            "mock-llm: no reply matches (or every match is used up): model={:?}, toolMsgs={}, lastUserText={:?}",
-            facts.model,
-            facts.tool_results.len(),
-            facts.last_user_text
-        );
+        let message = if style == Style::Systemone {
+            format!(
+                "mock-llm: no reply matches (or every match is used up): model={:?}, questions={:?}",
+                facts.model, facts.question_keys
+            )
+        } else {
+            format!(
+                "mock-llm: no reply matches (or every match is used up): model={:?}, toolMsgs={}, lastUserText={:?}",
+                facts.model,
+                facts.tool_results.len(),
+                facts.last_user_text
+            )
+        };
         return error_response(style, StatusCode::INTERNAL_SERVER_ERROR, &message);
     };
     if reply.delay_ms > 0 {
@@ -306,6 +334,8 @@ async fn handle(mock: &Mock, style: Style, request: Request) -> Response<Body> {
     }
     let response = match &reply.answer {
         Answer::Turn(turn) => mock.turn(&facts, turn, &bytes),
+        // `Bytes` clones share the scenario's copy.
+        Answer::Decision(body) => raw_response(StatusCode::OK, "application/json", body.clone()),
         Answer::Fail(failure) => fail(style, facts.stream, failure),
     };
     eprintln!(
@@ -320,6 +350,15 @@ struct Summary<'a>(&'a Facts);
 
 impl std::fmt::Display for Summary<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.style == Style::Systemone {
+            // The count only: question keys are the caller's content.
+            return write!(
+                f,
+                "model={:?} questions={}",
+                self.0.model,
+                self.0.question_keys.len()
+            );
+        }
         write!(
             f,
             "model={:?} toolMsgs={} stream={}",
@@ -331,12 +370,17 @@ impl std::fmt::Display for Summary<'_> {
 }
 
 impl Mock {
-    /// The first matching reply not used up, counted as used.
+    /// The first matching reply not used up, counted as used; only a reply whose kind
+    /// serves the request's wire is considered (a turn never answers a systemone request,
+    /// a decision never a chat request).
     fn choose(&self, facts: &Facts) -> Option<(usize, &Reply)> {
         let mut used = lock(&self.used);
         for (i, reply) in self.scenario.replies.iter().enumerate() {
             let count = used.get(i).copied().unwrap_or(0);
-            if reply.times.is_some_and(|t| count >= t) || !facts.matches(&reply.when) {
+            if reply.times.is_some_and(|t| count >= t)
+                || !reply.answer.serves(facts.style)
+                || !facts.matches(&reply.when)
+            {
                 continue;
             }
             if let Some(c) = used.get_mut(i) {
@@ -347,7 +391,8 @@ impl Mock {
         None
     }
 
-    fn record(&self, method: &str, path: &str, headers: &HeaderMap, bytes: &Bytes) {
+    /// Keeps the request; `text` adds its `bodyText` to the entry.
+    fn record(&self, method: &str, path: &str, headers: &HeaderMap, bytes: &Bytes, text: bool) {
         let mut shown_headers = Vec::with_capacity(headers.keys_len());
         for name in headers.keys() {
             let values: Vec<String> = headers
@@ -377,6 +422,7 @@ impl Mock {
             headers: shown_headers,
             body,
             len: bytes.len(),
+            text,
         };
         lock(&self.recorded).push(entry);
     }
@@ -398,9 +444,12 @@ impl Mock {
 
     fn turn(&self, facts: &Facts, turn: &Turn, body: &[u8]) -> Response<Body> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let call_prefix = match facts.style {
-            Style::Openai => "call_mock_",
-            Style::Anthropic => "toolu_mock_",
+        // Only chat requests reach a turn (`Answer::serves`): Anthropic, or else OpenAI.
+        let anthropic = facts.style == Style::Anthropic;
+        let call_prefix = if anthropic {
+            "toolu_mock_"
+        } else {
+            "call_mock_"
         };
         let tool_calls = turn
             .tool_calls
@@ -417,9 +466,10 @@ impl Mock {
             })
             .collect();
         let rendered = Rendered {
-            id: match facts.style {
-                Style::Openai => format!("chatcmpl-mock-{n}"),
-                Style::Anthropic => format!("msg_mock_{n}"),
+            id: if anthropic {
+                format!("msg_mock_{n}")
+            } else {
+                format!("chatcmpl-mock-{n}")
             },
             created: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -430,13 +480,11 @@ impl Mock {
             finish_reason: turn.finish_reason.clone(),
             usage: turn.usage.unwrap_or(self.scenario.usage_per_call),
         };
-        match (facts.style, facts.stream) {
-            (Style::Openai, false) => json_response(StatusCode::OK, &openai::completion(&rendered)),
-            (Style::Anthropic, false) => {
-                json_response(StatusCode::OK, &anthropic::message(&rendered))
-            }
-            (Style::Openai, true) => sse(openai::stream(&rendered, facts.include_usage)),
-            (Style::Anthropic, true) => sse(anthropic::stream(&rendered)),
+        match (anthropic, facts.stream) {
+            (false, false) => json_response(StatusCode::OK, &openai::completion(&rendered)),
+            (true, false) => json_response(StatusCode::OK, &anthropic::message(&rendered)),
+            (false, true) => sse(openai::stream(&rendered, facts.include_usage)),
+            (true, true) => sse(anthropic::stream(&rendered)),
         }
     }
 }
@@ -488,15 +536,18 @@ fn fail(style: Style, stream: bool, failure: &Failure) -> Response<Body> {
             );
             response
         }
+        Failure::Malformed if style == Style::Systemone => {
+            raw_response(StatusCode::OK, "application/json", systemone::MALFORMED)
+        }
         Failure::Malformed if stream => raw_response(
             StatusCode::OK,
             "text/event-stream",
-            "data: {\"id\": \"chatcmpl-broken\", \"choices\": [\n\n".into(),
+            "data: {\"id\": \"chatcmpl-broken\", \"choices\": [\n\n",
         ),
         Failure::Malformed => raw_response(
             StatusCode::OK,
             "application/json",
-            "{\"id\": \"broken\", \"choices\": [".into(),
+            "{\"id\": \"broken\", \"choices\": [",
         ),
     }
 }
@@ -536,6 +587,7 @@ mod tests {
                 &format!("/r{i}"),
                 &headers,
                 &Bytes::from_static(b"{}"),
+                false,
             );
         }
         let recorded: Vec<Value> = entries(&m);
@@ -544,7 +596,7 @@ mod tests {
 
         let m = mock(None);
         let big = Bytes::from(vec![b'a'; MAX_RECORDED_BODY + 10]);
-        m.record("POST", "/big", &headers, &big);
+        m.record("POST", "/big", &headers, &big, false);
         let recorded: Vec<Value> = entries(&m);
         assert_eq!(
             recorded[0]["body"].as_str().map(str::len),
@@ -566,7 +618,7 @@ mod tests {
         // One 4 MB buffer, sliced per request: the body each request brings.
         let big = Bytes::from(vec![b'a'; 4_000_000]);
         for i in 0..100 {
-            m.record("POST", &format!("/r{i}"), &headers, &big);
+            m.record("POST", &format!("/r{i}"), &headers, &big, false);
             let held = lock(&m.recorded).bytes;
             assert!(held <= MAX_RECORDED_BYTES, "request {i}: {held} bytes held");
             assert_eq!(held, recount(&m), "request {i}: the running total drifted");
@@ -589,7 +641,7 @@ mod tests {
         // The count cap still holds alongside the byte cap, and small bodies are counted
         // by what they hold, not by a shared buffer.
         for i in 0..MAX_RECORDED {
-            m.record("POST", &format!("/s{i}"), &headers, &big.slice(..2));
+            m.record("POST", &format!("/s{i}"), &headers, &big.slice(..2), false);
         }
         assert_eq!(entries(&m).len(), MAX_RECORDED);
         let held = lock(&m.recorded).bytes;
@@ -620,6 +672,7 @@ mod tests {
             "/one",
             &HeaderMap::new(),
             &Bytes::from_static(b"{}"),
+            false,
         );
         let stats = m.stats();
         assert_eq!(stats["recorded"], 1);
@@ -648,6 +701,7 @@ mod tests {
             "/chat/completions",
             &headers,
             &Bytes::from_static(b"nope"),
+            false,
         );
         let recorded: Vec<Value> = entries(&m);
         let h = &recorded[0]["headers"];
@@ -656,5 +710,50 @@ mod tests {
         assert_eq!(h["x-plain"], "fine");
         assert_eq!(recorded[0]["body"], "nope");
         assert_eq!(recorded[0]["note"], "body is not JSON");
+    }
+
+    /// `bodyText` is the body as received, for systemone entries only; cut (and said to be)
+    /// where the body is, and decoded lossily only where the bytes are not UTF-8.
+    #[test]
+    fn body_text_is_kept_for_systemone_entries_only() {
+        let m = mock(None);
+        let headers = HeaderMap::new();
+        let sent = "{\"questions\":{\"z\":1,\"é\":2},  \"model\":\"m\"}";
+        m.record(
+            "POST",
+            "/chat/completions",
+            &headers,
+            &Bytes::from(sent),
+            false,
+        );
+        m.record("POST", "/systemone", &headers, &Bytes::from(sent), true);
+        m.record(
+            "POST",
+            "/systemone",
+            &headers,
+            &Bytes::from_static(b"{\xff"),
+            true,
+        );
+        let big = Bytes::from(vec![b'a'; MAX_RECORDED_BODY + 10]);
+        m.record("POST", "/systemone", &headers, &big, true);
+        let recorded = entries(&m);
+        let keys = |e: &Value| -> Vec<String> {
+            e.as_object()
+                .map_or(Vec::new(), |o| o.keys().cloned().collect())
+        };
+        assert_eq!(keys(&recorded[0]), ["method", "path", "headers", "body"]);
+        assert_eq!(
+            keys(&recorded[1]),
+            ["method", "path", "headers", "body", "bodyText"]
+        );
+        assert_eq!(recorded[1]["bodyText"], sent);
+        assert_eq!(recorded[1]["body"]["model"], "m");
+        assert_eq!(recorded[2]["bodyText"], "{\u{fffd}");
+        assert_eq!(recorded[2]["note"], "body is not JSON");
+        assert_eq!(
+            recorded[3]["bodyText"].as_str().map(str::len),
+            Some(MAX_RECORDED_BODY)
+        );
+        assert!(recorded[3]["note"].as_str().unwrap().contains("truncated"));
     }
 }
