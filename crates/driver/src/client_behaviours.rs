@@ -52,6 +52,7 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
         system_prompt: o.system_prompt.clone(),
         timeout_ms: o.timeout_ms,
         request_params: o.request_params.clone().unwrap_or_default(),
+        retryable_statuses: o.retryable_statuses.clone().unwrap_or_default(),
         max_part_bytes: o.max_part_bytes,
         ..ClientOptions::default()
     };
