@@ -203,6 +203,31 @@ pub fn metric_json(ev: &MetricEvent) -> Value {
             }
             v
         }
+        MetricEvent::ClassifierEvaluate {
+            model,
+            status,
+            ms,
+            input_tokens,
+            output_tokens,
+            error,
+        } => {
+            let mut v = json!({"event": "classifier.evaluate", "model": model,
+                               "status": status, "ms": ms});
+            if let Some(n) = input_tokens {
+                v["inputTokens"] = json!(n);
+            }
+            if let Some(n) = output_tokens {
+                v["outputTokens"] = json!(n);
+            }
+            // Only a failed evaluation carries `error` (PROTOCOL.md §8).
+            if let Some(e) = error {
+                v["error"] = json!(e);
+            }
+            v
+        }
+        MetricEvent::ClassifierWarning { question, warning } => {
+            json!({"event": "classifier.warning", "question": question, "warning": warning})
+        }
     }
 }
 

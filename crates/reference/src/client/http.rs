@@ -236,6 +236,17 @@ impl Secrets {
         Secrets(out)
     }
 
+    /// Exactly these values (the §8B classifier's credential and expanded header values).
+    pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
+        let mut out: Vec<String> = values
+            .into_iter()
+            .filter(|s| !s.trim().is_empty())
+            .collect();
+        out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        out.dedup();
+        Secrets(out)
+    }
+
     /// `text` with every secret replaced by `[redacted]` (a short one only as a whole
     /// token, so a one-letter key does not mangle the words around it: NOTES #335).
     pub fn redact(&self, text: &str) -> String {
