@@ -587,3 +587,72 @@ async fn llm_runs_the_client_once_and_is_not_calibrated() {
     );
     assert!(prompt.contains("turn away from the wall"), "{prompt}");
 }
+
+/// Constructing classifiers (every style, one of them over the client itself) and evaluating
+/// alters no request the §8 client makes: its bytes and headers are the same before and
+/// after.
+#[tokio::test]
+async fn a_classifier_changes_no_client_request() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"message": {"role": "assistant", "content": "plain"}}]
+        })))
+        .mount(&server)
+        .await;
+    let client = Client::new(crate::client::ClientOptions {
+        base_url: server.uri(),
+        model: "gpt-test".into(),
+        api_key: Some("k".into()),
+        ..crate::client::ClientOptions::default()
+    });
+    let sent = |r: &wiremock::Request| {
+        let mut headers: Vec<(String, String)> = r
+            .headers
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).to_string(),
+                )
+            })
+            .collect();
+        headers.sort();
+        (r.body.clone(), headers)
+    };
+    client
+        .run("hi", crate::client::RunOptions::default())
+        .await
+        .unwrap();
+    let before = sent(&requests(&server).await[0]);
+    let styles = [
+        ClassifierOptions::default(),
+        ClassifierOptions {
+            style: Style::Llm,
+            client: Some(client.clone()),
+            ..ClassifierOptions::default()
+        },
+        ClassifierOptions {
+            style: Style::Static,
+            decisions: vec![RecordedDecision {
+                questions: questions(),
+                state: json!(null),
+                response: decision_body(),
+            }],
+            ..ClassifierOptions::default()
+        },
+    ];
+    for o in styles {
+        let c = Classifier::new(o).unwrap();
+        if c.options().style == Style::Static {
+            evaluate(&c, json!(null)).await.unwrap();
+        }
+    }
+    client
+        .run("hi", crate::client::RunOptions::default())
+        .await
+        .unwrap();
+    let after = sent(&requests(&server).await[1]);
+    assert_eq!(before, after);
+}
