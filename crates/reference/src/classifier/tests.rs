@@ -322,6 +322,27 @@ async fn network_errors_are_retryable() {
         .all(|i| i.retryable && i.error.is_some() && i.status.is_none()));
 }
 
+/// `timeout` bounds each request: a backend that holds its answer for half a minute is cut
+/// at 200 ms, and the cut is a network failure (retryable, so `onError` sees it).
+#[tokio::test]
+async fn the_timeout_bounds_each_request() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ok().set_delay(Duration::from_secs(30)))
+        .mount(&server)
+        .await;
+    let mut o = options(&server);
+    o.timeout = Duration::from_millis(200);
+    o.retries = 1;
+    let infos = on_error(&mut o, ErrorDecision::Retry);
+    let c = Classifier::new(o).unwrap();
+    let err = evaluate(&c, json!(null)).await.unwrap_err();
+    assert!(matches!(err, ClassifierError::Network { .. }), "{err:?}");
+    let infos = infos.lock().unwrap();
+    assert_eq!(infos.len(), 2);
+    assert!(infos.iter().all(|i| i.retryable && i.status.is_none()));
+}
+
 /// No credential value and no expanded header value in an error: a 401/403 names status
 /// and endpoint only (its body, which echoes the key, is dropped); another status's body is
 /// redacted.
