@@ -14,8 +14,8 @@ use toolnexus_protocol::client::{
 };
 use toolnexus_reference::client::{
     AfterLlm, AfterTool, BeforeLlm, BeforeTool, ClientOptions, ConversationStore, ErrorDecision,
-    ErrorInfo, Generate, Generated, GeneratedCall, Hooks, LlmOverride, MetricEvent, Style,
-    ToolOverride,
+    ErrorInfo, Generate, Generated, GeneratedCall, Hooks, LlmOverride, MetricEvent, OnError,
+    OnMetric, Style, ToolOverride,
 };
 use toolnexus_reference::tool::ToolResult;
 
@@ -52,6 +52,7 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
         system_prompt: o.system_prompt.clone(),
         timeout_ms: o.timeout_ms,
         request_params: o.request_params.clone().unwrap_or_default(),
+        retryable_statuses: o.retryable_statuses.clone().unwrap_or_default(),
         max_part_bytes: o.max_part_bytes,
         ..ClientOptions::default()
     };
@@ -77,25 +78,11 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
     if let Some(h) = &o.hooks {
         options.hooks = Some(Arc::new(DriverHooks::new(h, recorder.clone())?));
     }
-    if let Some(OnErrorBehaviour::Answer(decision)) = &o.on_error {
-        let decision = match decision {
-            proto::ErrorDecision::Retry => ErrorDecision::Retry,
-            proto::ErrorDecision::Fail => ErrorDecision::Fail,
-        };
-        let rec = recorder.clone();
-        options.on_error = Some(Arc::new(move |info: &ErrorInfo| {
-            rec.push(List::OnError, error_info_json(info));
-            decision
-        }));
+    if let Some(b) = &o.on_error {
+        options.on_error = Some(recorded_on_error(b, recorder.clone()));
     }
-    if let Some(OnMetricBehaviour::Collect(on)) = &o.on_metric {
-        if !on {
-            return Err("onMetric: only {\"collect\": true} is in the catalogue".into());
-        }
-        let rec = recorder.clone();
-        options.on_metric = Some(Arc::new(move |ev: &MetricEvent| {
-            rec.push(List::Metrics, metric_json(ev));
-        }));
+    if let Some(b) = &o.on_metric {
+        options.on_metric = Some(collected_metrics(b, recorder.clone())?);
     }
     if let Some(b) = &o.wait_for {
         options.wait_for = Some(recorded_wait_for(b, recorder.clone())?);
@@ -141,6 +128,34 @@ pub fn build_client(o: &proto::ClientOptions) -> Result<DriverClient, String> {
         recorder,
         answers,
     })
+}
+
+/// `onError: {"answer": …}`: answers the same for every failed attempt, each `info`
+/// recorded in `onErrorCalls` first (the client's and the classifier's).
+pub(crate) fn recorded_on_error(b: &OnErrorBehaviour, rec: Arc<Recorder>) -> OnError {
+    let OnErrorBehaviour::Answer(decision) = b;
+    let decision = match decision {
+        proto::ErrorDecision::Retry => ErrorDecision::Retry,
+        proto::ErrorDecision::Fail => ErrorDecision::Fail,
+    };
+    Arc::new(move |info: &ErrorInfo| {
+        rec.push(List::OnError, error_info_json(info));
+        decision
+    })
+}
+
+/// `onMetric: {"collect": true}`: every record lands in `metricEvents`, camelCase.
+pub(crate) fn collected_metrics(
+    b: &OnMetricBehaviour,
+    rec: Arc<Recorder>,
+) -> Result<OnMetric, String> {
+    let OnMetricBehaviour::Collect(on) = b;
+    if !on {
+        return Err("onMetric: only {\"collect\": true} is in the catalogue".into());
+    }
+    Ok(Arc::new(move |ev: &MetricEvent| {
+        rec.push(List::Metrics, metric_json(ev));
+    }))
 }
 
 fn error_info_json(info: &ErrorInfo) -> Value {
@@ -202,6 +217,31 @@ pub fn metric_json(ev: &MetricEvent) -> Value {
             }
             v
         }
+        MetricEvent::ClassifierEvaluate {
+            model,
+            status,
+            ms,
+            input_tokens,
+            output_tokens,
+            error,
+        } => {
+            let mut v = json!({"event": "classifier.evaluate", "model": model,
+                               "status": status, "ms": ms});
+            if let Some(n) = input_tokens {
+                v["inputTokens"] = json!(n);
+            }
+            if let Some(n) = output_tokens {
+                v["outputTokens"] = json!(n);
+            }
+            // Only a failed evaluation carries `error` (PROTOCOL.md §8).
+            if let Some(e) = error {
+                v["error"] = json!(e);
+            }
+            v
+        }
+        MetricEvent::ClassifierWarning { question, warning } => {
+            json!({"event": "classifier.warning", "question": question, "warning": warning})
+        }
     }
 }
 
@@ -223,7 +263,10 @@ fn recorded_wait_for(
     ))
 }
 
-fn body_transform(b: BodyTransformBehaviour) -> toolnexus_reference::client::BodyTransform {
+/// `bodyTransform`: `set` or `copy` top-level keys (the client's and the classifier's).
+pub(crate) fn body_transform(
+    b: BodyTransformBehaviour,
+) -> toolnexus_reference::client::BodyTransform {
     Arc::new(move |mut body: Value| {
         let Some(obj) = body.as_object_mut() else {
             return body;

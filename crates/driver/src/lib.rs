@@ -7,6 +7,7 @@
 
 pub mod agent_port;
 pub mod behaviours;
+pub mod classifier_port;
 pub mod client_behaviours;
 pub mod client_port;
 pub mod compact_port;

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::agent_port::Agents;
 use crate::behaviours::{self, ToolCancels};
+use crate::classifier_port::Classifiers;
 use crate::client_port::{Clients, LoopCommand};
 use crate::compact_port::compact;
 use crate::options;
@@ -27,9 +28,9 @@ use toolnexus_reference::tool::{Context, Tool, ToolResult};
 use toolnexus_reference::toolkit::{Toolkit, SKILL_PROVIDER_ERROR_KEY};
 
 /// The SPEC sections the reference implements today.
-pub const IMPLEMENTS: [&str; 18] = [
-    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "8A", "10",
-    "11",
+pub const IMPLEMENTS: [&str; 19] = [
+    "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E", "7F", "8", "8A", "8B",
+    "10", "11",
 ];
 
 /// One protocol session: the toolkits built so far, by id.
@@ -37,6 +38,7 @@ pub const IMPLEMENTS: [&str; 18] = [
 pub struct ReferenceSession {
     toolkits: BTreeMap<String, Toolkit>,
     clients: Clients,
+    classifiers: Classifiers,
     serves: Serves,
     agents: Agents,
     /// Every finished `awaitCancel` call of the session (§5.25 `toolCancels`).
@@ -151,10 +153,19 @@ impl ReferenceSession {
                 Ok(json!({}))
             }
             Request::Client { id, options, .. } => self.clients.create(id, &options),
-            Request::Classifier { .. } | Request::Evaluate { .. } => Err((
-                ErrorKind::Unsupported,
-                "the §8B classifier is not built yet".into(),
-            )),
+            Request::Classifier { id, options, .. } => {
+                self.classifiers.create(id, &options, &self.clients)
+            }
+            Request::Evaluate {
+                classifier,
+                state,
+                questions,
+                ..
+            } => {
+                self.classifiers
+                    .evaluate(&classifier, state, questions)
+                    .await
+            }
             r @ (Request::AgentRuntime { .. }
             | Request::AgentSpawn { .. }
             | Request::AgentPost { .. }

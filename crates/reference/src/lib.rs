@@ -48,6 +48,7 @@ pub mod a2a;
 pub mod adapters;
 pub mod agent;
 pub mod builtins;
+pub mod classifier;
 pub mod client;
 pub mod compact;
 pub mod content;

@@ -1,4 +1,6 @@
 //! §8 Resilience: one LLM request with retries, backoff + jitter, `Retry-After` and `onError`.
+//! The §8B classifier's `systemone` request goes through the same loop (one retry policy):
+//! it passes its own retryable set, no jitter and a per-request timeout.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +16,19 @@ const BODY_SNIPPET_CHARS: usize = 500;
 /// The largest `Retry-After` delay-seconds honoured (RFC 9110 / the SPEC pin).
 const RETRY_AFTER_MAX: u64 = 2_147_483_647;
 
+/// The §8 client's enumerated retryable statuses (network errors are retryable too). The
+/// set is exhaustive: every other status (`501`, `505`, `520`–`527`, …) is terminal unless a
+/// host's `retryable_statuses` adds it.
+pub const DEFAULT_RETRYABLE_STATUSES: [u16; 6] = [429, 500, 502, 503, 504, 529];
+
+/// The default set plus what a host added; an addition can never remove a default.
+pub fn retryable_set(defaults: &[u16], added: &[u16]) -> Vec<u16> {
+    let mut set: Vec<u16> = defaults.iter().chain(added).copied().collect();
+    set.sort_unstable();
+    set.dedup();
+    set
+}
+
 /// Everything a request needs besides the body.
 pub(crate) struct Transport<'a> {
     pub client: &'a reqwest::Client,
@@ -21,6 +36,15 @@ pub(crate) struct Transport<'a> {
     pub headers: Vec<(String, String)>,
     pub retries: u32,
     pub retry_base_ms: u64,
+    /// The statuses `onError`'s `info.retryable` (and the default decision) calls
+    /// retryable: [`retryable_set`] of the caller's defaults and the host's additions.
+    pub retryable_statuses: &'a [u16],
+    /// Adds up to `retry_base_ms` of random delay to each backoff (the §8 client); without
+    /// it the delay is exactly `base · 2^attempt` (the §8B classifier).
+    pub jitter: bool,
+    /// A bound on each attempt, from connecting until the answer is read (§8B's per-request
+    /// `timeout`); `None` ⇒ only the HTTP client's own bounds.
+    pub timeout: Option<Duration>,
     pub on_error: Option<&'a OnError>,
     /// Redacted from any error text.
     pub secrets: &'a Secrets,
@@ -109,7 +133,7 @@ impl Transport<'_> {
                         error: None,
                         status: Some(status),
                         attempt,
-                        retryable: matches!(status, 429 | 500 | 502 | 503 | 504),
+                        retryable: self.retryable_statuses.contains(&status),
                     };
                     // Redact the whole read text before cutting it, so a key straddling
                     // the cut cannot leave a prefix of itself behind.
@@ -139,7 +163,13 @@ impl Transport<'_> {
             if decision == ErrorDecision::Fail || attempt >= self.retries {
                 return Err(err);
             }
-            let delay = retry_after.unwrap_or_else(|| backoff(self.retry_base_ms, attempt));
+            let delay = retry_after.unwrap_or_else(|| {
+                if self.jitter {
+                    backoff(self.retry_base_ms, attempt)
+                } else {
+                    exact_backoff(self.retry_base_ms, attempt)
+                }
+            });
             tokio::time::sleep(delay).await;
             attempt += 1;
         }
@@ -156,6 +186,9 @@ impl Transport<'_> {
         );
         for (k, v) in &self.headers {
             req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(t) = self.timeout {
+            req = req.timeout(t);
         }
         req.body(body)
     }
@@ -203,6 +236,17 @@ impl Secrets {
         Secrets(out)
     }
 
+    /// Exactly these values (the §8B classifier's credential and expanded header values).
+    pub fn from_values(values: impl IntoIterator<Item = String>) -> Self {
+        let mut out: Vec<String> = values
+            .into_iter()
+            .filter(|s| !s.trim().is_empty())
+            .collect();
+        out.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        out.dedup();
+        Secrets(out)
+    }
+
     /// `text` with every secret replaced by `[redacted]` (a short one only as a whole
     /// token, so a one-letter key does not mangle the words around it: NOTES #335).
     pub fn redact(&self, text: &str) -> String {
@@ -232,6 +276,11 @@ pub fn backoff(base_ms: u64, attempt: u32) -> Duration {
         0
     };
     Duration::from_millis(exp.saturating_add(jitter).max(1))
+}
+
+/// `base · 2^attempt` exactly, no jitter (§8B's `retryBaseMs`; never zero: at least 1 ms).
+pub fn exact_backoff(base_ms: u64, attempt: u32) -> Duration {
+    Duration::from_millis(base_ms.saturating_mul(1u64 << attempt.min(20)).max(1))
 }
 
 /// The first characters of an error body (or message), marked when cut; `unread` says
@@ -284,6 +333,26 @@ mod tests {
         assert!(d >= Duration::from_millis(400) && d < Duration::from_millis(500));
         // Huge attempts saturate instead of overflowing.
         let _ = backoff(u64::MAX, 63);
+    }
+
+    #[test]
+    fn exact_backoff_doubles_without_jitter() {
+        assert_eq!(exact_backoff(500, 0), Duration::from_millis(500));
+        assert_eq!(exact_backoff(500, 1), Duration::from_millis(1000));
+        assert_eq!(exact_backoff(3, 4), Duration::from_millis(48));
+        assert_eq!(exact_backoff(0, 0), Duration::from_millis(1));
+        let _ = exact_backoff(u64::MAX, 63);
+    }
+
+    #[test]
+    fn the_retryable_set_only_grows() {
+        let set = retryable_set(&DEFAULT_RETRYABLE_STATUSES, &[]);
+        assert_eq!(set, [429, 500, 502, 503, 504, 529]);
+        for terminal in [400, 401, 501, 505, 520, 527] {
+            assert!(!set.contains(&terminal), "{terminal}");
+        }
+        let added = retryable_set(&DEFAULT_RETRYABLE_STATUSES, &[520, 429, 409]);
+        assert_eq!(added, [409, 429, 500, 502, 503, 504, 520, 529]);
     }
 
     #[test]

@@ -53,6 +53,29 @@ pub enum MetricEvent {
         /// The failure message when the run raised.
         error: Option<String>,
     },
+    /// §8B: one per `Classifier::evaluate` (never in the Prometheus text, which §8 fixes).
+    ClassifierEvaluate {
+        /// The model that answered, else the configured one.
+        model: String,
+        /// `ok` or `error`.
+        status: String,
+        /// Wall-clock milliseconds.
+        ms: u64,
+        /// Input tokens, when the backend reported them.
+        input_tokens: Option<u64>,
+        /// Output tokens, when the backend reported them.
+        output_tokens: Option<u64>,
+        /// The failure message; set only when the evaluation failed.
+        error: Option<String>,
+    },
+    /// §8B: degenerate choice criteria, once per question key per classifier. Advisory: the
+    /// text is in `warning`, and there is no error.
+    ClassifierWarning {
+        /// The question's key.
+        question: String,
+        /// The advisory text.
+        warning: String,
+    },
 }
 
 /// Histogram upper bounds, seconds.
@@ -158,6 +181,8 @@ impl Registry {
                     *s.run_errors.entry(labels(&[("model", model)])).or_default() += 1;
                 }
             }
+            // A classifier has no §8 metric of its own; its records go to the sink only.
+            MetricEvent::ClassifierEvaluate { .. } | MetricEvent::ClassifierWarning { .. } => {}
         }
     }
 

@@ -7,7 +7,7 @@
 mod body;
 pub mod error;
 pub mod hooks;
-mod http;
+pub(crate) mod http;
 pub mod metrics;
 pub mod options;
 pub mod parts;
@@ -32,7 +32,7 @@ use crate::toolkit::Toolkit;
 
 pub use error::ClientError;
 pub use hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, Hooks, LlmOverride, ToolOverride};
-pub use http::parse_retry_after;
+pub use http::{parse_retry_after, DEFAULT_RETRYABLE_STATUSES};
 pub use metrics::MetricEvent;
 pub use options::{
     AgentSeams, BodyTransform, ClientOptions, ErrorDecision, ErrorInfo, Generate, Generated,

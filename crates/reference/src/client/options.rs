@@ -54,7 +54,8 @@ pub struct ErrorInfo {
     pub status: Option<u16>,
     /// Zero-based attempt number.
     pub attempt: u32,
-    /// Whether the default classifier would retry (429/500/502/503/504/network).
+    /// Whether the default classifier would retry: the status is in the enumerated set
+    /// (429/500/502/503/504/529, plus what `retryable_statuses` added) or a network error.
     pub retryable: bool,
 }
 
@@ -110,6 +111,9 @@ pub struct ClientOptions {
     pub retries: u32,
     /// Backoff base in ms (default 500).
     pub retry_base_ms: u64,
+    /// Statuses added to the default retryable set
+    /// ([`super::http::DEFAULT_RETRYABLE_STATUSES`]); never removes one.
+    pub retryable_statuses: Vec<u16>,
     /// Whole-run deadline.
     pub timeout_ms: Option<u64>,
     /// Gap 1: shallow-merged into every body (`messages`/`tools`/`stream` stripped).
@@ -230,6 +234,7 @@ impl Default for ClientOptions {
             max_turns: 10,
             retries: 2,
             retry_base_ms: 500,
+            retryable_statuses: Vec::new(),
             timeout_ms: None,
             request_params: Map::new(),
             body_transform: None,

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::ClientError;
 use super::hooks::{AfterLlm, AfterTool, BeforeLlm, BeforeTool, ToolOverride};
-use super::http::{snippet, Answer, Secrets, Transport};
+use super::http::{retryable_set, snippet, Answer, Secrets, Transport, DEFAULT_RETRYABLE_STATUSES};
 use super::metrics::MetricEvent;
 use super::options::{Generated, Style};
 use super::result::{RunResult, RunStatus, StreamEvent, ToolCallRecord};
@@ -460,12 +460,16 @@ impl Client {
             .collect();
         headers.extend(o.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
         let secrets = Secrets::new(api_key.as_deref(), &o.headers);
+        let retryable = retryable_set(&DEFAULT_RETRYABLE_STATUSES, &o.retryable_statuses);
         let transport = Transport {
             client,
             url: wire::endpoint(o.style, &o.base_url),
             headers,
             retries: o.retries,
             retry_base_ms: o.retry_base_ms,
+            retryable_statuses: &retryable,
+            jitter: true,
+            timeout: None,
             on_error: o.on_error.as_ref(),
             secrets: &secrets,
         };
