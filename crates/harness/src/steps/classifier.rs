@@ -158,13 +158,13 @@ step! {
 }
 
 step! {
-    systemone_request_text_contains: Expectations, r#"^LLM request (?P<K>\d+|last) body text (?P<NEG>contains|does not contain) "(?P<TEXT>[^"]*)"$"#,
-    "the recorded `/systemone` body, as sent (`bodyText`), contains (or lacks) TEXT literally (unescapes `\\\"` and `\\\\`): for characters that must travel raw, never `\\u` escaped",
+    systemone_request_text_contains: Expectations, r#"^LLM request (?P<K>\d+|last) body text (?P<NEG>contains|does not contain) "(?P<TEXT>.*)"$"#,
+    "the recorded `/systemone` body, as sent (`bodyText`), contains (or lacks) TEXT, taken literally between the first and the last quotation mark (no unescaping: `\\\"` is the two characters a JSON string escapes a quotation mark with): for characters that must travel raw, never `\\u` escaped",
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
         let request = llm_request(st, &arg.at(1)).await?;
         let text = body_text(&request)?;
-        let needle = crate::steps::helpers::unescape(&arg.at(3));
+        let needle = arg.at(3);
         let want = arg.at(2) == "contains";
         if text.contains(needle.as_str()) == want {
             Ok(())
@@ -283,7 +283,11 @@ fn judge_fixture(fixtures: &std::path::Path, name: &str) -> Result<Value, StepFa
 
 /// The recorded body exactly as sent (the mock's `bodyText`, PROTOCOL-side of the mock).
 fn body_text(request: &Value) -> Result<String, StepFailure> {
-    if request.get("note").and_then(Value::as_str).is_some_and(|n| n.contains("truncated")) {
+    if request
+        .get("note")
+        .and_then(Value::as_str)
+        .is_some_and(|n| n.contains("truncated"))
+    {
         return fail("the mock kept only part of this body, so its bytes cannot be compared");
     }
     match request.get("bodyText").and_then(Value::as_str) {
@@ -330,7 +334,10 @@ fn first_difference(expected: &str, actual: &str) -> String {
         .map_or(0, |(i, _)| i);
     let cut = |s: &str| -> String {
         let start = from.min(s.len());
-        let start = (0..=start).rev().find(|i| s.is_char_boundary(*i)).unwrap_or(0);
+        let start = (0..=start)
+            .rev()
+            .find(|i| s.is_char_boundary(*i))
+            .unwrap_or(0);
         s[start..].chars().take(120).collect()
     };
     format!(
