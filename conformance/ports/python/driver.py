@@ -10,7 +10,8 @@ feature detection (`api`, `takes`, `supported`) and answered `unsupported`, nami
 
 The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `create_client` /
 `create_in_process_client`; where the port's client observably departs from SPEC §8, see
-CLIENT-NOTES.md beside this file.
+CLIENT-NOTES.md beside this file. The §8B classifier commands (§5.29–§5.30) drive
+`toolnexus.classifier.create_classifier` (0.18.0 on).
 """
 import asyncio
 import base64
@@ -516,6 +517,8 @@ CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKe
                "requestParams": "request_params", "bodyTransform": "body_transform",
                "hooks": "hooks", "onError": "on_error", "onMetric": "on_metric",
                "store": "store", "generate": "generate", "waitFor": "wait_for",
+               # After SPEC 0.17.0 (python 0.18.0): statuses added to the retryable set.
+               "retryableStatuses": "retryable_statuses",
                # SPEC 0.17.0 §8A / §1B: a release without them answers `unsupported` (create_client's
                # signature lacks the keyword).
                "onUnsupportedPart": "on_unsupported_part", "maxPartBytes": "max_part_bytes"}
@@ -717,6 +720,20 @@ def on_error_fn(behaviour, rec):
         rec.add("onErrorCalls", entry)
         return arg
     return classify
+
+
+def on_metric_fn(behaviour, rec):
+    """`onMetric: {"collect": true}`: each event recorded in `metricEvents`, keys camelCased."""
+    if behaviour != {"collect": True}:
+        raise Failure("unsupported", f"unknown onMetric behaviour {compact(behaviour)}")
+    return lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})
+
+
+def statuses(value):
+    """`retryableStatuses`: an array of integers, as a list."""
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise bad("retryableStatuses must be an array of integers")
+    return list(value)
 
 
 def body_transform_fn(behaviour):
@@ -1405,9 +1422,7 @@ def make_client(options):
         elif key == "onError":
             value = on_error_fn(value, rec)
         elif key == "onMetric":
-            if value != {"collect": True}:
-                raise Failure("unsupported", f"unknown onMetric behaviour {compact(value)}")
-            value = lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})  # noqa: E731
+            value = on_metric_fn(value, rec)
         elif key == "store":
             k, seeded = one_key(value, "store")
             if k != "seeded" or not isinstance(seeded, dict) or not all(
@@ -1427,6 +1442,8 @@ def make_client(options):
             raise bad(f"{key} must be an integer")
         elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt", "onUnsupportedPart") and not isinstance(value, str):
             raise bad(f"{key} must be a string")
+        elif key == "retryableStatuses":
+            value = statuses(value)
         kwargs[CLIENT_KEYS[key]] = value
     seams = (("hooks", "hookCalls"), ("on_metric", "metricEvents"), ("on_error", "onErrorCalls"),
              ("generate", "generateCalls"), ("wait_for", "waitForCalls"))
@@ -1450,6 +1467,185 @@ def make_client(options):
         raise bad(f'unknown style {compact(kwargs["style"])}')
     client = _create_client(**supported(_create_client, kwargs, "create_client"))
     return ClientEntry(client, rec, recorded)
+
+
+# --- §8B classifier (PROTOCOL.md §5.29–§5.30, §6B, §7 "Classifier behaviours") --------------
+
+try:
+    from toolnexus import classifier as _classifier
+except ImportError:  # before 0.18.0: `classifier` and `evaluate` answer unsupported
+    _classifier = None
+HAS_CLASSIFIER = callable(getattr(_classifier, "create_classifier", None))
+# §6B key → the port's create_classifier keyword (`timeoutMs` becomes seconds).
+CLASSIFIER_KEYS = {"style": "style", "baseUrl": "base_url", "model": "model",
+                   "apiKeyEnv": "api_key_env", "headers": "headers", "timeoutMs": "timeout",
+                   "retries": "retries", "retryBaseMs": "retry_base_ms",
+                   "retryableStatuses": "retryable_statuses", "onError": "on_error",
+                   "requestParams": "request_params", "bodyTransform": "body_transform",
+                   "onMetric": "on_metric", "client": "client", "evaluate": "evaluate",
+                   "decisions": "decisions"}
+
+
+def questions_of(value, what):
+    """Protocol questions as the port's question dataclasses, in the order written. A noul's
+    `criteria` absent stays None; given (even `{}`) is a NoulCriteria of the cases given, the
+    port's defaults filling the rest."""
+    if not isinstance(value, dict):
+        raise bad(f"{what} must be an object")
+    out = {}
+    for key, q in value.items():
+        w = f"{what}.{key}"
+        if not isinstance(q, dict) or not isinstance(q.get("instructions"), str):
+            raise bad(f'{w}: a question is an object with a string "instructions"')
+        kind, criteria = q.get("type"), q.get("criteria")
+        if kind == "noul":
+            if criteria is not None and not (isinstance(criteria, dict) and set(criteria) <= {"true", "false"}
+                                             and all(isinstance(v, str) for v in criteria.values())):
+                raise bad(f'{w}.criteria: a noul\'s criteria is {{"true"?, "false"?}} of strings')
+            out[key] = _classifier.NoulQuestion(
+                q["instructions"], criteria=None if criteria is None else _classifier.NoulCriteria(**criteria))
+        elif kind == "choice":
+            if not (isinstance(criteria, dict) and all(isinstance(v, str) for v in criteria.values())):
+                raise bad(f"{w}.criteria: a choice's criteria is an object of strings")
+            out[key] = _classifier.ChoiceQuestion(q["instructions"], criteria=dict(criteria))
+        elif kind == "score":
+            if not (isinstance(criteria, list) and all(isinstance(v, str) for v in criteria)):
+                raise bad(f"{w}.criteria: a score's criteria is an array of strings")
+            out[key] = _classifier.ScoreQuestion(q["instructions"], criteria=list(criteria))
+        else:
+            raise bad(f"{w}: unknown question type {compact(kind)}")
+    return out
+
+
+def questions_json(questions):
+    """The questions in the SPEC's wire form, by the port's own projection (0.18.0 has no
+    `questions_wire`; its public `canonical_request` is the same projection, keys sorted)."""
+    wire = getattr(_classifier, "questions_wire", None)
+    if callable(wire):
+        return plain(wire(questions))
+    return json.loads(_classifier.canonical_request("", questions))["questions"]
+
+
+def decision_of(value):
+    """`{"decision": D}`: D (the systemone wire form) as the port's Decision. The port's decoder
+    (`_decision_from_wire`) is private, so each answer is built with its public dataclass, and a
+    choice's `near_uniform` by the port's public `near_uniform`; an absent or null `calibrated`
+    is the Decision's own default."""
+    c = _classifier
+    if not isinstance(value, dict) or not isinstance(value.get("answers", {}), dict):
+        raise bad('evaluate.decision must be an object with an "answers" object')
+    answers = {}
+    for key, a in value.get("answers", {}).items():
+        kind = a.get("type") if isinstance(a, dict) else None
+        try:
+            if kind == "noul":
+                answers[key] = c.NoulAnswer(noul=a["noul"])
+            elif kind == "choice":
+                probs = dict(a["probabilities"])
+                answers[key] = c.ChoiceAnswer(choice=a["choice"], probabilities=probs,
+                                              confidence=a["confidence"], near_uniform=c.near_uniform(probs))
+            elif kind == "score":
+                answers[key] = c.ScoreAnswer(score=a["score"], legend=dict(a["legend"]),
+                                             probabilities=dict(a["probabilities"]), confidence=a["confidence"])
+            else:
+                raise bad(f"evaluate.decision.answers.{key}: unknown answer type {compact(kind)}")
+        except (KeyError, TypeError, ValueError) as e:
+            raise bad(f"evaluate.decision.answers.{key}: {type(e).__name__}: {e}") from None
+    usage = value.get("usage") or {}
+    kwargs = {"model": value.get("model", ""), "answers": answers,
+              "usage": c.ClassifierUsage(**{k: usage[k] for k in ("input_tokens", "output_tokens", "cost")
+                                            if k in usage})}
+    if value.get("calibrated") is not None:
+        kwargs["calibrated"] = value["calibrated"]
+    return c.Decision(**kwargs)
+
+
+def decision_json(d):
+    """PROTOCOL.md §8 Decision from the port's Decision: every field camelCased (`nearUniform`,
+    `inputTokens`), an unset usage `cost` left out."""
+    return {"model": d.model,
+            "answers": {k: {camel(f): v for f, v in plain(a).items()} for k, a in d.answers.items()},
+            "usage": {camel(f): v for f, v in plain(d.usage).items() if v is not None},
+            "calibrated": d.calibrated}
+
+
+def evaluate_fn(behaviour, rec):
+    """§7 `evaluate` (`style: "custom"`): each call recorded in `evaluateCalls` before it acts."""
+    key, arg = one_key(behaviour, "evaluate")
+    if key == "decision":
+        decision_of(arg)  # a malformed D is the request's fault: bad_request now, not a raise later
+    elif key != "fail" or not isinstance(arg, str):
+        raise Failure("unsupported", f"unknown evaluate behaviour {compact(behaviour)}")
+
+    def evaluate(state, questions):
+        rec.add("evaluateCalls", {"state": plain(state), "questions": questions_json(questions)})
+        if key == "fail":
+            raise Exception(arg)
+        return decision_of(arg)  # a fresh Decision per call: the port may keep or change it
+    return evaluate
+
+
+def recorded_decisions(value):
+    """`decisions`: the static corpus, each entry the port's own RecordedDecision."""
+    if not isinstance(value, list):
+        raise bad("decisions must be an array")
+    out = []
+    for i, d in enumerate(value):
+        if not isinstance(d, dict) or "questions" not in d or "response" not in d:
+            raise bad(f'decisions[{i}] needs "questions" and "response"')
+        out.append(_classifier.RecordedDecision(
+            state=d.get("state"), questions=questions_of(d["questions"], f"decisions[{i}].questions"),
+            response=d["response"]))
+    return out
+
+
+class ClassifierEntry:
+    """A created classifier and the recorder its host-supplied code writes into."""
+
+    def __init__(self, classifier, rec, recorded):
+        self.classifier, self.rec, self.recorded = classifier, rec, recorded
+
+
+def classifier_kwargs(options, clients, rec):
+    """§6B options as create_classifier keywords; only the options given, so the port's
+    defaults apply."""
+    if not HAS_CLASSIFIER:
+        raise lacks("toolnexus.classifier (SPEC §8B)")
+    if not isinstance(options, dict):
+        raise bad("options must be an object")
+    kwargs = {}
+    for key, value in options.items():
+        if key not in CLASSIFIER_KEYS:
+            raise bad(f'unknown classifier option "{key}"')
+        if value is None:
+            continue
+        if key == "onError":
+            value = on_error_fn(value, rec)
+        elif key == "onMetric":
+            value = on_metric_fn(value, rec)
+        elif key == "bodyTransform":
+            value = body_transform_fn(value)
+        elif key == "evaluate":
+            value = evaluate_fn(value, rec)
+        elif key == "decisions":
+            value = recorded_decisions(value)
+        elif key == "retryableStatuses":
+            value = statuses(value)
+        elif key == "client":
+            if not isinstance(value, str) or value not in clients:
+                raise bad(f"no client {compact(value)}")
+            value = clients[value].client
+        elif key in ("timeoutMs", "retries", "retryBaseMs"):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise bad(f"{key} must be an integer")
+            if key == "timeoutMs":
+                value = value / 1000.0
+        elif key in ("headers", "requestParams") and not isinstance(value, dict):
+            raise bad(f"{key} must be an object")
+        elif key in ("style", "baseUrl", "model", "apiKeyEnv") and not isinstance(value, str):
+            raise bad(f"{key} must be a string")
+        kwargs[CLASSIFIER_KEYS[key]] = value
+    return supported(_classifier.create_classifier, kwargs, "create_classifier")
 
 
 def _toolkit_optional(fn):
@@ -1550,7 +1746,8 @@ def implemented():
     optional = [("7B", HAS_SERVE), ("7C", HAS_SERVE and takes(toolnexus.Toolkit.serve, "mcp")),
                 ("8", HAS_CLIENT), ("10", HAS_CLIENT and takes(_create_client, "wait_for")),
                 ("8A", HAS_CLIENT and takes(_create_client, "on_unsupported_part")),
-                ("11", HAS_TRANSLATE), ("7D", HAS_AGENTS), ("7F", HAS_COMPACT)]
+                ("11", HAS_TRANSLATE), ("7D", HAS_AGENTS), ("7F", HAS_COMPACT),
+                ("8B", HAS_CLASSIFIER)]
     return SECTIONS + [section for section, present in optional if present]
 
 
@@ -1558,6 +1755,7 @@ class Session:
     def __init__(self):
         self.kits = {}
         self.clients = {}
+        self.classifiers = {}
         self.empty_kit = None
         self.serves = {}
         self.agents = AgentCommands()
@@ -1694,6 +1892,20 @@ class Session:
             options = req.get("options")
             self.clients[cid] = make_client({} if options is None else options)
             return {"client": cid}
+        if cmd == "classifier":
+            kid = field(req, "id", str, "a string")
+            rec = Recorder()
+            options = req.get("options")
+            kwargs = classifier_kwargs({} if options is None else options, self.clients, rec)
+            try:
+                classifier = _classifier.create_classifier(**kwargs)
+            except Exception as e:  # noqa: BLE001 — the port's constructor refused: §5.29 `raised`
+                return {"raised": str(e) or type(e).__name__}
+            seams = (("on_metric", "metricEvents"), ("on_error", "onErrorCalls"), ("evaluate", "evaluateCalls"))
+            self.classifiers[kid] = ClassifierEntry(classifier, rec, [k for kw, k in seams if kw in kwargs])
+            return {"classifier": kid}
+        if cmd == "evaluate":
+            return await self.evaluate_command(req)
         if cmd in ("run", "stream", "ask"):
             return await self.loop_command(cmd, req)
         if cmd == "conversation":
@@ -1729,6 +1941,7 @@ class Session:
             for entry in self.serves.values():
                 await entry.stop()
             self.clients.clear()
+            self.classifiers.clear()
             for tid in list(self.kits):
                 await self.close(tid)
             return {}
@@ -1837,6 +2050,24 @@ class Session:
                 timer.cancel()
         if deltas is not None:
             out["textDeltas"] = deltas
+        return self.observed(entry, out, t0)
+
+    async def evaluate_command(self, req):
+        """PROTOCOL.md §5.30: `classifier.evaluate(state, questions)`."""
+        if not HAS_CLASSIFIER:
+            raise lacks("toolnexus.classifier (SPEC §8B)")
+        kid = field(req, "classifier", str, "a string")
+        if kid not in self.classifiers:
+            raise bad(f'no classifier "{kid}"')
+        entry = self.classifiers[kid]
+        questions = questions_of(field(req, "questions", dict, "an object"), "questions")
+        entry.rec.reset()
+        out = {}
+        t0 = time.monotonic()
+        try:
+            out["decision"] = decision_json(await entry.classifier.evaluate(req.get("state"), questions))
+        except Exception as e:  # noqa: BLE001 — the port's own failure, answered as data
+            out["raised"] = str(e) or type(e).__name__
         return self.observed(entry, out, t0)
 
     async def translate_command(self, req):

@@ -33,14 +33,14 @@ use crate::{
 /// PROTOCOL.md §5.13: a driver keeps at most 1,000 entries per recorded list.
 const CAP: usize = 1000;
 
-fn push_capped(list: &Mutex<Vec<Value>>, v: Value) {
+pub(crate) fn push_capped(list: &Mutex<Vec<Value>>, v: Value) {
     let mut l = list.lock().unwrap_or_else(|e| e.into_inner());
     if l.len() < CAP {
         l.push(v);
     }
 }
 
-/// What the host-supplied code observed during one loop command.
+/// What the host-supplied code observed during one loop command (or one `evaluate`).
 #[derive(Default)]
 pub struct Recorder {
     hooks: bool,
@@ -48,30 +48,44 @@ pub struct Recorder {
     on_error: bool,
     generate: bool,
     wait_for: bool,
+    evaluate: bool,
     pub(crate) hook_calls: Mutex<Vec<Value>>,
     pub(crate) metric_events: Mutex<Vec<Value>>,
     on_error_calls: Mutex<Vec<Value>>,
     generate_calls: Mutex<Vec<Value>>,
     wait_for_calls: Mutex<Vec<Value>>,
+    /// A classifier's `custom` backend calls (PROTOCOL.md §5.30 `evaluateCalls`).
+    pub(crate) evaluate_calls: Mutex<Vec<Value>>,
     /// `beforeLLM` calls in the current command (`replaceMessages` acts on the first only).
     before_llm_calls: AtomicUsize,
 }
 
 impl Recorder {
-    fn reset(&self) {
+    /// A classifier's recorder: the lists of the seams its options installed.
+    pub(crate) fn for_classifier(metric: bool, on_error: bool, evaluate: bool) -> Self {
+        Recorder {
+            metric,
+            on_error,
+            evaluate,
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn reset(&self) {
         for l in [
             &self.hook_calls,
             &self.metric_events,
             &self.on_error_calls,
             &self.generate_calls,
             &self.wait_for_calls,
+            &self.evaluate_calls,
         ] {
             l.lock().unwrap_or_else(|e| e.into_inner()).clear();
         }
         self.before_llm_calls.store(0, Ordering::SeqCst);
     }
 
-    fn drain_into(&self, out: &mut Map<String, Value>) {
+    pub(crate) fn drain_into(&self, out: &mut Map<String, Value>) {
         let take = |l: &Mutex<Vec<Value>>| {
             Value::Array(std::mem::take(
                 &mut *l.lock().unwrap_or_else(|e| e.into_inner()),
@@ -91,6 +105,9 @@ impl Recorder {
         }
         if self.wait_for {
             out.insert("waitForCalls".into(), take(&self.wait_for_calls));
+        }
+        if self.evaluate {
+            out.insert("evaluateCalls".into(), take(&self.evaluate_calls));
         }
     }
 }
@@ -210,6 +227,23 @@ fn metric_json(e: &MetricEvent) -> Value {
             }
             v
         }
+        // SPEC §8B: the classifier's events in the same sink; `error` only on a failed
+        // evaluate, a warning's text in `warning`.
+        "classifier.evaluate" => {
+            let mut v = json!({"event": e.event, "model": e.model, "status": e.status, "ms": e.ms,
+                "promptTokens": e.prompt_tokens, "completionTokens": e.completion_tokens});
+            if !e.error.is_empty() {
+                v["error"] = Value::String(e.error.clone());
+            }
+            v
+        }
+        "classifier.warning" => {
+            let mut v = json!({"event": e.event, "warning": e.warning});
+            if !e.question.is_empty() {
+                v["question"] = Value::String(e.question.clone());
+            }
+            v
+        }
         other => json!({"event": other}),
     }
 }
@@ -251,7 +285,7 @@ pub(crate) fn agent_hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
     hooks(v, rec)
 }
 
-/// `onMetric: {"collect": true}` for an agent def or the agent runtime.
+/// `onMetric: {"collect": true}` for an agent def, the agent runtime or a classifier.
 pub(crate) fn agent_on_metric(
     v: &Value,
     rec: &Arc<Recorder>,
@@ -427,7 +461,7 @@ fn hooks(v: &Value, rec: &Arc<Recorder>) -> Res<Hooks> {
     Ok(h)
 }
 
-fn on_error(v: &Value, rec: &Arc<Recorder>) -> Res<toolnexus::client::OnErrorFn> {
+pub(crate) fn on_error(v: &Value, rec: &Arc<Recorder>) -> Res<toolnexus::client::OnErrorFn> {
     let tier = match behaviour_key(v, "onError")? {
         ("answer", Value::String(s)) if s == "retry" => ErrorTier::Retry,
         ("answer", Value::String(s)) if s == "fail" => ErrorTier::Fail,
@@ -449,7 +483,7 @@ fn on_error(v: &Value, rec: &Arc<Recorder>) -> Res<toolnexus::client::OnErrorFn>
     }))
 }
 
-fn body_transform(v: &Value) -> Res<toolnexus::client::BodyTransformFn> {
+pub(crate) fn body_transform(v: &Value) -> Res<toolnexus::client::BodyTransformFn> {
     match behaviour_key(v, "bodyTransform")? {
         ("set", Value::Object(set)) => {
             let set = set.clone();
@@ -649,6 +683,12 @@ pub(crate) fn uint(v: &Value, what: &str) -> Res<u64> {
         .ok_or_else(|| bad(format!("{what} must be a non-negative integer")))
 }
 
+/// `retryableStatuses`: the statuses as the crate's `u16`s.
+pub(crate) fn statuses(v: &Value) -> Res<Vec<u16>> {
+    serde_json::from_value(v.clone())
+        .map_err(|_| bad("retryableStatuses must be an array of integers 0..=65535"))
+}
+
 /// `client`: build the crate client from protocol options.
 pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
     let opts: Map<String, Value> = opts
@@ -744,6 +784,7 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
                 }
                 n => o.retry_base_ms = n,
             },
+            "retryableStatuses" => o.retryable_statuses = statuses(v)?,
             "timeoutMs" => o.timeout_ms = uint(v, "timeoutMs")?,
             "requestParams" => o.request_params = as_obj(v, "requestParams")?.clone(),
             "bodyTransform" => o.body_transform = Some(body_transform(v)?),
@@ -784,13 +825,15 @@ pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
         }
         Some(g) => {
             // SPEC §8 "In-process models": no baseUrl / apiKey / style; the crate's
-            // InProcessOptions has no retries / retryBaseMs either (failures are final).
+            // InProcessOptions has no retries / retryBaseMs / retryableStatuses either
+            // (failures are final).
             for k in [
                 "baseUrl",
                 "style",
                 "apiKey",
                 "retries",
                 "retryBaseMs",
+                "retryableStatuses",
                 "maxPartBytes",
                 "onUnsupportedPart",
             ] {
@@ -1152,6 +1195,20 @@ pub async fn handle(
     Ok(out)
 }
 
+/// A loop command's `prompt` (PROTOCOL.md §5.15): a string, or (SPEC 0.17.0) a list of parts
+/// read into the crate's own `ContentPart` by its serde form, handed over as its `Prompt`.
+fn loop_prompt(req: &Map<String, Value>) -> Res<Prompt> {
+    match req.get("prompt") {
+        Some(Value::String(s)) => Ok(Prompt::Text(s.clone())),
+        Some(v @ Value::Array(_)) => {
+            serde_json::from_value::<Vec<toolnexus::ContentPart>>(v.clone())
+                .map(Prompt::Parts)
+                .map_err(|e| bad(format!("prompt: {e}")))
+        }
+        _ => Err(bad("prompt must be a string or an array of content parts")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1225,19 +1282,5 @@ mod tests {
             push_capped(&l, json!(i));
         }
         assert_eq!(l.lock().unwrap().len(), CAP);
-    }
-}
-
-/// A loop command's `prompt` (PROTOCOL.md §5.15): a string, or (SPEC 0.17.0) a list of parts
-/// read into the crate's own `ContentPart` by its serde form, handed over as its `Prompt`.
-fn loop_prompt(req: &Map<String, Value>) -> Res<Prompt> {
-    match req.get("prompt") {
-        Some(Value::String(s)) => Ok(Prompt::Text(s.clone())),
-        Some(v @ Value::Array(_)) => {
-            serde_json::from_value::<Vec<toolnexus::ContentPart>>(v.clone())
-                .map(Prompt::Parts)
-                .map_err(|e| bad(format!("prompt: {e}")))
-        }
-        _ => Err(bad("prompt must be a string or an array of content parts")),
     }
 }

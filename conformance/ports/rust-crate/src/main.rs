@@ -5,7 +5,8 @@
 //! execute, skills_prompt, mcp_status, mcp_source, skill_source, to_openai, to_anthropic,
 //! to_gemini, close}`, `define_tool`, `pending`, `http::http_tool`, `a2a::parse_agents_value`,
 //! `select_builtins`, `BuiltinsConfig::from_value`, `skills::list_skills`, `sanitize`; the §8
-//! client commands in `client_cmds.rs` use `client::create_client` and friends). Where the
+//! client commands in `client_cmds.rs` use `client::create_client` and friends, and the §8B
+//! classifier commands in `classifier_cmds.rs` use `classifier::create_classifier`). Where the
 //! crate exposes nothing for a protocol field the driver says what is true (an empty map, a
 //! missing key) and never invents data; each such place carries a `NOT EXPOSED` comment.
 //!
@@ -24,6 +25,7 @@ use serde_json::{json, Map, Value};
 use tokio::io::AsyncBufReadExt;
 
 mod agent_cmds;
+mod classifier_cmds;
 mod client_cmds;
 mod serve_cmds;
 
@@ -786,6 +788,8 @@ struct Session {
     kits: HashMap<String, Toolkit>,
     /// §8 clients by id (PROTOCOL.md §5.14).
     clients: HashMap<String, client_cmds::ClientEntry>,
+    /// §8B classifiers by id (PROTOCOL.md §5.29).
+    classifiers: HashMap<String, classifier_cmds::ClassifierEntry>,
     /// The toolkit of a loop command without `toolkit`: no tools, empty skills prompt.
     empty_kit: Option<Toolkit>,
     /// `serve` handles by id (PROTOCOL.md §5.23).
@@ -837,7 +841,7 @@ impl Session {
                     "implements".into(),
                     json!([
                         "0", "1", "2", "3", "4", "4A", "6", "7", "7A", "7B", "7C", "7D", "7E",
-                        "7F", "8", "8A", "10", "11"
+                        "7F", "8", "8A", "8B", "10", "11"
                     ]),
                 );
             }
@@ -1055,6 +1059,7 @@ impl Session {
             "shutdown" => {
                 self.serves.stop_all();
                 self.clients.clear();
+                self.classifiers.clear();
                 for (_, tk) in self.kits.drain() {
                     tk.close().await;
                 }
@@ -1084,6 +1089,30 @@ impl Session {
                 let entry = client_cmds::make_client(opts)?;
                 self.clients.insert(id.clone(), entry);
                 out.insert("client".into(), Value::String(id));
+            }
+            "classifier" => {
+                let id = str_field(req, "id")?.to_owned();
+                let opts = match req.get("options") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(v) => as_obj(v, "options")?.clone(),
+                };
+                match classifier_cmds::make_classifier(&opts, &self.clients)? {
+                    Ok(entry) => {
+                        self.classifiers.insert(id.clone(), entry);
+                        out.insert("classifier".into(), Value::String(id));
+                    }
+                    Err(raised) => {
+                        out.insert("raised".into(), Value::String(raised));
+                    }
+                }
+            }
+            "evaluate" => {
+                let id = str_field(req, "classifier")?;
+                let entry = self
+                    .classifiers
+                    .get(id)
+                    .ok_or_else(|| bad(format!("no classifier \"{id}\"")))?;
+                return classifier_cmds::evaluate(req, entry).await;
             }
             "run" | "stream" | "ask" | "conversation" | "store_get" | "store_save" | "metrics"
             | "translate" | "run_with_answer" | "ask_with_answer" => {
