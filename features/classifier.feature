@@ -12,7 +12,7 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- the canonical request
 
-  @spec-8B @clause-8B.backends.systemone-one-post @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.compact-separators @clause-8B.evaluate.questions-keyed @clause-8B.options.model
+  @spec-8B @clause-8B.backends.systemone-one-post @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.compact-separators @clause-8B.evaluate.questions-keyed @clause-8B.options.model @clause-8B.create.style-default
   Scenario: the base fixture is posted once to {baseUrl}/systemone in its canonical bytes
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -25,7 +25,7 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And LLM request 1 path is "/systemone"
     And LLM request 1 carries the canonical bytes of the judge fixture "base"
 
-  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.arrays-never-reordered @clause-8B.canonical.raw-characters @clause-8B.canonical.absent-not-empty @clause-8B.noul.criteria-absent-vs-empty
+  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.arrays-never-reordered @clause-8B.canonical.raw-characters @clause-8B.canonical.absent-not-empty @clause-8B.noul.criteria-absent-vs-empty @clause-8B.question.noul-shape
   Scenario: the hardened fixture keeps its rubric order, its raw characters and absent-versus-empty criteria
     ASCII order across digits, upper and lower case (`10_alpha` < `Alpha` < `beta` < `café`),
     a rubric written out of alphabetical order, `<>&'`, a quotation mark, a backslash, unicode
@@ -79,7 +79,7 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- the decision
 
-  @spec-8B @clause-8B.decision.shape @clause-8B.decision.one-answer-per-question @clause-8B.answer.noul-shape @clause-8B.answer.choice-shape @clause-8B.answer.score-shape @clause-8B.noul.no-confidence @clause-8B.score.between-levels @clause-8B.options.decision-model-echo @clause-8B.calibrated.systemone-true
+  @spec-8B @clause-8B.decision.shape @clause-8B.decision.one-answer-per-question @clause-8B.answer.noul-shape @clause-8B.answer.choice-shape @clause-8B.answer.score-shape @clause-8B.noul.no-confidence @clause-8B.score.between-levels @clause-8B.options.decision-model-echo @clause-8B.calibrated.systemone-true @clause-8B.noul.probability
   Scenario: the base fixture's decision comes back typed, under the caller's keys
     The mock answers `jev-base-1.13.0`: the decision echoes the model that answered. A noul
     answer is one number; the score 1.21 falls between levels.
@@ -331,7 +331,7 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- degenerate criteria
 
-  @spec-8B @clause-8B.degenerate.detect @clause-8B.degenerate.one-warning-event @clause-8B.degenerate.warning-field-not-error @clause-8B.options.on-metric
+  @spec-8B @clause-8B.degenerate.detect @clause-8B.degenerate.one-warning-event @clause-8B.degenerate.warning-field-not-error @clause-8B.options.on-metric @clause-8B.degenerate.all-empty @clause-8B.degenerate.value-equals-key @clause-8B.degenerate.all-identical
   Scenario Outline: degenerate criteria (<rule>) are reported once, naming the key, as a warning
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -634,6 +634,36 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And the LLM received 2 requests
     And the elapsed time is at least 950 ms
+
+  @spec-8B @clause-8B.options.retry-base-ms-default
+  Scenario: a retryBaseMs of 0 backs off on the default 500 ms
+    One retry after a 503 waits the default base, 500 ms, at least.
+    Given a mock LLM runs "classifier.json"
+    And a classifier created with:
+      """
+      {"baseUrl": "{{LLM}}", "model": "jev-once-503", "retryBaseMs": 0}
+      """
+    When the classifier evaluates:
+      """
+      {"state": {}, "questions": {"q": {"type": "noul", "instructions": "Again?"}}}
+      """
+    Then the evaluation did not raise
+    And the LLM received 2 requests
+    And the elapsed time is at least 450 ms
+
+  @spec-8B @clause-8B.create.model-default
+  Scenario: with no model the request names jev-latest
+    Given a mock LLM runs "classifier.json"
+    And a classifier created with:
+      """
+      {"baseUrl": "{{LLM}}", "retryBaseMs": 1}
+      """
+    When the classifier evaluates:
+      """
+      {"state": {}, "questions": {"q": {"type": "noul", "instructions": "Which model?"}}}
+      """
+    Then the evaluation did not raise
+    And LLM request 1 body at "model" is "jev-latest"
 
   @spec-8B @clause-8B.options.retry-base-ms-backoff
   Scenario: the backoff is retryBaseMs times 2^attempt

@@ -74,3 +74,20 @@ Feature: a suspension raised by a beforeTool hook — path B (SPEC §10 "Two way
       """
       {"$regex": "^after: (\\{\"item\":\"book\"\\}|unresolved: Approve\\?)$"}
       """
+
+  @spec-10 @clause-10.two-paths.path-a @clause-10.two-paths.same-check
+  Scenario: a tool's own suspension (path A) halts the run the same way
+    The positive twin of the hook-raised halt: the tool itself returns the pending result.
+    Given a mock LLM runs "suspension.json"
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "gate", "behaviour": {"suspend": {"kind": "approval", "prompt": "Approve the book?"}}}]}
+      """
+    And a client created with:
+      """
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-s", "apiKey": "test-key"}
+      """
+    When the client runs "one"
+    Then the run result at "status" is "pending"
+    And the run result at "pending.kind" is "approval"
+    And the run result at "pending.prompt" is "Approve the book?"
