@@ -224,6 +224,59 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       """
     Then the decision at "answers.c.nearUniform" is true
 
+  @spec-8B @clause-8B.near-uniform.inclusive @clause-8B.near-uniform.formula @clause-8B.near-uniform.double-precision
+  Scenario Outline: a deviation of <deviation> on eight options is <near>: exactly the tolerance is inside
+    The SPEC says a deviation of exactly 0.05 is near-uniform. With eight options 1/n is
+    0.125 exactly, and 0.125 − 0.075 gives exactly the double nearest 0.05 (the subtraction
+    is exact), as it gives exactly 0.05 in decimal arithmetic: the row sits on the boundary
+    in either, so only an exclusive `<` turns it false. The 0.051 row is its control. A
+    recorded (`static`) answer, so the numbers are the suite's own.
+    Given a mock LLM runs "classifier.json"
+    And a classifier created with:
+      """
+      {"style": "static", "baseUrl": "{{LLM}}", "model": "jev-recorded", "decisions": [
+        {"state": {}, "questions": {"c": {"type": "choice", "instructions": "Which?", "criteria": {"a": "one", "b": "two", "c": "three", "d": "four", "e": "five", "f": "six", "g": "seven", "h": "eight"}}},
+         "response": {"model": "jev-recorded", "answers": {"c": {"type": "choice", "choice": "b", "probabilities": {"a": <low>, "b": <high>, "c": 0.125, "d": 0.125, "e": 0.125, "f": 0.125, "g": 0.125, "h": 0.125}, "confidence": 0.5}}}}
+      ]}
+      """
+    When the classifier evaluates:
+      """
+      {"state": {}, "questions": {"c": {"type": "choice", "instructions": "Which?", "criteria": {"a": "one", "b": "two", "c": "three", "d": "four", "e": "five", "f": "six", "g": "seven", "h": "eight"}}}}
+      """
+    Then the evaluation did not raise
+    And the decision at "answers.c.probabilities.a" is <low>
+    And the decision at "answers.c.nearUniform" is <near>
+    And the LLM received 0 requests
+
+    Examples:
+      | deviation | low   | high  | near  |
+      | 0.05      | 0.075 | 0.175 | true  |
+      | 0.051     | 0.074 | 0.176 | false |
+
+  @spec-8B @clause-8B.near-uniform.computed-not-read
+  Scenario: a nearUniform the backend's body carries is never what the decision reports
+    A recorded body (`response` is the backend's body, PROTOCOL.md §5.29) says the opposite of
+    the numbers for both answers: `far` (0.9 / 0.1) claims `true`, `flat` (0.5 / 0.5) claims
+    `false`. Computed from the probabilities, `far` is false and `flat` is true.
+    Given a mock LLM runs "classifier.json"
+    And a classifier created with:
+      """
+      {"style": "static", "baseUrl": "{{LLM}}", "model": "jev-recorded", "decisions": [
+        {"state": {}, "questions": {"far": {"type": "choice", "instructions": "Go?", "criteria": {"go": "move on", "stop": "stay put"}}, "flat": {"type": "choice", "instructions": "Side?", "criteria": {"left": "the left bank", "right": "the right bank"}}},
+         "response": {"model": "jev-recorded", "answers": {
+           "far": {"type": "choice", "choice": "go", "probabilities": {"go": 0.9, "stop": 0.1}, "confidence": 0.9, "nearUniform": true},
+           "flat": {"type": "choice", "choice": "left", "probabilities": {"left": 0.5, "right": 0.5}, "confidence": 0.2, "nearUniform": false}}}}
+      ]}
+      """
+    When the classifier evaluates:
+      """
+      {"state": {}, "questions": {"far": {"type": "choice", "instructions": "Go?", "criteria": {"go": "move on", "stop": "stay put"}}, "flat": {"type": "choice", "instructions": "Side?", "criteria": {"left": "the left bank", "right": "the right bank"}}}}
+      """
+    Then the evaluation did not raise
+    And the decision at "answers.far.nearUniform" is false
+    And the decision at "answers.flat.nearUniform" is true
+    And the LLM received 0 requests
+
   @spec-8B @partial-clause-8B.near-uniform.as-returned
   Scenario: an offered option missing from the map is read by either reading of n
     Three options offered, two returned at 0.5 each. Counted as 0 among the three offered
