@@ -479,8 +479,15 @@ async fn hang_never_answers_initialize() {
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         panic!("child without pipes");
     };
-    let waited = tokio::time::timeout(Duration::from_millis(500), ().serve((stdout, stdin))).await;
-    assert!(waited.is_err(), "a hanging server answered initialize");
+    // The handshake stays pending (its pipes open) while the server is checked: dropping it
+    // first would close the server's stdin, and a server that then exits on end-of-file would
+    // race the check.
+    let handshake = ().serve((stdout, stdin));
+    tokio::pin!(handshake);
+    tokio::select! {
+        _ = &mut handshake => panic!("a hanging server answered initialize"),
+        _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+    }
     assert!(bounded("still running", async { child.try_wait() })
         .await
         .ok()

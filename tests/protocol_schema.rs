@@ -974,7 +974,7 @@ fn doc_types(cell: &str) -> Option<Types> {
             (
                 _,
                 "ToolResult" | "RunResult" | "Request" | "Answer" | "SkillDef" | "behaviour"
-                | "ContentPart",
+                | "ContentPart" | "Decision",
             ) => "object",
             (_, w) => ALL_TYPES.iter().copied().find(|t| *t == w)?,
         };
