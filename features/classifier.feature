@@ -12,8 +12,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- the canonical request
 
-  @spec-8B @clause-8B.backends.systemone-one-post @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.compact-separators @clause-8B.evaluate.questions-keyed @clause-8B.options.model @clause-8B.create.style-default
+  @spec-8B @clause-8B.backends.systemone-one-post @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.compact-separators @clause-8B.evaluate.questions-keyed @clause-8B.options.model @clause-8B.create.style-default @since-0.18.0
   Scenario: the base fixture is posted once to {baseUrl}/systemone in its canonical bytes
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -25,8 +26,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And LLM request 1 path is "/systemone"
     And LLM request 1 carries the canonical bytes of the judge fixture "base"
 
-  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.arrays-never-reordered @clause-8B.canonical.raw-characters @clause-8B.canonical.absent-not-empty @clause-8B.noul.criteria-absent-vs-empty @clause-8B.question.noul-shape
+  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @clause-8B.canonical.arrays-never-reordered @clause-8B.canonical.raw-characters @clause-8B.canonical.absent-not-empty @clause-8B.noul.criteria-absent-vs-empty @clause-8B.question.noul-shape @since-0.18.0
   Scenario: the hardened fixture keeps its rubric order, its raw characters and absent-versus-empty criteria
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     ASCII order across digits, upper and lower case (`10_alpha` < `Alpha` < `beta` < `café`),
     a rubric written out of alphabetical order, `<>&'`, a quotation mark, a backslash, unicode
     text and a non-ASCII key, a noul with no criteria beside one with both cases empty.
@@ -42,8 +44,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And LLM request 1 body text contains "naïve café"
     And LLM request 1 body text does not contain "\u00"
 
-  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii
+  @spec-8B @clause-8B.canonical.byte-identical @clause-8B.canonical.keys-sorted-ascii @since-0.18.0
   Scenario: a criteria map of more than 32 options is sorted whole
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -53,8 +56,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And LLM request 1 carries the canonical bytes of the judge fixture "wide"
 
-  @spec-8B @clause-8B.canonical.state-verbatim @clause-8B.evaluate.state-any
+  @spec-8B @clause-8B.canonical.state-verbatim @clause-8B.evaluate.state-any @since-0.18.0
   Scenario Outline: the state travels as the host gave it (<kind>)
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Its bytes are outside the claim; what is checked is that it arrives as this value.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -79,8 +83,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- the decision
 
-  @spec-8B @clause-8B.decision.shape @clause-8B.decision.one-answer-per-question @clause-8B.answer.noul-shape @clause-8B.answer.choice-shape @clause-8B.answer.score-shape @clause-8B.noul.no-confidence @clause-8B.score.between-levels @clause-8B.options.decision-model-echo @clause-8B.calibrated.systemone-true @clause-8B.noul.probability
+  @spec-8B @clause-8B.decision.shape @clause-8B.decision.one-answer-per-question @clause-8B.answer.noul-shape @clause-8B.answer.choice-shape @clause-8B.answer.score-shape @clause-8B.noul.no-confidence @clause-8B.score.between-levels @clause-8B.options.decision-model-echo @clause-8B.calibrated.systemone-true @clause-8B.noul.probability @since-0.18.0
   Scenario: the base fixture's decision comes back typed, under the caller's keys
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The mock answers `jev-base-1.13.0`: the decision echoes the model that answered. A noul
     answer is one number; the score 1.21 falls between levels.
     Given a mock LLM runs "classifier.json"
@@ -104,8 +109,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       {"type": "score", "score": 1.21, "probabilities": {"0": 0.05, "1": 0.69, "2": 0.26}, "legend": {"0": "unreadable", "1": "vague", "2": "clear"}, "confidence": 0.64}
       """
 
-  @spec-8B @clause-8B.answer.noul-shape @clause-8B.score.between-levels
+  @spec-8B @clause-8B.answer.noul-shape @clause-8B.score.between-levels @since-0.18.0
   Scenario: numbers are decoded as written: an integer 0, 1.21 and 0.000016716
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -120,8 +126,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the decision at "answers.s.probabilities.0" is 0.000016716
     And the decision at "answers.s.probabilities.1" is 0.999983284
 
-  @spec-8B @clause-8B.canonical.keys-sorted-ascii @clause-8B.decision.one-answer-per-question @clause-8B.choice.selected-offered
+  @spec-8B @clause-8B.canonical.keys-sorted-ascii @clause-8B.decision.one-answer-per-question @clause-8B.choice.selected-offered @since-0.18.0
   Scenario: a decision over the hardened fixture answers under every caller key, the non-ASCII one included
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -135,8 +142,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       """
     And the decision at "answers.10_alpha.noul" is 0.5
 
-  @spec-8B @clause-8B.choice.probability-every-option @clause-8B.near-uniform.every-choice
+  @spec-8B @clause-8B.choice.probability-every-option @clause-8B.near-uniform.every-choice @since-0.18.0
   Scenario: a probability map of more than 32 options comes back whole
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -151,8 +159,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- calibrated
 
-  @spec-8B @clause-8B.calibrated.every-decision @clause-8B.calibrated.absent-true @clause-8B.calibrated.only-false
+  @spec-8B @clause-8B.calibrated.every-decision @clause-8B.calibrated.absent-true @clause-8B.calibrated.only-false @since-0.18.0
   Scenario Outline: calibrated <wire> on the wire decodes as <decoded>
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -172,8 +181,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- nearUniform
 
-  @spec-8B @clause-8B.near-uniform.formula @clause-8B.near-uniform.inclusive @clause-8B.near-uniform.computed-not-read @clause-8B.near-uniform.double-precision
+  @spec-8B @clause-8B.near-uniform.formula @clause-8B.near-uniform.inclusive @clause-8B.near-uniform.computed-not-read @clause-8B.near-uniform.double-precision @since-0.18.0
   Scenario Outline: nearUniform on three options <side> 0.05 off the uniform 1/3 is <near>
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Deviations of 0.04 and 0.06 (never within 1e-9 of the tolerance); the wire carries no
     `nearUniform`, so the port computes it. An absolute tolerance: a relative 5% of 1/3 would
     put 0.04 outside.
@@ -193,8 +203,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | within | in    | true  |
       | beyond | out   | false |
 
-  @spec-8B @clause-8B.near-uniform.as-returned @clause-8B.near-uniform.no-sort-renormalise-round
+  @spec-8B @clause-8B.near-uniform.as-returned @clause-8B.near-uniform.no-sort-renormalise-round @since-0.18.0
   Scenario: nearUniform reads the probabilities in the order returned and as returned
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The map comes back as `b` 0.52, `a` 0.48: 0.02 off 1/2 whatever the order.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -211,8 +222,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       {"b": 0.52, "a": 0.48}
       """
 
-  @spec-8B @clause-8B.near-uniform.single-option-true
+  @spec-8B @clause-8B.near-uniform.single-option-true @since-0.18.0
   Scenario: a single option is near-uniform
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -224,8 +236,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       """
     Then the decision at "answers.c.nearUniform" is true
 
-  @spec-8B @clause-8B.near-uniform.inclusive @clause-8B.near-uniform.formula @clause-8B.near-uniform.double-precision
+  @spec-8B @clause-8B.near-uniform.inclusive @clause-8B.near-uniform.formula @clause-8B.near-uniform.double-precision @since-0.18.0
   Scenario Outline: a deviation of <deviation> on eight options is <near>: exactly the tolerance is inside
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The SPEC says a deviation of exactly 0.05 is near-uniform. With eight options 1/n is
     0.125 exactly, and 0.125 − 0.075 gives exactly the double nearest 0.05 (the subtraction
     is exact), as it gives exactly 0.05 in decimal arithmetic: the row sits on the boundary
@@ -253,8 +266,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | 0.05      | 0.075 | 0.175 | true  |
       | 0.051     | 0.074 | 0.176 | false |
 
-  @spec-8B @clause-8B.near-uniform.computed-not-read
+  @spec-8B @clause-8B.near-uniform.computed-not-read @since-0.18.0
   Scenario: a nearUniform the backend's body carries is never what the decision reports
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     A recorded body (`response` is the backend's body, PROTOCOL.md §5.29) says the opposite of
     the numbers for both answers: `far` (0.9 / 0.1) claims `true`, `flat` (0.5 / 0.5) claims
     `false`. Computed from the probabilities, `far` is false and `flat` is true.
@@ -277,8 +291,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the decision at "answers.flat.nearUniform" is true
     And the LLM received 0 requests
 
-  @spec-8B @partial-clause-8B.near-uniform.as-returned
+  @spec-8B @partial-clause-8B.near-uniform.as-returned @since-0.18.0
   Scenario: an offered option missing from the map is read by either reading of n
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Three options offered, two returned at 0.5 each. Counted as 0 among the three offered
     options the missing one is 1/3 off (not near-uniform); read as "the entries of the map",
     n = 2 and the map is flat (near-uniform). The SPEC says both (NOTES #404): either value
@@ -299,8 +314,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- limits
 
-  @spec-8B @clause-8B.limits.client-side @clause-8B.limits.error-names-key @clause-8B.question.choice-shape
+  @spec-8B @clause-8B.limits.client-side @clause-8B.limits.error-names-key @clause-8B.question.choice-shape @since-0.18.0
   Scenario: 256 options are refused before any request, naming the question key and the limit
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -311,8 +327,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the evaluation raised an error mentioning "255"
     And the LLM received 0 requests
 
-  @spec-8B @clause-8B.limits.client-side @clause-8B.question.choice-shape
+  @spec-8B @clause-8B.limits.client-side @clause-8B.question.choice-shape @since-0.18.0
   Scenario: 255 options go through
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The positive control of the refusal above.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -325,8 +342,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And LLM request 1 carries the canonical bytes of the judge fixture "wide255"
     And the decision at "answers.pick.choice" is "opt_007"
 
-  @spec-8B @clause-8B.limits.client-side @clause-8B.limits.error-names-key @clause-8B.question.score-shape @clause-8B.score.ordered-rubric
+  @spec-8B @clause-8B.limits.client-side @clause-8B.limits.error-names-key @clause-8B.question.score-shape @clause-8B.score.ordered-rubric @since-0.18.0
   Scenario Outline: a rubric of <n> levels is refused before any request, naming the key and the limit
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -345,8 +363,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | 1  | 2     | ["only"]                                                                 |
       | 11 | 10    | ["l0","l1","l2","l3","l4","l5","l6","l7","l8","l9","l10"]                 |
 
-  @spec-8B @clause-8B.limits.client-side @clause-8B.question.score-shape
+  @spec-8B @clause-8B.limits.client-side @clause-8B.question.score-shape @since-0.18.0
   Scenario Outline: a rubric of <n> levels goes through
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -368,8 +387,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | 2  | ["low","high"]                                             |
       | 10 | ["l0","l1","l2","l3","l4","l5","l6","l7","l8","l9"]         |
 
-  @spec-8B @clause-8B.limits.backend-400-intact @clause-8B.failures.limit-cause-intact
+  @spec-8B @clause-8B.limits.backend-400-intact @clause-8B.failures.limit-cause-intact @since-0.18.0
   Scenario: a backend's own limit error reaches the caller with its cause intact
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -384,8 +404,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- degenerate criteria
 
-  @spec-8B @clause-8B.degenerate.detect @clause-8B.degenerate.one-warning-event @clause-8B.degenerate.warning-field-not-error @clause-8B.options.on-metric @clause-8B.degenerate.all-empty @clause-8B.degenerate.value-equals-key @clause-8B.degenerate.all-identical
+  @spec-8B @clause-8B.degenerate.detect @clause-8B.degenerate.one-warning-event @clause-8B.degenerate.warning-field-not-error @clause-8B.options.on-metric @clause-8B.degenerate.all-empty @clause-8B.degenerate.value-equals-key @clause-8B.degenerate.all-identical @since-0.18.0
   Scenario Outline: degenerate criteria (<rule>) are reported once, naming the key, as a warning
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -405,8 +426,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | equal to keys   | {"left": "left", "right": "right"}                 |
       | all identical   | {"left": "a direction", "right": "a direction"}    |
 
-  @spec-8B @clause-8B.degenerate.request-identical @clause-8B.degenerate.detect
+  @spec-8B @clause-8B.degenerate.request-identical @clause-8B.degenerate.detect @since-0.18.0
   Scenario: a degenerate question is sent byte-unchanged
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The same question twice, on two classifiers: the first warns, the second is created
     without `onMetric`; both requests carry the same canonical bytes.
     Given a mock LLM runs "classifier.json"
@@ -425,8 +447,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       """
     And LLM request 1 body text contains ""criteria":{"left":"left","right":"right"}"
 
-  @spec-8B @clause-8B.degenerate.once-per-key
+  @spec-8B @clause-8B.degenerate.once-per-key @since-0.18.0
   Scenario: a second evaluation on the same classifier does not warn again
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -445,8 +468,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And metricEvents has 0 entries with "event" equal to "classifier.warning"
     And metricEvents has 1 entries with "event" equal to "classifier.evaluate"
 
-  @spec-8B @clause-8B.degenerate.single-option-not-reported
+  @spec-8B @clause-8B.degenerate.single-option-not-reported @since-0.18.0
   Scenario: a single-option choice is never reported, whatever its description
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The evaluate event is the positive control: the sink is installed and heard this call.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -463,8 +487,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- backends
 
-  @spec-8B @clause-8B.backends.static @clause-8B.backends.static-no-network @clause-8B.options.decisions @clause-8B.options.decisions-core @clause-8B.options.style
+  @spec-8B @clause-8B.backends.static @clause-8B.backends.static-no-network @clause-8B.options.decisions @clause-8B.options.decisions-core @clause-8B.options.style @since-0.18.0
   Scenario: the static style answers the recorded decision for a matching request, with no network
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -483,8 +508,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the decision at "calibrated" is true
     And the LLM received 0 requests
 
-  @spec-8B @clause-8B.options.decisions-unmatched-error @clause-8B.backends.static-no-network
+  @spec-8B @clause-8B.options.decisions-unmatched-error @clause-8B.backends.static-no-network @since-0.18.0
   Scenario: an unmatched static request is an error naming the key, never a live call
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The recorded corpus answers `route`; the evaluation asks `escalate`. Which key the error
     names is open (the question key or the recorded request's, NOTES #404): either passes.
     Given a mock LLM runs "classifier.json"
@@ -502,8 +528,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation raised an error mentioning "escalate" or "route"
     And the LLM received 0 requests
 
-  @spec-8B @clause-8B.backends.custom @clause-8B.options.evaluate
+  @spec-8B @clause-8B.backends.custom @clause-8B.options.evaluate @since-0.18.0
   Scenario: the custom style calls the host's function and ignores every wire option
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -525,8 +552,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And evaluateCalls at "[0].questions.q.instructions" is "Rule?"
     And the LLM received 0 requests
 
-  @spec-8B @clause-8B.backends.llm-one-call @clause-8B.options.client @clause-8B.calibrated.llm-false @clause-8B.evaluate.not-independent-uncalibrated
+  @spec-8B @clause-8B.backends.llm-one-call @clause-8B.options.client @clause-8B.calibrated.llm-false @clause-8B.evaluate.not-independent-uncalibrated @since-0.18.0
   Scenario: the llm style runs one call on a §8 client, with no tools, and is not calibrated
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The mock's chat reply answers under `q1`, the caller's key, which is also the first
     stand-in id of a port that keeps caller keys from the model (NOTES #404). An empty tool
     list is omitted (§8 "empty-tools omission").
@@ -552,8 +580,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- retries and failures
 
-  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers
+  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers @since-0.18.0
   Scenario Outline: a <status> on /systemone is retried and the evaluation then succeeds
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -577,8 +606,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | 504    |
       | 529    |
 
-  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers
+  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers @since-0.18.0
   Scenario: a dropped connection is a network error and is retried
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -591,8 +621,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And the LLM received 2 requests
 
-  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers
+  @spec-8B @clause-8B.options.retry-set @clause-8B.failures.error-tiers @since-0.18.0
   Scenario Outline: a <status> on /systemone is terminal: one request, then raised
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The default `retries` stays; a port that retried would send three requests.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -612,8 +643,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       | 505    |
       | 520    |
 
-  @spec-8B @clause-8B.options.retry-set
+  @spec-8B @clause-8B.options.retry-set @since-0.18.0
   Scenario: retryableStatuses adds 520 to the set
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -626,8 +658,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And the LLM received 2 requests
 
-  @spec-8B @clause-8B.options.retry-set
+  @spec-8B @clause-8B.options.retry-set @since-0.18.0
   Scenario: retryableStatuses never removes: 429 stays retried beside an added 520
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -640,8 +673,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And the LLM received 2 requests
 
-  @spec-8B @clause-8B.options.retry-reuses-client-classifier
+  @spec-8B @clause-8B.options.retry-reuses-client-classifier @since-0.18.0
   Scenario: onError decides each attempt: "fail" stops a retryable 503 at once
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -658,8 +692,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And onErrorCalls at "[0].retryable" is true
     And onErrorCalls at "[0].attempt" is 0
 
-  @spec-8B @clause-8B.options.retry-reuses-client-classifier
+  @spec-8B @clause-8B.options.retry-reuses-client-classifier @since-0.18.0
   Scenario: onError "retry" is bounded by retries
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -673,8 +708,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the LLM received 3 requests
     And onErrorCalls at "[0].retryable" is false
 
-  @spec-8B @clause-8B.options.retry-reuses-client-classifier @clause-8B.options.retry-base-ms-backoff
+  @spec-8B @clause-8B.options.retry-reuses-client-classifier @clause-8B.options.retry-base-ms-backoff @since-0.18.0
   Scenario: a Retry-After of 1 second wins over a 1 ms backoff
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -688,8 +724,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the LLM received 2 requests
     And the elapsed time is at least 950 ms
 
-  @spec-8B @clause-8B.options.retry-base-ms-default
+  @spec-8B @clause-8B.options.retry-base-ms-default @since-0.18.0
   Scenario: a retryBaseMs of 0 backs off on the default 500 ms
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     One retry after a 503 waits the default base, 500 ms, at least.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -704,8 +741,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the LLM received 2 requests
     And the elapsed time is at least 450 ms
 
-  @spec-8B @clause-8B.create.model-default
+  @spec-8B @clause-8B.create.model-default @since-0.18.0
   Scenario: with no model the request names jev-latest
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -718,8 +756,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And LLM request 1 body at "model" is "jev-latest"
 
-  @spec-8B @clause-8B.options.retry-base-ms-backoff
+  @spec-8B @clause-8B.options.retry-base-ms-backoff @since-0.18.0
   Scenario: the backoff is retryBaseMs times 2^attempt
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Two retries on a 400 ms base wait 400 + 800 ms at least (no jitter shortens them).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -734,8 +773,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the LLM received 3 requests
     And the elapsed time is at least 1150 ms
 
-  @spec-8B @clause-8B.options.timeout
+  @spec-8B @clause-8B.options.timeout @since-0.18.0
   Scenario: timeout bounds one request
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The mock answers after 3 s; three attempts of 300 ms each raise long before one answer.
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
@@ -751,8 +791,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
 
   # ---------------------------------------------------------------- secrets and shaping
 
-  @spec-8B @clause-8B.secrets.call-time @clause-8B.options.api-key-env @clause-8B.create.api-key-env-default
+  @spec-8B @clause-8B.secrets.call-time @clause-8B.options.api-key-env @clause-8B.create.api-key-env-default @since-0.18.0
   Scenario: apiKeyEnv names the variable the credential is read from, at call time
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The port's environment holds the suite's canary key in `OPENAI_API_KEY`; the mock redacts
     the header it records, so what is checked is that a bearer credential was sent.
     Given a mock LLM runs "classifier.json"
@@ -767,8 +808,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     Then the evaluation did not raise
     And LLM request 1 header "authorization" is "<redacted>"
 
-  @spec-8B @clause-8B.secrets.never-appear @clause-8B.options.headers @clause-8B.create.headers-never-logged
+  @spec-8B @clause-8B.secrets.never-appear @clause-8B.options.headers @clause-8B.create.headers-never-logged @since-0.18.0
   Scenario: neither the credential nor an expanded header value appears in an error or an event
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Every answer is checked for the canary key; the mock fails every attempt so the error,
     the onError infos and the metric events all have a chance to carry it.
     Given a mock LLM runs "classifier.json"
@@ -785,8 +827,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And the evaluate answer does not mention the secret
     And the LLM received at most 3 requests
 
-  @spec-8B @clause-8B.options.request-params
+  @spec-8B @clause-8B.options.request-params @since-0.18.0
   Scenario: requestParams are merged into the body, then bodyTransform sees the merged body
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -801,8 +844,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
     And LLM request 1 body at "route_tag" is "gateway-7"
     And LLM request 1 body at "seen_tag" is "gateway-7"
 
-  @spec-8B @clause-8B.options.on-metric
+  @spec-8B @clause-8B.options.on-metric @since-0.18.0
   Scenario: a successful evaluate emits one classifier.evaluate event with no error
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -818,8 +862,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       {"$partial": true, "event": "classifier.evaluate", "error": {"$absent": true}}
       """
 
-  @spec-8B @clause-8B.options.on-metric
+  @spec-8B @clause-8B.options.on-metric @since-0.18.0
   Scenario: a failed evaluate emits a classifier.evaluate event carrying its error
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     Given a mock LLM runs "classifier.json"
     And a classifier created with:
       """
@@ -835,8 +880,9 @@ Feature: typed decisions — the Classifier (SPEC §8B, after 0.17.0)
       {"$match": "string"}
       """
 
-  @spec-8B @clause-8B.absence.byte-identical
+  @spec-8B @clause-8B.absence.byte-identical @since-0.18.0
   Scenario: building a classifier changes no request the client loop makes
+    Holds from 0.18.0, read off python: its first release with a classifier (NOTES #403).
     The same run before and after a classifier is built (a static one, which sends nothing).
     Given a mock LLM runs "classifier.json"
     And a client created with:

@@ -6,8 +6,9 @@ Feature: the §8 client's enumerated retry set and retryableStatuses (SPEC §8 "
   time before the catch-all reply, and every `always-*` model's failure forever. The default
   `retries` (2) stays, so a port that retried a terminal status would send three requests.
 
-  @spec-8 @clause-8.resilience.retry-statuses @clause-8.resilience.retry-enumerated-set
+  @spec-8 @clause-8.resilience.retry-statuses @clause-8.resilience.retry-enumerated-set @since-0.18.0
   Scenario: a 529 is retried and the run then succeeds
+    Holds from 0.18.0, read off python: its first release with 529 and retryableStatuses (NOTES #403).
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
@@ -35,8 +36,9 @@ Feature: the §8 client's enumerated retry set and retryableStatuses (SPEC §8 "
       | 505    |
       | 520    |
 
-  @spec-8 @clause-8.resilience.retryable-statuses-option @clause-8.resilience.retryable-statuses-adds
+  @spec-8 @clause-8.resilience.retryable-statuses-option @clause-8.resilience.retryable-statuses-adds @since-0.18.0
   Scenario: retryableStatuses [520] makes a 520 retried
+    Holds from 0.18.0, read off python: its first release with 529 and retryableStatuses (NOTES #403).
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
@@ -47,8 +49,9 @@ Feature: the §8 client's enumerated retry set and retryableStatuses (SPEC §8 "
     And the run text is "recovered (once-520)"
     And the LLM received 2 requests
 
-  @spec-8 @clause-8.resilience.retryable-statuses-adds
+  @spec-8 @clause-8.resilience.retryable-statuses-adds @since-0.18.0
   Scenario: retryableStatuses [520] leaves 429 retried
+    Holds from 0.18.0, read off python: its first release with 529 and retryableStatuses (NOTES #403).
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
@@ -58,8 +61,9 @@ Feature: the §8 client's enumerated retry set and retryableStatuses (SPEC §8 "
     Then the run did not raise
     And the LLM received 2 requests
 
-  @spec-8 @clause-8.on-error.info-enumerated-set @clause-8.resilience.retryable-statuses-default-only
+  @spec-8 @clause-8.on-error.info-enumerated-set @clause-8.resilience.retryable-statuses-default-only @since-0.18.0
   Scenario Outline: onError's retryable says whether <status> is in the set (<retryable>)
+    Holds from 0.18.0, read off python: its first release with 529 and retryableStatuses (NOTES #403).
     onError answers "fail", so each run makes one attempt and records one info.
     Given a mock LLM runs "resilience.json"
     And a client created with:
@@ -80,8 +84,9 @@ Feature: the §8 client's enumerated retry set and retryableStatuses (SPEC §8 "
       | always-520 | 520    | [520] | true      |
       | always-501 | 501    | [520] | false     |
 
-  @spec-8 @clause-8.resilience.retryable-statuses-default-only
+  @spec-8 @clause-8.resilience.retryable-statuses-default-only @since-0.18.0
   Scenario: onError "fail" has the final say over a status retryableStatuses added
+    Holds from 0.18.0, read off python: its first release with 529 and retryableStatuses (NOTES #403).
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
