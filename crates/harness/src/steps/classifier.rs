@@ -146,7 +146,7 @@ step! {
         }
         let request = llm_request(st, &arg.at(1)).await?;
         let sent = canonical_part(&request)?;
-        if accepted.iter().any(|a| *a == sent) {
+        if accepted.contains(&sent) {
             Ok(())
         } else {
             fail_as(Kind::Pinned, format!(
