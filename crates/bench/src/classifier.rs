@@ -7,7 +7,7 @@
 //!
 //! - `classifier_static`: one choice of 3 options and one noul, a small request.
 //! - `classifier_canonical_255`: 10 choices of 255 options each, every description a few
-//!   dozen characters (about 140 kB of request), the question keys and option ids written
+//!   dozen characters (186 kB of request), the question keys and option ids written
 //!   out of order on purpose (PROTOCOL §5.30: sorting is the port's job), so every round the
 //!   port sorts and encodes the whole request again to find it.
 //!
