@@ -57,7 +57,7 @@ async fn tiny_run_in_process() {
     })
     .await;
     assert!(!lines.is_empty());
-    assert_eq!(report.rows.len(), 30);
+    assert_eq!(report.rows.len(), 36);
     assert_eq!(report.reference.as_deref(), Some(REFERENCE));
     for r in report.rows.iter().filter(|r| r.port != "broken") {
         if is_mcp(r.op) {
@@ -84,11 +84,12 @@ async fn tiny_run_in_process() {
         assert!(r.median_ms.is_some(), "{r:?}");
         assert!(r.p90_ms.is_some(), "{r:?}");
         assert!(r.notes.is_empty(), "{r:?}");
-        // The per-call operations count blocks: five calls make five blocks of one.
-        let rounds = if matches!(r.op, Op::RoundTrip | Op::ServeCall) {
-            5
-        } else {
-            1
+        // The per-call operations count blocks: five calls make five blocks of one; the
+        // classifier's rounds are its three `evaluate` calls.
+        let rounds = match r.op {
+            Op::RoundTrip | Op::ServeCall => 5,
+            Op::ClassifierStatic | Op::ClassifierCanonical255 => 3,
+            _ => 1,
         };
         assert_eq!(r.runs, rounds, "{r:?}");
     }
@@ -133,7 +134,9 @@ async fn tiny_run_in_process() {
             ServeCall,
             ServeCall,
             ImageLoopOpenai,
-            ImageLoopAnthropic
+            ImageLoopAnthropic,
+            ClassifierStatic,
+            ClassifierCanonical255
         ],
         "{:?}",
         report.floors
@@ -146,6 +149,10 @@ async fn tiny_run_in_process() {
                 assert!(f.ratio_to_reference.is_some(), "{f:?}");
                 let want = if f.op == Op::SkillsBuild { 1 } else { 5 };
                 assert_eq!(f.samples, want, "{f:?}");
+            }
+            Op::ClassifierStatic | Op::ClassifierCanonical255 => {
+                assert!(f.notes.is_empty(), "{f:?}");
+                assert_eq!(f.samples, 3, "{f:?}");
             }
             Op::Grep if f.notes.is_empty() => assert_eq!(f.samples, 1, "{f:?}"),
             Op::Grep => assert_eq!(f.notes, ["rg not installed"], "{f:?}"),
@@ -166,10 +173,24 @@ async fn tiny_run_in_process() {
         assert_eq!(r.ratio_to_reference, None);
         assert!(!r.notes.is_empty(), "{r:?}");
     }
-    // The skills-build target; the loop's needs a measured loop on some port to name one.
-    assert_eq!(report.targets.len(), 2, "{:?}", report.targets);
-    assert_eq!(report.targets[1].op, Op::AgentLoop);
-    assert_eq!(report.targets[1].met, None);
+    // The skills-build and classifier targets against `rust-crate`; the loop's needs a
+    // measured loop on some port to name one.
+    let target_ops: Vec<Op> = report.targets.iter().map(|t| t.op).collect();
+    assert_eq!(
+        target_ops,
+        [
+            SkillsBuild,
+            ClassifierStatic,
+            ClassifierCanonical255,
+            AgentLoop
+        ],
+        "{:?}",
+        report.targets
+    );
+    assert_eq!(report.targets[3].met, None);
+    assert!(report.targets[1..3]
+        .iter()
+        .all(|t| t.port == "rust-crate" && t.target == 1.0 && t.ratio.is_some()));
     assert_eq!(report.targets[0].port, "rust-crate");
     assert!(report.targets[0].ratio.is_some());
     let text = table(&report);

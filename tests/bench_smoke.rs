@@ -47,7 +47,7 @@ async fn bench_smoke_in_process_and_driver() {
     }
     let text = bench::table(&report);
 
-    assert_eq!(report.rows.len(), 20, "{text}");
+    assert_eq!(report.rows.len(), 24, "{text}");
     assert!(report.notes.is_empty(), "{text}");
     let fixtures = report.fixtures.as_ref().expect("fixtures generated");
     assert_eq!(fixtures.skill_files, 60);
@@ -114,13 +114,19 @@ async fn bench_smoke_in_process_and_driver() {
     );
     assert_eq!(sampled(Op::ServeCall), [(5, 5), (5, 5)], "{text}");
     assert_eq!(sampled(Op::Suite), [(1, 1), (1, 1)], "{text}");
+    assert_eq!(sampled(Op::ClassifierStatic), [(3, 3), (3, 3)], "{text}");
+    assert_eq!(
+        sampled(Op::ClassifierCanonical255),
+        [(3, 3), (3, 3)],
+        "{text}"
+    );
     assert_eq!(
         report.suite_sections.as_deref(),
         Some(&["1".to_string()][..])
     );
     // Every floor but grep's (which needs `rg`) is measured here, with the real mocks, the
     // ones in processes of their own (`floor …` of this binary) included.
-    assert_eq!(report.floors.len(), 13, "{text}");
+    assert_eq!(report.floors.len(), 15, "{text}");
     for f in &report.floors {
         if f.op == Op::Grep && f.notes == ["rg not installed"] {
             continue;

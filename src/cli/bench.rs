@@ -29,8 +29,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Only these operations (repeatable): skills_build, grep, round_trip, mcp_call,
-    /// mcp_build, agent_loop, serve_call, image_loop_openai, image_loop_anthropic, suite;
-    /// all when absent.
+    /// mcp_build, agent_loop, serve_call, image_loop_openai, image_loop_anthropic,
+    /// classifier_static, classifier_canonical_255, suite; all when absent.
     #[arg(long = "op")]
     ops: Vec<String>,
     /// Timed `tools/call` POSTs of the served-call operation (after warm-up calls).
@@ -61,6 +61,9 @@ pub struct BenchArgs {
     /// Timed runs of each image loop (after one warm-up); one loop turn each.
     #[arg(long, default_value_t = 20)]
     image_runs: usize,
+    /// Timed `evaluate` calls of each classifier operation (after one warm-up call).
+    #[arg(long, default_value_t = 1000)]
+    classifier_runs: usize,
     /// Per-request timeout for drivers, in milliseconds.
     #[arg(long, default_value_t = 120_000, value_parser = timeout_ms)]
     timeout_ms: u64,
@@ -88,6 +91,7 @@ pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
         loop_runs,
         image_bytes,
         image_runs,
+        classifier_runs,
         timeout_ms,
         format,
     } = args;
@@ -112,6 +116,7 @@ pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
         serve_calls,
         image_bytes,
         image_runs,
+        classifier_runs,
         suite_runs,
         suite: bench::SuiteOptions {
             root: Some(root.to_path_buf()),

@@ -58,6 +58,7 @@ pub fn run<'a>(
             serve_calls: opts.serve_calls,
             image_bytes: opts.image_bytes,
             image_runs: opts.image_runs,
+            classifier_runs: opts.classifier_runs,
             suite_runs: opts.suite_runs,
             suite_sections: None,
             fixtures: None,

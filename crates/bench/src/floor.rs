@@ -14,6 +14,7 @@ use rmcp::RoleClient;
 use serde_json::{json, Value};
 
 use crate::agent_loop::{http_tool_loop, record_turns, start_loop_mock, MockLlm};
+use crate::classifier::{self, Case};
 use crate::floor_process::FloorChild;
 use crate::image_loop::{self, http_image_loop, start_image_mock};
 use crate::measure::{note, Ctx, Go, Measured, Unit};
@@ -36,6 +37,8 @@ pub(crate) enum Kind {
     Rg,
     /// The request line through a `cat` child.
     Cat,
+    /// A classifier operation's `evaluate` request line through a `cat` child.
+    ClassifierCat(Case),
     /// A bare rmcp client in the harness calling the mock server.
     Mcp,
     /// A minimal driver process between the harness and the mock server.
@@ -62,6 +65,7 @@ impl Kind {
             Kind::WalkYaml => "the same walk, each frontmatter loaded by yaml-rust2",
             Kind::Rg => "rg -j1",
             Kind::Cat => "request line through cat",
+            Kind::ClassifierCat(_) => "evaluate request line through cat",
             Kind::Mcp => "bare rmcp client",
             Kind::McpDriver => "minimal driver process: request line, bare rmcp call, answer line",
             Kind::McpBuild => "bare rmcp client: spawn, initialize, list, stop",
@@ -88,6 +92,8 @@ pub(crate) fn kinds(op: Op) -> &'static [Kind] {
         Op::ServeCall => &[Kind::Serve, Kind::ServeProcess, Kind::ServeRmcp],
         Op::ImageLoopOpenai => &[Kind::Image(image_loop::Style::Openai)],
         Op::ImageLoopAnthropic => &[Kind::Image(image_loop::Style::Anthropic)],
+        Op::ClassifierStatic => &[Kind::ClassifierCat(Case::Small)],
+        Op::ClassifierCanonical255 => &[Kind::ClassifierCat(Case::Wide255)],
         Op::Suite => &[],
     }
 }
@@ -122,7 +128,11 @@ pub(crate) async fn setup(kind: Kind, ctx: &Ctx<'_>, m: &mut Measured) -> Option
         Kind::Rg => on_path("rg")
             .map(State::Rg)
             .ok_or_else(|| "rg not installed".to_string()),
-        Kind::Cat => CatPipe::start().map(|c| State::Cat(Box::new(c))),
+        Kind::Cat => CatPipe::start(None).map(|c| State::Cat(Box::new(c))),
+        Kind::ClassifierCat(case) => classifier::evaluate_value(&classifier::recorded(case))
+            .map_err(|e| e.to_string())
+            .and_then(|request| CatPipe::start(Some(request)))
+            .map(|c| State::Cat(Box::new(c))),
         Kind::Mcp => McpSession::start(ctx).await.map(State::Mcp),
         Kind::McpDriver => DriverPipe::start(ctx)
             .await
@@ -384,16 +394,25 @@ fn request_line(toolkit: &str, name: &str, args: Value, seq: u64) -> Vec<u8> {
     line
 }
 
+/// `request` numbered `seq`, as the line the harness writes to a driver.
+fn numbered_line(request: Value, seq: u64) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&Framed::number(request, seq)).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 /// A `cat` child: the round trip of one request line through a pipe and back.
 pub(crate) struct CatPipe {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     seq: u64,
+    /// The request whose line it carries; `None`: the round trip's `execute noop`.
+    request: Option<Value>,
 }
 
 impl CatPipe {
-    fn start() -> Result<Self, String> {
+    fn start(request: Option<Value>) -> Result<Self, String> {
         let mut child = Command::new("cat")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -408,17 +427,22 @@ impl CatPipe {
             stdin,
             stdout: BufReader::new(stdout),
             seq: 0,
+            request,
         })
     }
 
-    /// `size` round trips of the very request line a port gets for the round trip's call
-    /// (`execute noop`, with the driver's `seq`), each read back and parsed as JSON.
+    /// `size` round trips of the very request line a port gets (the round trip's `execute
+    /// noop`, or the classifier's `evaluate`, with the driver's `seq`), each read back and
+    /// parsed as JSON.
     fn calls(&mut self, unit: Unit, m: &mut Measured) -> Result<(), String> {
         let mut line = String::new();
         for _ in 0..unit.size {
             let started = Instant::now();
             self.seq += 1;
-            let text = request_line("bench-noop", "noop", json!({}), self.seq);
+            let text = match &self.request {
+                Some(request) => numbered_line(request.clone(), self.seq),
+                None => request_line("bench-noop", "noop", json!({}), self.seq),
+            };
             self.stdin
                 .write_all(&text)
                 .and_then(|()| self.stdin.flush())

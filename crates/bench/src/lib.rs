@@ -2,7 +2,7 @@
 //! protocol only, and compares every port with the reference measured in the same run and
 //! with a floor the bench measures itself, with no port involved.
 //!
-//! Ten operations, each with warm-up runs that are not counted and several counted runs
+//! Twelve operations, each with warm-up runs that are not counted and several counted runs
 //! (median, p90, min, max):
 //!
 //! 1. **skills build + prompt** — `build {"builtins": false, "skillsDir": <tree>}` over a
@@ -32,10 +32,15 @@
 //!    `parts` behaviour) answers a 1 MiB image, against a mock LLM whose final text names
 //!    where the request carried the image; each sample is one `run`, its text checked
 //!    against §8A's place for the wire (`image_loop.rs`).
-//! 9. **conformance suite** — the wall time of `<this binary> run --port <port> --format
-//!    json --no-expected-failures` as a child process, restricted to the SPEC sections every
-//!    port of the run implements (their `hello` lists), `suite_runs` counted runs, no warm-up;
-//!    the notes carry the run's passed/failed/skipped counts (`suite.rs`).
+//! 9. **classifier evaluations** (issue 47; SPEC §8B) — `classifier_static` and
+//!    `classifier_canonical_255`: one `evaluate` per round on a `static` classifier whose
+//!    one recorded decision is for exactly the request sent (a choice of 3 and a noul; 10
+//!    choices of 255 options written unsorted, so the port encodes the whole request
+//!    canonically every round to find it), the decision checked (`classifier.rs`).
+//! 10. **conformance suite** — the wall time of `<this binary> run --port <port> --format
+//!     json --no-expected-failures` as a child process, restricted to the SPEC sections every
+//!     port of the run implements (their `hello` lists), `suite_runs` counted runs, no
+//!     warm-up; the notes carry the run's passed/failed/skipped counts (`suite.rs`).
 //!
 //! **Interleaving.** Per operation every port is set up first (its build, its served
 //! handle, …), then the warm-ups and then the counted samples are taken in rounds: round k
@@ -51,7 +56,8 @@
 //! MCP server (and spawning, initialising, listing, stopping it); a bare HTTP tool loop
 //! against the mock LLM; the same HTTP client against a minimal loopback server answering a
 //! canned JSON-RPC result; the image loops' two requests from a bare HTTP client, the image
-//! in the body where the wire puts it. The suite has no floor. The two operations whose port is
+//! in the body where the wire puts it; the classifier's `evaluate` line through a `cat` child.
+//! The suite has no floor. The two operations whose port is
 //! necessarily another process have fairer floors beside their own, in processes of their own
 //! (`floor_process.rs`, the `toolnexus-floor` crate): the canned server and a bare rmcp server
 //! for the served call, a minimal driver (request line, bare rmcp call, answer line) for the
@@ -68,6 +74,7 @@
 #![warn(missing_docs)]
 
 mod agent_loop;
+mod classifier;
 mod engine;
 mod fixtures;
 mod floor;

@@ -91,6 +91,9 @@ pub(crate) fn plan(op: Op, opts: &BenchOptions) -> Vec<Unit> {
         Op::McpBuild => (runs(opts.warmup), runs(opts.mcp_builds)),
         Op::AgentLoop => (runs(opts.warmup), runs(opts.loop_runs)),
         Op::ImageLoopOpenai | Op::ImageLoopAnthropic => (runs(opts.warmup), runs(opts.image_runs)),
+        Op::ClassifierStatic | Op::ClassifierCanonical255 => {
+            (runs(opts.warmup), runs(opts.classifier_runs))
+        }
         Op::Suite => (Vec::new(), runs(opts.suite_runs)),
     };
     let units = |sizes: Vec<usize>, counted: bool| {

@@ -6,6 +6,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::agent_loop::{self, LoopState};
+use crate::classifier::{self, ClassifierState};
 use crate::fixtures::{noop_options, skill_name};
 use crate::image_loop::{self, ImageState};
 use crate::measure::{error_note, note, Ctx, Go, Measured, Unit};
@@ -47,6 +48,8 @@ pub(crate) enum State {
     Serve(PortServe),
     /// An image loop's client and mock LLM.
     Image(ImageState),
+    /// A `static` classifier and the `evaluate` request it has recorded.
+    Classifier(ClassifierState),
 }
 
 /// Readies `port` and sets it up for `op`; `None` (with a note) when it cannot take part.
@@ -89,6 +92,12 @@ pub(crate) async fn setup(
                 .map(|s| s.map(State::Image)),
             None => Ok(None),
         },
+        Op::ClassifierStatic | Op::ClassifierCanonical255 => match op.classifier_case() {
+            Some(case) => classifier::setup(port, case, m)
+                .await
+                .map(|s| s.map(State::Classifier)),
+            None => Ok(None),
+        },
     };
     match built {
         Ok(state) => state,
@@ -129,13 +138,15 @@ pub(crate) async fn step(
         State::Loop(l) => agent_loop::step(port, l, unit, m).await,
         State::Serve(s) => Ok(s.step(unit, m).await),
         State::Image(i) => image_loop::step(port, i, unit, m).await,
+        State::Classifier(c) => classifier::step(port, c, unit, m).await,
     }
 }
 
 /// Releases what the set-up port holds (its toolkit, served handle, mock).
 pub(crate) async fn teardown(port: &mut dyn Port, state: State) -> Result<(), PortError> {
     match state {
-        State::SkillsBuild | State::McpBuild | State::Suite(_) => Ok(()),
+        // A classifier holds nothing the port must release (the protocol has no close).
+        State::SkillsBuild | State::McpBuild | State::Suite(_) | State::Classifier(_) => Ok(()),
         State::Toolkit(tk) => port.close(tk).await,
         State::Calls(calls) => port.close(calls.toolkit).await,
         State::Loop(l) => agent_loop::teardown(port, l).await,

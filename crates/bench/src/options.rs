@@ -47,6 +47,8 @@ pub struct BenchOptions {
     pub image_bytes: usize,
     /// Counted runs of each image loop (one loop turn each).
     pub image_runs: usize,
+    /// Counted `evaluate` calls of each classifier operation (one per round).
+    pub classifier_runs: usize,
     /// Counted runs of the conformance suite per port.
     pub suite_runs: usize,
     /// How the suite operation runs the suite.
@@ -93,6 +95,7 @@ impl Default for BenchOptions {
             serve_calls: 1000,
             image_bytes: 1 << 20,
             image_runs: 20,
+            classifier_runs: 1000,
             suite_runs: 3,
             suite: SuiteOptions::default(),
             mock_exe: None,
@@ -120,6 +123,7 @@ impl BenchOptions {
             serve_calls: 5,
             image_bytes: 4096,
             image_runs: 2,
+            classifier_runs: 3,
             suite_runs: 1,
             suite: SuiteOptions {
                 sections: vec!["1".into()],
@@ -154,13 +158,18 @@ pub enum Op {
     ImageLoopOpenai,
     /// The same on the Anthropic wire.
     ImageLoopAnthropic,
+    /// One `evaluate` of a `static` classifier's small recorded request (a choice, a noul).
+    ClassifierStatic,
+    /// One `evaluate` of a `static` classifier's recorded request of 10 choices of 255
+    /// options, written unsorted: the port encodes the whole request canonically to find it.
+    ClassifierCanonical255,
     /// One run of the conformance suite through the port, as a child process.
     Suite,
 }
 
 impl Op {
     /// All operations, in the order they run and are reported.
-    pub const ALL: [Op; 10] = [
+    pub const ALL: [Op; 12] = [
         Op::SkillsBuild,
         Op::Grep,
         Op::RoundTrip,
@@ -170,6 +179,8 @@ impl Op {
         Op::ServeCall,
         Op::ImageLoopOpenai,
         Op::ImageLoopAnthropic,
+        Op::ClassifierStatic,
+        Op::ClassifierCanonical255,
         Op::Suite,
     ];
 
@@ -190,6 +201,8 @@ impl Op {
             Op::ServeCall => "serve_call",
             Op::ImageLoopOpenai => "image_loop_openai",
             Op::ImageLoopAnthropic => "image_loop_anthropic",
+            Op::ClassifierStatic => "classifier_static",
+            Op::ClassifierCanonical255 => "classifier_canonical_255",
             Op::Suite => "suite",
         }
     }
@@ -213,6 +226,14 @@ impl Op {
                 self.image_style().map_or("", |s| s.name()),
                 opts.image_runs
             ),
+            Op::ClassifierStatic => format!(
+                "static classifier evaluate, 1 choice of 3 + 1 noul ({} calls)",
+                opts.classifier_runs
+            ),
+            Op::ClassifierCanonical255 => format!(
+                "static classifier evaluate, 10 choices of 255, canonical lookup ({} calls)",
+                opts.classifier_runs
+            ),
             Op::Suite => format!("conformance suite ({} runs)", opts.suite_runs),
         }
     }
@@ -229,6 +250,8 @@ impl Op {
             Op::ServeCall => "served call",
             Op::ImageLoopOpenai => "image loop, openai",
             Op::ImageLoopAnthropic => "image loop, anthropic",
+            Op::ClassifierStatic => "classifier, static",
+            Op::ClassifierCanonical255 => "classifier, canonical 255",
             Op::Suite => "suite",
         }
     }
@@ -241,6 +264,24 @@ impl Op {
             _ => None,
         }
     }
+
+    /// The recorded request of a classifier operation.
+    pub(crate) fn classifier_case(self) -> Option<Case> {
+        match self {
+            Op::ClassifierStatic => Some(Case::Small),
+            Op::ClassifierCanonical255 => Some(Case::Wide255),
+            _ => None,
+        }
+    }
+}
+
+/// Which recorded request a classifier operation evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Case {
+    /// One choice of 3 options and one noul.
+    Small,
+    /// Ten choices of 255 options each.
+    Wide255,
 }
 
 /// `1 MiB`, `4 KiB` or `1000 bytes`: a size as the labels show it.

@@ -117,6 +117,12 @@ fn footer(report: &BenchReport) -> Vec<String> {
             report.image_runs, report.image_bytes
         ));
     }
+    if ran(&[Op::ClassifierStatic, Op::ClassifierCanonical255]) {
+        parts.push(format!(
+            "classifier: {} counted evaluate calls after {w} warm-up call(s), per call",
+            report.classifier_runs
+        ));
+    }
     if ran(&[Op::Suite]) {
         parts.push(format!(
             "suite: {} run(s), no warm-up, sections {}",

@@ -15,8 +15,8 @@ use toolnexus_protocol::classifier::{
 use toolnexus_protocol::ErrorKind;
 use toolnexus_reference::classifier::question::questions_wire;
 use toolnexus_reference::classifier::{
-    Answer, Classifier, ClassifierError, ClassifierOptions, Decision, EvaluateFn, Questions,
-    RecordedDecision, Style,
+    Answer, Classifier, ClassifierError, ClassifierOptions, Decision, EvaluateFn, NoulCriteria,
+    Question, Questions, RecordedDecision, Style,
 };
 
 use crate::client_behaviours::{body_transform, collected_metrics, recorded_on_error};
@@ -78,7 +78,7 @@ impl Classifiers {
             .classifiers
             .get(id)
             .ok_or_else(|| bad_request(format!("no classifier \"{id}\"")))?;
-        let questions = reference_questions(questions).map_err(bad_request)?;
+        let questions = reference_questions(questions);
         c.recorder.reset();
         if let Some(calls) = &c.evaluate_calls {
             calls.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -88,7 +88,7 @@ impl Classifiers {
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let mut body = Map::new();
         match outcome {
-            Ok(d) => body.insert("decision".into(), decision_json(&d)),
+            Ok(d) => body.insert("decision".into(), decision_json(d)),
             Err(e) => body.insert("raised".into(), json!(e.to_string())),
         };
         for (field, entries) in c.recorder.take() {
@@ -170,15 +170,12 @@ fn options(
     if let Some(decisions) = &o.decisions {
         options.decisions = decisions
             .iter()
-            .map(|d| {
-                Ok(RecordedDecision {
-                    questions: reference_questions(d.questions.clone())?,
-                    state: d.state.clone(),
-                    response: d.response.clone(),
-                })
+            .map(|d| RecordedDecision {
+                questions: reference_questions(d.questions.clone()),
+                state: d.state.clone(),
+                response: d.response.clone(),
             })
-            .collect::<Result<_, String>>()
-            .map_err(|e| bad_request(format!("decisions: {e}")))?;
+            .collect();
     }
     Ok(Ok(options))
 }
@@ -204,38 +201,62 @@ fn custom_evaluate(
     })
 }
 
-/// The protocol's questions as the reference's (the same wire form), in the order given.
-fn reference_questions(
-    q: impl IntoIterator<Item = (String, ProtoQuestion)>,
-) -> Result<Questions, String> {
+/// The protocol's questions as the reference's (the same wire form), in the order given,
+/// their texts moved over (a wide request is thousands of strings; no serde round trip).
+fn reference_questions(q: impl IntoIterator<Item = (String, ProtoQuestion)>) -> Questions {
     q.into_iter()
-        .map(|(key, question)| {
-            serde_json::to_value(question)
-                .and_then(serde_json::from_value)
-                .map(|q| (key.clone(), q))
-                .map_err(|e| format!("question {key:?}: {e}"))
-        })
+        .map(|(key, question)| (key, reference_question(question)))
         .collect()
 }
 
-/// A reference `Decision` in the protocol's shape (§8 "Decision").
-fn decision_json(d: &Decision) -> Value {
+/// One protocol question as the reference's: the same three shapes.
+fn reference_question(q: ProtoQuestion) -> Question {
+    match q {
+        ProtoQuestion::Noul {
+            instructions,
+            criteria,
+        } => Question::Noul {
+            instructions,
+            criteria: criteria.map(|c| NoulCriteria {
+                true_case: c.true_case,
+                false_case: c.false_case,
+            }),
+        },
+        ProtoQuestion::Choice {
+            instructions,
+            criteria,
+        } => Question::Choice {
+            instructions,
+            criteria,
+        },
+        ProtoQuestion::Score {
+            instructions,
+            criteria,
+        } => Question::Score {
+            instructions,
+            criteria,
+        },
+    }
+}
+
+/// A reference `Decision` in the protocol's shape (§8 "Decision"), its texts and maps moved.
+fn decision_json(d: Decision) -> Value {
     let answers = d
         .answers
-        .iter()
+        .into_iter()
         .map(|(key, a)| {
             let a = match a {
-                Answer::Noul { noul } => DecisionAnswer::Noul { noul: *noul },
+                Answer::Noul { noul } => DecisionAnswer::Noul { noul },
                 Answer::Choice {
                     choice,
                     probabilities,
                     confidence,
                     near_uniform,
                 } => DecisionAnswer::Choice {
-                    choice: choice.clone(),
-                    probabilities: probabilities.clone(),
-                    confidence: *confidence,
-                    near_uniform: *near_uniform,
+                    choice,
+                    probabilities,
+                    confidence,
+                    near_uniform,
                 },
                 Answer::Score {
                     score,
@@ -243,13 +264,13 @@ fn decision_json(d: &Decision) -> Value {
                     legend,
                     confidence,
                 } => DecisionAnswer::Score {
-                    score: *score,
-                    probabilities: probabilities.clone(),
-                    legend: legend.clone(),
-                    confidence: *confidence,
+                    score,
+                    probabilities,
+                    legend,
+                    confidence,
                 },
             };
-            (key.clone(), a)
+            (key, a)
         })
         .collect();
     let usage = d.usage.map(|u| {
@@ -263,7 +284,7 @@ fn decision_json(d: &Decision) -> Value {
         Value::Object(v)
     });
     let decision = ProtoDecision {
-        model: d.model.clone(),
+        model: d.model,
         answers,
         usage,
         calibrated: d.calibrated,

@@ -84,8 +84,13 @@ impl ReferenceSession {
     /// value in between (a 5,000-skill catalog is about 1 MB of it).
     pub async fn handle_encoded(&mut self, request: Value) -> Vec<u8> {
         let buf = std::mem::take(&mut self.spare);
-        let seq = request.get("seq");
-        let result = match decode_request(&request) {
+        let seq = request.get("seq").cloned();
+        let decoded = decode_request(&request);
+        // The typed request holds its own copy of every value: the parsed one goes before the
+        // work starts, so a request carrying 100 MiB is held once while it is served.
+        drop(request);
+        let seq = seq.as_ref();
+        let result = match decoded {
             Ok(decoded) => match decoded.request {
                 Request::Build { id, options, .. } => match self.build_toolkit(&id, &options).await
                 {

@@ -2,7 +2,9 @@
 //! user content that may run to tens of megabytes: a trace or a report that repeated it would
 //! be as large, and SPEC §8 has a port render a part by its descriptor, never its `data`. The
 //! harness holds itself to the same: a long run of base64 is cut to a short head and its
-//! length.
+//! length. A trace also keeps a message's plain text to a budget ([`TEXT_BUDGET`]): a
+//! classifier request may carry a megabyte of option descriptions and a state of a hundred,
+//! none of it base64, and a trace that repeated it would be as large.
 
 use std::borrow::Cow;
 
@@ -16,12 +18,18 @@ pub const MIN_RUN: usize = 4096;
 /// (a trace's messages still match the protocol schema's `data` pattern).
 pub const KEPT: usize = 64;
 
+/// How much plain text [`elide`] keeps of one message, in bytes: its strings are kept whole
+/// in document order while they fit; past it, each further string longer than [`KEPT`]
+/// characters keeps its first [`KEPT`] and is listed. The protocol's messages are far
+/// smaller; a request carrying a host's data may not be.
+pub const TEXT_BUDGET: usize = 256 * 1024;
+
 /// One payload cut out of a JSON value: where it was, and how many characters it had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Elided {
     /// Its JSON path, `$.result.parts[0].data`.
     pub path: String,
-    /// Its length in characters (bytes: base64 is ASCII).
+    /// Its length in characters (for base64, bytes: it is ASCII).
     pub chars: usize,
 }
 
@@ -86,13 +94,26 @@ fn is_payload(s: &str) -> bool {
 
 /// A copy of `value` without its payloads, never copying one: a string that is a payload
 /// alone keeps its first [`KEPT`] characters (still base64) and is listed in `elided`; a
-/// longer text holding one is shortened as [`shorten_text`] does.
+/// longer text holding one is shortened as [`shorten_text`] does; and past [`TEXT_BUDGET`]
+/// bytes of text, a further string longer than [`KEPT`] characters keeps its first [`KEPT`]
+/// and is listed too.
 pub fn elide(value: &Value, elided: &mut Vec<Elided>) -> Value {
     let mut path = String::from("$");
-    elide_at(value, &mut path, elided)
+    let mut budget = TEXT_BUDGET;
+    elide_at(value, &mut path, elided, &mut budget)
 }
 
-fn elide_at(value: &Value, path: &mut String, elided: &mut Vec<Elided>) -> Value {
+/// The first [`KEPT`] characters of `s`.
+fn text_head(s: &str) -> &str {
+    s.char_indices().nth(KEPT).map_or(s, |(end, _)| &s[..end])
+}
+
+fn elide_at(
+    value: &Value,
+    path: &mut String,
+    elided: &mut Vec<Elided>,
+    budget: &mut usize,
+) -> Value {
     match value {
         Value::String(s) if is_payload(s) => {
             elided.push(Elided {
@@ -101,7 +122,23 @@ fn elide_at(value: &Value, path: &mut String, elided: &mut Vec<Elided>) -> Value
             });
             Value::String(s[..KEPT].to_string())
         }
-        Value::String(s) => Value::String(shorten_text(s).into_owned()),
+        Value::String(s) => {
+            let shown = shorten_text(s);
+            if shown.len() <= *budget {
+                *budget -= shown.len();
+                return Value::String(shown.into_owned());
+            }
+            let head = text_head(&shown);
+            if head.len() == shown.len() {
+                // Short enough to keep whole even past the budget.
+                return Value::String(shown.into_owned());
+            }
+            elided.push(Elided {
+                path: path.clone(),
+                chars: s.chars().count(),
+            });
+            Value::String(head.to_string())
+        }
         Value::Array(items) => Value::Array(
             items
                 .iter()
@@ -109,7 +146,7 @@ fn elide_at(value: &Value, path: &mut String, elided: &mut Vec<Elided>) -> Value
                 .map(|(i, item)| {
                     let len = path.len();
                     path.push_str(&format!("[{i}]"));
-                    let v = elide_at(item, path, elided);
+                    let v = elide_at(item, path, elided, budget);
                     path.truncate(len);
                     v
                 })
@@ -121,7 +158,7 @@ fn elide_at(value: &Value, path: &mut String, elided: &mut Vec<Elided>) -> Value
                 let len = path.len();
                 path.push('.');
                 path.push_str(key);
-                out.insert(key.clone(), elide_at(item, path, elided));
+                out.insert(key.clone(), elide_at(item, path, elided, budget));
                 path.truncate(len);
             }
             Value::Object(out)
@@ -203,5 +240,50 @@ mod tests {
             json!(format!("{}… (base64, 100000 chars)", &big[..KEPT]))
         );
         assert_eq!(reported["result"]["output"], "x");
+    }
+
+    #[test]
+    fn plain_text_past_the_budget_is_cut_and_listed() {
+        // 80 descriptions of about 6 kB (non-ASCII, so a cut must fall on a character
+        // boundary): as many as fit the budget stay whole, the others are cut.
+        let description = |i: usize| format!("option {i:03} {}", "é ".repeat(2040));
+        let criteria: Map<String, Value> = (0..80)
+            .map(|i| (format!("o{i:03}"), Value::String(description(i))))
+            .collect();
+        let big = "the board ".repeat(100_000);
+        let value = json!({"cmd": "evaluate", "state": [big, "short"],
+                           "questions": {"pick": {"type": "choice", "criteria": criteria}}});
+        let mut elided = Vec::new();
+        let shown = elide(&value, &mut elided);
+        // The state's 1 MB string comes first in the message, and alone is over the budget.
+        assert_eq!(shown["state"][0], json!(&big[..KEPT]));
+        assert_eq!(shown["state"][1], "short");
+        let kept = (0..80)
+            .filter(|i| {
+                shown["questions"]["pick"]["criteria"][format!("o{i:03}")] == json!(description(*i))
+            })
+            .count();
+        assert_eq!(kept, TEXT_BUDGET / description(0).len());
+        let cut = &shown["questions"]["pick"]["criteria"]["o079"];
+        assert_eq!(cut.as_str().map(|s| s.chars().count()), Some(KEPT));
+        assert!(description(79).starts_with(cut.as_str().unwrap()));
+        assert_eq!(elided.len(), 1 + 80 - kept);
+        assert_eq!(
+            elided[0],
+            Elided {
+                path: "$.state[0]".into(),
+                chars: 1_000_000
+            }
+        );
+        assert_eq!(
+            elided.last(),
+            Some(&Elided {
+                path: "$.questions.pick.criteria.o079".into(),
+                chars: description(79).chars().count()
+            })
+        );
+        // Short strings past the budget stay whole; the message stays near the budget.
+        assert_eq!(shown["cmd"], "evaluate");
+        assert!(shown.to_string().len() < TEXT_BUDGET + 8 * 1024);
     }
 }

@@ -57,11 +57,10 @@ step! {
     classifier_evaluates_fixture: Actions, r#"^the classifier evaluates the judge fixture "(?P<NAME>[^"]+)"$"#,
     "`evaluate` with the `state` and `questions` of `conformance/fixtures/judge/NAME.json`",
     |StepCtx { port, env, st, arg, .. }| {
-        let fixture = judge_fixture(&env.fixtures, &arg.at(1))?;
-        let request = json!({
-            "state": fixture.get("state").cloned().unwrap_or(Value::Null),
-            "questions": fixture.get("questions").cloned().unwrap_or(Value::Null),
-        });
+        let mut fixture = judge_fixture(&env.fixtures, &arg.at(1))?;
+        // Moved out, not copied: a fixture's state may be large.
+        let mut take = |key: &str| fixture.get_mut(key).map(Value::take).unwrap_or(Value::Null);
+        let request = json!({"state": take("state"), "questions": take("questions")});
         evaluate(port, st, request).await
     }
 }

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use super::question::{questions_wire, Questions};
+use super::question::{Question, Questions};
 
 /// `value` as canonical JSON text.
 pub fn encode(value: &Value) -> String {
@@ -26,12 +26,171 @@ pub fn encode(value: &Value) -> String {
 }
 
 /// The canonical `{"model": …, "questions": {key: question}}`: the bytes the byte-identity
-/// claim covers, and the key a `static` corpus is looked up by.
+/// claim covers, and the key a `static` corpus is looked up by. Written straight from the
+/// questions (no JSON value built first: a wide request is thousands of strings), with the
+/// same rules [`encode`] applies to their wire form.
 pub fn canonical_request(model: &str, questions: &Questions) -> String {
-    let mut request = serde_json::Map::new();
-    request.insert("model".into(), Value::from(model));
-    request.insert("questions".into(), questions_wire(questions));
-    encode(&Value::Object(request))
+    let mut out = String::with_capacity(model.len() + questions_size(questions) + 32);
+    out.push_str("{\"model\":");
+    write_string(&mut out, model);
+    out.push_str(",\"questions\":");
+    write_questions(&mut out, questions);
+    out.push('}');
+    out
+}
+
+/// The canonical `{"model": …, "questions": …, "state": …}` (the keys' byte order), written
+/// from the borrowed parts into one buffer sized for them.
+pub fn canonical_body(model: &str, questions: &Questions, state: &Value) -> String {
+    let size = model.len() + questions_size(questions) + value_size(state) + 48;
+    let mut out = String::with_capacity(size);
+    out.push_str("{\"model\":");
+    write_string(&mut out, model);
+    out.push_str(",\"questions\":");
+    write_questions(&mut out, questions);
+    out.push_str(",\"state\":");
+    write_value(&mut out, state);
+    out.push('}');
+    out
+}
+
+/// About the canonical length of `value`: its texts and a little per item (numbers at their
+/// longest), so a large state is written into one allocation.
+fn value_size(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|v| value_size(v) + 1).sum::<usize>(),
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(k, v)| k.len() + 4 + value_size(v))
+                .sum::<usize>()
+        }
+    }
+}
+
+/// About the canonical length of `questions`: their texts and a little per key, so the
+/// output is allocated once.
+fn questions_size(questions: &Questions) -> usize {
+    questions
+        .iter()
+        .map(|(key, q)| {
+            let texts = match q {
+                Question::Noul {
+                    instructions,
+                    criteria,
+                } => {
+                    instructions.len()
+                        + criteria.as_ref().map_or(0, |c| {
+                            c.true_case.as_ref().map_or(0, String::len)
+                                + c.false_case.as_ref().map_or(0, String::len)
+                                + 32
+                        })
+                }
+                Question::Choice {
+                    instructions,
+                    criteria,
+                } => {
+                    instructions.len()
+                        + criteria
+                            .iter()
+                            .map(|(id, d)| id.len() + d.len() + 6)
+                            .sum::<usize>()
+                }
+                Question::Score {
+                    instructions,
+                    criteria,
+                } => instructions.len() + criteria.iter().map(|d| d.len() + 3).sum::<usize>(),
+            };
+            key.len() + texts + 64
+        })
+        .sum()
+}
+
+/// `{key: question, …}`, keys in byte order.
+fn write_questions(out: &mut String, questions: &Questions) {
+    let mut entries: Vec<(&String, &Question)> = questions.iter().collect();
+    // An `IndexMap` has no duplicate keys, so the unstable sort is the stable one.
+    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out.push('{');
+    for (i, (key, q)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(out, key);
+        out.push(':');
+        write_question(out, q);
+    }
+    out.push('}');
+}
+
+/// One question's wire form (`Question::to_wire`) canonically: its keys in byte order are
+/// `criteria` (when present), `instructions`, `type`; a noul's cases `false`, `true`; a
+/// choice's option ids sorted; a rubric in its own order.
+fn write_question(out: &mut String, q: &Question) {
+    out.push('{');
+    let instructions = match q {
+        Question::Noul {
+            instructions,
+            criteria,
+        } => {
+            if let Some(c) = criteria {
+                out.push_str("\"criteria\":{");
+                if let Some(f) = &c.false_case {
+                    out.push_str("\"false\":");
+                    write_string(out, f);
+                }
+                if let Some(t) = &c.true_case {
+                    if c.false_case.is_some() {
+                        out.push(',');
+                    }
+                    out.push_str("\"true\":");
+                    write_string(out, t);
+                }
+                out.push_str("},");
+            }
+            instructions
+        }
+        Question::Choice {
+            instructions,
+            criteria,
+        } => {
+            let mut options: Vec<(&String, &String)> = criteria.iter().collect();
+            options.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push_str("\"criteria\":{");
+            for (i, (id, description)) in options.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, id);
+                out.push(':');
+                write_string(out, description);
+            }
+            out.push_str("},");
+            instructions
+        }
+        Question::Score {
+            instructions,
+            criteria,
+        } => {
+            out.push_str("\"criteria\":[");
+            for (i, level) in criteria.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, level);
+            }
+            out.push_str("],");
+            instructions
+        }
+    };
+    out.push_str("\"instructions\":");
+    write_string(out, instructions);
+    out.push_str(",\"type\":\"");
+    out.push_str(q.kind());
+    out.push_str("\"}");
 }
 
 fn write_value(out: &mut String, value: &Value) {
@@ -68,29 +227,49 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
-/// A JSON string with the escapes JSON requires and no others.
+/// Which bytes [`write_string`] escapes: `"`, `\\` and the control characters below U+0020.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// A JSON string with the escapes JSON requires and no others. The text between escapes is
+/// copied as slices: every escaped character is ASCII, so each cut is a character boundary.
 fn write_string(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
+    let mut plain = 0;
+    for (i, b) in s.bytes().enumerate() {
+        if !ESCAPED[usize::from(b)] {
+            continue;
         }
+        out.push_str(&s[plain..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => out.push_str(&format!("\\u{b:04x}")),
+        }
+        plain = i + 1;
     }
+    out.push_str(&s[plain..]);
     out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classifier::question::{NoulCriteria, Question};
+    use crate::classifier::question::{questions_wire, NoulCriteria, Question};
     use serde_json::json;
 
     /// Key order is byte order, recursively; arrays keep theirs; compact separators.
@@ -176,6 +355,52 @@ mod tests {
             criteria.join(",")
         );
         assert_eq!(canonical_request("m", &qs), expected);
+    }
+
+    /// The request written straight from the questions is the generic encoder's bytes for
+    /// their wire form, for every question shape (absent, empty and full noul criteria,
+    /// escapes in keys, ids and texts, a rubric, a wide choice).
+    #[test]
+    fn the_direct_writer_is_the_encoder_of_the_wire_form() {
+        let qs: Questions = serde_json::from_value(json!({
+            "z\"q": {"type": "noul", "instructions": "tab\there"},
+            "a": {"type": "noul", "instructions": "i", "criteria": {}},
+            "b": {"type": "noul", "instructions": "i", "criteria": {"true": "T"}},
+            "c": {"type": "noul", "instructions": "i", "criteria": {"false": "F"}},
+            "d": {"type": "noul", "instructions": "i", "criteria": {"true": "T", "false": "F\u{1}"}},
+            "m": {"type": "choice", "instructions": "<&>", "criteria": {"b\\": "B\n", "a": "", "É": "é"}},
+            "s": {"type": "score", "instructions": "i", "criteria": ["lo", "mid \"q\"", "hi"]}
+        }))
+        .unwrap();
+        let mut wide = qs.clone();
+        wide.insert(
+            "wide".into(),
+            Question::choice(
+                "w",
+                (0..300).rev().map(|i| (format!("o{i}"), format!("d {i}"))),
+            ),
+        );
+        for questions in [qs, wide, Questions::new()] {
+            let wire = json!({"model": "m\u{2028}", "questions": questions_wire(&questions)});
+            assert_eq!(canonical_request("m\u{2028}", &questions), encode(&wire));
+        }
+    }
+
+    /// The body written from borrowed parts is the encoder's bytes for the same object.
+    #[test]
+    fn the_borrowed_body_is_the_encoder_of_the_body_value() {
+        let qs: Questions = serde_json::from_value(json!({
+            "b": {"type": "noul", "instructions": "x"},
+            "a": {"type": "choice", "instructions": "y", "criteria": {"q": "Q", "p": "P\""}}
+        }))
+        .unwrap();
+        let state = json!({"z": [1, -0.5, "é\n", null, true], "a": {"y": {}, "x": []}});
+        let body = json!({"state": state, "questions": questions_wire(&qs), "model": "m"});
+        assert_eq!(canonical_body("m", &qs, &state), encode(&body));
+        assert_eq!(
+            canonical_body("m", &Questions::new(), &json!(null)),
+            r#"{"model":"m","questions":{},"state":null}"#
+        );
     }
 
     /// Keys differ only in the caller's writing order ⇒ identical bytes.

@@ -2,20 +2,26 @@
 //! (`model` + `questions`), so CI runs with no network and no credential. Entries sharing
 //! one canonical request are told apart by the canonical JSON of their state; an unmatched
 //! request is an error naming its question keys, never a live call.
+//!
+//! Each recorded response is decoded once, at construction, against its recorded
+//! questions: a request that finds it is canonically the same questions (the same keys,
+//! types and offered options), so decoding it again per evaluation would give the same
+//! decision, `nearUniform` included, or the same error.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::canonical::{canonical_request, encode};
+use super::decision::Decision;
 use super::error::ClassifierError;
 use super::options::RecordedDecision;
 use super::question::Questions;
 
-/// One recorded answer: its state's canonical JSON and the response body.
+/// One recorded answer: its state's canonical JSON and the response body, decoded.
 struct Entry {
     state: String,
-    response: Value,
+    decision: Result<Decision, ClassifierError>,
 }
 
 /// The corpus, indexed once at construction.
@@ -33,20 +39,21 @@ impl Corpus {
                 .or_default()
                 .push(Entry {
                     state: encode(&d.state),
-                    response: d.response.clone(),
+                    decision: Decision::from_wire(&d.response, &d.questions, model),
                 });
         }
         Corpus { by_request }
     }
 
-    /// The recorded response for this request: the only entry of its canonical request,
-    /// else the one whose state is canonically equal (the first such).
+    /// The recorded decision for this request (or the error decoding its response gave):
+    /// the only entry of its canonical request, else the one whose state is canonically
+    /// equal (the first such).
     pub fn lookup(
         &self,
         model: &str,
         state: &Value,
         questions: &Questions,
-    ) -> Result<&Value, ClassifierError> {
+    ) -> Result<Decision, ClassifierError> {
         let unmatched = || ClassifierError::Unmatched {
             keys: questions.keys().cloned().collect(),
         };
@@ -54,15 +61,17 @@ impl Corpus {
             .by_request
             .get(&canonical_request(model, questions))
             .ok_or_else(unmatched)?;
-        if let [only] = entries.as_slice() {
-            return Ok(&only.response);
-        }
-        let state = encode(state);
-        entries
-            .iter()
-            .find(|e| e.state == state)
-            .map(|e| &e.response)
-            .ok_or_else(unmatched)
+        let entry = match entries.as_slice() {
+            [only] => only,
+            _ => {
+                let state = encode(state);
+                entries
+                    .iter()
+                    .find(|e| e.state == state)
+                    .ok_or_else(unmatched)?
+            }
+        };
+        entry.decision.clone()
     }
 }
 
@@ -78,11 +87,16 @@ mod tests {
         q
     }
 
+    /// A recorded decision told apart by its `model`, `tag` (the questions are nouls).
     fn entry(questions: Questions, state: Value, tag: &str) -> RecordedDecision {
+        let answers: serde_json::Map<String, Value> = questions
+            .keys()
+            .map(|k| (k.clone(), json!({"type": "noul", "noul": 0.5})))
+            .collect();
         RecordedDecision {
             questions,
             state,
-            response: json!({ "tag": tag }),
+            response: json!({ "model": tag, "answers": answers }),
         }
     }
 
@@ -98,20 +112,25 @@ mod tests {
         );
         // A single entry answers whatever the state.
         assert_eq!(
-            corpus.lookup("m", &json!("any"), &qs("a", "one?")).unwrap()["tag"],
+            corpus
+                .lookup("m", &json!("any"), &qs("a", "one?"))
+                .unwrap()
+                .model,
             "only"
         );
         // Shared requests: the state's canonical JSON decides (key order does not matter).
         assert_eq!(
             corpus
                 .lookup("m", &json!({"x": 2, "y": 1}), &qs("b", "two?"))
-                .unwrap()["tag"],
+                .unwrap()
+                .model,
             "x2"
         );
         assert_eq!(
             corpus
                 .lookup("m", &json!({"x": 3}), &qs("b", "two?"))
-                .unwrap()["tag"],
+                .unwrap()
+                .model,
             "x3"
         );
     }

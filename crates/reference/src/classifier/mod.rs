@@ -180,10 +180,7 @@ impl Classifier {
             Backend::Custom(evaluate) => evaluate(state.clone(), questions.clone())
                 .await
                 .map_err(|message| ClassifierError::Custom { message }),
-            Backend::Static(corpus) => {
-                let response = corpus.lookup(&o.model, state, questions)?;
-                Decision::from_wire(response, questions, &o.model)
-            }
+            Backend::Static(corpus) => corpus.lookup(&o.model, state, questions),
         }
     }
 

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value};
 
-use super::canonical::encode;
+use super::canonical::{canonical_body, encode};
 use super::decision::Decision;
 use super::error::ClassifierError;
 use super::options::{ClassifierOptions, CLASSIFIER_RETRYABLE_STATUSES};
@@ -21,8 +21,13 @@ use crate::client::ClientError;
 use crate::env_expand::expand;
 
 /// The body as it is sent: base body → `request_params` merge (a params key wins) →
-/// `body_transform` → canonical JSON.
+/// `body_transform` → canonical JSON. Without either, the canonical text is written straight
+/// from the borrowed parts: the state, which may be the largest thing the host has, is never
+/// copied into a JSON value first.
 pub fn request_body(o: &ClassifierOptions, state: &Value, questions: &Questions) -> String {
+    if o.request_params.is_empty() && o.body_transform.is_none() {
+        return canonical_body(&o.model, questions, state);
+    }
     let mut body = Map::new();
     body.insert("model".into(), Value::from(o.model.as_str()));
     body.insert("questions".into(), questions_wire(questions));
