@@ -162,6 +162,7 @@ pub enum Op {
     ClassifierStatic,
     /// One `evaluate` of a `static` classifier's recorded request of 10 choices of 255
     /// options, written unsorted: the port encodes the whole request canonically to find it.
+    #[serde(rename = "classifier_canonical_255")]
     ClassifierCanonical255,
     /// One run of the conformance suite through the port, as a child process.
     Suite,
