@@ -9,12 +9,15 @@
 //! with headroom over what was measured (docs/architecture.md, "Big content parts"): memory,
 //! not time, so a loaded machine moves nothing. The tests run one at a time (a lock).
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
+
+mod memory_support;
+use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Reaped};
 
 /// Options of the one choice question: SPEC §8B's largest choice.
 const OPTIONS: usize = 255;
@@ -31,44 +34,6 @@ const CHOSEN: &str = "o007";
 
 /// One test at a time (see the module's comment).
 static SERIAL: Mutex<()> = Mutex::new(());
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_toolnexus-conformance")
-}
-
-/// A process killed and reaped when dropped, on every path out of a test.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `VmHWM` of `pid` in bytes: its peak resident memory so far.
-fn peak_bytes(pid: u32) -> u64 {
-    read_peak(pid).unwrap_or_else(|| panic!("no VmHWM for {pid}"))
-}
-
-/// `VmHWM` of `pid` in bytes, when it is still there to read (an exited process has none).
-fn read_peak(pid: u32) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-}
-
-/// Fails unless `peak` is under `bound` times `input`; `what` names the process.
-fn assert_peak_under(what: &str, peak: u64, input: u64, bound: f64) {
-    let times = peak as f64 / input as f64;
-    assert!(
-        times < bound,
-        "{what} peak {times:.2}× the input (bound {bound}×)"
-    );
-}
 
 /// Option `i`'s id: `o000` … `o254`.
 fn option_id(i: usize) -> String {
@@ -298,46 +263,6 @@ Feature: Big classifier fixture — a 255-option question and a 100 MiB state th
     );
     write("features/big_classifier.feature", feature.as_bytes());
     dir
-}
-
-/// What one `run` printed, and the CLI's peak resident memory.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    peak: u64,
-}
-
-/// Runs the CLI with `args`, sampling its `VmHWM` until it exits (`VmHWM` only grows, so the
-/// last sample misses at most the report's writing, which holds no request).
-fn run_cli(args: &[&str]) -> Run {
-    let child = Command::new(bin())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut child = Reaped(child);
-    let pid = child.0.id();
-    let mut out = child.0.stdout.take().unwrap_or_else(|| panic!("stdout"));
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        out.read_to_string(&mut s).map(|_| s)
-    });
-    let mut peak = 0;
-    let code = loop {
-        if let Some(status) = child.0.try_wait().unwrap_or_else(|e| panic!("{e}")) {
-            break status.code();
-        }
-        if let Some(now) = read_peak(pid) {
-            peak = peak.max(now);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    let stdout = reader
-        .join()
-        .unwrap_or_else(|_| panic!("reader"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    Run { code, stdout, peak }
 }
 
 /// How many of the 255 descriptions `text` holds whole.

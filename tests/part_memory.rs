@@ -12,10 +12,13 @@
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
+
+mod memory_support;
+use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Reaped};
 
 /// The payload: a 64 MiB image, as the issue names it.
 const PAYLOAD: u64 = 64 << 20;
@@ -26,48 +29,13 @@ const BASE64_LEN: u64 = PAYLOAD.div_ceil(3) * 4;
 /// One test at a time (see the module's comment).
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_toolnexus-conformance")
-}
-
 fn checkout() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// A process killed and reaped when dropped, on every path out of a test.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `VmHWM` of `pid` in bytes: its peak resident memory so far.
-fn peak_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_else(|e| panic!("process {pid}: {e}"));
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-        .unwrap_or_else(|| panic!("no VmHWM for {pid}"))
 }
 
 /// The peak as a multiple of the payload, for messages and the docs.
 fn times(bytes: u64) -> f64 {
     bytes as f64 / PAYLOAD as f64
-}
-
-/// Fails unless `peak` is under `bound` times the payload; `what` names the process.
-fn assert_peak_under(what: &str, peak: u64, bound: f64) {
-    assert!(
-        times(peak) < bound,
-        "{what} peak {:.2}× the payload (bound {bound}×)",
-        times(peak)
-    );
 }
 
 /// Every process under `pid` (children, theirs, …).
@@ -214,8 +182,8 @@ fn a_64_mib_image_from_an_mcp_tool_keeps_the_driver_and_the_mock_bounded() {
         .unwrap_or_else(|| panic!("no parts: {answer:.500}"));
     assert_eq!(parts.len(), 1);
     assert_is_the_image(&parts[0]);
-    assert_peak_under("driver", driver_peak, DRIVER_MCP_BOUND);
-    assert_peak_under("mock MCP", mock_peak, MOCK_MCP_BOUND);
+    assert_peak_under("driver", driver_peak, PAYLOAD, DRIVER_MCP_BOUND);
+    assert_peak_under("mock MCP", mock_peak, PAYLOAD, MOCK_MCP_BOUND);
 }
 
 /// The harness (the CLI's `run`) stays under this multiple of the payload while a driver
@@ -223,52 +191,6 @@ fn a_64_mib_image_from_an_mcp_tool_keeps_the_driver_and_the_mock_bounded() {
 /// parsed value, the typed decode's copy, the scenario's own). 8× leaves room and still fails
 /// on two more copies.
 const HARNESS_BOUND: f64 = 8.0;
-
-/// What one `run` printed, and the CLI's peak resident memory.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    peak: u64,
-}
-
-/// Runs the CLI with `args`, sampling its `VmHWM` until it exits (`VmHWM` only grows, so the
-/// last sample misses at most the report's writing, which holds no payload).
-fn run_cli(args: &[&str]) -> Run {
-    let child = Command::new(bin())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut child = Reaped(child);
-    let pid = child.0.id();
-    let mut out = child.0.stdout.take().unwrap_or_else(|| panic!("stdout"));
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        out.read_to_string(&mut s).map(|_| s)
-    });
-    let mut peak = 0;
-    let code = loop {
-        if let Some(status) = child.0.try_wait().unwrap_or_else(|e| panic!("{e}")) {
-            break status.code();
-        }
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            if let Some(kb) = status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            {
-                peak = peak.max(kb * 1024);
-            }
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
-    let stdout = reader
-        .join()
-        .unwrap_or_else(|_| panic!("reader"))
-        .unwrap_or_else(|e| panic!("{e}"));
-    Run { code, stdout, peak }
-}
 
 /// A scratch root holding only tests/fixtures/big_part.feature and the mock's scenario.
 fn big_part_root() -> tempfile::TempDir {
@@ -341,6 +263,7 @@ fn the_harness_keeps_a_64_mib_part_bounded_and_out_of_its_reports_and_trace() {
         assert_peak_under(
             &format!("harness (--format {name})"),
             out.peak,
+            PAYLOAD,
             HARNESS_BOUND,
         );
         assert!(
@@ -478,6 +401,6 @@ fn a_64_mib_attached_image_keeps_the_driver_bounded_and_the_recording_capped() {
         "the recorded body is its first MiB"
     );
 
-    assert_peak_under("driver", driver_peak, DRIVER_ATTACHED_BOUND);
-    assert_peak_under("mock LLM", mock_peak, MOCK_LLM_BOUND);
+    assert_peak_under("driver", driver_peak, PAYLOAD, DRIVER_ATTACHED_BOUND);
+    assert_peak_under("mock LLM", mock_peak, PAYLOAD, MOCK_LLM_BOUND);
 }

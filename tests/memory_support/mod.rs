@@ -1,0 +1,90 @@
+//! What the memory tests share (`part_memory`, `classifier_memory`): the CLI under test, a
+//! process reaped on every path out of a test, a process's peak resident memory (`VmHWM`), the
+//! bound on it as a multiple of the test's input, and a CLI run sampled for its peak.
+
+#![allow(dead_code)]
+
+use std::io::Read as _;
+use std::process::{Child, Command, Stdio};
+
+/// The CLI binary this test crate was built with.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_toolnexus-conformance")
+}
+
+/// A process killed and reaped when dropped, on every path out of a test.
+pub struct Reaped(pub Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `VmHWM` of `pid` in bytes: its peak resident memory so far.
+pub fn peak_bytes(pid: u32) -> u64 {
+    read_peak(pid).unwrap_or_else(|| panic!("no VmHWM for {pid}"))
+}
+
+/// `VmHWM` of `pid` in bytes, when it is still there to read (an exited process has none).
+pub fn read_peak(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+}
+
+/// Fails unless `peak` is under `bound` times `input`; `what` names the process.
+pub fn assert_peak_under(what: &str, peak: u64, input: u64, bound: f64) {
+    let times = peak as f64 / input as f64;
+    assert!(
+        times < bound,
+        "{what} peak {times:.2}× the input (bound {bound}×)"
+    );
+}
+
+/// What one CLI run printed, and its peak resident memory.
+pub struct Run {
+    /// The exit code.
+    pub code: Option<i32>,
+    /// Everything it wrote to stdout.
+    pub stdout: String,
+    /// Its sampled `VmHWM`, in bytes.
+    pub peak: u64,
+}
+
+/// Runs the CLI with `args`, sampling its `VmHWM` until it exits (`VmHWM` only grows, so the
+/// last sample misses at most the report's writing, which holds no payload).
+pub fn run_cli(args: &[&str]) -> Run {
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut child = Reaped(child);
+    let pid = child.0.id();
+    let mut out = child.0.stdout.take().unwrap_or_else(|| panic!("stdout"));
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).map(|_| s)
+    });
+    let mut peak = 0;
+    let code = loop {
+        if let Some(status) = child.0.try_wait().unwrap_or_else(|e| panic!("{e}")) {
+            break status.code();
+        }
+        if let Some(now) = read_peak(pid) {
+            peak = peak.max(now);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let stdout = reader
+        .join()
+        .unwrap_or_else(|_| panic!("reader"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    Run { code, stdout, peak }
+}
