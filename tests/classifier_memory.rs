@@ -9,15 +9,15 @@
 //! with headroom over what was measured (docs/architecture.md, "Big content parts"): memory,
 //! not time, so a loaded machine moves nothing. The tests run one at a time (a lock).
 
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Reaped};
+use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Driver, Reaped};
 
 /// Options of the one choice question: SPEC §8B's largest choice.
 const OPTIONS: usize = 255;
@@ -94,62 +94,6 @@ fn start_mock(scenario: &Path) -> (Reaped, String) {
         .read_line(&mut url)
         .unwrap_or_else(|e| panic!("{e}"));
     (mock, url.trim().to_string())
-}
-
-/// The reference driver over its stdin/stdout, killed when dropped.
-struct Driver {
-    child: Reaped,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    seq: u64,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let mut child = Command::new(bin())
-            .arg("driver")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
-        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-        let mut driver = Driver {
-            child: Reaped(child),
-            stdin,
-            stdout,
-            seq: 0,
-        };
-        let hello = driver.ask(json!({"cmd": "hello", "protocol": 1}));
-        assert_eq!(hello["ok"], true, "{hello}");
-        driver
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.0.id()
-    }
-
-    /// Sends one request (its `seq` added) and parses its answer line.
-    fn ask(&mut self, mut request: Value) -> Value {
-        request["seq"] = json!(self.seq);
-        self.seq += 1;
-        let mut line = serde_json::to_vec(&request).unwrap_or_else(|e| panic!("{e}"));
-        drop(request);
-        line.push(b'\n');
-        self.send_line(&line)
-    }
-
-    /// Writes one request line and parses its answer line.
-    fn send_line(&mut self, line: &[u8]) -> Value {
-        self.stdin.write_all(line).unwrap_or_else(|e| panic!("{e}"));
-        self.stdin.flush().unwrap_or_else(|e| panic!("{e}"));
-        let mut answer = String::new();
-        self.stdout
-            .read_line(&mut answer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:.300}"))
-    }
 }
 
 /// The `evaluate` request line, numbered `seq`: what the driver reads, the input the bounds

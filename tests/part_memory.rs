@@ -12,13 +12,13 @@
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Reaped};
+use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Driver, Reaped};
 
 /// The payload: a 64 MiB image, as the issue names it.
 const PAYLOAD: u64 = 64 << 20;
@@ -75,59 +75,6 @@ fn longest_base64_run(text: &str) -> usize {
         .map(str::len)
         .max()
         .unwrap_or(0)
-}
-
-/// The reference driver over its stdin/stdout, killed when dropped.
-struct Driver {
-    child: Reaped,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    seq: u64,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let mut child = Command::new(bin())
-            .arg("driver")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{e}"));
-        let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
-        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
-        let mut driver = Driver {
-            child: Reaped(child),
-            stdin,
-            stdout,
-            seq: 0,
-        };
-        let hello = driver.ask(json!({"cmd": "hello", "protocol": 1}));
-        assert_eq!(hello["ok"], true, "{hello}");
-        driver
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.0.id()
-    }
-
-    /// Sends one request (its `seq` added) and parses its answer line.
-    fn ask(&mut self, mut request: Value) -> Value {
-        request["seq"] = json!(self.seq);
-        self.seq += 1;
-        let mut line = serde_json::to_vec(&request).unwrap_or_else(|e| panic!("{e}"));
-        line.push(b'\n');
-        self.stdin
-            .write_all(&line)
-            .unwrap_or_else(|e| panic!("{e}"));
-        self.stdin.flush().unwrap_or_else(|e| panic!("{e}"));
-        drop(line);
-        let mut answer = String::new();
-        self.stdout
-            .read_line(&mut answer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:.300}"))
-    }
 }
 
 /// `part` is the 64 MiB zero-byte image the mock sends, base64 verbatim (SPEC §2: the server's

@@ -4,8 +4,10 @@
 
 #![allow(dead_code)]
 
-use std::io::Read as _;
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value};
 
 /// The CLI binary this test crate was built with.
 pub fn bin() -> &'static str {
@@ -87,4 +89,63 @@ pub fn run_cli(args: &[&str]) -> Run {
         .unwrap_or_else(|_| panic!("reader"))
         .unwrap_or_else(|e| panic!("{e}"));
     Run { code, stdout, peak }
+}
+
+/// The reference driver over its stdin/stdout, killed when dropped.
+pub struct Driver {
+    child: Reaped,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The next request's `seq`.
+    pub seq: u64,
+}
+
+impl Driver {
+    /// Starts `driver` and says hello.
+    pub fn start() -> Driver {
+        let mut child = Command::new(bin())
+            .arg("driver")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
+        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
+        let mut driver = Driver {
+            child: Reaped(child),
+            stdin,
+            stdout,
+            seq: 0,
+        };
+        let hello = driver.ask(json!({"cmd": "hello", "protocol": 1}));
+        assert_eq!(hello["ok"], true, "{hello}");
+        driver
+    }
+
+    /// The driver's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+
+    /// Sends one request (its `seq` added) and parses its answer line.
+    pub fn ask(&mut self, mut request: Value) -> Value {
+        request["seq"] = json!(self.seq);
+        self.seq += 1;
+        let mut line = serde_json::to_vec(&request).unwrap_or_else(|e| panic!("{e}"));
+        drop(request);
+        line.push(b'\n');
+        self.send_line(&line)
+    }
+
+    /// Writes one request line and parses its answer line.
+    pub fn send_line(&mut self, line: &[u8]) -> Value {
+        self.stdin.write_all(line).unwrap_or_else(|e| panic!("{e}"));
+        self.stdin.flush().unwrap_or_else(|e| panic!("{e}"));
+        let mut answer = String::new();
+        self.stdout
+            .read_line(&mut answer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:.300}"))
+    }
 }
