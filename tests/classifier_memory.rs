@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Driver, Reaped};
+use memory_support::{assert_peak_under, bin, peak_bytes, run_reference_suite, Driver, Reaped};
 
 /// Options of the one choice question: SPEC §8B's largest choice.
 const OPTIONS: usize = 255;
@@ -226,27 +226,9 @@ const HARNESS_BOUND: f64 = 7.0;
 fn the_harness_keeps_the_big_request_out_of_its_trace_and_report() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let root = big_classifier_root();
-    let root_arg = root.path().to_string_lossy().into_owned();
     let trace = root.path().join("trace.jsonl");
     let trace_arg = trace.to_string_lossy().into_owned();
-    let port = format!("{} driver", bin());
-    let run = |format: &str, extra: &[&str]| {
-        let mut args = vec![
-            "--root",
-            &root_arg,
-            "run",
-            "--port",
-            &port,
-            "--jobs",
-            "1",
-            "--timeout-ms",
-            "120000",
-            "--format",
-            format,
-        ];
-        args.extend_from_slice(extra);
-        run_cli(&args)
-    };
+    let run = |format: &str, extra: &[&str]| run_reference_suite(root.path(), format, extra);
     let input = evaluate_line(0).len() as u64;
 
     let json_run = run("json", &["--trace", &trace_arg]);

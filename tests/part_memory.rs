@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_cli, Driver, Reaped};
+use memory_support::{assert_peak_under, bin, peak_bytes, run_reference_suite, Driver, Reaped};
 
 /// The payload: a 64 MiB image, as the issue names it.
 const PAYLOAD: u64 = 64 << 20;
@@ -166,27 +166,9 @@ fn shown_as_head_and_length(text: &str) -> bool {
 fn the_harness_keeps_a_64_mib_part_bounded_and_out_of_its_reports_and_trace() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let root = big_part_root();
-    let root_arg = root.path().to_string_lossy().into_owned();
     let trace = root.path().join("trace.jsonl");
     let trace_arg = trace.to_string_lossy().into_owned();
-    let port = format!("{} driver", bin());
-    let run = |format: &str, extra: &[&str]| {
-        let mut args = vec![
-            "--root",
-            &root_arg,
-            "run",
-            "--port",
-            &port,
-            "--jobs",
-            "1",
-            "--timeout-ms",
-            "120000",
-            "--format",
-            format,
-        ];
-        args.extend_from_slice(extra);
-        run_cli(&args)
-    };
+    let run = |format: &str, extra: &[&str]| run_reference_suite(root.path(), format, extra);
 
     let json_run = run("json", &["--trace", &trace_arg]);
     let report: Value = serde_json::from_str(&json_run.stdout)

@@ -91,6 +91,28 @@ pub fn run_cli(args: &[&str]) -> Run {
     Run { code, stdout, peak }
 }
 
+/// `run` of the suite under `root` through the reference driver as a subprocess port, one
+/// worker, a generous request timeout, in `format`, plus `extra` flags; sampled as [`run_cli`].
+pub fn run_reference_suite(root: &std::path::Path, format: &str, extra: &[&str]) -> Run {
+    let root = root.to_string_lossy();
+    let port = format!("{} driver", bin());
+    let mut args = vec![
+        "--root",
+        &root,
+        "run",
+        "--port",
+        &port,
+        "--jobs",
+        "1",
+        "--timeout-ms",
+        "120000",
+        "--format",
+        format,
+    ];
+    args.extend_from_slice(extra);
+    run_cli(&args)
+}
+
 /// The reference driver over its stdin/stdout, killed when dropped.
 pub struct Driver {
     child: Reaped,
