@@ -22,7 +22,7 @@ use toolnexus::classifier::{
 use toolnexus::{Decision, Question, Questions};
 use toolnexus_protocol::classifier::{Question as WireQuestion, CLASSIFIER_OPTION_KEYS};
 
-use crate::client_cmds::{self, push_capped, uint, ClientEntry, Recorder};
+use crate::client_cmds::{self, given_options, push_capped, uint, ClientEntry, Recorder};
 use crate::{as_obj, bad, behaviour_key, field, unsupported, Res};
 
 /// One `classifier` of the session and the recorder its host-supplied code writes into.
@@ -162,17 +162,7 @@ pub fn make_classifier(
     opts: &Map<String, Value>,
     clients: &HashMap<String, ClientEntry>,
 ) -> Res<Result<ClassifierEntry, String>> {
-    let opts: Map<String, Value> = opts
-        .iter()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(k) = opts
-        .keys()
-        .find(|k| !CLASSIFIER_OPTION_KEYS.contains(&k.as_str()))
-    {
-        return Err(bad(format!("unknown classifier option \"{k}\"")));
-    }
+    let opts = given_options(opts, &CLASSIFIER_OPTION_KEYS, "classifier")?;
     let rec = Arc::new(Recorder::for_classifier(
         opts.contains_key("onMetric"),
         opts.contains_key("onError"),

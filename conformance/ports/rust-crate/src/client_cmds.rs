@@ -689,19 +689,27 @@ pub(crate) fn statuses(v: &Value) -> Res<Vec<u16>> {
         .map_err(|_| bad("retryableStatuses must be an array of integers 0..=65535"))
 }
 
-/// `client`: build the crate client from protocol options.
-pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
+/// The given options (a `null` value is absent), or `bad_request` naming the first key
+/// outside `known` (`what`: "client", "classifier").
+pub fn given_options(
+    opts: &Map<String, Value>,
+    known: &[&str],
+    what: &str,
+) -> Res<Map<String, Value>> {
     let opts: Map<String, Value> = opts
         .iter()
         .filter(|(_, v)| !v.is_null())
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if let Some(k) = opts
-        .keys()
-        .find(|k| !CLIENT_OPTION_KEYS.contains(&k.as_str()))
-    {
-        return Err(bad(format!("unknown client option \"{k}\"")));
+    match opts.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(bad(format!("unknown {what} option \"{k}\""))),
+        None => Ok(opts),
     }
+}
+
+/// `client`: build the crate client from protocol options.
+pub fn make_client(opts: &Map<String, Value>) -> Res<ClientEntry> {
+    let opts = given_options(opts, &CLIENT_OPTION_KEYS, "client")?;
     let in_process = opts.contains_key("generate");
     let rec = Recorder {
         hooks: opts.contains_key("hooks"),
