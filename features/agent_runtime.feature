@@ -519,8 +519,14 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
     And the agent answer at "result.limit" is "maxTokens"
     And the agent answer at "result.usage.total_tokens" is 120
 
-  @spec-7D @clause-7D.budget.incomplete @clause-7D.budget.shape @partial-clause-7D.lifecycle.injectable-clock
+  @spec-7D @beyond-spec @partial-clause-7D.budget.incomplete @partial-clause-7D.budget.shape
+  @partial-clause-7D.lifecycle.injectable-clock
   Scenario: maxWallMs on the virtual clock stops the run loud with the limit named
+    Beyond the SPEC: §7D walks the budgets "before each turn", and a "turn" there is open (NOTES
+    #425): one LLM round trip (the turn gate wraps only the LLM call) or one wake's run ("turn
+    input = drain(inbox)"). The reference counts a run's wall time from its admission and checks
+    it before each LLM call, so the never-ending looper stops once the virtual clock passes
+    50 ms; a port that checks only at each wake never stops that run.
     When the agent command "agent_spawn" is sent with:
       """
       {"parent": "root", "def": "looper", "budget": {"maxWallMs": 50, "maxTurns": 100000}}

@@ -84,19 +84,20 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retries": 0,
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-400", "apiKey": "test-key",
        "onMetric": {"collect": true}}
       """
     When the client runs "hi"
     # The raised error's words are the port's (NOTES #320; client_resilience's @beyond-spec
-    # twins check that it names the status); the one request is the mock's 503.
+    # twins check that it names the status); the one request is the mock's 400, a status
+    # outside §8's retry set, so every port sends exactly one (NOTES #426).
     Then the run raised an error mentioning ""
     And the LLM received 1 request
     And metricEvents has 1 entries with "status" equal to "error"
     And metricEvents has 0 entries with "status" equal to "ok"
     And metricEvents at "[-1]" is:
       """
-      {"event": "run", "model": "always-503", "error": {"$match": "string"}, "$partial": true}
+      {"event": "run", "model": "always-400", "error": {"$match": "string"}, "$partial": true}
       """
 
   # ---------------------------------------------------------------- the Prometheus text
@@ -164,12 +165,13 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     Given a mock LLM runs "metrics.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "ok-then-fail", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "ok-then-fail", "apiKey": "test-key"}
       """
     When the client runs "one"
     And the client runs "two"
     And the client's metrics are read
-    # The second run met the mock's 500 (its words are the port's, NOTES #320).
+    # The second run met the mock's 400, which §8 never retries (its words are the port's,
+    # NOTES #320, #426).
     Then the run raised an error mentioning ""
     And the LLM received 2 requests
     And the metrics text matches "^toolnexus_llm_requests_total\{model=\"ok-then-fail\",status=\"error\"\} 1\ntoolnexus_llm_requests_total\{model=\"ok-then-fail\",status=\"ok\"\} 1\n"
@@ -237,15 +239,16 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     Given a mock LLM runs "resilience.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-503", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "always-400", "apiKey": "test-key"}
       """
     When the client runs "hi"
     And the client's metrics are read
-    # The raised error's words are the port's (NOTES #320); the one request is the mock's 503.
+    # The raised error's words are the port's (NOTES #320); the one request is the mock's 400,
+    # which §8 never retries (NOTES #426).
     Then the run raised an error mentioning ""
     And the LLM received 1 request
-    And the metrics text has the line "toolnexus_run_errors_total{model="always-503"} 1"
-    And the metrics text has the line "toolnexus_llm_requests_total{model="always-503",status="error"} 1"
+    And the metrics text has the line "toolnexus_run_errors_total{model="always-400"} 1"
+    And the metrics text has the line "toolnexus_llm_requests_total{model="always-400",status="error"} 1"
 
   @spec-8 @clause-8.prometheus.snake-case-labels
   Scenario: a failing tool counts under is_error="true"

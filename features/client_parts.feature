@@ -308,7 +308,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     LLM having recorded no request at all.
     Given a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m", "apiKey": "test-key"}
       """
     When the client runs with the prompt parts:
       """
@@ -322,7 +322,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     The cause is the refusal: the mock LLM recorded no request (the run raised before sending).
     Given a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key"}
       """
     When the client runs with the prompt parts:
       """
@@ -363,7 +363,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     the tool's audio on the anthropic style).
     Given a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key", "retries": 0, "onUnsupportedPart": "error"}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key", "onUnsupportedPart": "error"}
       """
     When the client runs "call clip"
     Then the run raised an error mentioning ""
@@ -391,7 +391,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     checked by the mock LLM having no request.
     Given a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m", "apiKey": "test-key", "retries": 0, "maxPartBytes": 7}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m", "apiKey": "test-key", "maxPartBytes": 7}
       """
     When the client runs with the prompt parts:
       """
@@ -573,7 +573,7 @@ Feature: Content parts on the §8 client's wire — the prompt, §8A emission, r
     caller's, so attached: the cause is the refusal, seen as no request recorded.
     Given a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m", "apiKey": "test-key"}
       """
     When the client translates:
       """

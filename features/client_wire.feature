@@ -56,7 +56,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "auth-openai.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "not-the-secret", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-basic", "apiKey": "not-the-secret"}
       """
     When the client runs "hi"
     # The mock answers 401 to the wrong key (it records no refused request); the raised
@@ -158,7 +158,7 @@ Feature: The §8 client on the wire — requests, the loop, RunResult (SPEC §8)
     Given a mock LLM runs "auth-anthropic.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "not-the-secret", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "m-basic", "apiKey": "not-the-secret"}
       """
     When the client runs "hi"
     # The mock answers 401 to the wrong key (it records no refused request); the raised

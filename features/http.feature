@@ -73,7 +73,36 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
       """
 
   @spec-7 @partial-clause-7.http.placeholder-substitution
+  Scenario: a placeholder value reaches the server intact, as one path segment
+    §7 fills `{name}` from the argument but gives no encoding (NOTES #61, #422): the value
+    must reach the server whole and its `/` must not split the path. Any escape that decodes
+    back to the value passes (a character may be escaped or not where that keeps its meaning;
+    the space may be `%20` or a form-style `+`); the reference's exact encoding is the
+    @beyond-spec twin below.
+    Given an HTTP server answers:
+      """
+      {"GET /files/a%20b%2Fc.txt": {"status": 200, "body": "ok"}}
+      """
+    And a toolkit built with:
+      """
+      {"builtins": false, "extraTools": [{"name": "get_file", "http": {"url": "{{HTTP}}/files/{name}"}}]}
+      """
+    When "get_file" is executed with:
+      """
+      {"name": "a b/c.txt"}
+      """
+    Then the HTTP server's last request matches:
+      """
+      {"method": "GET", "path": {"$regex": "^/files/(a|%61)(%20|\\+)(b|%62)%2[Ff](c|%63)(\\.|%2[Ee])(t|%74)(x|%78)(t|%74)$"},
+       "$partial": true}
+      """
+
+  @spec-7 @beyond-spec @partial-clause-7.http.placeholder-substitution
   Scenario: placeholder values are percent-encoded into the path
+    Beyond the SPEC: §7 fills placeholders from the arguments but never says how a value is
+    encoded (NOTES #61); the reference percent-encodes it as one path segment, everything but
+    the unreserved characters escaped, `/` and the space included (as Python's
+    `quote(…, safe="")`).
     Given an HTTP server answers:
       """
       {"GET /files/a%20b%2Fc.txt": {"status": 200, "body": "ok"}}

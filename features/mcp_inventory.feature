@@ -5,12 +5,14 @@ Feature: MCP list-only inventory (SPEC §2 "Gap 6 — list-only inventory")
   @clause-2.inventory.unfiltered-original-names @clause-2.inventory.status @clause-2.status.values
   @clause-2.behaviour.paginate @partial-clause-2.inventory.connect-list-disconnect
   Scenario: every enabled server's unfiltered tools under their original names, with statuses
+    The crashing server is given its own `timeout`: the verdict must not hang on a port bounding
+    tighter than §2's 30000 ms default (NOTES #421).
     When the MCP tools are listed with:
       """
       {"mcpServers": {
         "pages": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/paging.json"], "tools": {"t1": true}},
         "off": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/basic.json"], "disabled": true},
-        "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/crash-at-initialize.json"]}}}
+        "bad": {"command": ["{{BIN}}", "mock", "mcp", "--transport", "stdio", "--scenario", "{{MOCKS}}/crash-at-initialize.json"], "timeout": 1000}}}
       """
     Then the MCP inventory matches:
       """

@@ -3,7 +3,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
   The harness serves a built toolkit (`serve`, PROTOCOL.md §5.23) on loopback and is the A2A
   peer itself: it reads the agent card, posts JSON-RPC to `POST /`, and polls `GetTask` until
   the task leaves `submitted`/`working` (bounded at 15 s). The client that fulfils tasks talks
-  to a mock LLM (serve.json: `echo: <text>`; `fail…` ⇒ HTTP 500; `slow…` ⇒ 800 ms late;
+  to a mock LLM (serve.json: `echo: <text>`; `fail…` ⇒ HTTP 400; `slow…` ⇒ 800 ms late;
   `use echo…` ⇒ one `echo` tool call; `suspend…` ⇒ a `gate` tool call). `{{SERVE:s1}}` is the
   handle's URL without its trailing `/`; `{{TASK:n}}` the task id the n-th SendMessage answered.
   JSON-RPC errors are checked with their cause: the code, no `result`, and the request's id
@@ -336,7 +336,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
 
   @spec-7B @clause-7B.send-message.failed @clause-7B.send-message.never-crashes
   Scenario: a run that throws fails the task with the error as an agent message; the server stays up
-    The model answers HTTP 500 (`retries: 0`, one request); §7B's `text:<error>` is the run's
+    The model answers HTTP 400 (outside §8's retry set, so one request, NOTES #426); §7B's `text:<error>` is the run's
     error, whose words are the port's: the carrier is pinned and the text is not empty (NOTES
     #264, #320; the @beyond-spec twin below checks that it names the status). The next task
     completes.
@@ -346,7 +346,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
       """
     And the toolkit is served as "s1" with:
       """
@@ -378,7 +378,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
       """
     And the toolkit is served as "s1" with:
       """
@@ -387,7 +387,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
     When the A2A peer sends the message "fail now"
     And the A2A peer polls the task until it leaves submitted/working
     Then the A2A answer at "result.status.state" is "failed"
-    And the A2A answer at "result.status.message.parts[0].text" contains "500"
+    And the A2A answer at "result.status.message.parts[0].text" contains "400"
 
   @spec-7B @clause-7B.send-message.failed @clause-7B.send-message.never-crashes
   Scenario: a client whose model endpoint refuses connections fails the task, not the server
@@ -397,7 +397,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And a client created with:
       """
-      {"baseUrl": "http://127.0.0.1:9/v1", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      {"baseUrl": "http://127.0.0.1:9/v1", "style": "openai", "model": "m-serve", "apiKey": "k"}
       """
     And the toolkit is served as "s1" with:
       """
@@ -616,7 +616,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
       """
     And the toolkit is served as "s1" with:
       """
@@ -706,7 +706,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
       """
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "openai", "model": "m-serve", "apiKey": "k"}
       """
     And the toolkit is served as "s1" with:
       """

@@ -472,13 +472,14 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the LLM received 2 requests
 
   @spec-11 @clause-11.shared.retries-metrics
-  Scenario: with retries 0 a provider failure surfaces at once
+  Scenario: a provider failure that is not retried surfaces at once
     # The raised error's words are the port's (NOTES #320: the @beyond-spec twin below checks
-    # that it names the status); one request: the provider's 500 was met once, not retried.
+    # that it names the status); one request: the provider's 400 is outside §8's retry set,
+    # which translate shares (NOTES #426).
     Given a mock LLM runs "translate.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "t-fail", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "t-fail", "apiKey": "test-key"}
       """
     When the client translates:
       """
@@ -488,19 +489,19 @@ Feature: Single-turn translation — translate (SPEC §11)
     And the LLM received 1 request
 
   @spec-11 @beyond-spec
-  Scenario: with retries 0 a provider failure surfaces at once, naming its status
+  Scenario: a provider failure that is not retried surfaces at once, naming its status
     Beyond the SPEC: §11 shares the loop's retries (§8), and neither gives a raised error's
     words (NOTES #320); the reference's error names the provider's HTTP status.
     Given a mock LLM runs "translate.json"
     And a client created with:
       """
-      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "t-fail", "apiKey": "test-key", "retries": 0}
+      {"baseUrl": "{{LLM}}", "style": "anthropic", "model": "t-fail", "apiKey": "test-key"}
       """
     When the client translates:
       """
       {"messages": [{"role": "user", "content": "hi"}]}
       """
-    Then the run raised an error mentioning "500"
+    Then the run raised an error mentioning "400"
     And the LLM received 1 request
 
   @spec-11 @clause-11.shared.retries-metrics

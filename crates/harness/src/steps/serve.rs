@@ -624,7 +624,7 @@ step! {
 
 step! {
     mcp_server_lists_every_toolkit_tool_toolkit: Expectations, r#"^the MCP server lists every toolkit tool as the toolkit does$"#,
-    "the last `tools/list` has exactly the built toolkit's tool names (any order), each with the toolkit's `description` and `inputSchema`",
+    "the last `tools/list` has exactly the built toolkit's tool names (any order), each with the toolkit's `description` (an empty one may be left out) and `inputSchema`",
     records Kind::Pinned,
     |StepCtx { st, .. }| {
         let answer = mcp_answer(st)?;
@@ -643,14 +643,24 @@ step! {
             let n = name(t);
             let Some(entry) = listed.iter().find(|e| name(e) == n) else { continue };
             for key in ["description", "inputSchema"] {
-                let want = t.get(key).cloned().unwrap_or(Value::Null);
-                let got = entry.get(key).cloned().unwrap_or(Value::Null);
+                let want = listed_value(t, key);
+                let got = listed_value(entry, key);
                 if want != got {
                     return fail_as(Kind::Pinned, format!("tools/list gives {n:?} the {key} {got}, the toolkit {want}"));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// A `tools/list` entry's `key`, absent as `null`. MCP makes a tool's `description` optional,
+/// so an empty one and none are the same entry (NOTES #424).
+fn listed_value(entry: &Value, key: &str) -> Value {
+    match entry.get(key) {
+        Some(Value::String(s)) if key == "description" && s.is_empty() => Value::Null,
+        Some(v) => v.clone(),
+        None => Value::Null,
     }
 }
 
