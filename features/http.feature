@@ -77,8 +77,8 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
     §7 fills `{name}` from the argument but gives no encoding (NOTES #61, #422): the value
     must reach the server whole and its `/` must not split the path. Any escape that decodes
     back to the value passes (a character may be escaped or not where that keeps its meaning;
-    the space may be `%20` or a form-style `+`); the reference's exact encoding is the
-    @beyond-spec twin below.
+    the space may be `%20` or a form-style `+`); the twin below, `@beyond-spec`, pins the
+    reference's exact encoding.
     Given an HTTP server answers:
       """
       {"GET /files/a%20b%2Fc.txt": {"status": 200, "body": "ok"}}

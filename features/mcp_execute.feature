@@ -41,8 +41,8 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
   Scenario: structuredContent wins over the text parts, as compact JSON
     §0.4 gives `JSON.stringify(structuredContent)`: compact JSON of the value. The order of an
     object's keys is the host language's (a port without an ordered map cannot keep the
-    server's), so the value is compared as JSON (NOTES #423); the server's order is the
-    @beyond-spec twin below. The text part says "3", so the structured value shows it won.
+    server's), so the value is compared as JSON (NOTES #423); the twin below, `@beyond-spec`,
+    pins the server's order. The text part says "3", so the structured value shows it won.
     When "mock_add" is executed with:
       """
       {"a": 1, "b": 2}
