@@ -37,7 +37,10 @@ fn request_limit_ms() -> u64 {
     let caps = re
         .captures(&text)
         .unwrap_or_else(|| panic!("no `--timeout-ms` default in {}", path.display()));
-    caps[1].replace('_', "").parse().unwrap_or_else(|e| panic!("bad limit: {e}"))
+    caps[1]
+        .replace('_', "")
+        .parse()
+        .unwrap_or_else(|e| panic!("bad limit: {e}"))
 }
 
 /// A mock scenario file (`mock-servers/scenarios/<sub>/<file>`) as JSON.
@@ -62,7 +65,14 @@ fn a2a_may_stall(file: &str, limit: u64) -> bool {
     let endless = m.get("task").is_some()
         && !matches!(
             state,
-            Some("completed" | "failed" | "canceled" | "rejected" | "input-required" | "auth-required")
+            Some(
+                "completed"
+                    | "failed"
+                    | "canceled"
+                    | "rejected"
+                    | "input-required"
+                    | "auth-required"
+            )
         );
     let held = m
         .get("stallMs")
@@ -109,7 +119,10 @@ fn started(s: &ScenarioSpec, re: &Regex) -> BTreeMap<String, String> {
 fn placeholder<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let at = text.find(&format!("{{{{{key}"))? + key.len() + 2;
     let rest = &text[at..];
-    Some(rest.strip_prefix(':').map_or("", |r| r.split("}}").next().unwrap_or("")))
+    Some(
+        rest.strip_prefix(':')
+            .map_or("", |r| r.split("}}").next().unwrap_or("")),
+    )
 }
 
 /// The problems of one scenario: each a config that leaves a may-stall peer to a SPEC default
@@ -118,8 +131,10 @@ fn problems(s: &ScenarioSpec, limit: u64) -> Vec<String> {
     let mut out = Vec::new();
     let mcp_http = started(
         s,
-        &Regex::new(r#"^a mock MCP server over HTTP(?: "(?P<name>[^"]+)")? runs "(?P<file>[^"]+)"$"#)
-            .unwrap_or_else(|e| panic!("{e}")),
+        &Regex::new(
+            r#"^a mock MCP server over HTTP(?: "(?P<name>[^"]+)")? runs "(?P<file>[^"]+)"$"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
     );
     let a2a = started(
         s,
@@ -133,7 +148,10 @@ fn problems(s: &ScenarioSpec, limit: u64) -> Vec<String> {
                 serde_json::from_str::<Value>(d).is_ok_and(|v| {
                     let mut held = false;
                     each_object(&v, &mut |o| {
-                        held |= o.get("delayMs").and_then(Value::as_u64).is_some_and(|ms| ms >= limit);
+                        held |= o
+                            .get("delayMs")
+                            .and_then(Value::as_u64)
+                            .is_some_and(|ms| ms >= limit);
                     });
                     held
                 })
@@ -158,7 +176,9 @@ fn problems(s: &ScenarioSpec, limit: u64) -> Vec<String> {
                             let url = cfg.get("url")?.as_str()?;
                             mcp_http.get(placeholder(url, "MCP_URL")?).cloned()
                         });
-                    let Some(file) = file.filter(|f| mcp_may_stall(f)) else { continue };
+                    let Some(file) = file.filter(|f| mcp_may_stall(f)) else {
+                        continue;
+                    };
                     match cfg.get("timeout").and_then(Value::as_u64) {
                         None => out.push(format!(
                             "MCP server {name:?} runs {file}, which may never answer, with no `timeout`: \
@@ -176,7 +196,10 @@ fn problems(s: &ScenarioSpec, limit: u64) -> Vec<String> {
             if let Some(card) = o.get("card").and_then(Value::as_str) {
                 let file = placeholder(card, "A2A").and_then(|n| a2a.get(n));
                 if let Some(file) = file.filter(|f| !aborts && a2a_may_stall(f, limit)) {
-                    let poll = o.get("pollEvery").and_then(Value::as_u64).unwrap_or(A2A_DEFAULT_POLL_MS);
+                    let poll = o
+                        .get("pollEvery")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(A2A_DEFAULT_POLL_MS);
                     match timeout {
                         None => out.push(format!(
                             "A2A agent {card} runs {file}, which never ends, with no `timeout`: the SPEC's \
@@ -250,10 +273,9 @@ fn no_verdict_waits_out_a_spec_default() {
 fn the_lint_finds_a_crashing_server_without_timeout() {
     let limit = request_limit_ms();
     let all = scenarios(&root().join("features"));
-    let Some(s) = all
-        .into_iter()
-        .find(|s| s.id.starts_with("mcp_inventory: every enabled server's unfiltered tools"))
-    else {
+    let Some(s) = all.into_iter().find(|s| {
+        s.id.starts_with("mcp_inventory: every enabled server's unfiltered tools")
+    }) else {
         panic!("the mcp_inventory scenario is gone");
     };
     assert!(problems(&s, limit).is_empty(), "{:?}", problems(&s, limit));

@@ -865,4 +865,24 @@ mod tests {
         );
         assert_eq!(first_sse_message("data: \n"), None);
     }
+
+    /// An empty `description` and none are the same `tools/list` entry; any other value,
+    /// and every other key, is kept as it is.
+    #[test]
+    fn an_empty_description_is_no_description() {
+        let empty = json!({"name": "t", "description": ""});
+        let none = json!({"name": "t"});
+        assert_eq!(
+            listed_value(&empty, "description"),
+            listed_value(&none, "description")
+        );
+        assert_ne!(
+            listed_value(&json!({"description": "x"}), "description"),
+            listed_value(&none, "description")
+        );
+        assert_eq!(
+            listed_value(&json!({"inputSchema": ""}), "inputSchema"),
+            json!("")
+        );
+    }
 }
