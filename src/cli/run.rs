@@ -192,7 +192,7 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
             eprintln!("{}", report::progress_line_known(r, known));
         }
         let fails_the_run = r.status == toolnexus_harness::outcome::model::Status::Failed
-            && (r.preview || !r.beyond_spec || strict)
+            && r.fails_runs(strict)
             && !known;
         stopped = fail_fast && fails_the_run;
         !stopped
