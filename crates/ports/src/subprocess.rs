@@ -172,6 +172,61 @@ async fn read_stderr(
     }
 }
 
+/// How a request to the driver went wrong: which [`PortError`] [`SubprocessPort::fail`] makes.
+enum Fault {
+    /// No answer to the command within the limit.
+    NoAnswer { command: String, limit: Duration },
+    /// The driver exited while the command was open.
+    Exited(String),
+    /// The driver printed garbage answering the command.
+    Garbage(String),
+    /// Any other transport failure.
+    Other,
+}
+
+impl Fault {
+    fn no_answer(command: &str, limit: Duration) -> Fault {
+        Fault::NoAnswer {
+            command: command.to_string(),
+            limit,
+        }
+    }
+
+    /// The error carrying `message`.
+    fn error(self, message: String) -> PortError {
+        match self {
+            Fault::NoAnswer { command, limit } => PortError::NoAnswer {
+                command,
+                limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                message,
+            },
+            Fault::Exited(command) => PortError::Exited { command, message },
+            Fault::Garbage(command) => PortError::Garbage { command, message },
+            Fault::Other => PortError::Transport(message),
+        }
+    }
+}
+
+/// The message of a request that got no answer (`verb`: the driver did not `read` or
+/// `answer` it) within `limit`: the harness's words ([`crate::late::no_answer`]), which
+/// limit it was, and any SPEC default the request left in force that is longer.
+fn no_answer_text(verb: &str, cmd: &str, limit: Duration, request: &Value) -> String {
+    let which = if cmd == ProtocolCommand::Hello.as_str() {
+        "the start-up limit, `--startup-timeout-ms`"
+    } else {
+        "the request limit, `--timeout-ms`"
+    };
+    let mut text = format!(
+        "{} ({which}); killed it",
+        crate::late::no_answer("driver", verb, cmd, limit)
+    );
+    if let Some(note) = crate::spec_default::longer_than_limit(request, limit) {
+        text.push_str("; ");
+        text.push_str(&note);
+    }
+    text
+}
+
 /// One answer line, read with a bound.
 enum Line {
     /// The line, without its newline.
@@ -327,7 +382,8 @@ pub struct SubprocessPort {
     /// A protocol violation (a line out of step, unreadable or unasked for) since the runner
     /// last asked: it fails the scenario even when it happened in the scenario's clean-up.
     violation: Option<String>,
-    last_failure: Option<String>,
+    /// Why the driver last stopped: what a request gets until it is restarted.
+    last_failure: Option<PortError>,
     starts: u32,
     greeting: Option<Value>,
     cwd: Option<PathBuf>,
@@ -413,8 +469,8 @@ impl SubprocessPort {
         Ok(())
     }
 
-    /// Kills the driver's whole process group and records why.
-    async fn fail(&mut self, why: String) -> PortError {
+    /// Kills the driver's whole process group and records why, as the error of `fault`.
+    async fn fail(&mut self, fault: Fault, why: String) -> PortError {
         let mut message = why;
         self.greeting = None;
         if let Some(mut running) = self.running.take() {
@@ -436,13 +492,15 @@ impl SubprocessPort {
                 ));
             }
         }
-        self.last_failure = Some(message.clone());
-        PortError::Transport(message)
+        let error = fault.error(message);
+        self.last_failure = Some(error.clone());
+        error
     }
 
-    /// [`Self::fail`] for a line that breaks the protocol: also kept for the runner.
-    async fn violate(&mut self, why: String) -> PortError {
-        let error = self.fail(why).await;
+    /// [`Self::fail`] for a line that breaks the protocol (garbage answering `cmd`): also kept
+    /// for the runner.
+    async fn violate(&mut self, cmd: &str, why: String) -> PortError {
+        let error = self.fail(Fault::Garbage(cmd.to_string()), why).await;
         if self.violation.is_none() {
             self.violation = Some(error.to_string());
         }
@@ -484,39 +542,40 @@ impl SubprocessPort {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 return Err(self
-                    .fail(format!(
-                        "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
-                    ))
+                    .fail(
+                        Fault::Exited(cmd.clone()),
+                        format!(
+                            "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
+                        ),
+                    )
                     .await)
             }
             Err(_) => {
-                return Err(self
-                    .fail(format!(
-                        "{}; killed it",
-                        crate::late::no_answer("driver", "read", &cmd, limit)
-                    ))
-                    .await)
+                let why = no_answer_text("read", &cmd, limit, &request);
+                return Err(self.fail(Fault::no_answer(&cmd, limit), why).await);
             }
         }
         let read =
             tokio::time::timeout(limit, read_line_capped(&mut running.stdout, MAX_LINE)).await;
         match read {
-            Err(_) => Err(self
-                .fail(format!(
-                    "{}; killed it",
-                    crate::late::no_answer("driver", "answer", &cmd, limit)
-                ))
-                .await),
+            Err(_) => {
+                let why = no_answer_text("answer", &cmd, limit, &request);
+                Err(self.fail(Fault::no_answer(&cmd, limit), why).await)
+            }
             Ok(Err(e)) => Err(self
-                .fail(format!("cannot read driver stdout after `{cmd}`: {e}"))
+                .fail(
+                    Fault::Other,
+                    format!("cannot read driver stdout after `{cmd}`: {e}"),
+                )
                 .await),
             Ok(Ok(Line::Eof)) => Err(self
-                .fail(format!(
-                    "driver exited (closed its stdout) while answering `{cmd}`"
-                ))
+                .fail(
+                    Fault::Exited(cmd.clone()),
+                    format!("driver exited (closed its stdout) while answering `{cmd}`"),
+                )
                 .await),
             Ok(Ok(Line::TooLong)) => Err(self
-                .violate(format!(
+                .violate(&cmd, format!(
                     "protocol violation: driver's answer line longer than {} MiB answering `{cmd}`; stopped reading it and killed the driver",
                     MAX_LINE / (1024 * 1024)
                 ))
@@ -529,10 +588,13 @@ impl SubprocessPort {
                         t.raw_answer(&lossy);
                     }
                     Err(self
-                        .violate(format!(
-                            "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
-                            truncate(&lossy, 200)
-                        ))
+                        .violate(
+                            &cmd,
+                            format!(
+                                "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
+                                truncate(&lossy, 200)
+                            ),
+                        )
                         .await)
                 }
             },
@@ -588,11 +650,10 @@ impl SubprocessPort {
         if self.running.is_some() {
             return Ok(());
         }
-        let why = self
+        Err(self
             .last_failure
             .clone()
-            .unwrap_or_else(|| "driver is not running".into());
-        Err(PortError::Transport(why))
+            .unwrap_or_else(|| PortError::Transport("driver is not running".into())))
     }
 
     /// The violation of an answer whose `seq` is not the request's.
@@ -602,19 +663,25 @@ impl SubprocessPort {
         violation: &impl std::fmt::Display,
         text: &str,
     ) -> PortError {
-        self.violate(format!(
-            "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
-            truncate(text, 200)
-        ))
+        self.violate(
+            cmd,
+            format!(
+                "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
+                truncate(text, 200)
+            ),
+        )
         .await
     }
 
     /// The violation of an answer line that is not one JSON object.
     async fn not_an_object(&mut self, cmd: &str, text: &str) -> PortError {
-        self.violate(format!(
-            "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
-            truncate(text, 200)
-        ))
+        self.violate(
+            cmd,
+            format!(
+                "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
+                truncate(text, 200)
+            ),
+        )
         .await
     }
 
@@ -742,10 +809,10 @@ impl Port for SubprocessPort {
                 Ok(())
             }
             Ok(v) => Err(self
-                .fail(format!(
-                    "driver refused hello: {}",
-                    truncate(&v.to_string(), 200)
-                ))
+                .fail(
+                    Fault::Other,
+                    format!("driver refused hello: {}", truncate(&v.to_string(), 200)),
+                )
                 .await),
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),
@@ -779,10 +846,13 @@ impl Port for SubprocessPort {
     async fn end_scenario(&mut self) -> Option<String> {
         if let Some(line) = self.stray_line().await {
             let _ = self
-                .violate(format!(
-                    "driver printed a line no request asked for (out of step) after the scenario's last request, restarted it: {:?}",
-                    truncate(&line, 200)
-                ))
+                .violate(
+                    "(none)",
+                    format!(
+                        "driver printed a line no request asked for (out of step) after the scenario's last request, restarted it: {:?}",
+                        truncate(&line, 200)
+                    ),
+                )
                 .await;
         }
         self.violation.take()
@@ -855,5 +925,110 @@ mod tests {
         assert_eq!(unparsed(r#"{"ok":true,"seq":3}"#, 3), Some(Ok(())));
         assert!(matches!(unparsed(r#"{"ok":true}"#, 3), Some(Err(e)) if e.contains("missing")));
         assert_eq!(unparsed("[3]", 3), None);
+    }
+
+    /// A driver that answers `hello` (seq 0), reads one more request, then does `then`.
+    fn fake_driver(then: &str) -> SubprocessPort {
+        let script = format!(
+            "read line; echo '{{\"ok\":true,\"seq\":0,\"protocol\":1}}'; read line; {then}"
+        );
+        // The request limit is small so the test is quick; the sleeping driver sleeps far
+        // longer than it, so no load makes its answer arrive in time.
+        SubprocessPort::new(script, Duration::from_millis(300))
+    }
+
+    /// The error of one request to a driver that does `then` after `hello`.
+    async fn fault_of(then: &str, request: Value) -> PortError {
+        let mut port = fake_driver(then);
+        let ready = port.ensure_ready().await;
+        assert_eq!(ready, Ok(()));
+        let err = port.call(request).await.map(|_| ()).unwrap_err();
+        port.shutdown().await;
+        err
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_never_answers_is_the_port_not_answering() {
+        let request = serde_json::json!({"cmd": "build", "options": {"mcpConfig": {"mcpServers": {"crash": {"command": ["x"]}}}}});
+        let err = fault_of("sleep 300", request).await;
+        let PortError::NoAnswer {
+            command,
+            limit_ms,
+            message,
+        } = &err
+        else {
+            panic!("not a NoAnswer: {err:?}");
+        };
+        assert_eq!((command.as_str(), *limit_ms), ("build", 300));
+        let text = err.to_string();
+        assert!(
+            text.starts_with("port not answering: driver did not answer `build` within 300 ms (the request limit, `--timeout-ms`); killed it"),
+            "{text}"
+        );
+        assert!(
+            message.contains("MCP server `crash` sets no `timeout`, so the SPEC default of 30000 ms (§2) was in force"),
+            "{message}"
+        );
+        // The runner still tells it from a port's own failure (NOTES #309).
+        assert!(crate::late::late_answer(&text), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_exits_has_crashed() {
+        let err = fault_of(
+            "echo 'fatal: out of cheese' >&2; exit 3",
+            serde_json::json!({"cmd": "tools", "toolkit": "t"}),
+        )
+        .await;
+        let PortError::Exited { command, message } = &err else {
+            panic!("not Exited: {err:?}");
+        };
+        assert_eq!(command, "tools");
+        assert!(
+            message.starts_with("driver exited (closed its stdout) while answering `tools`"),
+            "{message}"
+        );
+        assert!(message.contains("out of cheese"), "{message}");
+        assert!(err.to_string().starts_with("driver crashed: "), "{err}");
+        assert!(!crate::late::late_answer(&err.to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_prints_garbage_broke_the_protocol() {
+        let err = fault_of(
+            "echo 'Loading model weights... done'; sleep 300",
+            serde_json::json!({"cmd": "tools", "toolkit": "t"}),
+        )
+        .await;
+        let PortError::Garbage { command, message } = &err else {
+            panic!("not Garbage: {err:?}");
+        };
+        assert_eq!(command, "tools");
+        assert!(
+            message.starts_with(
+                "driver printed a non-JSON-object line answering `tools`: \"Loading model weights... done\""
+            ),
+            "{message}"
+        );
+        assert!(
+            err.to_string().starts_with("driver broke the protocol: "),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_dead_driver_keeps_its_cause_for_the_next_request() {
+        let mut port = fake_driver("exit 3");
+        assert_eq!(port.ensure_ready().await, Ok(()));
+        let first = port
+            .call(serde_json::json!({"cmd": "tools", "toolkit": "t"}))
+            .await
+            .unwrap_err();
+        let again = port
+            .call(serde_json::json!({"cmd": "tools", "toolkit": "t"}))
+            .await
+            .unwrap_err();
+        assert!(matches!(again, PortError::Exited { .. }), "{again:?}");
+        assert_eq!(first, again);
     }
 }
