@@ -31,6 +31,15 @@ const STDERR_LINE_MAX: usize = 4096;
 /// the message is copied into every scenario the failure fails.
 const STDERR_IN_MESSAGE: usize = 1024;
 
+/// The most stderr lines naming a cause (a stack trace's head, every `Caused by:`) a failure
+/// message carries besides the tail, whenever the driver wrote them: a 60-line Java trace
+/// pushes its `Exception in thread` line out of the tail, and that line says what broke.
+const CAUSE_LINES: usize = 16;
+
+/// The most of the cause lines a failure message carries, in characters (their start is
+/// kept); with [`STDERR_IN_MESSAGE`] the whole excerpt stays under 2,048 characters and notes.
+const CAUSES_IN_MESSAGE: usize = 1024;
+
 /// The longest answer line the harness reads, in bytes. A longer line fails the request as
 /// a protocol violation and is not read further, so a driver flooding its stdout without a
 /// newline costs the harness at most this much memory. Room for a result carrying a 64 MiB
@@ -53,6 +62,12 @@ struct StderrTail {
     startup: Vec<String>,
     /// Whether the process has begun a scenario (`startup` is then fixed).
     began: bool,
+    /// The lines naming a cause since the scenario began (at most [`CAUSE_LINES`]).
+    causes: Vec<String>,
+    /// Those of the start-up, kept for every later message as `startup` is.
+    startup_causes: Vec<String>,
+    /// How many lines after a stack trace's head are still kept as its head.
+    follow: usize,
 }
 
 impl StderrTail {
@@ -78,6 +93,7 @@ impl StderrTail {
     fn forget_finished_lines(&mut self) {
         if !self.began {
             self.began = true;
+            self.startup_causes = std::mem::take(&mut self.causes);
             self.startup = self.lines.drain(..).collect();
             if self.earlier_lines > 0 {
                 let note = format!("({} earlier lines not kept)", self.earlier_lines);
@@ -86,12 +102,15 @@ impl StderrTail {
         }
         self.lines.clear();
         self.earlier_lines = 0;
+        self.causes.clear();
+        self.follow = 0;
     }
 
     fn end_line(&mut self) {
         let line = render_line(&self.current, self.current_dropped);
         self.current.clear();
         self.current_dropped = 0;
+        self.note_cause(&line);
         if self.lines.len() == STDERR_TAIL {
             self.lines.pop_front();
             self.earlier_lines += 1;
@@ -99,8 +118,53 @@ impl StderrTail {
         self.lines.push_back(line);
     }
 
-    /// The tail as one message fragment: redacted, then cut to `STDERR_IN_MESSAGE` chars.
+    /// Keeps `line` among the causes when it heads a stack trace, follows one's head, or is a
+    /// `Caused by:` line.
+    fn note_cause(&mut self, line: &str) {
+        let follows = if line.trim().is_empty() {
+            false
+        } else if self.follow > 0 {
+            self.follow -= 1;
+            true
+        } else {
+            false
+        };
+        let head = trace_head(line);
+        if let Some(after) = head {
+            self.follow = after;
+        }
+        if (head.is_some() || follows) && self.causes.len() < CAUSE_LINES {
+            self.causes.push(line.to_string());
+        }
+    }
+
+    /// The cause lines (start-up's, then this scenario's) not already in `tail`, as one
+    /// fragment cut to [`CAUSES_IN_MESSAGE`] characters.
+    fn causes_text(&self, tail: &str) -> String {
+        let lines: Vec<&str> = self
+            .startup_causes
+            .iter()
+            .chain(&self.causes)
+            .map(String::as_str)
+            .filter(|l| !tail.contains(*l))
+            .collect();
+        keep_start(&lines.join(" | "), CAUSES_IN_MESSAGE)
+    }
+
+    /// The excerpt as one message fragment: the cause lines the tail lost, then the tail, each
+    /// redacted and cut to its bound ([`CAUSES_IN_MESSAGE`], [`STDERR_IN_MESSAGE`]).
     fn text(&self) -> String {
+        let tail = self.tail_text();
+        let causes = self.causes_text(&tail);
+        if causes.is_empty() {
+            tail
+        } else {
+            format!("cause lines: {causes} | tail: {tail}")
+        }
+    }
+
+    /// The tail as one message fragment: redacted, then cut to `STDERR_IN_MESSAGE` chars.
+    fn tail_text(&self) -> String {
         let mut lines: Vec<String> = self.lines.iter().cloned().collect();
         if !self.current.is_empty() || self.current_dropped > 0 {
             lines.push(render_line(&self.current, self.current_dropped));
@@ -134,6 +198,37 @@ fn render_line(bytes: &[u8], dropped: u64) -> String {
     }
     let total = bytes.len() as u64 + dropped;
     format!("{}… (line truncated, {total} bytes)", &text[..cut])
+}
+
+/// Whether `line` heads a stack trace or names its cause, and then how many of the next
+/// non-blank lines belong to that head: Python's `Traceback` (its first frame and code line),
+/// Java's `Exception in thread` (its first `at`), every `Caused by:` (its first `at`), Go's
+/// `panic:` (its `[signal …]` and `goroutine … [running]:` lines) and Rust's `panicked at` (the message, on the
+/// next line since Rust 1.73).
+fn trace_head(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    if t.starts_with("Traceback (most recent call last):") {
+        Some(2)
+    } else if t.starts_with("Exception in thread ") || t.starts_with("Caused by:") {
+        Some(1)
+    } else if t.starts_with("panic: ") || t.starts_with("fatal error: ") {
+        // The `[signal …]` line when there is one, and the `goroutine N [running]:` line.
+        Some(2)
+    } else if t.contains(" panicked at ") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// The first `max` characters of `text`, with a note when some were cut.
+fn keep_start(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… (truncated, {count} chars)")
 }
 
 /// The last `max` characters of `text`, with a note when some were cut.
@@ -1030,5 +1125,121 @@ mod tests {
             .unwrap_err();
         assert!(matches!(again, PortError::Exited { .. }), "{again:?}");
         assert_eq!(first, again);
+    }
+
+    /// The excerpt of a driver that wrote `stderr` during its scenario.
+    fn excerpt(stderr: &str) -> String {
+        let mut tail = StderrTail::default();
+        tail.forget_finished_lines();
+        tail.push(stderr.as_bytes(), STDERR_LINE_MAX);
+        tail.text()
+    }
+
+    #[test]
+    fn a_python_traceback_keeps_its_head_when_the_tail_has_lost_it() {
+        let mut trace = String::from("Traceback (most recent call last):\n  File \"/srv/driver.py\", line 812, in <module>\n    main()\n");
+        for i in 0..20 {
+            trace.push_str(&format!(
+                "  File \"/usr/lib/python3.12/site-packages/toolnexus/toolkit.py\", line {}, in _build\n    return self._load(source)\n",
+                100 + i
+            ));
+        }
+        trace.push_str(
+            "json.decoder.JSONDecodeError: Expecting value: line 1 column 21 (char 20)\n",
+        );
+        let text = excerpt(&trace);
+        assert!(
+            text.starts_with("cause lines: Traceback (most recent call last): |   File \"/srv/driver.py\", line 812, in <module> |     main() | tail: "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "json.decoder.JSONDecodeError: Expecting value: line 1 column 21 (char 20)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_java_trace_keeps_its_exception_and_every_caused_by() {
+        let mut trace = String::from("Exception in thread \"main\" java.lang.IllegalStateException: toolkit build failed\n\tat dev.toolnexus.Toolkit.build(Toolkit.java:211)\n");
+        for i in 0..30 {
+            trace.push_str(&format!(
+                "\tat dev.toolnexus.Loader.load{i}(Loader.java:{i})\n"
+            ));
+        }
+        trace.push_str("Caused by: java.io.UncheckedIOException: cannot read mcp.json\n\tat dev.toolnexus.Mcp.read(Mcp.java:40)\n");
+        for i in 0..30 {
+            trace.push_str(&format!(
+                "\tat java.base/java.io.Reader.read{i}(Reader.java:{i})\n"
+            ));
+        }
+        trace.push_str(
+            "Caused by: java.nio.file.NoSuchFileException: /tmp/mcp.json\n\t... 12 more\n",
+        );
+        let text = excerpt(&trace);
+        for line in [
+            "Exception in thread \"main\" java.lang.IllegalStateException: toolkit build failed",
+            "\tat dev.toolnexus.Toolkit.build(Toolkit.java:211)",
+            "Caused by: java.io.UncheckedIOException: cannot read mcp.json",
+            "\tat dev.toolnexus.Mcp.read(Mcp.java:40)",
+            "Caused by: java.nio.file.NoSuchFileException: /tmp/mcp.json",
+        ] {
+            assert!(text.contains(line), "{line:?} lost: {text}");
+        }
+        // A frame that names no cause is not kept beyond the tail.
+        assert!(!text.contains("Loader.load3("), "{text}");
+        // The last Caused by is in the tail already: it is not repeated.
+        assert_eq!(text.matches("NoSuchFileException").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_go_panic_and_a_rust_panic_keep_their_heads() {
+        let mut go = String::from("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c]\n\ngoroutine 1 [running]:\n");
+        for i in 0..20 {
+            go.push_str(&format!("github.com/acme/toolnexus.(*Toolkit).Build{i}(...)\n\t/go/src/toolkit.go:{i} +0x1c\n"));
+        }
+        go.push_str("exit status 2\n");
+        let text = excerpt(&go);
+        assert!(
+            text.starts_with("cause lines: panic: runtime error: invalid memory address or nil pointer dereference | [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c] | goroutine 1 [running]: | tail: "),
+            "{text}"
+        );
+        let mut rust = String::from("thread 'main' panicked at src/toolkit.rs:88:14:\ncalled `Option::unwrap()` on a `None` value\nstack backtrace:\n");
+        for i in 0..20 {
+            rust.push_str(&format!(
+                "  {i}: toolnexus::toolkit::build\n             at ./src/toolkit.rs:{i}:5\n"
+            ));
+        }
+        let text = excerpt(&rust);
+        assert!(
+            text.starts_with("cause lines: thread 'main' panicked at src/toolkit.rs:88:14: | called `Option::unwrap()` on a `None` value | tail: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn cause_lines_are_bounded_and_a_short_log_is_as_before() {
+        let mut flood = String::new();
+        for i in 0..500 {
+            flood.push_str(&format!(
+                "Caused by: java.lang.RuntimeException: layer {i} {}\n",
+                "x".repeat(200)
+            ));
+            flood.push_str(&format!("\tat a.B.c{i}(B.java:1)\n"));
+            flood.push_str("plain line\n");
+        }
+        let text = excerpt(&flood);
+        let causes = text.split(" | tail: ").next().unwrap_or("");
+        assert!(
+            causes.chars().count() <= CAUSES_IN_MESSAGE + 60,
+            "{}",
+            causes.len()
+        );
+        assert!(causes.contains("layer 0 "), "{causes}");
+        assert!(!causes.contains("layer 20 "), "{causes}");
+        assert!(text.chars().count() <= CAUSES_IN_MESSAGE + STDERR_IN_MESSAGE + 120);
+        // Without a trace the excerpt is the tail alone.
+        assert_eq!(excerpt("starting\nboom\n"), "starting | boom");
     }
 }
