@@ -93,6 +93,20 @@ pub struct ScenarioMeta {
     /// otherwise (and for a skip for the SPEC version).
     #[serde(default, rename = "blockedBy", skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<Blocker>,
+    /// Failed, then passed when run once more alone against a fresh port (`run --recheck N`):
+    /// both outcomes. The result stays the first run's failure, which still counts (a verdict
+    /// that depends on chance is a finding, NOTES #412). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flaky: Option<Flaky>,
+}
+
+/// The two outcomes of a scenario whose verdict changed when it ran again alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flaky {
+    /// The run's outcome (`failed`; its message is the result's).
+    pub first: Status,
+    /// The outcome of the run alone against a fresh port (`passed`).
+    pub again: Status,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -356,6 +370,7 @@ impl ScenarioResult {
                 duration_ms: 0,
                 retried: None,
                 blocked_by: None,
+                flaky: None,
             },
             name: spec.id.clone(),
             section: spec.section.clone(),

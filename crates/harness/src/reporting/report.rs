@@ -198,6 +198,26 @@ pub fn text(report: &RunReport) -> String {
             );
         }
     }
+    let flaky: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.meta.flaky.is_some())
+        .collect();
+    if !flaky.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nflaky: failed, then passed when run again alone against a fresh port (still counted as failed):"
+        );
+        for r in flaky {
+            let first = failure_text(r);
+            let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let _ = writeln!(
+                out,
+                "  {}\n    first run: {line}\n    run alone: passed",
+                r.name
+            );
+        }
+    }
     if let Some(b) = &report.baseline {
         let _ = writeln!(
             out,
@@ -347,6 +367,7 @@ mod tests {
             duration_ms: 7,
             retried: None,
             blocked_by: None,
+            flaky: None,
         };
         let report = RunReport {
             started: Some("2026-11-30T16:58:11Z".into()),
