@@ -355,6 +355,12 @@ impl ScenarioResult {
         !self.preview && (self.beyond_spec || self.seed_only())
     }
 
+    /// Whether the scenario has a row (HTML) or testsuite (JUnit) of its own: `@beyond-spec`
+    /// or `@seed-only`, a `@preview` one included (whose failure still counts: [`Self::soft`]).
+    pub fn apart(&self) -> bool {
+        self.beyond_spec || self.seed_only()
+    }
+
     /// Whether a failure of this scenario fails a run that is `strict` or not.
     pub fn fails_runs(&self, strict: bool) -> bool {
         !self.soft() || strict

@@ -240,7 +240,7 @@ pub fn build(
                 let mut scope = 0;
                 for s in &report.scenarios {
                     sections.insert(&s.name, &s.section);
-                    if !s.soft() && outcomes.contains_key(&s.name) {
+                    if !s.apart() && outcomes.contains_key(&s.name) {
                         scope += 1;
                     }
                 }

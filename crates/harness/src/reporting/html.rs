@@ -308,7 +308,7 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             let results: Vec<&ScenarioResult> = sorted_by_name(
                 r.scenarios
                     .iter()
-                    .filter(|s| &s.section == section && !s.soft())
+                    .filter(|s| &s.section == section && !s.apart())
                     .collect(),
             );
             cell(out, section, i, &results, &anchors, false);
@@ -326,7 +326,7 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             "beyond the SPEC",
             "scenarios tagged @beyond-spec: what the reference does where the SPEC says nothing",
         ),
-        &|s| s.soft() && s.beyond_spec,
+        &|s| s.beyond_spec,
     );
     apart_row(
         out,
@@ -337,11 +337,11 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             "seed-only",
             "scenarios tagged @seed-only: a seed page's promise that the SPEC does not state",
         ),
-        &|s| s.soft() && !s.beyond_spec,
+        &|s| s.apart() && !s.beyond_spec,
     );
     out.push_str("<tr class=\"totals\"><th class=\"section\">Total</th>");
     for (i, r) in reports.iter().enumerate() {
-        let c = count(r.scenarios.iter().filter(|s| !s.soft()));
+        let c = count(r.scenarios.iter().filter(|s| !s.apart()));
         let _ = write!(
             out,
             "<td class=\"cell {state}\" data-port=\"{i}\">{counts}{executed}</td>",
@@ -583,7 +583,7 @@ fn scenario_table(out: &mut String, reports: &[RunReport]) {
         let beyond = found
             .iter()
             .flatten()
-            .find(|s| s.soft())
+            .find(|s| s.apart())
             .map(|s| match &s.beyond_spec_reason {
                 Some(why) if s.beyond_spec => format!(
                     " <span class=\"badge beyond\" title=\"{}\">beyond the SPEC</span>",
@@ -883,7 +883,7 @@ fn sections_of(reports: &[RunReport]) -> Vec<String> {
         set.extend(
             r.scenarios
                 .iter()
-                .filter(|s| !s.soft())
+                .filter(|s| !s.apart())
                 .map(|s| s.section.as_str()),
         );
     }

@@ -74,7 +74,7 @@ pub fn render(report: &RunReport) -> String {
             report
                 .scenarios
                 .iter()
-                .filter(move |x| &x.section == section && !x.soft())
+                .filter(move |x| &x.section == section && !x.apart())
         };
         if cases().next().is_none() {
             continue;
@@ -96,10 +96,10 @@ pub fn render(report: &RunReport) -> String {
         let _ = writeln!(out, "  </testsuite>");
     }
     apart_suite(&mut out, report, "beyond the SPEC", "beyondSpec", &|x| {
-        x.soft() && x.beyond_spec
+        x.beyond_spec
     });
     apart_suite(&mut out, report, "seed-only", "seedOnly", &|x| {
-        x.soft() && !x.beyond_spec
+        x.apart() && !x.beyond_spec
     });
     out.push_str("</testsuites>\n");
     out

@@ -138,7 +138,7 @@ pub fn text(report: &RunReport) -> String {
     let beyond: Vec<&ScenarioResult> = report
         .scenarios
         .iter()
-        .filter(|r| r.status == Status::Failed && r.beyond_spec && !r.known)
+        .filter(|r| r.status == Status::Failed && r.soft() && r.beyond_spec && !r.known)
         .collect();
     if !beyond.is_empty() {
         let _ = writeln!(
