@@ -44,8 +44,8 @@ pub struct RunArgs {
     /// Ignore the registered port's expected-failures file.
     #[arg(long)]
     no_expected_failures: bool,
-    /// Count failed `@beyond-spec` scenarios (behaviour the SPEC does not state) as
-    /// failures: in the exit code, the expected-failures comparison and JUnit.
+    /// Count failed `@beyond-spec` and `@seed-only` scenarios (promises the SPEC does not
+    /// state) as failures: in the exit code, the expected-failures comparison and JUnit.
     #[arg(long)]
     strict: bool,
     /// Fail (exit 1) when the share of the selected scenarios that ran (passed, failed or
@@ -62,6 +62,11 @@ pub struct RunArgs {
     /// Stop after the first scenario that fails the run (the report covers what ran).
     #[arg(long)]
     fail_fast: bool,
+    /// After the run, run up to N failed scenarios once more, each alone against a freshly
+    /// started port; one that passes then is reported as flaky, with both outcomes, and still
+    /// counts as failed (default 0: off).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    recheck: usize,
     /// Write every request and answer exchanged with the port to FILE as JSON lines
     /// (secrets redacted, capped at 256 MiB); check it with `validate-trace`.
     #[arg(long, value_name = "FILE")]
@@ -115,6 +120,7 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         strict,
         min_executed,
         fail_fast,
+        recheck,
         trace,
         jobs,
         filter,
@@ -182,22 +188,23 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         .iter_mut()
         .map(|d| d.as_mut() as &mut dyn Port)
         .collect();
-    let outcome = runner::run_pool_or_refuse(ports, &env, &scenarios, &fallback, &mut |r| {
-        let known = expected
-            .as_ref()
-            .is_some_and(|e| baseline::is_known(r, e, strict));
-        if show_progress {
-            println!("{}", report::progress_line_known(r, known));
-        } else {
-            eprintln!("{}", report::progress_line_known(r, known));
-        }
-        let fails_the_run = r.status == toolnexus_harness::outcome::model::Status::Failed
-            && (r.preview || !r.beyond_spec || strict)
-            && !known;
-        stopped = fail_fast && fails_the_run;
-        !stopped
-    })
-    .await;
+    let outcome =
+        runner::run_pool_rechecking(ports, &env, &scenarios, &fallback, recheck, &mut |r| {
+            let known = expected
+                .as_ref()
+                .is_some_and(|e| baseline::is_known(r, e, strict));
+            if show_progress {
+                println!("{}", report::progress_line_known(r, known));
+            } else {
+                eprintln!("{}", report::progress_line_known(r, known));
+            }
+            let fails_the_run = r.status == toolnexus_harness::outcome::model::Status::Failed
+                && r.fails_runs(strict)
+                && !known;
+            stopped = fail_fast && fails_the_run;
+            !stopped
+        })
+        .await;
     let mut report: RunReport = match outcome {
         Ok(r) => r,
         Err(e) => return fail(&handshake_failure(&fallback, registry, &e)),

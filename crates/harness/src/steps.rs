@@ -164,6 +164,7 @@ mod mcp;
 pub(crate) mod prometheus;
 mod relay;
 mod results;
+mod sent;
 mod serve;
 mod setup;
 #[cfg(test)]

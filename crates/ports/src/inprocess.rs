@@ -43,15 +43,23 @@ impl InProcessPort {
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_string();
+        let note = crate::spec_default::longer_than_limit(&request, limit);
         tokio::time::timeout(limit, self.handler.handle(request))
             .await
             .map_err(|_| {
-                PortError::Transport(crate::late::no_answer(
-                    "the in-process reference",
-                    "answer",
-                    &cmd,
-                    limit,
-                ))
+                let mut message = format!(
+                    "{} (the request limit, `--timeout-ms`)",
+                    crate::late::no_answer("the in-process reference", "answer", &cmd, limit)
+                );
+                if let Some(note) = note {
+                    message.push_str("; ");
+                    message.push_str(&note);
+                }
+                PortError::NoAnswer {
+                    command: cmd,
+                    limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                    message,
+                }
             })
     }
 }

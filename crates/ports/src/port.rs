@@ -36,8 +36,36 @@ pub enum PortError {
         /// Its message.
         message: String,
     },
-    /// The driver crashed, hung, or spoke something other than the protocol.
+    /// The transport failed otherwise (a driver that cannot start, a restart that failed, an
+    /// answer of the wrong shape): the driver's fault, not the port's answer.
     Transport(String),
+    /// The port did not answer a request within the harness's request limit (a driver is then
+    /// killed): the port not answering, not a driver that crashed or spoke garbage.
+    NoAnswer {
+        /// The command that got no answer.
+        command: String,
+        /// The request limit in force, in milliseconds.
+        limit_ms: u64,
+        /// What happened, with the driver's exit status and stderr excerpt when known, and
+        /// any SPEC default the request left in force that is longer than the limit.
+        message: String,
+    },
+    /// The driver process exited (closed its stdout, or stopped reading its stdin) while a
+    /// request was open: it crashed.
+    Exited {
+        /// The command being answered.
+        command: String,
+        /// What happened, with the exit status and stderr excerpt.
+        message: String,
+    },
+    /// The driver printed a line that is not a protocol answer (not UTF-8, not one JSON
+    /// object, too long, or out of step): garbage on the protocol's channel.
+    Garbage {
+        /// The command being answered (the scenario's, for a stray line after it).
+        command: String,
+        /// What was printed (cut), with the exit status and stderr excerpt.
+        message: String,
+    },
     /// The port's answer breaks a SPEC data type (an unsanitized tool name, a ToolResult with
     /// a key the SPEC's has not, ...): what a faithful driver passes on, so the port's failure,
     /// not the driver's (PROTOCOL.md §9 "Typed decoding").
@@ -52,12 +80,31 @@ pub enum PortError {
     Raised(String),
 }
 
+impl PortError {
+    /// Whether the error is the transport's (a driver that hung, crashed, printed garbage or
+    /// failed otherwise), not an answer of the port's.
+    pub fn is_transport(&self) -> bool {
+        matches!(
+            self,
+            PortError::Transport(_)
+                | PortError::NoAnswer { .. }
+                | PortError::Exited { .. }
+                | PortError::Garbage { .. }
+        )
+    }
+}
+
 impl fmt::Display for PortError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PortError::Unsupported(m) => write!(f, "unsupported by the port: {m}"),
             PortError::Driver { kind, message } => write!(f, "driver error ({kind}): {message}"),
             PortError::Transport(m) => write!(f, "driver failure: {m}"),
+            PortError::NoAnswer { message, .. } => write!(f, "port not answering: {message}"),
+            PortError::Exited { message, .. } => write!(f, "driver crashed: {message}"),
+            PortError::Garbage { message, .. } => {
+                write!(f, "driver broke the protocol: {message}")
+            }
             PortError::Spec { rule, message } => write!(f, "the port breaks {rule}: {message}"),
             PortError::Raised(m) => write!(f, "the port raised: {m}"),
         }

@@ -31,6 +31,15 @@ const STDERR_LINE_MAX: usize = 4096;
 /// the message is copied into every scenario the failure fails.
 const STDERR_IN_MESSAGE: usize = 1024;
 
+/// The most stderr lines naming a cause (a stack trace's head, every `Caused by:`) a failure
+/// message carries besides the tail, whenever the driver wrote them: a 60-line Java trace
+/// pushes its `Exception in thread` line out of the tail, and that line says what broke.
+const CAUSE_LINES: usize = 16;
+
+/// The most of the cause lines a failure message carries, in characters (their start is
+/// kept); with [`STDERR_IN_MESSAGE`] the whole excerpt stays under 2,048 characters and notes.
+const CAUSES_IN_MESSAGE: usize = 1024;
+
 /// The longest answer line the harness reads, in bytes. A longer line fails the request as
 /// a protocol violation and is not read further, so a driver flooding its stdout without a
 /// newline costs the harness at most this much memory. Room for a result carrying a 64 MiB
@@ -53,6 +62,12 @@ struct StderrTail {
     startup: Vec<String>,
     /// Whether the process has begun a scenario (`startup` is then fixed).
     began: bool,
+    /// The lines naming a cause since the scenario began (at most [`CAUSE_LINES`]).
+    causes: Vec<String>,
+    /// Those of the start-up, kept for every later message as `startup` is.
+    startup_causes: Vec<String>,
+    /// How many lines after a stack trace's head are still kept as its head.
+    follow: usize,
 }
 
 impl StderrTail {
@@ -78,6 +93,7 @@ impl StderrTail {
     fn forget_finished_lines(&mut self) {
         if !self.began {
             self.began = true;
+            self.startup_causes = std::mem::take(&mut self.causes);
             self.startup = self.lines.drain(..).collect();
             if self.earlier_lines > 0 {
                 let note = format!("({} earlier lines not kept)", self.earlier_lines);
@@ -86,12 +102,15 @@ impl StderrTail {
         }
         self.lines.clear();
         self.earlier_lines = 0;
+        self.causes.clear();
+        self.follow = 0;
     }
 
     fn end_line(&mut self) {
         let line = render_line(&self.current, self.current_dropped);
         self.current.clear();
         self.current_dropped = 0;
+        self.note_cause(&line);
         if self.lines.len() == STDERR_TAIL {
             self.lines.pop_front();
             self.earlier_lines += 1;
@@ -99,8 +118,53 @@ impl StderrTail {
         self.lines.push_back(line);
     }
 
-    /// The tail as one message fragment: redacted, then cut to `STDERR_IN_MESSAGE` chars.
+    /// Keeps `line` among the causes when it heads a stack trace, follows one's head, or is a
+    /// `Caused by:` line.
+    fn note_cause(&mut self, line: &str) {
+        let follows = if line.trim().is_empty() {
+            false
+        } else if self.follow > 0 {
+            self.follow -= 1;
+            true
+        } else {
+            false
+        };
+        let head = trace_head(line);
+        if let Some(after) = head {
+            self.follow = after;
+        }
+        if (head.is_some() || follows) && self.causes.len() < CAUSE_LINES {
+            self.causes.push(line.to_string());
+        }
+    }
+
+    /// The cause lines (start-up's, then this scenario's) not already in `tail`, as one
+    /// fragment cut to [`CAUSES_IN_MESSAGE`] characters.
+    fn causes_text(&self, tail: &str) -> String {
+        let lines: Vec<&str> = self
+            .startup_causes
+            .iter()
+            .chain(&self.causes)
+            .map(String::as_str)
+            .filter(|l| !tail.contains(*l))
+            .collect();
+        keep_start(&lines.join(" | "), CAUSES_IN_MESSAGE)
+    }
+
+    /// The excerpt as one message fragment: the cause lines the tail lost, then the tail, each
+    /// redacted and cut to its bound ([`CAUSES_IN_MESSAGE`], [`STDERR_IN_MESSAGE`]).
     fn text(&self) -> String {
+        let tail = self.tail_text();
+        let causes = self.causes_text(&tail);
+        if causes.is_empty() {
+            tail
+        } else {
+            format!("cause lines: {causes} | tail: {tail}")
+        }
+    }
+
+    /// The tail as one message fragment: redacted, then cut to `STDERR_IN_MESSAGE` chars.
+    fn tail_text(&self) -> String {
         let mut lines: Vec<String> = self.lines.iter().cloned().collect();
         if !self.current.is_empty() || self.current_dropped > 0 {
             lines.push(render_line(&self.current, self.current_dropped));
@@ -134,6 +198,37 @@ fn render_line(bytes: &[u8], dropped: u64) -> String {
     }
     let total = bytes.len() as u64 + dropped;
     format!("{}… (line truncated, {total} bytes)", &text[..cut])
+}
+
+/// Whether `line` heads a stack trace or names its cause, and then how many of the next
+/// non-blank lines belong to that head: Python's `Traceback` (its first frame and code line),
+/// Java's `Exception in thread` (its first `at`), every `Caused by:` (its first `at`), Go's
+/// `panic:` (its `[signal …]` and `goroutine … [running]:` lines) and Rust's `panicked at` (the message, on the
+/// next line since Rust 1.73).
+fn trace_head(line: &str) -> Option<usize> {
+    let t = line.trim_start();
+    if t.starts_with("Traceback (most recent call last):") {
+        Some(2)
+    } else if t.starts_with("Exception in thread ") || t.starts_with("Caused by:") {
+        Some(1)
+    } else if t.starts_with("panic: ") || t.starts_with("fatal error: ") {
+        // The `[signal …]` line when there is one, and the `goroutine N [running]:` line.
+        Some(2)
+    } else if t.contains(" panicked at ") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// The first `max` characters of `text`, with a note when some were cut.
+fn keep_start(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max).collect();
+    format!("{kept}… (truncated, {count} chars)")
 }
 
 /// The last `max` characters of `text`, with a note when some were cut.
@@ -170,6 +265,61 @@ async fn read_stderr(
             Err(_) => break,
         }
     }
+}
+
+/// How a request to the driver went wrong: which [`PortError`] [`SubprocessPort::fail`] makes.
+enum Fault {
+    /// No answer to the command within the limit.
+    NoAnswer { command: String, limit: Duration },
+    /// The driver exited while the command was open.
+    Exited(String),
+    /// The driver printed garbage answering the command.
+    Garbage(String),
+    /// Any other transport failure.
+    Other,
+}
+
+impl Fault {
+    fn no_answer(command: &str, limit: Duration) -> Fault {
+        Fault::NoAnswer {
+            command: command.to_string(),
+            limit,
+        }
+    }
+
+    /// The error carrying `message`.
+    fn error(self, message: String) -> PortError {
+        match self {
+            Fault::NoAnswer { command, limit } => PortError::NoAnswer {
+                command,
+                limit_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+                message,
+            },
+            Fault::Exited(command) => PortError::Exited { command, message },
+            Fault::Garbage(command) => PortError::Garbage { command, message },
+            Fault::Other => PortError::Transport(message),
+        }
+    }
+}
+
+/// The message of a request that got no answer (`verb`: the driver did not `read` or
+/// `answer` it) within `limit`: the harness's words ([`crate::late::no_answer`]), which
+/// limit it was, and any SPEC default the request left in force that is longer.
+fn no_answer_text(verb: &str, cmd: &str, limit: Duration, request: &Value) -> String {
+    let which = if cmd == ProtocolCommand::Hello.as_str() {
+        "the start-up limit, `--startup-timeout-ms`"
+    } else {
+        "the request limit, `--timeout-ms`"
+    };
+    let mut text = format!(
+        "{} ({which}); killed it",
+        crate::late::no_answer("driver", verb, cmd, limit)
+    );
+    if let Some(note) = crate::spec_default::longer_than_limit(request, limit) {
+        text.push_str("; ");
+        text.push_str(&note);
+    }
+    text
 }
 
 /// One answer line, read with a bound.
@@ -327,7 +477,8 @@ pub struct SubprocessPort {
     /// A protocol violation (a line out of step, unreadable or unasked for) since the runner
     /// last asked: it fails the scenario even when it happened in the scenario's clean-up.
     violation: Option<String>,
-    last_failure: Option<String>,
+    /// Why the driver last stopped: what a request gets until it is restarted.
+    last_failure: Option<PortError>,
     starts: u32,
     greeting: Option<Value>,
     cwd: Option<PathBuf>,
@@ -413,8 +564,8 @@ impl SubprocessPort {
         Ok(())
     }
 
-    /// Kills the driver's whole process group and records why.
-    async fn fail(&mut self, why: String) -> PortError {
+    /// Kills the driver's whole process group and records why, as the error of `fault`.
+    async fn fail(&mut self, fault: Fault, why: String) -> PortError {
         let mut message = why;
         self.greeting = None;
         if let Some(mut running) = self.running.take() {
@@ -436,13 +587,15 @@ impl SubprocessPort {
                 ));
             }
         }
-        self.last_failure = Some(message.clone());
-        PortError::Transport(message)
+        let error = fault.error(message);
+        self.last_failure = Some(error.clone());
+        error
     }
 
-    /// [`Self::fail`] for a line that breaks the protocol: also kept for the runner.
-    async fn violate(&mut self, why: String) -> PortError {
-        let error = self.fail(why).await;
+    /// [`Self::fail`] for a line that breaks the protocol (garbage answering `cmd`): also kept
+    /// for the runner.
+    async fn violate(&mut self, cmd: &str, why: String) -> PortError {
+        let error = self.fail(Fault::Garbage(cmd.to_string()), why).await;
         if self.violation.is_none() {
             self.violation = Some(error.to_string());
         }
@@ -484,39 +637,40 @@ impl SubprocessPort {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 return Err(self
-                    .fail(format!(
-                        "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
-                    ))
+                    .fail(
+                        Fault::Exited(cmd.clone()),
+                        format!(
+                            "driver exited or stopped reading its stdin while sending `{cmd}`: {e}"
+                        ),
+                    )
                     .await)
             }
             Err(_) => {
-                return Err(self
-                    .fail(format!(
-                        "{}; killed it",
-                        crate::late::no_answer("driver", "read", &cmd, limit)
-                    ))
-                    .await)
+                let why = no_answer_text("read", &cmd, limit, &request);
+                return Err(self.fail(Fault::no_answer(&cmd, limit), why).await);
             }
         }
         let read =
             tokio::time::timeout(limit, read_line_capped(&mut running.stdout, MAX_LINE)).await;
         match read {
-            Err(_) => Err(self
-                .fail(format!(
-                    "{}; killed it",
-                    crate::late::no_answer("driver", "answer", &cmd, limit)
-                ))
-                .await),
+            Err(_) => {
+                let why = no_answer_text("answer", &cmd, limit, &request);
+                Err(self.fail(Fault::no_answer(&cmd, limit), why).await)
+            }
             Ok(Err(e)) => Err(self
-                .fail(format!("cannot read driver stdout after `{cmd}`: {e}"))
+                .fail(
+                    Fault::Other,
+                    format!("cannot read driver stdout after `{cmd}`: {e}"),
+                )
                 .await),
             Ok(Ok(Line::Eof)) => Err(self
-                .fail(format!(
-                    "driver exited (closed its stdout) while answering `{cmd}`"
-                ))
+                .fail(
+                    Fault::Exited(cmd.clone()),
+                    format!("driver exited (closed its stdout) while answering `{cmd}`"),
+                )
                 .await),
             Ok(Ok(Line::TooLong)) => Err(self
-                .violate(format!(
+                .violate(&cmd, format!(
                     "protocol violation: driver's answer line longer than {} MiB answering `{cmd}`; stopped reading it and killed the driver",
                     MAX_LINE / (1024 * 1024)
                 ))
@@ -529,10 +683,13 @@ impl SubprocessPort {
                         t.raw_answer(&lossy);
                     }
                     Err(self
-                        .violate(format!(
-                            "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
-                            truncate(&lossy, 200)
-                        ))
+                        .violate(
+                            &cmd,
+                            format!(
+                                "driver printed a line that is not UTF-8 answering `{cmd}`: {:?}",
+                                truncate(&lossy, 200)
+                            ),
+                        )
                         .await)
                 }
             },
@@ -588,11 +745,10 @@ impl SubprocessPort {
         if self.running.is_some() {
             return Ok(());
         }
-        let why = self
+        Err(self
             .last_failure
             .clone()
-            .unwrap_or_else(|| "driver is not running".into());
-        Err(PortError::Transport(why))
+            .unwrap_or_else(|| PortError::Transport("driver is not running".into())))
     }
 
     /// The violation of an answer whose `seq` is not the request's.
@@ -602,19 +758,25 @@ impl SubprocessPort {
         violation: &impl std::fmt::Display,
         text: &str,
     ) -> PortError {
-        self.violate(format!(
-            "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
-            truncate(text, 200)
-        ))
+        self.violate(
+            cmd,
+            format!(
+                "driver answered `{cmd}` out of step ({violation}), restarted it; answer was {}",
+                truncate(text, 200)
+            ),
+        )
         .await
     }
 
     /// The violation of an answer line that is not one JSON object.
     async fn not_an_object(&mut self, cmd: &str, text: &str) -> PortError {
-        self.violate(format!(
-            "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
-            truncate(text, 200)
-        ))
+        self.violate(
+            cmd,
+            format!(
+                "driver printed a non-JSON-object line answering `{cmd}`: {:?}",
+                truncate(text, 200)
+            ),
+        )
         .await
     }
 
@@ -742,10 +904,10 @@ impl Port for SubprocessPort {
                 Ok(())
             }
             Ok(v) => Err(self
-                .fail(format!(
-                    "driver refused hello: {}",
-                    truncate(&v.to_string(), 200)
-                ))
+                .fail(
+                    Fault::Other,
+                    format!("driver refused hello: {}", truncate(&v.to_string(), 200)),
+                )
                 .await),
             Err(e) if restarted => Err(PortError::Transport(format!("driver restart failed: {e}"))),
             Err(e) => Err(e),
@@ -779,10 +941,13 @@ impl Port for SubprocessPort {
     async fn end_scenario(&mut self) -> Option<String> {
         if let Some(line) = self.stray_line().await {
             let _ = self
-                .violate(format!(
-                    "driver printed a line no request asked for (out of step) after the scenario's last request, restarted it: {:?}",
-                    truncate(&line, 200)
-                ))
+                .violate(
+                    "(none)",
+                    format!(
+                        "driver printed a line no request asked for (out of step) after the scenario's last request, restarted it: {:?}",
+                        truncate(&line, 200)
+                    ),
+                )
                 .await;
         }
         self.violation.take()
@@ -855,5 +1020,226 @@ mod tests {
         assert_eq!(unparsed(r#"{"ok":true,"seq":3}"#, 3), Some(Ok(())));
         assert!(matches!(unparsed(r#"{"ok":true}"#, 3), Some(Err(e)) if e.contains("missing")));
         assert_eq!(unparsed("[3]", 3), None);
+    }
+
+    /// A driver that answers `hello` (seq 0), reads one more request, then does `then`.
+    fn fake_driver(then: &str) -> SubprocessPort {
+        let script = format!(
+            "read line; echo '{{\"ok\":true,\"seq\":0,\"protocol\":1}}'; read line; {then}"
+        );
+        // The request limit is small so the test is quick; the sleeping driver sleeps far
+        // longer than it, so no load makes its answer arrive in time.
+        SubprocessPort::new(script, Duration::from_millis(300))
+    }
+
+    /// The error of one request to a driver that does `then` after `hello`.
+    async fn fault_of(then: &str, request: Value) -> PortError {
+        let mut port = fake_driver(then);
+        let ready = port.ensure_ready().await;
+        assert_eq!(ready, Ok(()));
+        let err = port.call(request).await.map(|_| ()).unwrap_err();
+        port.shutdown().await;
+        err
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_never_answers_is_the_port_not_answering() {
+        let request = serde_json::json!({"cmd": "build", "options": {"mcpConfig": {"mcpServers": {"crash": {"command": ["x"]}}}}});
+        let err = fault_of("sleep 300", request).await;
+        let PortError::NoAnswer {
+            command,
+            limit_ms,
+            message,
+        } = &err
+        else {
+            panic!("not a NoAnswer: {err:?}");
+        };
+        assert_eq!((command.as_str(), *limit_ms), ("build", 300));
+        let text = err.to_string();
+        assert!(
+            text.starts_with("port not answering: driver did not answer `build` within 300 ms (the request limit, `--timeout-ms`); killed it"),
+            "{text}"
+        );
+        assert!(
+            message.contains("MCP server `crash` sets no `timeout`, so the SPEC default of 30000 ms (§2) was in force"),
+            "{message}"
+        );
+        // The runner still tells it from a port's own failure (NOTES #309).
+        assert!(crate::late::late_answer(&text), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_exits_has_crashed() {
+        let err = fault_of(
+            "echo 'fatal: out of cheese' >&2; exit 3",
+            serde_json::json!({"cmd": "tools", "toolkit": "t"}),
+        )
+        .await;
+        let PortError::Exited { command, message } = &err else {
+            panic!("not Exited: {err:?}");
+        };
+        assert_eq!(command, "tools");
+        assert!(
+            message.starts_with("driver exited (closed its stdout) while answering `tools`"),
+            "{message}"
+        );
+        assert!(message.contains("out of cheese"), "{message}");
+        assert!(err.to_string().starts_with("driver crashed: "), "{err}");
+        assert!(!crate::late::late_answer(&err.to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_prints_garbage_broke_the_protocol() {
+        let err = fault_of(
+            "echo 'Loading model weights... done'; sleep 300",
+            serde_json::json!({"cmd": "tools", "toolkit": "t"}),
+        )
+        .await;
+        let PortError::Garbage { command, message } = &err else {
+            panic!("not Garbage: {err:?}");
+        };
+        assert_eq!(command, "tools");
+        assert!(
+            message.starts_with(
+                "driver printed a non-JSON-object line answering `tools`: \"Loading model weights... done\""
+            ),
+            "{message}"
+        );
+        assert!(
+            err.to_string().starts_with("driver broke the protocol: "),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_dead_driver_keeps_its_cause_for_the_next_request() {
+        let mut port = fake_driver("exit 3");
+        assert_eq!(port.ensure_ready().await, Ok(()));
+        let first = port
+            .call(serde_json::json!({"cmd": "tools", "toolkit": "t"}))
+            .await
+            .unwrap_err();
+        let again = port
+            .call(serde_json::json!({"cmd": "tools", "toolkit": "t"}))
+            .await
+            .unwrap_err();
+        assert!(matches!(again, PortError::Exited { .. }), "{again:?}");
+        assert_eq!(first, again);
+    }
+
+    /// The excerpt of a driver that wrote `stderr` during its scenario.
+    fn excerpt(stderr: &str) -> String {
+        let mut tail = StderrTail::default();
+        tail.forget_finished_lines();
+        tail.push(stderr.as_bytes(), STDERR_LINE_MAX);
+        tail.text()
+    }
+
+    #[test]
+    fn a_python_traceback_keeps_its_head_when_the_tail_has_lost_it() {
+        let mut trace = String::from("Traceback (most recent call last):\n  File \"/srv/driver.py\", line 812, in <module>\n    main()\n");
+        for i in 0..20 {
+            trace.push_str(&format!(
+                "  File \"/usr/lib/python3.12/site-packages/toolnexus/toolkit.py\", line {}, in _build\n    return self._load(source)\n",
+                100 + i
+            ));
+        }
+        trace.push_str(
+            "json.decoder.JSONDecodeError: Expecting value: line 1 column 21 (char 20)\n",
+        );
+        let text = excerpt(&trace);
+        assert!(
+            text.starts_with("cause lines: Traceback (most recent call last): |   File \"/srv/driver.py\", line 812, in <module> |     main() | tail: "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "json.decoder.JSONDecodeError: Expecting value: line 1 column 21 (char 20)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_java_trace_keeps_its_exception_and_every_caused_by() {
+        let mut trace = String::from("Exception in thread \"main\" java.lang.IllegalStateException: toolkit build failed\n\tat dev.toolnexus.Toolkit.build(Toolkit.java:211)\n");
+        for i in 0..30 {
+            trace.push_str(&format!(
+                "\tat dev.toolnexus.Loader.load{i}(Loader.java:{i})\n"
+            ));
+        }
+        trace.push_str("Caused by: java.io.UncheckedIOException: cannot read mcp.json\n\tat dev.toolnexus.Mcp.read(Mcp.java:40)\n");
+        for i in 0..30 {
+            trace.push_str(&format!(
+                "\tat java.base/java.io.Reader.read{i}(Reader.java:{i})\n"
+            ));
+        }
+        trace.push_str(
+            "Caused by: java.nio.file.NoSuchFileException: /tmp/mcp.json\n\t... 12 more\n",
+        );
+        let text = excerpt(&trace);
+        for line in [
+            "Exception in thread \"main\" java.lang.IllegalStateException: toolkit build failed",
+            "\tat dev.toolnexus.Toolkit.build(Toolkit.java:211)",
+            "Caused by: java.io.UncheckedIOException: cannot read mcp.json",
+            "\tat dev.toolnexus.Mcp.read(Mcp.java:40)",
+            "Caused by: java.nio.file.NoSuchFileException: /tmp/mcp.json",
+        ] {
+            assert!(text.contains(line), "{line:?} lost: {text}");
+        }
+        // A frame that names no cause is not kept beyond the tail.
+        assert!(!text.contains("Loader.load3("), "{text}");
+        // The last Caused by is in the tail already: it is not repeated.
+        assert_eq!(text.matches("NoSuchFileException").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_go_panic_and_a_rust_panic_keep_their_heads() {
+        let mut go = String::from("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c]\n\ngoroutine 1 [running]:\n");
+        for i in 0..20 {
+            go.push_str(&format!("github.com/acme/toolnexus.(*Toolkit).Build{i}(...)\n\t/go/src/toolkit.go:{i} +0x1c\n"));
+        }
+        go.push_str("exit status 2\n");
+        let text = excerpt(&go);
+        assert!(
+            text.starts_with("cause lines: panic: runtime error: invalid memory address or nil pointer dereference | [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b1c] | goroutine 1 [running]: | tail: "),
+            "{text}"
+        );
+        let mut rust = String::from("thread 'main' panicked at src/toolkit.rs:88:14:\ncalled `Option::unwrap()` on a `None` value\nstack backtrace:\n");
+        for i in 0..20 {
+            rust.push_str(&format!(
+                "  {i}: toolnexus::toolkit::build\n             at ./src/toolkit.rs:{i}:5\n"
+            ));
+        }
+        let text = excerpt(&rust);
+        assert!(
+            text.starts_with("cause lines: thread 'main' panicked at src/toolkit.rs:88:14: | called `Option::unwrap()` on a `None` value | tail: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn cause_lines_are_bounded_and_a_short_log_is_as_before() {
+        let mut flood = String::new();
+        for i in 0..500 {
+            flood.push_str(&format!(
+                "Caused by: java.lang.RuntimeException: layer {i} {}\n",
+                "x".repeat(200)
+            ));
+            flood.push_str(&format!("\tat a.B.c{i}(B.java:1)\n"));
+            flood.push_str("plain line\n");
+        }
+        let text = excerpt(&flood);
+        let causes = text.split(" | tail: ").next().unwrap_or("");
+        assert!(
+            causes.chars().count() <= CAUSES_IN_MESSAGE + 60,
+            "{}",
+            causes.len()
+        );
+        assert!(causes.contains("layer 0 "), "{causes}");
+        assert!(!causes.contains("layer 20 "), "{causes}");
+        assert!(text.chars().count() <= CAUSES_IN_MESSAGE + STDERR_IN_MESSAGE + 120);
+        // Without a trace the excerpt is the tail alone.
+        assert_eq!(excerpt("starting\nboom\n"), "starting | boom");
     }
 }

@@ -93,6 +93,20 @@ pub struct ScenarioMeta {
     /// otherwise (and for a skip for the SPEC version).
     #[serde(default, rename = "blockedBy", skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<Blocker>,
+    /// Failed, then passed when run once more alone against a fresh port (`run --recheck N`):
+    /// both outcomes. The result stays the first run's failure, which still counts (a verdict
+    /// that depends on chance is a finding, NOTES #412). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flaky: Option<Flaky>,
+}
+
+/// The two outcomes of a scenario whose verdict changed when it ran again alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flaky {
+    /// The run's outcome (`failed`; its message is the result's).
+    pub first: Status,
+    /// The outcome of the run alone against a fresh port (`passed`).
+    pub again: Status,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -141,6 +155,15 @@ pub struct Counts {
     /// The `@beyond-spec` scenarios' outcomes.
     #[serde(default, rename = "beyondSpec")]
     pub beyond_spec: BeyondCounts,
+    /// The `@seed-only` scenarios' outcomes (absent when none ran): a seed page's promise the
+    /// SPEC does not state, counted apart like `@beyond-spec` and failing a run only with
+    /// `--strict`.
+    #[serde(
+        default,
+        rename = "seedOnly",
+        skip_serializing_if = "BeyondCounts::is_empty"
+    )]
+    pub seed_only: BeyondCounts,
     /// The `@preview` scenarios' outcomes (absent when none ran): a port lacking the preview
     /// answers `unsupported`, so they are skipped there, never failed.
     #[serde(default, skip_serializing_if = "BeyondCounts::is_empty")]
@@ -155,6 +178,9 @@ impl Counts {
             (&mut p.passed, &mut p.failed, &mut p.skipped, &mut p.xfail)
         } else if r.beyond_spec {
             let b = &mut self.beyond_spec;
+            (&mut b.passed, &mut b.failed, &mut b.skipped, &mut b.xfail)
+        } else if r.seed_only() {
+            let b = &mut self.seed_only;
             (&mut b.passed, &mut b.failed, &mut b.skipped, &mut b.xfail)
         } else {
             (
@@ -242,9 +268,9 @@ impl RunReport {
     /// counts (it ran because the run asked for the preview, and the port claimed it).
     pub fn has_failures(&self) -> bool {
         // A run in which nothing passed proves nothing, even if nothing failed.
+        let s = &self.summary;
         let nothing_passed =
-            self.summary.passed + self.summary.beyond_spec.passed + self.summary.preview.passed
-                == 0;
+            s.passed + s.beyond_spec.passed + s.seed_only.passed + s.preview.passed == 0;
         match &self.baseline {
             Some(b) => !b.holds() || nothing_passed,
             None => self.counted_failures() > 0 || nothing_passed,
@@ -252,20 +278,22 @@ impl RunReport {
     }
 
     /// Failed scenarios that fail the run: the SPEC's, the preview's, and with `strict` the
-    /// beyond-SPEC ones.
+    /// beyond-SPEC and seed-only ones.
     pub fn counted_failures(&self) -> usize {
-        self.summary.failed
-            + self.summary.preview.failed
+        let s = &self.summary;
+        s.failed
+            + s.preview.failed
             + if self.strict {
-                self.summary.beyond_spec.failed
+                s.beyond_spec.failed + s.seed_only.failed
             } else {
                 0
             }
     }
 
-    /// Whether `r`'s failure fails the run (not a `@beyond-spec` one, unless `strict`).
+    /// Whether `r`'s failure fails the run (not a `@beyond-spec` or `@seed-only` one, unless
+    /// `strict`).
     pub fn counts_as_failure(&self, r: &ScenarioResult) -> bool {
-        r.status == Status::Failed && !r.known && (r.preview || !r.beyond_spec || self.strict)
+        r.status == Status::Failed && !r.known && r.fails_runs(self.strict)
     }
 
     /// The share of the selected scenarios that ran to a verdict (passed, failed or known
@@ -279,6 +307,12 @@ impl RunReport {
                 s.beyond_spec.failed,
                 s.beyond_spec.xfail,
                 s.beyond_spec.skipped,
+            ),
+            (
+                s.seed_only.passed,
+                s.seed_only.failed,
+                s.seed_only.xfail,
+                s.seed_only.skipped,
             ),
             (
                 s.preview.passed,
@@ -308,6 +342,30 @@ impl RunReport {
 }
 
 impl ScenarioResult {
+    /// Whether the scenario is tagged `@seed-only` (read from its tags, which the JSON report
+    /// carries): a seed page's promise the SPEC does not state.
+    pub fn seed_only(&self) -> bool {
+        crate::scenario::features::is_seed_only(&self.meta.tags)
+    }
+
+    /// Whether the scenario is counted apart from the SPEC's own and fails a run only with
+    /// `--strict`: `@beyond-spec` or `@seed-only`, and not `@preview` (a preview the run asked
+    /// for and the port claimed always counts).
+    pub fn soft(&self) -> bool {
+        !self.preview && (self.beyond_spec || self.seed_only())
+    }
+
+    /// Whether the scenario has a row (HTML) or testsuite (JUnit) of its own: `@beyond-spec`
+    /// or `@seed-only`, a `@preview` one included (whose failure still counts: [`Self::soft`]).
+    pub fn apart(&self) -> bool {
+        self.beyond_spec || self.seed_only()
+    }
+
+    /// Whether a failure of this scenario fails a run that is `strict` or not.
+    pub fn fails_runs(&self, strict: bool) -> bool {
+        !self.soft() || strict
+    }
+
     /// A passed result with nothing to say yet: the scenario's identity and its beyond-SPEC mark.
     pub(crate) fn blank(spec: &ScenarioSpec) -> ScenarioResult {
         ScenarioResult {
@@ -318,6 +376,7 @@ impl ScenarioResult {
                 duration_ms: 0,
                 retried: None,
                 blocked_by: None,
+                flaky: None,
             },
             name: spec.id.clone(),
             section: spec.section.clone(),
@@ -407,6 +466,28 @@ mod tests {
         // Passing beyond-SPEC scenarios alone are still something that passed.
         assert!(!report(vec![result(Status::Passed, true)], false).has_failures());
         assert!(report(vec![result(Status::Skipped, false)], false).has_failures());
+    }
+
+    #[test]
+    fn a_failed_seed_only_scenario_fails_the_run_only_when_strict() {
+        let seed = |status| {
+            let mut r = result(status, false);
+            r.meta.tags = vec!["seed-001".into(), "seed-only".into()];
+            r
+        };
+        let results = vec![result(Status::Passed, false), seed(Status::Failed)];
+        let loose = report(results.clone(), false);
+        assert_eq!(loose.summary.failed, 0);
+        assert_eq!(loose.summary.seed_only.failed, 1);
+        assert_eq!(loose.summary.beyond_spec.failed, 0);
+        assert!(!loose.has_failures());
+        assert!(!loose.counts_as_failure(&loose.scenarios[1]));
+        let strict = report(results, true);
+        assert!(strict.has_failures());
+        assert_eq!(strict.counted_failures(), 1);
+        assert!(strict.counts_as_failure(&strict.scenarios[1]));
+        // A seed-only pass is something that passed.
+        assert!(!report(vec![seed(Status::Passed)], false).has_failures());
     }
 
     #[test]

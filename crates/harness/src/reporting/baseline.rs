@@ -22,10 +22,10 @@ pub fn parse(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Whether `s` is one the baseline judges: `@beyond-spec` scenarios are outside it (their
-/// failures never fail a run) unless the run is `--strict`.
+/// Whether `s` is one the baseline judges: `@beyond-spec` and `@seed-only` scenarios are
+/// outside it (their failures never fail a run) unless the run is `--strict`.
 fn judged(report: &RunReport, s: &ScenarioResult) -> bool {
-    !s.beyond_spec || report.strict
+    s.fails_runs(report.strict)
 }
 
 /// Compares a run with the expected failures. `suite` holds the id of every scenario of the
@@ -80,7 +80,7 @@ pub fn apply(
 /// Whether `r` is a known failure of `expected` in a run (`strict` or not): what the
 /// progress line shows as `xfail` before the whole run is compared.
 pub fn is_known(r: &ScenarioResult, expected: &BTreeSet<String>, strict: bool) -> bool {
-    r.status == Status::Failed && (!r.beyond_spec || strict) && expected.contains(&r.name)
+    r.status == Status::Failed && r.fails_runs(strict) && expected.contains(&r.name)
 }
 
 #[cfg(test)]
@@ -176,5 +176,33 @@ mod tests {
         let b = compare(&report, &expected, "f", &suite);
         assert_eq!(b.new_failures, vec!["order"]);
         assert_eq!(b.unexpected_passes, vec!["listed"]);
+    }
+
+    #[test]
+    fn seed_only_scenarios_are_outside_the_baseline_unless_strict() {
+        let seed = |name: &str, status| {
+            let mut s = scenario(name, status);
+            s.meta.tags = vec!["seed-001".into(), "seed-only".into()];
+            s
+        };
+        let mut report = RunReport::of(vec![
+            scenario("a", Status::Passed),
+            seed("malformed", Status::Failed),
+            seed("listed", Status::Passed),
+        ]);
+        let expected = parse("listed\n");
+        let suite = parse("a\nmalformed\nlisted\n");
+        let b = compare(&report, &expected, "f", &suite);
+        assert!(b.holds(), "{b:?}");
+        assert!(!is_known(
+            &report.scenarios[1],
+            &parse("malformed\n"),
+            false
+        ));
+        report.strict = true;
+        let b = compare(&report, &expected, "f", &suite);
+        assert_eq!(b.new_failures, vec!["malformed"]);
+        assert_eq!(b.unexpected_passes, vec!["listed"]);
+        assert!(is_known(&report.scenarios[1], &parse("malformed\n"), true));
     }
 }

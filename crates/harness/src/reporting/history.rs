@@ -236,11 +236,11 @@ pub fn build(
     for ((version, run), outcomes) in runs.iter().zip(&per_release) {
         match (run, outcomes) {
             (Ok(report), Some(outcomes)) => {
-                // `@beyond-spec` outcomes are counted apart, as in the totals.
+                // `@beyond-spec` and `@seed-only` outcomes are counted apart, as in the totals.
                 let mut scope = 0;
                 for s in &report.scenarios {
                     sections.insert(&s.name, &s.section);
-                    if !s.beyond_spec && outcomes.contains_key(&s.name) {
+                    if !s.apart() && outcomes.contains_key(&s.name) {
                         scope += 1;
                     }
                 }

@@ -285,7 +285,7 @@ const LEGEND: &str = "<div class=\"legend\">\
 <span><i style=\"background:var(--mostly-skip-bg)\"></i>mostly skipped (under half of the scenarios ran)</span>\
 <span><i style=\"background:var(--skip-bg)\"></i>all skipped</span>\
 <span><i style=\"background:var(--absent-bg)\"></i>not run</span>\
-<span><i style=\"background:var(--beyond-bg)\"></i>failed beyond the SPEC (@beyond-spec, not counted without --strict)</span>\
+<span><i style=\"background:var(--beyond-bg)\"></i>failed beyond the SPEC or seed-only (@beyond-spec, @seed-only; not counted without --strict)</span>\
 <span>counts: <b class=\"counts\"><span class=\"p\">passed</span> / <span class=\"f\">failed</span> / <span class=\"s\">skipped</span> + <span class=\"x\">xfail</span></b>; executed: the share that ran (not skipped); click a cell for failures and skips</span>\
 </div>\n";
 
@@ -308,30 +308,40 @@ fn matrix(out: &mut String, reports: &[RunReport], sections: &[String]) {
             let results: Vec<&ScenarioResult> = sorted_by_name(
                 r.scenarios
                     .iter()
-                    .filter(|s| &s.section == section && !s.beyond_spec)
+                    .filter(|s| &s.section == section && !s.apart())
                     .collect(),
             );
             cell(out, section, i, &results, &anchors, false);
         }
         out.push_str("</tr>\n");
     }
-    // Beyond-SPEC scenarios are a row of their own: their outcomes are not the SPEC's, and a
-    // failure there is not a port failure unless the run was `--strict`.
-    if reports
-        .iter()
-        .any(|r| r.scenarios.iter().any(|s| s.beyond_spec))
-    {
-        out.push_str("<tr class=\"section-row beyond-row\" data-section=\"beyond-spec\"><th class=\"section\" title=\"scenarios tagged @beyond-spec: what the reference does where the SPEC says nothing\">beyond the SPEC</th>");
-        for (i, r) in reports.iter().enumerate() {
-            let results: Vec<&ScenarioResult> =
-                sorted_by_name(r.scenarios.iter().filter(|s| s.beyond_spec).collect());
-            cell(out, "beyond-spec", i, &results, &anchors, !r.strict);
-        }
-        out.push_str("</tr>\n");
-    }
+    // Beyond-SPEC and seed-only scenarios are rows of their own: their outcomes are not the
+    // SPEC's, and a failure there is not a port failure unless the run was `--strict`.
+    apart_row(
+        out,
+        reports,
+        &anchors,
+        (
+            "beyond-spec",
+            "beyond the SPEC",
+            "scenarios tagged @beyond-spec: what the reference does where the SPEC says nothing",
+        ),
+        &|s| s.beyond_spec,
+    );
+    apart_row(
+        out,
+        reports,
+        &anchors,
+        (
+            "seed-only",
+            "seed-only",
+            "scenarios tagged @seed-only: a seed page's promise that the SPEC does not state",
+        ),
+        &|s| s.apart() && !s.beyond_spec,
+    );
     out.push_str("<tr class=\"totals\"><th class=\"section\">Total</th>");
     for (i, r) in reports.iter().enumerate() {
-        let c = count(r.scenarios.iter().filter(|s| !s.beyond_spec));
+        let c = count(r.scenarios.iter().filter(|s| !s.apart()));
         let _ = write!(
             out,
             "<td class=\"cell {state}\" data-port=\"{i}\">{counts}{executed}</td>",
@@ -457,6 +467,30 @@ fn port_header(out: &mut String, r: &RunReport, show_spec: bool) {
     );
 }
 
+/// A matrix row of a group counted apart (`(key, label, title)`), when any port ran one.
+fn apart_row(
+    out: &mut String,
+    reports: &[RunReport],
+    anchors: &BTreeMap<&str, usize>,
+    (key, label, title): (&str, &str, &str),
+    member: &dyn Fn(&ScenarioResult) -> bool,
+) {
+    if !reports.iter().any(|r| r.scenarios.iter().any(member)) {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<tr class=\"section-row beyond-row\" data-section=\"{key}\"><th class=\"section\" title=\"{}\">{label}</th>",
+        esc(title)
+    );
+    for (i, r) in reports.iter().enumerate() {
+        let results: Vec<&ScenarioResult> =
+            sorted_by_name(r.scenarios.iter().filter(|s| member(s)).collect());
+        cell(out, key, i, &results, anchors, !r.strict);
+    }
+    out.push_str("</tr>\n");
+}
+
 fn cell(
     out: &mut String,
     section: &str,
@@ -549,12 +583,13 @@ fn scenario_table(out: &mut String, reports: &[RunReport]) {
         let beyond = found
             .iter()
             .flatten()
-            .find(|s| s.beyond_spec)
-            .map(|s| {
-                format!(
+            .find(|s| s.apart())
+            .map(|s| match &s.beyond_spec_reason {
+                Some(why) if s.beyond_spec => format!(
                     " <span class=\"badge beyond\" title=\"{}\">beyond the SPEC</span>",
-                    esc(s.beyond_spec_reason.as_deref().unwrap_or(""))
-                )
+                    esc(why)
+                ),
+                _ => " <span class=\"badge beyond\" title=\"a seed page's promise the SPEC does not state\">seed-only</span>".to_string(),
             })
             .unwrap_or_default();
         let _ = write!(
@@ -837,7 +872,8 @@ fn scenario_anchors(reports: &[RunReport]) -> BTreeMap<&str, usize> {
 fn sections_of(reports: &[RunReport]) -> Vec<String> {
     let mut set: BTreeSet<&str> = BTreeSet::new();
     for r in reports {
-        // A section whose only scenarios are beyond the SPEC has no row: they have theirs.
+        // A section whose only scenarios are beyond the SPEC or seed-only has no row: they have
+        // theirs.
         set.extend(
             r.sections
                 .iter()
@@ -847,7 +883,7 @@ fn sections_of(reports: &[RunReport]) -> Vec<String> {
         set.extend(
             r.scenarios
                 .iter()
-                .filter(|s| !s.beyond_spec)
+                .filter(|s| !s.apart())
                 .map(|s| s.section.as_str()),
         );
     }

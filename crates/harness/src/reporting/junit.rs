@@ -1,6 +1,6 @@
 //! JUnit XML for CI systems: one testsuite per SPEC section, one testcase per scenario; the
-//! `@beyond-spec` scenarios in a testsuite of their own, whose failures are `<failure>`s only
-//! in a `--strict` run (otherwise `<system-out>`, so CI stays green as the exit code does).
+//! `@beyond-spec` and the `@seed-only` scenarios each in a testsuite of their own, whose
+//! failures are `<failure>`s only in a `--strict` run (otherwise `<system-out>`, so CI stays green as the exit code does).
 //! A known failure (listed in the expected-failures file, `xfail`) is a `<skipped
 //! message="expected failure: …">` testcase with the failure text in `<system-out>`: it does
 //! not fail the run, as pytest's xfail does not, and CI tools count it apart from passes.
@@ -55,44 +55,39 @@ fn esc(s: &str) -> String {
 /// Renders a run as JUnit XML.
 pub fn render(report: &RunReport) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let s = report.summary;
-    let b = s.beyond_spec;
-    let errors = |cases: &mut dyn Iterator<Item = &ScenarioResult>| {
-        cases
-            .filter(|c| report.counts_as_failure(c) && is_error(c))
-            .count()
-    };
-    let all_errors = errors(&mut report.scenarios.iter());
+    let all = tally(report, report.scenarios.iter());
     let _ = writeln!(
         out,
         "<testsuites name=\"toolnexus-conformance {} (SPEC {})\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
         esc(&report.port.name),
         esc(&report.spec),
-        s.passed + s.failed + s.skipped + s.xfail + b.passed + b.failed + b.skipped + b.xfail,
-        report.counted_failures() - all_errors,
-        all_errors,
-        s.skipped + s.xfail + b.skipped + b.xfail,
+        all.tests,
+        all.failures,
+        all.errors,
+        all.skipped,
         suite_attrs(report, report.scenarios.iter())
     );
-    for (section, c) in &report.sections {
-        if c.passed + c.failed + c.skipped + c.xfail == 0 {
-            continue;
-        }
+    // Each section's suite holds its SPEC scenarios and its `@preview` ones (which count as
+    // the SPEC's do when the run asked for them); so a run of previews alone still has them.
+    for section in report.sections.keys() {
         let cases = || {
             report
                 .scenarios
                 .iter()
-                .filter(|x| &x.section == section && !x.beyond_spec)
+                .filter(move |x| &x.section == section && !x.apart())
         };
-        let suite_errors = errors(&mut cases());
+        if cases().next().is_none() {
+            continue;
+        }
+        let t = tally(report, cases());
         let _ = writeln!(
             out,
             "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
             esc(section),
-            c.passed + c.failed + c.skipped + c.xfail,
-            c.failed.saturating_sub(suite_errors),
-            suite_errors,
-            c.skipped + c.xfail,
+            t.tests,
+            t.failures,
+            t.errors,
+            t.skipped,
             suite_attrs(report, cases())
         );
         for sc in cases() {
@@ -100,25 +95,73 @@ pub fn render(report: &RunReport) -> String {
         }
         let _ = writeln!(out, "  </testsuite>");
     }
-    if b.passed + b.failed + b.skipped + b.xfail > 0 {
-        let beyond_errors = errors(&mut report.scenarios.iter().filter(|x| x.beyond_spec));
-        let _ = writeln!(
-            out,
-            "  <testsuite name=\"beyond the SPEC\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n    <properties><property name=\"beyondSpec\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
-            b.passed + b.failed + b.skipped + b.xfail,
-            if report.strict { b.failed.saturating_sub(beyond_errors) } else { 0 },
-            beyond_errors,
-            b.skipped + b.xfail,
-            suite_attrs(report, report.scenarios.iter().filter(|x| x.beyond_spec)),
-            report.strict
-        );
-        for sc in report.scenarios.iter().filter(|x| x.beyond_spec) {
-            testcase(&mut out, report, sc);
-        }
-        let _ = writeln!(out, "  </testsuite>");
-    }
+    apart_suite(&mut out, report, "beyond the SPEC", "beyondSpec", &|x| {
+        x.beyond_spec
+    });
+    apart_suite(&mut out, report, "seed-only", "seedOnly", &|x| {
+        x.apart() && !x.beyond_spec
+    });
     out.push_str("</testsuites>\n");
     out
+}
+
+/// A suite's JUnit counts: `failures` and `errors` only of failures that fail the run.
+struct Tally {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+/// The JUnit counts of `cases` in `report` (a known failure is `skipped`).
+fn tally<'a>(report: &RunReport, cases: impl Iterator<Item = &'a ScenarioResult>) -> Tally {
+    let mut t = Tally {
+        tests: 0,
+        failures: 0,
+        errors: 0,
+        skipped: 0,
+    };
+    for c in cases {
+        t.tests += 1;
+        match c.status {
+            Status::Skipped => t.skipped += 1,
+            Status::Failed if c.known => t.skipped += 1,
+            Status::Failed if report.counts_as_failure(c) && is_error(c) => t.errors += 1,
+            Status::Failed if report.counts_as_failure(c) => t.failures += 1,
+            _ => {}
+        }
+    }
+    t
+}
+
+/// The suite of a group counted apart (`@beyond-spec`, `@seed-only`), when it has scenarios:
+/// its failures count only in a `--strict` run.
+fn apart_suite(
+    out: &mut String,
+    report: &RunReport,
+    name: &str,
+    property: &str,
+    member: &dyn Fn(&ScenarioResult) -> bool,
+) {
+    let cases = || report.scenarios.iter().filter(|x| member(x));
+    if cases().next().is_none() {
+        return;
+    }
+    let t = tally(report, cases());
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n    <properties><property name=\"{property}\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
+        t.tests,
+        t.failures,
+        t.errors,
+        t.skipped,
+        suite_attrs(report, cases()),
+        report.strict
+    );
+    for sc in cases() {
+        testcase(out, report, sc);
+    }
+    let _ = writeln!(out, "  </testsuite>");
 }
 
 /// One `<testcase>`; a failure that does not count (beyond the SPEC, not `--strict`) is
@@ -158,11 +201,17 @@ fn testcase(out: &mut String, report: &RunReport, sc: &ScenarioResult) {
         }
         Status::Failed => {
             let (kind, body) = failure_body(sc);
-            let reason = sc.beyond_spec_reason.as_deref().unwrap_or("");
+            let (what, reason) = match &sc.beyond_spec_reason {
+                Some(r) if sc.beyond_spec => ("beyond the SPEC", r.clone()),
+                _ => (
+                    "seed-only",
+                    "a seed page's promise the SPEC does not state".to_string(),
+                ),
+            };
             let _ = writeln!(
                 out,
-                "{head}>\n      <system-out>failed beyond the SPEC ({kind}; not counted without --strict)\n{}\n{}</system-out>\n    </testcase>",
-                esc(reason),
+                "{head}>\n      <system-out>failed {what} ({kind}; not counted without --strict)\n{}\n{}</system-out>\n    </testcase>",
+                esc(&reason),
                 esc(&body)
             );
         }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::outcome::model::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::model::{BeyondCounts, Counts, RunReport, ScenarioResult, Status};
 
 /// One progress line for a finished scenario (`xfail` for a failure marked `known`).
 pub fn progress_line(r: &ScenarioResult) -> String {
@@ -24,7 +24,7 @@ pub fn progress_line_known(r: &ScenarioResult, known: bool) -> String {
         ""
     };
     let preview = if r.preview { " (preview)" } else { "" };
-    let seed = if seed_only(r) { " (seed-only)" } else { "" };
+    let seed = if r.seed_only() { " (seed-only)" } else { "" };
     format!("{mark} [{}] {}{beyond}{seed}{preview}", r.section, r.name)
 }
 
@@ -38,14 +38,9 @@ fn status_word(r: &ScenarioResult) -> &'static str {
     }
 }
 
-/// Whether the scenario is tagged `@seed-only`: its promise is a seed page's, not the SPEC's.
-fn seed_only(r: &ScenarioResult) -> bool {
-    crate::scenario::features::is_seed_only(&r.meta.tags)
-}
-
 /// The failure header's note for a `@seed-only` scenario, naming its pages.
 fn seed_only_note(r: &ScenarioResult) -> String {
-    if !seed_only(r) {
+    if !r.seed_only() {
         return String::new();
     }
     let pages = crate::scenario::features::seed_pages(&r.meta.tags);
@@ -55,14 +50,30 @@ fn seed_only_note(r: &ScenarioResult) -> String {
     )
 }
 
-/// A `beyond` cell: `@beyond-spec` passed/failed/skipped, or `-` when there are none.
-fn beyond_cell(c: &Counts) -> String {
-    let b = c.beyond_spec;
-    if b.passed + b.failed + b.skipped == 0 {
+/// A cell of a group counted apart (`beyond`, `seed`, `preview`): passed/failed/skipped
+/// (known failures with the failed), or `-` when the group has none.
+fn group_cell(b: &BeyondCounts) -> String {
+    if b.is_empty() {
         "-".to_string()
     } else {
-        format!("{}/{}/{}", b.passed, b.failed, b.skipped)
+        format!("{}/{}/{}", b.passed, b.failed + b.xfail, b.skipped)
     }
+}
+
+/// One row of the section table: the SPEC's own counts, then each group counted apart.
+fn table_row(out: &mut String, label: &str, c: &Counts) {
+    let _ = writeln!(
+        out,
+        "{:<10} {:>7} {:>7} {:>7} {:>8} {:>9} {:>9} {:>9}",
+        label,
+        c.passed,
+        c.failed,
+        c.xfail,
+        c.skipped,
+        group_cell(&c.beyond_spec),
+        group_cell(&c.seed_only),
+        group_cell(&c.preview)
+    );
 }
 
 /// The human summary: a table of sections, then each failure with its message and diff.
@@ -83,32 +94,14 @@ pub fn text(report: &RunReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<10} {:>7} {:>7} {:>7} {:>8} {:>9}",
-        "section", "passed", "failed", "xfail", "skipped", "beyond"
+        "{:<10} {:>7} {:>7} {:>7} {:>8} {:>9} {:>9} {:>9}",
+        "section", "passed", "failed", "xfail", "skipped", "beyond", "seed", "preview"
     );
     for (section, c) in &report.sections {
-        let _ = writeln!(
-            out,
-            "§{:<9} {:>7} {:>7} {:>7} {:>8} {:>9}",
-            section,
-            c.passed,
-            c.failed,
-            c.xfail,
-            c.skipped,
-            beyond_cell(c)
-        );
+        table_row(&mut out, &format!("§{section}"), c);
     }
     let s = report.summary;
-    let _ = writeln!(
-        out,
-        "{:<10} {:>7} {:>7} {:>7} {:>8} {:>9}",
-        "total",
-        s.passed,
-        s.failed,
-        s.xfail,
-        s.skipped,
-        beyond_cell(&s)
-    );
+    table_row(&mut out, "total", &s);
     if s.xfail > 0 {
         let _ = writeln!(
             out,
@@ -117,7 +110,7 @@ pub fn text(report: &RunReport) -> String {
     }
     let _ = writeln!(
         out,
-        "(beyond: @beyond-spec scenarios, passed/failed/skipped, counted apart; {})",
+        "(beyond, seed: @beyond-spec and @seed-only scenarios, passed/failed/skipped, counted apart; {})",
         if report.strict {
             "--strict: their failures fail the run"
         } else {
@@ -127,7 +120,7 @@ pub fn text(report: &RunReport) -> String {
     let failures: Vec<&ScenarioResult> = report
         .scenarios
         .iter()
-        .filter(|r| r.status == Status::Failed && !r.beyond_spec && !r.known)
+        .filter(|r| r.status == Status::Failed && !r.soft() && !r.known)
         .collect();
     if !failures.is_empty() {
         let _ = writeln!(out, "\nfailures:");
@@ -145,7 +138,7 @@ pub fn text(report: &RunReport) -> String {
     let beyond: Vec<&ScenarioResult> = report
         .scenarios
         .iter()
-        .filter(|r| r.status == Status::Failed && r.beyond_spec && !r.known)
+        .filter(|r| r.status == Status::Failed && r.soft() && r.beyond_spec && !r.known)
         .collect();
     if !beyond.is_empty() {
         let _ = writeln!(
@@ -161,6 +154,27 @@ pub fn text(report: &RunReport) -> String {
             let reason = f.beyond_spec_reason.as_deref().unwrap_or("");
             let text = failure_text(f);
             let _ = writeln!(out, "\n--- [{}] {}\n{reason}\n{text}", f.section, f.name);
+        }
+    }
+    let seeds: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.status == Status::Failed && r.soft() && !r.beyond_spec && !r.known)
+        .collect();
+    if !seeds.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nseed-only failures (a seed page's promise the SPEC does not state; {}):",
+            if report.strict {
+                "counted: --strict"
+            } else {
+                "not counted without --strict"
+            }
+        );
+        for f in seeds {
+            let note = seed_only_note(f);
+            let text = failure_text(f);
+            let _ = writeln!(out, "\n--- [{}] {}{note}\n{text}", f.section, f.name);
         }
     }
     let retried: Vec<&ScenarioResult> = report
@@ -181,6 +195,26 @@ pub fn text(report: &RunReport) -> String {
                 "  {} [{}]\n    first run: {line}",
                 r.name,
                 status_word(r)
+            );
+        }
+    }
+    let flaky: Vec<&ScenarioResult> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.meta.flaky.is_some())
+        .collect();
+    if !flaky.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nflaky: failed, then passed when run again alone against a fresh port (still counted as failed):"
+        );
+        for r in flaky {
+            let first = failure_text(r);
+            let line = first.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let _ = writeln!(
+                out,
+                "  {}\n    first run: {line}\n    run alone: passed",
+                r.name
             );
         }
     }
@@ -208,7 +242,7 @@ pub fn text(report: &RunReport) -> String {
             let _ = writeln!(out, "  stale entry      {n}");
         }
     }
-    if s.passed + s.beyond_spec.passed + s.preview.passed == 0 {
+    if s.passed + s.beyond_spec.passed + s.seed_only.passed + s.preview.passed == 0 {
         let _ = writeln!(out, "\nno scenario passed: the run counts as a failure");
     }
     let b = s.beyond_spec;
@@ -217,6 +251,21 @@ pub fn text(report: &RunReport) -> String {
             out,
             "\nbeyond the SPEC: {} passed, {} failed, {} skipped",
             b.passed, b.failed, b.skipped
+        );
+    }
+    let seed = s.seed_only;
+    if !seed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nseed-only: {} passed, {} failed{}, {} skipped",
+            seed.passed,
+            seed.failed,
+            if seed.xfail > 0 {
+                format!(", {} xfail", seed.xfail)
+            } else {
+                String::new()
+            },
+            seed.skipped
         );
     }
     let p = s.preview;
@@ -318,6 +367,7 @@ mod tests {
             duration_ms: 7,
             retried: None,
             blocked_by: None,
+            flaky: None,
         };
         let report = RunReport {
             started: Some("2026-11-30T16:58:11Z".into()),
@@ -393,11 +443,15 @@ mod tests {
         report.recount();
         let text = text(&report);
         assert!(
-            text.contains("section     passed  failed   xfail  skipped    beyond"),
+            text.contains(
+                "section     passed  failed   xfail  skipped    beyond      seed   preview"
+            ),
             "{text}"
         );
         assert!(
-            text.contains("§4A              1       1       1        0         -"),
+            text.contains(
+                "§4A              1       1       1        0         -         -         -"
+            ),
             "{text}"
         );
         assert!(text.contains("--- [4A] n"), "{text}");
@@ -409,6 +463,81 @@ mod tests {
             text.contains("1 passed, 1 failed, 1 xfail, 0 skipped"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_run_of_previews_alone_shows_them_in_the_section_table() {
+        let preview = |name: &str, status| ScenarioResult {
+            preview: true,
+            section: "10".into(),
+            ..scenario(name, status, false)
+        };
+        let mut report = RunReport::of(vec![
+            preview("relay", Status::Passed),
+            preview("resume", Status::Failed),
+        ]);
+        report.recount();
+        let text = text(&report);
+        assert!(
+            text.contains(
+                "§10              0       0       0        0         -         -     1/1/0"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "total            0       0       0        0         -         -     1/1/0"
+            ),
+            "{text}"
+        );
+        // JUnit gives the section a suite with both.
+        let xml = crate::reporting::junit::render(&report);
+        assert!(
+            xml.contains("<testsuite name=\"SPEC §10\" tests=\"2\" failures=\"1\""),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn seed_only_scenarios_have_their_own_column_and_failure_list() {
+        let mut seed = scenario("s", Status::Failed, false);
+        seed.meta.tags = vec!["seed-001".into(), "seed-only".into()];
+        let mut report = RunReport::of(vec![seed, scenario("p", Status::Passed, false)]);
+        report.recount();
+        let text = text(&report);
+        assert!(
+            text.contains(
+                "§4A              1       0       0        0         -     0/1/0         -"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("seed-only failures (a seed page's promise the SPEC does not state; not counted without --strict):"),
+            "{text}"
+        );
+        assert!(!text.contains("\nfailures:"), "{text}");
+        assert!(
+            text.contains("seed-only: 0 passed, 1 failed, 0 skipped"),
+            "{text}"
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&json(&report)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            v["summary"]["seedOnly"],
+            serde_json::json!({"passed": 0, "failed": 1, "skipped": 0}),
+            "{v}"
+        );
+        let xml = crate::reporting::junit::render(&report);
+        assert!(
+            xml.contains("<testsuite name=\"seed-only\" tests=\"1\" failures=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("failed seed-only (other; not counted without --strict)"),
+            "{xml}"
+        );
+        let html = crate::reporting::html::render(&[report]);
+        assert!(html.contains("data-section=\"seed-only\""), "{html}");
     }
 
     #[test]

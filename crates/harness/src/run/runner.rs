@@ -9,7 +9,7 @@ use futures::future::{join_all, FutureExt, LocalBoxFuture};
 use toolnexus_spec::version::SpecVersion;
 
 use crate::outcome::failure::Failure;
-use crate::outcome::model::{Counts, RunReport, ScenarioResult, Status};
+use crate::outcome::model::{Counts, Flaky, RunReport, ScenarioResult, Status};
 use crate::outcome::needs::Blocker;
 use crate::run::refusals::Watched;
 use crate::scenario::features::{pinned_version, ScenarioSpec};
@@ -199,10 +199,26 @@ pub fn run_or_refuse<'a>(
 /// while no other runs. With `--fail-fast` the scenarios already started finish, and only
 /// the results up to the first failure (in scenario order) are reported.
 pub fn run_pool_or_refuse<'a>(
+    ports: Vec<&'a mut dyn Port>,
+    env: &'a Env,
+    scenarios: &'a [ScenarioSpec],
+    fallback_name: &'a str,
+    progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
+) -> LocalBoxFuture<'a, Result<RunReport, String>> {
+    run_pool_rechecking(ports, env, scenarios, fallback_name, 0, progress)
+}
+
+/// [`run_pool_or_refuse`], then each failed scenario, up to `recheck` of them in scenario
+/// order, run once more alone against a fresh port (the first port, shut down and started
+/// again): one that passes then is marked flaky with both outcomes (`run --recheck N`). Not
+/// after a `--fail-fast` stop, and not for a scenario already run twice for a harness time
+/// bound (NOTES #309).
+pub fn run_pool_rechecking<'a>(
     mut ports: Vec<&'a mut dyn Port>,
     env: &'a Env,
     scenarios: &'a [ScenarioSpec],
     fallback_name: &'a str,
+    recheck: usize,
     progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
 ) -> LocalBoxFuture<'a, Result<RunReport, String>> {
     async move {
@@ -214,9 +230,63 @@ pub fn run_pool_or_refuse<'a>(
         let Some(greeting) = greetings.into_iter().next() else {
             return Err("no port to run the scenarios on".to_string());
         };
-        Ok(execute(ports, env, scenarios, greeting, progress).await)
+        let implements = greeting.implements.clone();
+        let (mut report, stopped) =
+            execute_all(&mut ports, env, scenarios, greeting, progress).await;
+        if let (false, Some(port)) = (stopped, ports.into_iter().next()) {
+            recheck_failures(
+                port,
+                env,
+                scenarios,
+                implements.as_deref(),
+                recheck,
+                &mut report,
+            )
+            .await;
+        }
+        Ok(report)
     }
     .boxed_local()
+}
+
+/// Runs up to `budget` of the report's failed scenarios (in report order) once more, each
+/// alone against a fresh start of `port`, and marks those that pass then as flaky. The
+/// result stays the failure: it still counts.
+async fn recheck_failures(
+    port: &mut dyn Port,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    implements: Option<&[String]>,
+    budget: usize,
+    report: &mut RunReport,
+) {
+    let failed: Vec<usize> = report
+        .scenarios
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status == Status::Failed && r.meta.retried.is_none())
+        .map(|(i, _)| i)
+        .take(budget)
+        .collect();
+    for i in failed {
+        let Some(result) = report.scenarios.get_mut(i) else {
+            continue;
+        };
+        let Some(spec) = scenarios.iter().find(|s| s.id == result.name) else {
+            continue;
+        };
+        // Fresh: the driver (or the in-process handler's state) of the run is closed first,
+        // so the rerun meets no state the run left behind.
+        port.shutdown().await;
+        let again = run_one(port, env, spec, implements).await;
+        if again.status == Status::Passed {
+            result.meta.flaky = Some(Flaky {
+                first: Status::Failed,
+                again: Status::Passed,
+            });
+        }
+    }
+    port.shutdown().await;
 }
 
 /// The guard a worker holds while its scenario runs: shared, or alone for `@serial` ones.
@@ -322,12 +392,25 @@ impl Pool<'_> {
 }
 
 async fn execute(
-    ports: Vec<&mut dyn Port>,
+    mut ports: Vec<&mut dyn Port>,
+    env: &Env,
+    scenarios: &[ScenarioSpec],
+    greeting: Greeting,
+    progress: impl FnMut(&ScenarioResult) -> bool,
+) -> RunReport {
+    execute_all(&mut ports, env, scenarios, greeting, progress)
+        .await
+        .0
+}
+
+/// [`execute`], also saying whether `progress` stopped the run (`--fail-fast`).
+async fn execute_all(
+    ports: &mut [&mut dyn Port],
     env: &Env,
     scenarios: &[ScenarioSpec],
     greeting: Greeting,
     mut progress: impl FnMut(&ScenarioResult) -> bool,
-) -> RunReport {
+) -> (RunReport, bool) {
     let Greeting {
         info,
         declared_spec,
@@ -352,8 +435,9 @@ async fn execute(
         progress: RefCell::new(&mut progress),
         gate: tokio::sync::RwLock::new(()),
     };
-    join_all(ports.into_iter().map(|port| pool.work(port))).await;
+    join_all(ports.iter_mut().map(|port| pool.work(&mut **port))).await;
     let reported = pool.reported.get();
+    let stopped = pool.stopped.get();
     let results: Vec<ScenarioResult> = pool
         .slots
         .into_inner()
@@ -374,7 +458,7 @@ async fn execute(
         strict: false,
     };
     report.recount();
-    report
+    (report, stopped)
 }
 
 /// `t` as ISO 8601 UTC to the second (`2026-11-30T16:58:11Z`), without a date crate.
@@ -931,5 +1015,139 @@ mod tests {
         );
         let json = crate::reporting::report::json(&report);
         assert!(json.contains("\"retried\""), "{json}");
+    }
+
+    /// A port whose verdict on `coin-*` scenarios alternates (a failure, then a pass, ...),
+    /// that always fails `broken`, and counts its shutdowns (a fresh start before a rerun).
+    struct Coin {
+        tries: std::collections::HashMap<String, usize>,
+        current: String,
+        shutdowns: usize,
+        shutdowns_at_try: Vec<(String, usize)>,
+    }
+
+    #[async_trait]
+    impl Port for Coin {
+        async fn call(
+            &mut self,
+            request: Value,
+        ) -> Result<Value, toolnexus_ports::port::PortError> {
+            Greeter(None).call(request).await
+        }
+
+        fn begin_scenario(&mut self, name: &str) {
+            self.current = name.to_string();
+            *self.tries.entry(name.to_string()).or_default() += 1;
+            self.shutdowns_at_try
+                .push((name.to_string(), self.shutdowns));
+        }
+
+        async fn end_scenario(&mut self) -> Option<String> {
+            let n = self.tries.get(&self.current).copied().unwrap_or(0);
+            let coin_fails = self.current.starts_with("coin") && n % 2 == 1;
+            (coin_fails || self.current == "broken")
+                .then(|| format!("the answer of try {n} broke a rule"))
+        }
+
+        async fn shutdown(&mut self) {
+            self.shutdowns += 1;
+        }
+    }
+
+    fn coin() -> Coin {
+        Coin {
+            tries: std::collections::HashMap::new(),
+            current: String::new(),
+            shutdowns: 0,
+            shutdowns_at_try: Vec::new(),
+        }
+    }
+
+    fn rechecked(port: &mut Coin, scenarios: &[ScenarioSpec], recheck: usize) -> RunReport {
+        let env = Env::from_root(std::path::Path::new("."));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(run_pool_rechecking(
+            vec![port as &mut dyn Port],
+            &env,
+            scenarios,
+            "g",
+            recheck,
+            &mut |_| true,
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_failure_that_passes_when_run_again_alone_is_flaky_and_still_counts() {
+        let names = ["coin-1", "fine", "broken", "coin-2"];
+        let scenarios: Vec<ScenarioSpec> = names.iter().map(|n| spec(n, &["pin-0.16.0"])).collect();
+        let mut port = coin();
+        let report = rechecked(&mut port, &scenarios, 20);
+        let by_name = |n: &str| report.scenarios.iter().find(|r| r.name == n).unwrap();
+        let both = Some(crate::outcome::model::Flaky {
+            first: Status::Failed,
+            again: Status::Passed,
+        });
+        for name in ["coin-1", "coin-2"] {
+            let r = by_name(name);
+            assert_eq!(r.status, Status::Failed, "{r:?}");
+            assert_eq!(r.meta.flaky, both, "{r:?}");
+            // The first outcome is the result's: its failure message stays.
+            assert!(
+                r.message.contains("the answer of try 1 broke a rule"),
+                "{r:?}"
+            );
+        }
+        // Failed again: not flaky; passed: never rerun.
+        assert_eq!(by_name("broken").meta.flaky, None);
+        assert_eq!(port.tries["broken"], 2);
+        assert_eq!(port.tries["fine"], 1);
+        // Each rerun met a fresh port: shut down after the run and before each rerun.
+        let reruns: Vec<&(String, usize)> = port
+            .shutdowns_at_try
+            .iter()
+            .filter(|(n, _)| n != "fine")
+            .skip(3)
+            .collect();
+        assert_eq!(
+            reruns,
+            [
+                &("coin-1".to_string(), 2),
+                &("broken".to_string(), 3),
+                &("coin-2".to_string(), 4)
+            ]
+        );
+        // Flaky counts as a failure, and the JSON says so with both outcomes.
+        assert_eq!(report.summary.failed, 3);
+        assert!(report.has_failures());
+        let v: Value = serde_json::from_str(&crate::reporting::report::json(&report)).unwrap();
+        assert_eq!(
+            v["scenarios"][0]["flaky"],
+            json!({"first": "failed", "again": "passed"})
+        );
+        assert!(v["scenarios"][1].get("flaky").is_none());
+        let text = crate::reporting::report::text(&report);
+        assert!(
+            text.contains("flaky: failed, then passed when run again alone against a fresh port (still counted as failed):\n  coin-1\n    first run: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn rechecks_stop_at_their_budget_and_are_off_by_default() {
+        let names = ["coin-1", "coin-2"];
+        let scenarios: Vec<ScenarioSpec> = names.iter().map(|n| spec(n, &["pin-0.16.0"])).collect();
+        let mut port = coin();
+        let report = rechecked(&mut port, &scenarios, 1);
+        assert!(report.scenarios[0].meta.flaky.is_some());
+        assert_eq!(report.scenarios[1].meta.flaky, None);
+        assert_eq!(port.tries["coin-2"], 1);
+        let mut port = coin();
+        let report = rechecked(&mut port, &scenarios, 0);
+        assert!(report.scenarios.iter().all(|r| r.meta.flaky.is_none()));
+        assert_eq!(port.tries["coin-1"], 1);
     }
 }

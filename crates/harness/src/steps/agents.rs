@@ -429,10 +429,7 @@ async fn inspect(
 
 async fn list(port: &mut dyn Port, st: &mut ScenarioState) -> Result<Vec<Value>, StepFailure> {
     let a = agent(port, st, Command::AgentList, json!({})).await?;
-    Ok(a.get("handles")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+    Ok(crate::steps::sent::array_field(&a, "/handles", "the `agent_list` answer")?.clone())
 }
 
 /// `e` with `ctx` in front of its message, its kind's label kept first; a skip stays a skip.

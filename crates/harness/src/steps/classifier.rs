@@ -183,7 +183,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { st, arg, .. }| {
         let (_, answer) = last_evaluate(st)?;
-        let events = answer.get("metricEvents").and_then(Value::as_array).cloned().unwrap_or_default();
+        let events = crate::steps::sent::array_field(&answer, "/metricEvents", "the last `evaluate` answer")?.clone();
         let warnings: Vec<&Value> = events.iter().filter(|e| e.get("event").and_then(Value::as_str) == Some("classifier.warning")).collect();
         let [warning] = warnings.as_slice() else {
             return fail_as(Kind::Pinned, format!("{} classifier.warning events, not 1: {}", warnings.len(),

@@ -260,7 +260,7 @@ step! {
     "`result.text` exactly (normalised; escaped quotes and `\\n` unescaped)",
     |StepCtx { st, arg, .. }| {
         let result = run_result(st)?;
-        let text = result.get("text").and_then(Value::as_str).unwrap_or_default();
+        let text = crate::steps::sent::str_field(&result, "/text", "the run's result")?;
         expect_text(st, &crate::steps::helpers::unescape(&arg.at(1)), text)
     }
 }
@@ -767,11 +767,7 @@ fn events(st: &ScenarioState) -> Result<Vec<Value>, StepFailure> {
     if cmd != "stream" {
         return fail(format!("the last loop command was `{cmd}`, not `stream`"));
     }
-    Ok(answer
-        .get("events")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+    Ok(crate::steps::sent::array_field(&answer, "/events", "the `stream` answer")?.clone())
 }
 
 /// The last loop command's outcome: its `result` (a stream's `done` result, a conversation's

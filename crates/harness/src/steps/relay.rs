@@ -41,8 +41,9 @@ fn build_failure(answer: Result<Value, PortError>) -> Result<String, StepFailure
         Ok(_) => fail("the build succeeded; the SPEC says it fails"),
         Err(PortError::Raised(message) | PortError::Driver { message, .. }) => Ok(message),
         Err(e @ PortError::Unsupported(_)) => Err(e.into()),
-        Err(e @ PortError::Transport(_)) => fail(format!("the build did not answer: {e}")),
         Err(e @ PortError::Spec { .. }) => fail(format!("the build did not fail: {e}")),
+        // A driver that hung, crashed, printed garbage or failed otherwise.
+        Err(e) => fail(format!("the build did not answer: {e}")),
     }
 }
 

@@ -67,7 +67,7 @@ step! {
             Err(PortError::Driver { kind: ErrorKind::UnknownToolkit, .. }) => {
                 Ok(())
             }
-            Err(PortError::Transport(m)) => fail(m),
+            Err(e) if e.is_transport() => fail(e.to_string()),
             other => fail(format!(
                 "after close, `tools` for \"{id}\" should answer unknown_toolkit, got {other:?}"
             )),

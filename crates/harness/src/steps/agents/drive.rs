@@ -336,8 +336,14 @@ async fn check_step_expect(
                         v.as_str()
                             .map(str::to_string)
                             .unwrap_or_else(|| v.to_string())
-                    })
-                    .unwrap_or_default();
+                    });
+                // An error the port did not send is missing, not an empty text.
+                let Some(text) = text else {
+                    return fail_as(
+                        Kind::Pinned,
+                        format!("neither the result nor the post sent an `error` (missing), so none contains {needle:?}"),
+                    );
+                };
                 if !text.contains(needle) {
                     return fail_as(
                         Kind::Pinned,

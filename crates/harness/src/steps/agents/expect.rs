@@ -274,6 +274,9 @@ fn children_closed_after_task(
     })
 }
 
+/// How a failure names the `agent_trace` answer.
+const TRACE: &str = "the `agent_trace` answer";
+
 /// `concurrentTurnsObservedAtLeast`.
 fn concurrent_turns_observed_at_least(
     seen: &Observed,
@@ -282,10 +285,7 @@ fn concurrent_turns_observed_at_least(
     want: &Value,
 ) -> StepResult {
     let Observed { trace, .. } = seen;
-    let got = trace
-        .get("peakRunningSiblings")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let got = crate::steps::sent::u64_field(trace, "/peakRunningSiblings", TRACE)?;
     let min = want.as_u64().unwrap_or(u64::MAX);
     if got >= min {
         Ok(())
@@ -305,10 +305,7 @@ fn max_observed_concurrent_turns(
     want: &Value,
 ) -> StepResult {
     let Observed { trace, .. } = seen;
-    let got = trace
-        .get("peakConcurrentTurns")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let got = crate::steps::sent::u64_field(trace, "/peakConcurrentTurns", TRACE)?;
     let max = want.as_u64().unwrap_or(0);
     if (1..=max).contains(&got) {
         Ok(())
@@ -355,11 +352,7 @@ fn escalation(seen: &Observed, _st: &mut ScenarioState, _k: &str, want: &Value) 
         .get("answeredBy")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let calls = trace
-        .get("waitForCalls")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let calls = crate::steps::sent::array_field(trace, "/waitForCalls", TRACE)?.clone();
     if !calls
         .iter()
         .any(|c| c.get("handle").and_then(Value::as_str) == Some(answered))
@@ -462,13 +455,12 @@ fn pending_data_path_ends_within(
     // SPEC §10: "array of segments"; ports read it as the id's segments
     // (python) or as whole ids, so both are accepted (NOTES #296).
     let within = want.as_str().unwrap_or_default();
-    let path: Vec<String> = serde_json::from_value(
-        result
-            .pointer("/pending/data/path")
-            .cloned()
-            .unwrap_or(Value::Null),
-    )
-    .unwrap_or_default();
+    let path = crate::steps::sent::array_field(result, "/pending/data/path", "the run's result")?;
+    let path: Vec<String> = serde_json::from_value(Value::Array(path.clone())).map_err(|e| {
+        StepFailure::failed(format!(
+            "the result's `pending.data.path` is not an array of strings: {e}"
+        ))
+    })?;
     let joined = path.join("/");
     let inside = |p: &str| p == within || p.starts_with(&format!("{within}/"));
     if inside(&joined) || path.last().is_some_and(|l| inside(l)) {
@@ -554,10 +546,11 @@ fn leaf_usage_grew_not_reset<'a>(
         let Observed { children, .. } = seen;
         let leaf = children.first().cloned().unwrap_or_default();
         let now = inspect(port, st, &leaf).await?;
-        let after = now
-            .pointer("/usage/total_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let after = crate::steps::sent::u64_field(
+            &now,
+            "/usage/total_tokens",
+            "the leaf's `agent_inspect` answer",
+        )?;
         let before = st
             .areas
             .get_mut::<AgentState>()

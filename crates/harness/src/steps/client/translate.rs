@@ -41,7 +41,7 @@ step! {
     records Kind::Pinned,
     |StepCtx { st, .. }| {
         let result = run_result(st)?;
-        let calls = result.get("toolCalls").and_then(Value::as_array).cloned().unwrap_or_default();
+        let calls = crate::steps::sent::array_field(&result, "/toolCalls", "the translated result")?.clone();
         if calls.is_empty() {
             return fail_as(Kind::Pinned, "the result has no tool calls");
         }
