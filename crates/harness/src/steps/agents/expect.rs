@@ -554,17 +554,23 @@ fn leaf_usage_grew_not_reset<'a>(
         let Observed { children, .. } = seen;
         let leaf = children.first().cloned().unwrap_or_default();
         let now = inspect(port, st, &leaf).await?;
-        let after = now
-            .pointer("/usage/total_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let before = st
+        let Some(after) = now.pointer("/usage/total_tokens") else {
+            return Err(crate::steps::derived::skipped(
+                crate::steps::derived::INSPECT_USAGE,
+            ));
+        };
+        let after = after.as_u64().unwrap_or(0);
+        let Some(before) = st
             .areas
             .get_mut::<AgentState>()
             .seen
             .get("leafUsageBefore")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX);
+            .map(|v| v.as_u64().unwrap_or(u64::MAX))
+        else {
+            return Err(crate::steps::derived::skipped(
+                crate::steps::derived::INSPECT_USAGE,
+            ));
+        };
         flag(want, after > before && before > 0, || {
             format!("the leaf's tokens went from {before} to {after}")
         })
