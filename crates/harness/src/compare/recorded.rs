@@ -1,4 +1,4 @@
-//! Recorded entries (`hookCalls`, `waitForCalls`, `metricEvents`, … PROTOCOL.md §5.13) are
+//! Recorded entries (`hookCalls`, `metricEvents`, `onErrorCalls`, … PROTOCOL.md §5.13) are
 //! the driver's records of what its port passed to host code: PROTOCOL.md §1 lets a driver add
 //! keys to what it answers, so an entry is compared on the keys the expectation names, and a
 //! key the driver added is not a mismatch (NOTES #449). Below an entry's top level nothing
@@ -8,6 +8,14 @@
 use serde_json::{Map, Value};
 
 use crate::compare::json_path;
+
+/// Whether the entries of `list` are the driver's records (tolerant of added keys), not a SPEC
+/// data type passed through whole: a `waitForCalls` entry is the SPEC §10 `Request` the port
+/// handed to `waitFor`, pinned like every SPEC data type (PROTOCOL.md §1), so an added key —
+/// a `null` for an absent optional one — still fails there.
+pub fn tolerates_added_keys(list: &str) -> bool {
+    list != "waitForCalls"
+}
 
 /// `actual` (the value at `path` of a recorded list) with the top-level keys of each entry it
 /// holds cut to those `expected` names. `path` `""` selects the whole list, `[n]` one entry;
@@ -127,6 +135,12 @@ mod tests {
         let want = json!({"output": "ok", "isError": false});
         let got = json!({"output": "ok", "isError": false, "extra": 1});
         assert!(!holds("[0].result", want, got));
+    }
+
+    #[test]
+    fn a_wait_for_entry_is_the_specs_request_and_stays_pinned() {
+        assert!(!tolerates_added_keys("waitForCalls"));
+        assert!(tolerates_added_keys("hookCalls") && tolerates_added_keys("metricEvents"));
     }
 
     #[test]
