@@ -98,6 +98,15 @@ struct RecordingPort {
     unsent_sent: Vec<String>,
     /// The next `seq`: the in-process port does not number requests, the subprocess port does.
     seq: u64,
+    /// Every protocol-defined key any request carried (an object key the schema names in a
+    /// `properties`, which is also every behaviour name: each behaviour is an object of one
+    /// named key), with the first place it was seen.
+    keys_sent: BTreeMap<String, String>,
+    /// The request validator `protocol_keys` evaluates with, and the schema it was built from.
+    annotating: (Validator, Value),
+    /// Every HTTP tool (`{name, http}`) sent without `method` (PROTOCOL.md §7: the harness
+    /// always sends one).
+    http_without_method: Vec<String>,
 }
 
 impl RecordingPort {
@@ -110,6 +119,9 @@ impl RecordingPort {
             errors: BTreeMap::new(),
             unsent_sent: Vec::new(),
             seq: 0,
+            keys_sent: BTreeMap::new(),
+            annotating: annotating_request_validator(),
+            http_without_method: Vec::new(),
         }
     }
 }
@@ -139,6 +151,12 @@ impl Port for RecordingPort {
                     .push(format!("`{command}` with `{field}`: {request}"));
             }
         }
+        for (key, at) in protocol_keys(&self.annotating.0, &self.annotating.1, &request) {
+            self.keys_sent
+                .entry(key)
+                .or_insert_with(|| format!("`{cmd}` at `{at}`"));
+        }
+        http_blocks_without_method(&request, &mut self.http_without_method);
         *self.commands.entry(cmd).or_default() += 1;
         let response = self.inner.call(request.clone()).await?;
         if let Some(kind) = response.pointer("/error/kind").and_then(Value::as_str) {
@@ -158,6 +176,102 @@ impl Port for RecordingPort {
         let _ = self.call(json!({"cmd": "shutdown"})).await;
         self.inner.shutdown().await;
     }
+}
+
+/// A validator of `request` whose every schema object with `properties` carries an annotation
+/// (a `description`, added where the generated schema has none), so that evaluating a request
+/// reports each object node the request went through, and `protocol_keys` can read off it.
+fn annotating_request_validator() -> (Validator, Value) {
+    fn annotate(node: &mut Value) {
+        match node {
+            Value::Object(map) => {
+                if map.get("properties").is_some_and(Value::is_object)
+                    && !map.contains_key("description")
+                {
+                    map.insert("description".into(), json!("(annotated by the test)"));
+                }
+                map.values_mut().for_each(annotate);
+            }
+            Value::Array(items) => items.iter_mut().for_each(annotate),
+            _ => {}
+        }
+    }
+    let mut annotated = schema();
+    annotate(&mut annotated);
+    (validator(&annotated, "request"), annotated)
+}
+
+/// The keys of `request` the schema defines, each with where it sits in the request: at each
+/// schema object with `properties` that a valid evaluation went through (a failing `oneOf`
+/// branch does not count), the request's keys that object names. Keys only an
+/// `additionalProperties` admits (tool arguments, server names, header names) are free-form
+/// data, not protocol words, and are left out. Every behaviour name is such a key: a
+/// behaviour is an object of one named key.
+fn protocol_keys(annotating: &Validator, schema: &Value, request: &Value) -> Vec<(String, String)> {
+    let evaluation = annotating.evaluate(request);
+    let mut out = Vec::new();
+    for entry in evaluation.iter_annotations() {
+        let Some((_, pointer)) = entry.schema_location.split_once('#') else {
+            continue;
+        };
+        let Some(names) = schema.pointer(pointer).and_then(|n| n.get("properties")) else {
+            continue;
+        };
+        let at = entry.instance_location.as_str();
+        let Some(instance) = request.pointer(at).and_then(Value::as_object) else {
+            continue;
+        };
+        for key in instance.keys().filter(|k| names.get(k.as_str()).is_some()) {
+            out.push((key.clone(), format!("{at}/{key}")));
+        }
+    }
+    out
+}
+
+/// Each HTTP tool declaration (an object with `name` and an `http` block) in `value` whose
+/// block has no `method`, by name.
+fn http_blocks_without_method(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let (Some(name), Some(http)) = (map.get("name"), map.get("http")) {
+                if http.get("method").is_none() {
+                    out.push(name.to_string());
+                }
+            }
+            map.values()
+                .for_each(|v| http_blocks_without_method(v, out));
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| http_blocks_without_method(v, out)),
+        _ => {}
+    }
+}
+
+/// Every word PROTOCOL.md shows as code: the identifiers inside its inline code spans
+/// (`` `beforeLLM` ``, `` `{"echo": true}` `` gives `echo`), fenced examples left out — a key
+/// that only an example shows is not documented.
+fn documented_words(text: &str) -> std::collections::BTreeSet<String> {
+    let mut words = std::collections::BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Odd pieces between backticks are code spans.
+        for span in line.split('`').skip(1).step_by(2) {
+            for word in span.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
+                if !word.is_empty() {
+                    words.insert(word.to_string());
+                }
+            }
+        }
+    }
+    words
 }
 
 /// Request fields PROTOCOL.md promises no scenario sends, so that a driver may leave them
@@ -201,6 +315,30 @@ async fn every_message_of_every_scenario_matches_the_schema() {
         eprintln!("scenario failed: {}: {}", r.name, r.message);
     }
     assert_no_violations(&port.violations);
+    let protocol_md = std::fs::read_to_string(root.join("conformance").join("PROTOCOL.md"))
+        .unwrap_or_else(|e| panic!("cannot read PROTOCOL.md: {e}"));
+    let documented = documented_words(&protocol_md);
+    let undocumented: Vec<String> = port
+        .keys_sent
+        .iter()
+        .filter(|(key, _)| !documented.contains(key.as_str()))
+        .map(|(key, at)| format!("`{key}` (first sent in {at})"))
+        .collect();
+    assert!(
+        port.keys_sent.len() > 150,
+        "the run should send the protocol's keys: {:?}",
+        port.keys_sent.keys()
+    );
+    assert!(
+        undocumented.is_empty(),
+        "keys or behaviours the scenarios send that PROTOCOL.md never shows as code \
+         (a driver could learn them only from the Rust types): {undocumented:#?}"
+    );
+    assert!(
+        port.http_without_method.is_empty(),
+        "PROTOCOL.md §7 says the harness always sends an HTTP tool's `method`: {:?}",
+        port.http_without_method
+    );
     assert!(
         port.unsent_sent.is_empty(),
         "PROTOCOL.md §5.16 says no scenario sends these; update it (and NEVER_SENT): {:?}",

@@ -157,6 +157,7 @@ mod classifier;
 mod client;
 mod compact;
 mod content;
+pub mod derived;
 mod helpers;
 mod log;
 pub use log::NO_PORT_LOG;

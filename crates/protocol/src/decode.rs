@@ -412,10 +412,14 @@ fn decode_build(map: &Map<String, Value>) -> Decoded<BuildResponse> {
         )?,
         names: sorted_names(required(map, "", "names")?, "names")?,
         statuses: statuses(required(map, "", "statuses")?, "statuses")?,
-        errors: string_map(required(map, "", "errors")?, "errors")?,
-        skills: list(required(map, "", "skills")?, "skills", |v, p| {
-            open_item(v, p, &["name"])
-        })?,
+        errors: match map.get("errors") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(string_map(v, "errors")?),
+        },
+        skills: match map.get("skills") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(list(v, "skills", |v, p| open_item(v, p, &["name"]))?),
+        },
         warnings: optional(map, "", "warnings")?,
     })
 }

@@ -627,12 +627,17 @@ pub struct BuildResponse {
     pub tools: Vec<ToolDescription>,
     /// The same names sorted by code point.
     pub names: Vec<String>,
-    /// `builtin` plus one entry per MCP server.
+    /// One entry per MCP server (SPEC §4 `mcpStatus()`), and `builtin` where the driver can
+    /// tell (optional: the SPEC gives a port no status for its builtins, NOTES #442).
     pub statuses: BTreeMap<String, SourceStatus>,
-    /// Failures only, by source.
-    pub errors: BTreeMap<String, String>,
-    /// The filtered skill catalog.
-    pub skills: Vec<SkillInfo>,
+    /// Failures only, by source; absent where the port reports none it can be asked for (the
+    /// SPEC only logs them, NOTES #443).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<BTreeMap<String, String>>,
+    /// The filtered skill catalog; absent where the port has no accessor for it (SPEC §4's
+    /// toolkit renders it only in `skillsPrompt()`, NOTES #444).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Vec<SkillInfo>>,
     /// Duplicate skills, unknown filter names, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<Vec<String>>,

@@ -6,13 +6,15 @@ use serde_json::Value;
 
 /// One step of a path.
 #[derive(Debug, Clone, PartialEq)]
-enum Segment {
+pub(crate) enum Segment {
+    /// An object key.
     Key(String),
+    /// An array index (negative: from the end).
     Index(i64),
 }
 
 /// Parses `path`, or says why it is not one.
-fn parse(path: &str) -> Result<Vec<Segment>, String> {
+pub(crate) fn parse(path: &str) -> Result<Vec<Segment>, String> {
     let rest = path.strip_prefix('$').unwrap_or(path);
     let chars: Vec<char> = rest.chars().collect();
     let mut out = Vec::new();

@@ -5,5 +5,6 @@ pub(crate) mod expect;
 pub mod expectation;
 pub(crate) mod json_path;
 pub mod matchers;
+pub(crate) mod recorded;
 pub(crate) mod snapshots;
 pub mod time_bound;

@@ -198,7 +198,10 @@ step! {
         let entry = st.areas.get_mut::<AgentState>().entry.clone().unwrap_or_default();
         let leaf = leaf_of(port, st, &entry).await?;
         let before = inspect(port, st, &leaf).await?;
-        st.areas.get_mut::<AgentState>().seen.insert("leafUsageBefore".into(), before["usage"]["total_tokens"].clone());
+        // Optional (NOTES #447): only `leafUsageGrewNotReset` reads it, and skips without it.
+        if let Some(used) = before.pointer("/usage/total_tokens") {
+            st.areas.get_mut::<AgentState>().seen.insert("leafUsageBefore".into(), used.clone());
+        }
         let a = agent(port, st, Command::AgentResume, json!({"answer": answer})).await?;
         match a.get("result") {
             Some(r) => st.areas.get_mut::<AgentState>().result = Some(r.clone()),

@@ -50,14 +50,17 @@ pub(super) async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepRe
     }
     st.counter += 1;
     let id = format!("tk{}", st.counter);
-    let options = st.options.clone().unwrap_or_else(|| json!({}));
+    let mut options = st.options.clone().unwrap_or_else(|| json!({}));
+    with_http_methods(&mut options);
     let started = std::time::Instant::now();
     let r = match port.build(&id, &options).await {
         Err(PortError::Raised(message)) => return fail(raised_build(st, &message)),
         other => other?,
     };
     st.build_ms = Some(started.elapsed().as_millis());
-    for key in ["tools", "names", "statuses", "errors", "skills"] {
+    // `errors` and `skills` are optional (PROTOCOL.md §5.2): the steps that read them skip
+    // when they are absent (`derived`).
+    for key in ["tools", "names", "statuses"] {
         if r.get(key).is_none() {
             return fail(format!("build response lacks \"{key}\""));
         }
@@ -65,6 +68,26 @@ pub(super) async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepRe
     st.toolkit = Some(id);
     st.built = Some(r);
     Ok(())
+}
+
+/// The method an HTTP tool gets when its scenario names none: the protocol's default, not the
+/// SPEC's (SPEC §7's `httpTool` lists `method` without a default), so the harness writes it
+/// into every `http` block it sends and a driver never has to choose (PROTOCOL.md §7, NOTES
+/// #441).
+pub(crate) const HTTP_DEFAULT_METHOD: &str = "GET";
+
+/// `options` with `method` set on each `extraTools[].http` block that lacks one.
+pub(crate) fn with_http_methods(options: &mut Value) {
+    let Some(tools) = options.get_mut("extraTools").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for http in tools
+        .iter_mut()
+        .filter_map(|t| t.get_mut("http").and_then(Value::as_object_mut))
+    {
+        http.entry("method")
+            .or_insert_with(|| json!(HTTP_DEFAULT_METHOD));
+    }
 }
 
 /// The failure of a build that answered `raised` (PROTOCOL.md §5.2) where the scenario wants a

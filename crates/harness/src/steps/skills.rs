@@ -91,7 +91,7 @@ step! {
             names.sort();
             json!(names)
         };
-        let actual = sorted(st.built()?.get("skills").unwrap_or(&Value::Null));
+        let actual = sorted(super::derived::built(st, "skills", super::derived::SKILLS)?);
         let expected = sorted(&st.expect_doc(step)?);
         expect_json(st, &expected, &actual)
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::derived;
 use super::helpers::{
     adapter, build, escape_ptr, expect_json, live_tools, mentioned, names, snapshot_json, tool,
     with_context,
@@ -230,11 +231,14 @@ step! {
     status_source: Expectations, r#"^the status of "(?P<SOURCE>[^"]+)" is "(?P<S>[^"]+)"$"#,
     "`statuses`",
     |StepCtx { st, arg, .. }| {
-        let actual = st
+        let found = st
             .built()?
             .pointer(&format!("/statuses/{}", escape_ptr(&arg.at(1))))
-            .cloned()
-            .unwrap_or(Value::Null);
+            .cloned();
+        if found.is_none() && arg.at(1) == "builtin" {
+            return Err(derived::skipped(derived::BUILTIN_STATUS));
+        }
+        let actual = found.unwrap_or(Value::Null);
         expect_json(st, &json!(arg.at(2)), &actual).map_err(|e| {
             with_context(
                 e,
@@ -269,7 +273,7 @@ step! {
     "`errors` is empty",
     records Kind::Pinned,
     |StepCtx { st, .. }| {
-        let errors = st.built()?.get("errors").cloned().unwrap_or(json!({}));
+        let errors = derived::built(st, "errors", derived::ERRORS)?.clone();
         if errors.as_object().is_some_and(|m| m.is_empty()) {
             Ok(())
         } else {
@@ -282,7 +286,10 @@ step! {
     error_mentions_text: Expectations, r#"^an error mentions "(?P<TEXT>[^"]+)"$"#,
         "some entry of `errors` contains TEXT (lenient)",
         records Kind::Lenient("contains"),
-        |StepCtx { st, arg, .. }| { mentioned(st, "errors", "error", &arg.at(1)) }
+        |StepCtx { st, arg, .. }| {
+            derived::built(st, "errors", derived::ERRORS)?;
+            mentioned(st, "errors", "error", &arg.at(1))
+        }
 }
 
 step! {
@@ -290,7 +297,7 @@ step! {
     "`errors`'s entry for KEY contains TEXT (lenient)",
     records Kind::Lenient("contains"),
     |StepCtx { st, arg, .. }| {
-        let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
+        let errors = st.norm(derived::built(st, "errors", derived::ERRORS)?);
         match errors.get(arg.at(1)).and_then(Value::as_str) {
             Some(text) if text.contains(&arg.at(2)) => Ok(()),
             _ => fail_as(Kind::Lenient("contains"), format!("expected an error for \"{}\" mentioning \"{}\"; errors: {errors}", arg.at(1), arg.at(2))),
@@ -303,7 +310,7 @@ step! {
     "`errors` has a non-empty entry for KEY (its wording is the port's)",
     records Kind::Lenient("non-empty"),
     |StepCtx { st, arg, .. }| {
-        let errors = st.norm(&st.built()?.get("errors").cloned().unwrap_or(json!({})));
+        let errors = st.norm(derived::built(st, "errors", derived::ERRORS)?);
         match errors.get(arg.at(1)).and_then(Value::as_str) {
             Some(text) if !text.trim().is_empty() => Ok(()),
             _ => fail_as(Kind::Lenient("non-empty"), format!("expected a non-empty error for \"{}\"; errors: {errors}", arg.at(1))),
@@ -315,7 +322,10 @@ step! {
     warning_mentions_text: Expectations, r#"^a warning mentions "(?P<TEXT>[^"]+)"$"#,
         "the build's `warnings` (free-form strings; lenient)",
         records Kind::Lenient("contains"),
-        |StepCtx { st, arg, .. }| { mentioned(st, "warnings", "warning", &arg.at(1)) }
+        |StepCtx { st, arg, .. }| {
+            derived::built(st, "warnings", derived::WARNINGS)?;
+            mentioned(st, "warnings", "warning", &arg.at(1))
+        }
 }
 
 step! {
@@ -323,7 +333,7 @@ step! {
     "the build's `warnings` has a non-empty entry (where the SPEC says \"warn\" but gives no words)",
     records Kind::Lenient("non-empty"),
     |StepCtx { st, .. }| {
-        let warnings = st.norm(&st.built()?.get("warnings").cloned().unwrap_or(Value::Null));
+        let warnings = st.norm(derived::built(st, "warnings", derived::WARNINGS)?);
         let some = warnings
             .as_array()
             .is_some_and(|a| a.iter().any(|w| w.as_str().is_some_and(|s| !s.trim().is_empty())));

@@ -546,18 +546,27 @@ fn leaf_usage_grew_not_reset<'a>(
         let Observed { children, .. } = seen;
         let leaf = children.first().cloned().unwrap_or_default();
         let now = inspect(port, st, &leaf).await?;
+        if now.pointer("/usage/total_tokens").is_none() {
+            return Err(crate::steps::derived::skipped(
+                crate::steps::derived::INSPECT_USAGE,
+            ));
+        }
         let after = crate::steps::sent::u64_field(
             &now,
             "/usage/total_tokens",
             "the leaf's `agent_inspect` answer",
         )?;
-        let before = st
+        let Some(before) = st
             .areas
             .get_mut::<AgentState>()
             .seen
             .get("leafUsageBefore")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX);
+            .map(|v| v.as_u64().unwrap_or(u64::MAX))
+        else {
+            return Err(crate::steps::derived::skipped(
+                crate::steps::derived::INSPECT_USAGE,
+            ));
+        };
         flag(want, after > before && before > 0, || {
             format!("the leaf's tokens went from {before} to {after}")
         })
