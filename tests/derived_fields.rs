@@ -62,6 +62,9 @@ impl Port for Stripping {
                     }
                 }
             }
+            "list_mcp_tools" if self.strips(derived::LIST_ERRORS) => {
+                map.remove("errors");
+            }
             "agent_inspect" if self.strips(derived::INSPECT_USAGE) => {
                 map.remove("usage");
             }
@@ -89,6 +92,7 @@ fn readers(d: Derived) -> &'static [&'static str] {
             "the error for \"",
             "there is an error for",
         ],
+        "list_mcp_tools errors" => &["the MCP inventory matches"],
         "skills" => &["the skill catalog names are"],
         "warnings" => &["a warning mentions", "there is a warning"],
         // The agent fixtures' resume reads the leaf's `usage` for `leafUsageGrewNotReset`.
@@ -99,9 +103,15 @@ fn readers(d: Derived) -> &'static [&'static str] {
 
 fn reads(s: &ScenarioSpec, d: Derived) -> bool {
     let starts = readers(d);
-    s.steps
-        .iter()
-        .any(|step| starts.iter().any(|r| step.text.starts_with(r)))
+    s.steps.iter().any(|step| {
+        starts.iter().any(|r| step.text.starts_with(r))
+            // An inventory expectation reads `errors` only where it names them.
+            && (d != derived::LIST_ERRORS
+                || step
+                    .docstring
+                    .as_deref()
+                    .is_some_and(|doc| doc.contains("\"errors\"")))
+    })
 }
 
 async fn run(port: &mut dyn Port, scenarios: &[ScenarioSpec]) -> Vec<(String, Status, String)> {

@@ -272,11 +272,16 @@ pub trait Port: Send {
             .filter(|c| !c.is_null())
             .map(McpConfig::from);
         let (r, _) = send(self, Request::ListMcpTools { config }).await?;
-        Ok(json!({
+        let mut inventory = json!({
             "statuses": field(r.clone(), "statuses")?,
             "tools": field(r.clone(), "tools")?,
-            "errors": r.get("errors").cloned().unwrap_or_else(|| json!({})),
-        }))
+        });
+        // An absent `errors` stays absent, never `{}`: a driver may leave it out, and the step
+        // that reads it then skips naming it (NOTES #443).
+        if let (Some(errors), Some(map)) = (r.get("errors"), inventory.as_object_mut()) {
+            map.insert("errors".into(), errors.clone());
+        }
+        Ok(inventory)
     }
 
     /// `select_builtins`: the builtin tools a config selects.

@@ -28,6 +28,12 @@ pub const ERRORS: Derived = Derived {
     why: "the SPEC isolates and logs a failing source but gives no API for its message; NOTES #443",
 };
 
+/// `list_mcp_tools`' `errors`.
+pub const LIST_ERRORS: Derived = Derived {
+    field: "list_mcp_tools errors",
+    why: "the SPEC isolates and logs a failing server but gives no API for its message; NOTES #443",
+};
+
 /// `build`'s `skills`.
 pub const SKILLS: Derived = Derived {
     field: "skills",
@@ -47,7 +53,14 @@ pub const INSPECT_USAGE: Derived = Derived {
 };
 
 /// Every optional derived field, for the report and the tests.
-pub const ALL: [Derived; 5] = [BUILTIN_STATUS, ERRORS, SKILLS, WARNINGS, INSPECT_USAGE];
+pub const ALL: [Derived; 6] = [
+    BUILTIN_STATUS,
+    ERRORS,
+    LIST_ERRORS,
+    SKILLS,
+    WARNINGS,
+    INSPECT_USAGE,
+];
 
 /// The skip of a step whose field `d` the driver did not answer.
 pub fn skipped(d: Derived) -> StepFailure {
