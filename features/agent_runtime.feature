@@ -523,7 +523,7 @@ Feature: The agent runtime's verbs, gates, budgets and task tool, clause by clau
   @partial-clause-7D.lifecycle.injectable-clock
   Scenario: maxWallMs on the virtual clock stops the run loud with the limit named
     Beyond the SPEC: §7D walks the budgets "before each turn", and a "turn" there is open (NOTES
-    #425): one LLM round trip (the turn gate wraps only the LLM call) or one wake's run ("turn
+    #418): one LLM round trip (the turn gate wraps only the LLM call) or one wake's run ("turn
     input = drain(inbox)"). The reference counts a run's wall time from its admission and checks
     it before each LLM call, so the never-ending looper stops once the virtual clock passes
     50 ms; a port that checks only at each wake never stops that run.

@@ -288,7 +288,7 @@ Feature: The §8 client hooks — beforeLLM, afterLLM, beforeTool, afterTool (SP
   Scenario Outline: beforeTool args rewrite the call (<style>)
     The echo tool answers with the arguments it really ran with; tool-loop.json asks for
     "first", then "second" and "third", and answers with every result. "second" and "third"
-    are one turn's calls, which may run concurrently (§7D, §10; NOTES #420): their hook calls
+    are one turn's calls, which may run concurrently (§7D, §10; NOTES #413): their hook calls
     are compared in any order, the first turn's call first.
     Given a mock LLM runs "tool-loop.json"
     And a toolkit built with:

@@ -90,7 +90,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     When the client runs "hi"
     # The raised error's words are the port's (NOTES #320; client_resilience's @beyond-spec
     # twins check that it names the status); the one request is the mock's 400, a status
-    # outside §8's retry set, so every port sends exactly one (NOTES #426).
+    # outside §8's retry set, so every port sends exactly one (NOTES #419).
     Then the run raised an error mentioning ""
     And the LLM received 1 request
     And metricEvents has 1 entries with "status" equal to "error"
@@ -171,7 +171,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     And the client runs "two"
     And the client's metrics are read
     # The second run met the mock's 400, which §8 never retries (its words are the port's,
-    # NOTES #320, #426).
+    # NOTES #320, #419).
     Then the run raised an error mentioning ""
     And the LLM received 2 requests
     And the metrics text matches "^toolnexus_llm_requests_total\{model=\"ok-then-fail\",status=\"error\"\} 1\ntoolnexus_llm_requests_total\{model=\"ok-then-fail\",status=\"ok\"\} 1\n"
@@ -244,7 +244,7 @@ Feature: The §8 client's observability — onMetric events and the Prometheus t
     When the client runs "hi"
     And the client's metrics are read
     # The raised error's words are the port's (NOTES #320); the one request is the mock's 400,
-    # which §8 never retries (NOTES #426).
+    # which §8 never retries (NOTES #419).
     Then the run raised an error mentioning ""
     And the LLM received 1 request
     And the metrics text has the line "toolnexus_run_errors_total{model="always-400"} 1"

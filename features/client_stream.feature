@@ -115,7 +115,7 @@ Feature: The §8 client's stream — events, the wire, the stateful id (SPEC §8
   Scenario: several streamed tool calls each get a tool_call and a tool_result event
     tool-loop.json asks for one lookup, then two (arguments cut into pieces), then answers.
     The second turn's two calls may run concurrently (§7D, §10), so each type's events are
-    compared in any order (NOTES #420); the transcript keeps the order (the run text).
+    compared in any order (NOTES #413); the transcript keeps the order (the run text).
     Given a mock LLM runs "tool-loop.json"
     And a toolkit built with:
       """

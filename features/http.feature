@@ -74,7 +74,7 @@ Feature: HTTP / REST tools (SPEC §7, §0.9)
 
   @spec-7 @partial-clause-7.http.placeholder-substitution
   Scenario: a placeholder value reaches the server intact, as one path segment
-    §7 fills `{name}` from the argument but gives no encoding (NOTES #61, #422): the value
+    §7 fills `{name}` from the argument but gives no encoding (NOTES #61, #415): the value
     must reach the server whole and its `/` must not split the path. Any escape that decodes
     back to the value passes (a character may be escaped or not where that keeps its meaning;
     the space may be `%20` or a form-style `+`); the twin below, `@beyond-spec`, pins the

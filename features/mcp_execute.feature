@@ -41,7 +41,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
   Scenario: structuredContent wins over the text parts, as compact JSON
     §0.4 gives `JSON.stringify(structuredContent)`: compact JSON of the value. The order of an
     object's keys is the host language's (a port without an ordered map cannot keep the
-    server's), so the value is compared as JSON (NOTES #423); the twin below, `@beyond-spec`,
+    server's), so the value is compared as JSON (NOTES #416); the twin below, `@beyond-spec`,
     pins the server's order. The text part says "3", so the structured value shows it won.
     When "mock_add" is executed with:
       """
@@ -61,7 +61,7 @@ Feature: executing MCP tools (SPEC §2 execute, §0.4)
   Scenario: structuredContent keeps the server's key order
     Beyond the SPEC: §0.4 gives `JSON.stringify(structuredContent)`, which in JavaScript keeps
     the parsed object's key order; a port whose language has no ordered map cannot, and the
-    SPEC states no order (NOTES #423). The reference keeps the server's (`sum` before
+    SPEC states no order (NOTES #416). The reference keeps the server's (`sum` before
     `operands`).
     When "mock_add" is executed with:
       """

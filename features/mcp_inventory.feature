@@ -6,7 +6,7 @@ Feature: MCP list-only inventory (SPEC §2 "Gap 6 — list-only inventory")
   @clause-2.behaviour.paginate @partial-clause-2.inventory.connect-list-disconnect
   Scenario: every enabled server's unfiltered tools under their original names, with statuses
     The crashing server is given its own `timeout`: the verdict must not hang on a port bounding
-    tighter than §2's 30000 ms default (NOTES #421).
+    tighter than §2's 30000 ms default (NOTES #414).
     When the MCP tools are listed with:
       """
       {"mcpServers": {

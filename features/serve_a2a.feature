@@ -336,7 +336,7 @@ Feature: Serving a toolkit as an A2A agent — the inbound `serve` A2A profile (
 
   @spec-7B @clause-7B.send-message.failed @clause-7B.send-message.never-crashes
   Scenario: a run that throws fails the task with the error as an agent message; the server stays up
-    The model answers HTTP 400 (outside §8's retry set, so one request, NOTES #426); §7B's `text:<error>` is the run's
+    The model answers HTTP 400 (outside §8's retry set, so one request, NOTES #419); §7B's `text:<error>` is the run's
     error, whose words are the port's: the carrier is pinned and the text is not empty (NOTES
     #264, #320; the @beyond-spec twin below checks that it names the status). The next task
     completes.

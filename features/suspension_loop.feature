@@ -472,7 +472,7 @@ Feature: The §10 suspension loop in the client — waitFor, retry once, durable
   @spec-10 @clause-10.concurrent.with-wait-for
   Scenario: with waitFor every suspension of the turn resolves inline, none lost
     Both answers reach the model, in tool-call order. The two suspensions are one turn's calls,
-    which may run concurrently, so the waitFor calls are compared in any order (NOTES #420).
+    which may run concurrently, so the waitFor calls are compared in any order (NOTES #413).
     Given a mock LLM runs "suspension.json"
     And a toolkit built with:
       """

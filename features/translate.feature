@@ -475,7 +475,7 @@ Feature: Single-turn translation — translate (SPEC §11)
   Scenario: a provider failure that is not retried surfaces at once
     # The raised error's words are the port's (NOTES #320: the @beyond-spec twin below checks
     # that it names the status); one request: the provider's 400 is outside §8's retry set,
-    # which translate shares (NOTES #426).
+    # which translate shares (NOTES #419).
     Given a mock LLM runs "translate.json"
     And a client created with:
       """

@@ -1,5 +1,5 @@
 //! A driver may leave out an answer field the SPEC gives its port no way to observe
-//! (PROTOCOL.md §5.2 "What a driver may derive", NOTES #442–#447). The scenarios with a step
+//! (PROTOCOL.md §5.2 "What a driver may derive", NOTES #422–#427). The scenarios with a step
 //! that reads such a field run through the in-process reference as it is (each passes), then
 //! behind a stub that strips derived fields from the answers: the stub must pass none of the
 //! scenarios about a field it strips — each is skipped with a reason naming the field, never

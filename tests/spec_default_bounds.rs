@@ -1,5 +1,5 @@
 //! No scenario's verdict may hang on a port bounding tighter than a SPEC default (issue 48,
-//! NOTES #421). The SPEC's defaults (an MCP server's 30 000 ms `timeout`, an A2A agent's
+//! NOTES #414). The SPEC's defaults (an MCP server's 30 000 ms `timeout`, an A2A agent's
 //! 300 000 ms, `bash`'s 60 000 ms) are far above the harness's per-request limit (`run
 //! --timeout-ms`, 5 000 ms unless given), so a port that waits a default out is cut off and
 //! fails for the harness's limit, not for a SPEC sentence. This lint walks every scenario's
@@ -261,7 +261,7 @@ fn no_verdict_waits_out_a_spec_default() {
     assert!(
         found.is_empty(),
         "{} scenario config(s) leave a peer that may never answer to a SPEC default the \
-         {limit} ms request limit cannot wait out (set an explicit bound, NOTES #421):\n{}",
+         {limit} ms request limit cannot wait out (set an explicit bound, NOTES #414):\n{}",
         found.len(),
         found.join("\n")
     );

@@ -188,8 +188,21 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         .iter_mut()
         .map(|d| d.as_mut() as &mut dyn Port)
         .collect();
-    let outcome =
-        runner::run_pool_rechecking(ports, &env, &scenarios, &fallback, recheck, &mut |r| {
+    // A recheck budget goes first to the failures that would fail the run (not known ones).
+    let counts = |r: &toolnexus_harness::outcome::model::ScenarioResult| {
+        r.fails_runs(strict)
+            && !expected
+                .as_ref()
+                .is_some_and(|e| baseline::is_known(r, e, strict))
+    };
+    let outcome = runner::run_pool_rechecking(
+        ports,
+        &env,
+        &scenarios,
+        &fallback,
+        recheck,
+        &counts,
+        &mut |r| {
             let known = expected
                 .as_ref()
                 .is_some_and(|e| baseline::is_known(r, e, strict));
@@ -203,8 +216,9 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
                 && !known;
             stopped = fail_fast && fails_the_run;
             !stopped
-        })
-        .await;
+        },
+    )
+    .await;
     let mut report: RunReport = match outcome {
         Ok(r) => r,
         Err(e) => return fail(&handshake_failure(&fallback, registry, &e)),

@@ -277,7 +277,7 @@ pub trait Port: Send {
             "tools": field(r.clone(), "tools")?,
         });
         // An absent `errors` stays absent, never `{}`: a driver may leave it out, and the step
-        // that reads it then skips naming it (NOTES #443).
+        // that reads it then skips naming it (NOTES #423).
         if let (Some(errors), Some(map)) = (r.get("errors"), inventory.as_object_mut()) {
             map.insert("errors".into(), errors.clone());
         }

@@ -628,14 +628,14 @@ pub struct BuildResponse {
     /// The same names sorted by code point.
     pub names: Vec<String>,
     /// One entry per MCP server (SPEC §4 `mcpStatus()`), and `builtin` where the driver can
-    /// tell (optional: the SPEC gives a port no status for its builtins, NOTES #442).
+    /// tell (optional: the SPEC gives a port no status for its builtins, NOTES #422).
     pub statuses: BTreeMap<String, SourceStatus>,
     /// Failures only, by source; absent where the port reports none it can be asked for (the
-    /// SPEC only logs them, NOTES #443).
+    /// SPEC only logs them, NOTES #423).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<BTreeMap<String, String>>,
     /// The filtered skill catalog; absent where the port has no accessor for it (SPEC §4's
-    /// toolkit renders it only in `skillsPrompt()`, NOTES #444).
+    /// toolkit renders it only in `skillsPrompt()`, NOTES #424).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<SkillInfo>>,
     /// Duplicate skills, unknown filter names, ...

@@ -1,7 +1,7 @@
 //! Recorded entries (`hookCalls`, `metricEvents`, `onErrorCalls`, … PROTOCOL.md §5.13) are
 //! the driver's records of what its port passed to host code: PROTOCOL.md §1 lets a driver add
 //! keys to what it answers, so an entry is compared on the keys the expectation names, and a
-//! key the driver added is not a mismatch (NOTES #449). Below an entry's top level nothing
+//! key the driver added is not a mismatch (NOTES #429). Below an entry's top level nothing
 //! changes: a value the port produced (a ToolResult, a Request's `data`) is compared as the
 //! expectation says.
 

@@ -205,11 +205,12 @@ pub fn run_pool_or_refuse<'a>(
     fallback_name: &'a str,
     progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
 ) -> LocalBoxFuture<'a, Result<RunReport, String>> {
-    run_pool_rechecking(ports, env, scenarios, fallback_name, 0, progress)
+    run_pool_rechecking(ports, env, scenarios, fallback_name, 0, &|_| true, progress)
 }
 
-/// [`run_pool_or_refuse`], then each failed scenario, up to `recheck` of them in scenario
-/// order, run once more alone against a fresh port (the first port, shut down and started
+/// [`run_pool_or_refuse`], then each failed scenario, up to `recheck` of them (first those
+/// `counts` says fail the run, i.e. not known failures; then the rest, each in scenario
+/// order), run once more alone against a fresh port (the first port, shut down and started
 /// again): one that passes then is marked flaky with both outcomes (`run --recheck N`). Not
 /// after a `--fail-fast` stop, and not for a scenario already run twice for a harness time
 /// bound (NOTES #309).
@@ -219,6 +220,7 @@ pub fn run_pool_rechecking<'a>(
     scenarios: &'a [ScenarioSpec],
     fallback_name: &'a str,
     recheck: usize,
+    counts: &'a dyn Fn(&ScenarioResult) -> bool,
     progress: &'a mut dyn FnMut(&ScenarioResult) -> bool,
 ) -> LocalBoxFuture<'a, Result<RunReport, String>> {
     async move {
@@ -240,6 +242,7 @@ pub fn run_pool_rechecking<'a>(
                 scenarios,
                 implements.as_deref(),
                 recheck,
+                counts,
                 &mut report,
             )
             .await;
@@ -249,25 +252,28 @@ pub fn run_pool_rechecking<'a>(
     .boxed_local()
 }
 
-/// Runs up to `budget` of the report's failed scenarios (in report order) once more, each
-/// alone against a fresh start of `port`, and marks those that pass then as flaky. The
-/// result stays the failure: it still counts.
+/// Runs up to `budget` of the report's failed scenarios once more, each alone against a fresh
+/// start of `port`, and marks those that pass then as flaky. Those `counts` says fail the run
+/// go first, so a budget is not spent on known failures. The result stays the failure: it
+/// still counts.
 async fn recheck_failures(
     port: &mut dyn Port,
     env: &Env,
     scenarios: &[ScenarioSpec],
     implements: Option<&[String]>,
     budget: usize,
+    counts: &dyn Fn(&ScenarioResult) -> bool,
     report: &mut RunReport,
 ) {
-    let failed: Vec<usize> = report
+    let mut failed: Vec<(bool, usize)> = report
         .scenarios
         .iter()
         .enumerate()
         .filter(|(_, r)| r.status == Status::Failed && r.meta.retried.is_none())
-        .map(|(i, _)| i)
-        .take(budget)
+        .map(|(i, r)| (!counts(r), i))
         .collect();
+    failed.sort_unstable();
+    let failed: Vec<usize> = failed.into_iter().map(|(_, i)| i).take(budget).collect();
     for i in failed {
         let Some(result) = report.scenarios.get_mut(i) else {
             continue;
@@ -1064,6 +1070,15 @@ mod tests {
     }
 
     fn rechecked(port: &mut Coin, scenarios: &[ScenarioSpec], recheck: usize) -> RunReport {
+        rechecked_counting(port, scenarios, recheck, &|_| true)
+    }
+
+    fn rechecked_counting(
+        port: &mut Coin,
+        scenarios: &[ScenarioSpec],
+        recheck: usize,
+        counts: &dyn Fn(&ScenarioResult) -> bool,
+    ) -> RunReport {
         let env = Env::from_root(std::path::Path::new("."));
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -1075,6 +1090,7 @@ mod tests {
             scenarios,
             "g",
             recheck,
+            counts,
             &mut |_| true,
         ))
         .unwrap()
@@ -1148,6 +1164,18 @@ mod tests {
         let mut port = coin();
         let report = rechecked(&mut port, &scenarios, 0);
         assert!(report.scenarios.iter().all(|r| r.meta.flaky.is_none()));
+        assert_eq!(port.tries["coin-1"], 1);
+    }
+
+    #[test]
+    fn a_budget_goes_first_to_the_failures_that_fail_the_run() {
+        let names = ["coin-1", "coin-2"];
+        let scenarios: Vec<ScenarioSpec> = names.iter().map(|n| spec(n, &["pin-0.16.0"])).collect();
+        let mut port = coin();
+        // `coin-1` is a known failure: the one rerun goes to `coin-2`, though it comes later.
+        let report = rechecked_counting(&mut port, &scenarios, 1, &|r| r.name != "coin-1");
+        assert_eq!(report.scenarios[0].meta.flaky, None);
+        assert!(report.scenarios[1].meta.flaky.is_some());
         assert_eq!(port.tries["coin-1"], 1);
     }
 }

@@ -198,7 +198,7 @@ step! {
         let entry = st.areas.get_mut::<AgentState>().entry.clone().unwrap_or_default();
         let leaf = leaf_of(port, st, &entry).await?;
         let before = inspect(port, st, &leaf).await?;
-        // Optional (NOTES #447): only `leafUsageGrewNotReset` reads it, and skips without it.
+        // Optional (NOTES #427): only `leafUsageGrewNotReset` reads it, and skips without it.
         if let Some(used) = before.pointer("/usage/total_tokens") {
             st.areas.get_mut::<AgentState>().seen.insert("leafUsageBefore".into(), used.clone());
         }

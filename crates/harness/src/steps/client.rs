@@ -430,7 +430,7 @@ step! {
 
 step! {
     list_at_path: Expectations, r#"^(?P<LIST>hookCalls|metricEvents|onErrorCalls|generateCalls|waitForCalls|evaluateCalls|onTask|onCall|storeCalls|toolCancels) at "(?P<PATH>[^"]*)" is:$"# + "JSON (matchers allowed)",
-    "the value at PATH of the list (`[0].name`, `[-1].turn`; normalised); an entry is compared on the keys the expectation names (a key the driver added is no mismatch, NOTES #449), a `waitForCalls` entry (the SPEC's Request) whole",
+    "the value at PATH of the list (`[0].name`, `[-1].turn`; normalised); an entry is compared on the keys the expectation names (a key the driver added is no mismatch, NOTES #429), a `waitForCalls` entry (the SPEC's Request) whole",
     |StepCtx { st, step, arg, .. }| {
         let expected = st.expect_doc(step)?;
         let list = Value::Array(observed(st, &arg.at(1))?);

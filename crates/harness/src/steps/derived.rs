@@ -1,5 +1,5 @@
 //! The answer fields a driver may leave out because the SPEC gives a port no way to observe
-//! them (PROTOCOL.md §5.2 "What a driver may derive", NOTES #442–#447). A step that reads one
+//! them (PROTOCOL.md §5.2 "What a driver may derive", NOTES #422–#427). A step that reads one
 //! skips the scenario when it is absent, naming the field, so a driver never has to break
 //! into its port to answer it — and a driver that leaves it out never passes the check either.
 
@@ -19,37 +19,37 @@ pub struct Derived {
 /// `build`'s `statuses.builtin`.
 pub const BUILTIN_STATUS: Derived = Derived {
     field: "statuses.builtin",
-    why: "SPEC §4's mcpStatus() reports MCP servers only; NOTES #442",
+    why: "SPEC §4's mcpStatus() reports MCP servers only; NOTES #422",
 };
 
 /// `build`'s `errors`.
 pub const ERRORS: Derived = Derived {
     field: "errors",
-    why: "the SPEC isolates and logs a failing source but gives no API for its message; NOTES #443",
+    why: "the SPEC isolates and logs a failing source but gives no API for its message; NOTES #423",
 };
 
 /// `list_mcp_tools`' `errors`.
 pub const LIST_ERRORS: Derived = Derived {
     field: "list_mcp_tools errors",
-    why: "the SPEC isolates and logs a failing server but gives no API for its message; NOTES #443",
+    why: "the SPEC isolates and logs a failing server but gives no API for its message; NOTES #423",
 };
 
 /// `build`'s `skills`.
 pub const SKILLS: Derived = Derived {
     field: "skills",
-    why: "SPEC §4's Toolkit renders the filtered catalog only in skillsPrompt(); NOTES #444",
+    why: "SPEC §4's Toolkit renders the filtered catalog only in skillsPrompt(); NOTES #424",
 };
 
 /// `build`'s `warnings`.
 pub const WARNINGS: Derived = Derived {
     field: "warnings",
-    why: "the SPEC says \"warn\" and \"log\" but names no channel a port must expose; NOTES #445",
+    why: "the SPEC says \"warn\" and \"log\" but names no channel a port must expose; NOTES #425",
 };
 
 /// `agent_inspect`'s `usage`.
 pub const INSPECT_USAGE: Derived = Derived {
     field: "agent_inspect usage",
-    why: "SPEC §7D's Handle is {id, def, state, inbox, budget, children}; NOTES #447",
+    why: "SPEC §7D's Handle is {id, def, state, inbox, budget, children}; NOTES #427",
 };
 
 /// Every optional derived field, for the report and the tests.
@@ -87,6 +87,6 @@ mod tests {
         let StepFailure::Skipped(m) = skipped(ERRORS) else {
             panic!("a derived field's absence is a skip");
         };
-        assert!(m.contains("`errors`") && m.contains("NOTES #443"), "{m}");
+        assert!(m.contains("`errors`") && m.contains("NOTES #423"), "{m}");
     }
 }

@@ -73,7 +73,7 @@ pub(super) async fn build(port: &mut dyn Port, st: &mut ScenarioState) -> StepRe
 /// The method an HTTP tool gets when its scenario names none: the protocol's default, not the
 /// SPEC's (SPEC §7's `httpTool` lists `method` without a default), so the harness writes it
 /// into every `http` block it sends and a driver never has to choose (PROTOCOL.md §7, NOTES
-/// #441).
+/// #421).
 pub(crate) const HTTP_DEFAULT_METHOD: &str = "GET";
 
 /// `options` with `method` set on each `extraTools[].http` block that lacks one.

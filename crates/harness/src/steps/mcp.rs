@@ -42,7 +42,7 @@ step! {
             .clone()
             .ok_or_else(|| StepFailure::Failed("no MCP tools have been listed".into()))?;
         let actual = st.norm(&actual);
-        // `errors` is the port's own words, which a driver may leave out (NOTES #443): the rest
+        // `errors` is the port's own words, which a driver may leave out (NOTES #423): the rest
         // is still judged, and only a match of the rest turns into the skip naming the field.
         let unanswered = matches!(actual.get("errors"), None | Some(Value::Null));
         match expected.as_object() {

@@ -655,7 +655,7 @@ step! {
 }
 
 /// A `tools/list` entry's `key`, absent as `null`. MCP makes a tool's `description` optional,
-/// so an empty one and none are the same entry (NOTES #424).
+/// so an empty one and none are the same entry (NOTES #417).
 fn listed_value(entry: &Value, key: &str) -> Value {
     match entry.get(key) {
         Some(Value::String(s)) if key == "description" && s.is_empty() => Value::Null,
