@@ -1,0 +1,3 @@
+module toolnexus.dev/conformance/kit
+
+go 1.23
