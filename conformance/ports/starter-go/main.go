@@ -224,7 +224,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		args, ok := req.Raw("args")
+		args, ok := req.Fields["args"] // absent means {}; an explicit null stays null, as in the Python starter
 		if !ok {
 			args = json.RawMessage("{}")
 		}
