@@ -59,6 +59,7 @@ export function parseOrdered(text) {
     }
     if (c === "[") {
       i++;
+      /** @type {unknown[]} */
       const arr = [];
       ws();
       if (text[i] === "]") {
