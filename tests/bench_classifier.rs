@@ -4,14 +4,13 @@
 //! choice, raise, or have no classifier get a note and no numbers. (Sizes are tiny on purpose:
 //! this checks the operations, it does not benchmark.)
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use serde_json::{json, Value};
-use toolnexus_bench::{self as bench, BenchOptions, Op, REFERENCE};
-use toolnexus_ports::inprocess::InProcessPort;
+use toolnexus_bench::{self as bench, BenchOptions, Op};
 use toolnexus_ports::port::{Port, PortError};
-use toolnexus_ports::subprocess::SubprocessPort;
+
+mod bench_support;
+use bench_support::{reference_and_driver, run_then_shut_down};
 
 const OPS: [Op; 2] = [Op::ClassifierStatic, Op::ClassifierCanonical255];
 
@@ -28,23 +27,8 @@ fn options(bin: &str) -> BenchOptions {
 #[tokio::test]
 async fn the_reference_answers_the_recorded_decisions() {
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
-    let mut ports: Vec<(String, Box<dyn Port>)> = vec![
-        (
-            REFERENCE.to_string(),
-            Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
-        ),
-        (
-            "reference-driver".to_string(),
-            Box::new(SubprocessPort::new(
-                format!("{bin} driver"),
-                Duration::from_secs(30),
-            )),
-        ),
-    ];
-    let report = bench::run(&mut ports, &options(bin), &mut |_| {}).await;
-    for (_, port) in &mut ports {
-        port.shutdown().await;
-    }
+    let mut ports = reference_and_driver(bin);
+    let report = run_then_shut_down(&mut ports, &options(bin), &mut |_| {}).await;
     let text = bench::table(&report);
     assert_eq!(report.rows.len(), 4, "{text}");
     for r in &report.rows {

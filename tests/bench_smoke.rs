@@ -3,35 +3,22 @@
 //! measured on both, through the protocol, without notes.
 //! (Sizes are tiny on purpose: this checks the engine, it does not benchmark.)
 
-use std::time::Duration;
-
 use toolnexus_bench::{self as bench, BenchOptions, Op, REFERENCE};
-use toolnexus_ports::inprocess::InProcessPort;
-use toolnexus_ports::port::{hello, Port};
-use toolnexus_ports::subprocess::SubprocessPort;
+use toolnexus_ports::port::hello;
+
+mod bench_support;
+use bench_support::{driver_command, reference_and_driver, run_then_shut_down, DRIVER};
 
 #[tokio::test]
 async fn bench_smoke_in_process_and_driver() {
     let bin = env!("CARGO_BIN_EXE_toolnexus-conformance");
-    let driver = driver_command(bin);
-    let mut ports: Vec<(String, Box<dyn Port>)> = vec![
-        (
-            REFERENCE.to_string(),
-            Box::new(InProcessPort::new(toolnexus_driver::ReferenceSession::new())),
-        ),
-        (
-            "reference-driver".to_string(),
-            Box::new(SubprocessPort::new(driver, Duration::from_secs(30))),
-        ),
-    ];
+    let mut ports = reference_and_driver(bin);
     let mut opts = BenchOptions {
         mcp_builds: 2,
         ..BenchOptions::smoke(bin.into())
     };
     // The suite runs `run --port <spec>`: the reference's driver by its command.
-    opts.suite
-        .specs
-        .insert("reference-driver".into(), driver_command(bin));
+    opts.suite.specs.insert(DRIVER.into(), driver_command(bin));
     // The agent loop needs the §8 client; until the reference's driver has it (its `hello`
     // lists "8"), the loop must be skipped as unsupported, and measured once it does.
     ports[1].1.ensure_ready().await.unwrap();
@@ -41,10 +28,7 @@ async fn bench_smoke_in_process_and_driver() {
         .implements
         .iter()
         .any(|s| s == "8");
-    let report = bench::run(&mut ports, &opts, &mut |_| {}).await;
-    for (_, port) in &mut ports {
-        port.shutdown().await;
-    }
+    let report = run_then_shut_down(&mut ports, &opts, &mut |_| {}).await;
     let text = bench::table(&report);
 
     assert_eq!(report.rows.len(), 24, "{text}");
@@ -158,9 +142,4 @@ async fn bench_smoke_in_process_and_driver() {
     };
     assert_eq!(process_samples("minimal driver process"), 5, "{text}");
     assert_eq!(process_samples("bare rmcp server"), 5, "{text}");
-}
-
-/// The reference's own driver, as a command.
-fn driver_command(bin: &str) -> String {
-    format!("{bin} driver")
 }
