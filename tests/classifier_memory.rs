@@ -9,15 +9,15 @@
 //! with headroom over what was measured (docs/architecture.md, "Big content parts"): memory,
 //! not time, so a loaded machine moves nothing. The tests run one at a time (a lock).
 
-use std::io::{BufRead as _, BufReader};
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_reference_suite, Driver, Reaped};
+use memory_support::{
+    assert_peak_under, bin, peak_bytes, run_reference_suite, start_mock_llm, Driver,
+};
 
 /// Options of the one choice question: SPEC §8B's largest choice.
 const OPTIONS: usize = 255;
@@ -77,25 +77,6 @@ fn scenario() -> Value {
               "probabilities": {CHOSEN: 0.9, "o008": 0.1}, "confidence": 0.8}}}}]})
 }
 
-/// The mock LLM serving `scenario`, and its URL.
-fn start_mock(scenario: &Path) -> (Reaped, String) {
-    let mut mock = Command::new(bin())
-        .args(["mock", "llm", "--scenario"])
-        .arg(scenario)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let stdout = mock.stdout.take().unwrap_or_else(|| panic!("stdout"));
-    let mock = Reaped(mock);
-    let mut url = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut url)
-        .unwrap_or_else(|e| panic!("{e}"));
-    (mock, url.trim().to_string())
-}
-
 /// The `evaluate` request line, numbered `seq`: what the driver reads, the input the bounds
 /// are multiples of.
 fn evaluate_line(seq: u64) -> Vec<u8> {
@@ -123,7 +104,7 @@ fn a_255_option_question_with_a_100_mib_state_keeps_the_driver_and_the_mock_boun
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let scenario_path = dir.path().join("big-classifier.json");
     std::fs::write(&scenario_path, scenario().to_string()).unwrap_or_else(|e| panic!("{e}"));
-    let (mock, url) = start_mock(&scenario_path);
+    let (mock, url) = start_mock_llm(&scenario_path);
 
     let mut driver = Driver::start();
     let created = driver.ask(json!({"cmd": "classifier", "id": "k1", "options": {

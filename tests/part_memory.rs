@@ -10,15 +10,17 @@
 //! nothing. The tests run one at a time (a lock): three 64 MiB runs at once would triple the
 //! memory and share two cores.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
 mod memory_support;
-use memory_support::{assert_peak_under, bin, peak_bytes, run_reference_suite, Driver, Reaped};
+use memory_support::{
+    assert_peak_under, bin, peak_bytes, run_reference_suite, start_mock_llm, Driver,
+};
 
 /// The payload: a 64 MiB image, as the issue names it.
 const PAYLOAD: u64 = 64 << 20;
@@ -269,21 +271,7 @@ fn get_json(base: &str, path: &str) -> Value {
 fn a_64_mib_attached_image_keeps_the_driver_bounded_and_the_recording_capped() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let scenario = checkout().join("mock-servers/scenarios/llm/parts.json");
-    let mut mock = Command::new(bin())
-        .args(["mock", "llm", "--scenario"])
-        .arg(&scenario)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mock_stdout = mock.stdout.take().unwrap_or_else(|| panic!("stdout"));
-    let mock = Reaped(mock);
-    let mut url = String::new();
-    BufReader::new(mock_stdout)
-        .read_line(&mut url)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let url = url.trim().to_string();
+    let (mock, url) = start_mock_llm(&scenario);
 
     let mut driver = Driver::start();
     let client = driver.ask(json!({"cmd": "client", "id": "c1", "options": {

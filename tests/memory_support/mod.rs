@@ -1,10 +1,11 @@
 //! What the memory tests share (`part_memory`, `classifier_memory`): the CLI under test, a
-//! process reaped on every path out of a test, a process's peak resident memory (`VmHWM`), the
+//! process reaped on every path out of a test, the mock LLM started on a scenario, a process's peak resident memory (`VmHWM`), the
 //! bound on it as a multiple of the test's input, and a CLI run sampled for its peak.
 
 #![allow(dead_code)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{json, Value};
@@ -170,4 +171,23 @@ impl Driver {
             .unwrap_or_else(|e| panic!("{e}"));
         serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer:.300}"))
     }
+}
+
+/// The mock LLM serving `scenario`, and its URL.
+pub fn start_mock_llm(scenario: &Path) -> (Reaped, String) {
+    let mut mock = Command::new(bin())
+        .args(["mock", "llm", "--scenario"])
+        .arg(scenario)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = mock.stdout.take().unwrap_or_else(|| panic!("stdout"));
+    let mock = Reaped(mock);
+    let mut url = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut url)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (mock, url.trim().to_string())
 }
