@@ -114,6 +114,24 @@ pub fn run_reference_suite(root: &std::path::Path, format: &str, extra: &[&str])
     run_cli(&args)
 }
 
+/// [`run_reference_suite`] of the two-scenario fixture under `root` as JSON, traced to
+/// `root/trace.jsonl`: the run and the trace's path, once the fixture's outcome is
+/// checked (its SPEC scenario passed, its beyond-SPEC one failed on purpose: not a failed run).
+pub fn traced_json_run(root: &Path) -> (Run, std::path::PathBuf) {
+    let trace = root.join("trace.jsonl");
+    let trace_arg = trace.to_string_lossy().into_owned();
+    let run = run_reference_suite(root, "json", &["--trace", &trace_arg]);
+    let report: Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {:.2000}", run.stdout));
+    assert_eq!(run.code, Some(0), "{report:.3000}");
+    assert_eq!(report["summary"]["passed"], 1, "{report:.3000}");
+    assert_eq!(
+        report["summary"]["beyondSpec"]["failed"], 1,
+        "{report:.3000}"
+    );
+    (run, trace)
+}
+
 /// The reference driver over its stdin/stdout, killed when dropped.
 pub struct Driver {
     child: Reaped,
