@@ -10,7 +10,7 @@ use toolnexus_bench::{self as bench, BenchOptions, Op};
 use toolnexus_ports::port::{Port, PortError};
 
 mod bench_support;
-use bench_support::{reference_and_driver, run_then_shut_down};
+use bench_support::{assert_floors_measured, reference_and_driver, run_then_shut_down};
 
 const OPS: [Op; 2] = [Op::ClassifierStatic, Op::ClassifierCanonical255];
 
@@ -46,13 +46,7 @@ async fn the_reference_answers_the_recorded_decisions() {
         "{text}"
     );
     // One floor per operation, measured in the same rounds, with a ratio to the reference.
-    let floors: Vec<Op> = report.floors.iter().map(|f| f.op).collect();
-    assert_eq!(floors, OPS, "{text}");
-    for f in &report.floors {
-        assert!(f.notes.is_empty(), "{f:?}\n{text}");
-        assert_eq!(f.samples, 3, "{f:?}");
-        assert!(f.ratio_to_reference.is_some(), "{f:?}");
-    }
+    assert_floors_measured(&report, &OPS, 3);
     assert!(
         text.contains("floor (evaluate request line through cat)"),
         "{text}"

@@ -9,15 +9,14 @@
 //! with headroom over what was measured (docs/architecture.md, "Big content parts"): memory,
 //! not time, so a loaded machine moves nothing. The tests run one at a time (a lock).
 
-use std::process::Command;
 use std::sync::Mutex;
 
 use serde_json::{json, Map, Value};
 
 mod memory_support;
 use memory_support::{
-    assert_peak_under, bin, peak_bytes, run_reference_suite, start_mock_llm, traced_json_run,
-    Driver,
+    assert_peak_under, assert_valid_trace, peak_bytes, run_reference_suite, start_mock_llm,
+    traced_json_run, Driver,
 };
 
 /// Options of the one choice question: SPEC §8B's largest choice.
@@ -266,14 +265,5 @@ fn the_harness_keeps_the_big_request_out_of_its_trace_and_report() {
     );
     assert_eq!(trace_text.matches(&last).count(), 2, "{trace_text:.3000}");
     // What is left is still a valid trace.
-    let checked = Command::new(bin())
-        .arg("validate-trace")
-        .arg(&trace)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        checked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&checked.stdout)
-    );
+    assert_valid_trace(&trace);
 }

@@ -12,15 +12,14 @@
 
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
 mod memory_support;
 use memory_support::{
-    assert_peak_under, bin, peak_bytes, run_reference_suite, start_mock_llm, traced_json_run,
-    Driver,
+    assert_peak_under, assert_valid_trace, bin, peak_bytes, run_reference_suite, start_mock_llm,
+    traced_json_run, Driver,
 };
 
 /// The payload: a 64 MiB image, as the issue names it.
@@ -209,16 +208,7 @@ fn the_harness_keeps_a_64_mib_part_bounded_and_out_of_its_reports_and_trace() {
     let cut = format!(r#""elided":[{{"path":"$.result.parts[0].data","chars":{BASE64_LEN}}}]"#);
     assert_eq!(trace_text.matches(&cut).count(), 2, "{trace_text:.3000}");
     // What is left is still a valid trace.
-    let checked = Command::new(bin())
-        .arg("validate-trace")
-        .arg(&trace)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        checked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&checked.stdout)
-    );
+    assert_valid_trace(&trace);
 }
 
 /// The driver stays under this multiple of the payload while a prompt carries it (measured

@@ -1,10 +1,13 @@
 //! What the bench tests share (`bench_smoke`, `bench_image`, `bench_classifier`): the two ports
 //! each smoke run compares (the in-process reference and the reference's own driver), and a
-//! bench run that shuts its ports down after, since `bench::run` leaves them running.
+//! bench run that shuts its ports down after, since `bench::run` leaves them running, and the
+//! floors' checks. Each test crate uses a part of it.
+
+#![allow(dead_code)]
 
 use std::time::Duration;
 
-use toolnexus_bench::{self as bench, BenchOptions, BenchReport, REFERENCE};
+use toolnexus_bench::{self as bench, BenchOptions, BenchReport, Op, REFERENCE};
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
 use toolnexus_ports::subprocess::SubprocessPort;
@@ -46,4 +49,17 @@ pub async fn run_then_shut_down(
         port.shutdown().await;
     }
     report
+}
+
+/// One floor per operation of `ops`, in their order, each measured (`samples` samples, no
+/// notes) in the same rounds as the ports, with a ratio to the reference.
+pub fn assert_floors_measured(report: &BenchReport, ops: &[Op], samples: usize) {
+    let text = bench::table(report);
+    let floors: Vec<Op> = report.floors.iter().map(|f| f.op).collect();
+    assert_eq!(floors, ops, "{text}");
+    for f in &report.floors {
+        assert!(f.notes.is_empty(), "{f:?}\n{text}");
+        assert_eq!(f.samples, samples, "{f:?}");
+        assert!(f.ratio_to_reference.is_some(), "{f:?}");
+    }
 }

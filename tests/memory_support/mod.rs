@@ -132,6 +132,20 @@ pub fn traced_json_run(root: &Path) -> (Run, std::path::PathBuf) {
     (run, trace)
 }
 
+/// `validate-trace` accepts the trace at `path`.
+pub fn assert_valid_trace(path: &Path) {
+    let checked = Command::new(bin())
+        .arg("validate-trace")
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+}
+
 /// The reference driver over its stdin/stdout, killed when dropped.
 pub struct Driver {
     child: Reaped,
