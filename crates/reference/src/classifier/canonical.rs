@@ -111,17 +111,26 @@ fn questions_size(questions: &Questions) -> usize {
 
 /// `{key: question, …}`, keys in byte order.
 fn write_questions(out: &mut String, questions: &Questions) {
-    let mut entries: Vec<(&String, &Question)> = questions.iter().collect();
-    // An `IndexMap` has no duplicate keys, so the unstable sort is the stable one.
+    write_sorted_object(out, questions.iter(), write_question);
+}
+
+/// `{key: value, …}` of `entries`, keys in byte order, each value written by `write_value`.
+fn write_sorted_object<'a, V: 'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a String, V)>,
+    write_value: impl Fn(&mut String, V),
+) {
+    let mut entries: Vec<(&String, V)> = entries.collect();
+    // Map keys are unique, so the unstable sort is the stable one.
     entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     out.push('{');
-    for (i, (key, q)) in entries.into_iter().enumerate() {
+    for (i, (key, value)) in entries.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         write_string(out, key);
         out.push(':');
-        write_question(out, q);
+        write_value(out, value);
     }
     out.push('}');
 }
@@ -157,18 +166,9 @@ fn write_question(out: &mut String, q: &Question) {
             instructions,
             criteria,
         } => {
-            let mut options: Vec<(&String, &String)> = criteria.iter().collect();
-            options.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push_str("\"criteria\":{");
-            for (i, (id, description)) in options.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, id);
-                out.push(':');
-                write_string(out, description);
-            }
-            out.push_str("},");
+            out.push_str("\"criteria\":");
+            write_sorted_object(out, criteria.iter(), |out, d: &String| write_string(out, d));
+            out.push(',');
             instructions
         }
         Question::Score {
