@@ -17,7 +17,8 @@
 //!   no implementation: it is what the harness and the bench both build on;
 //! - the bench is built on the port boundary only: never the harness (a step file's change
 //!   rebuilds no bench), the SPEC crate, the reference, its driver or the mock servers;
-//! - the harness never depends on the bench.
+//! - the harness never depends on the bench;
+//! - the kits' generator reads the schema as JSON and depends on no workspace crate.
 //!
 //! Inside a crate, `module_graph` reads the files' imports: the SPEC, ports and bench crates
 //! have no import circle, and the harness's layers point down.
@@ -36,6 +37,7 @@ const FLOOR: &str = "toolnexus-floor";
 const SPEC: &str = "toolnexus-spec";
 const PORTS: &str = "toolnexus-ports";
 const BENCH: &str = "toolnexus-bench";
+const KITGEN: &str = "toolnexus-kitgen";
 
 /// Harness tooling a plain library of the contract has no use for.
 const TOOLING: [&str; 7] = [
@@ -99,6 +101,14 @@ fn rules() -> Vec<Rule> {
         Rule {
             crate_name: BENCH,
             forbidden: bench_forbidden,
+            kinds: ANY,
+            transitive: false,
+        },
+        Rule {
+            crate_name: KITGEN,
+            forbidden: vec![
+                REFERENCE, PROTOCOL, DRIVER, HARNESS, MOCKS, FLOOR, SPEC, PORTS, BENCH,
+            ],
             kinds: ANY,
             transitive: false,
         },
