@@ -20,13 +20,22 @@ export class KitError extends Error {
 
 /**
  * A string quoted the way Python's repr() quotes it, so messages read as the Python starter's
- * (`the command 'list_skills'`): single quotes unless the text holds one and no double quote.
+ * (`the option 'skills'`): single quotes unless the text holds one and no double quote.
  * @param {string} s
  */
 export function quote(s) {
   const q = s.includes("'") && !s.includes('"') ? '"' : "'";
   const body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
   return q + (q === "'" ? body.replace(/'/g, "\\'") : body) + q;
+}
+
+/**
+ * A string in double quotes with JSON's escapes, the quoting of PROTOCOL.md §4's examples
+ * (`unknown command "transmogrify"`, `no toolkit "tk9"`).
+ * @param {string} s
+ */
+export function dquote(s) {
+  return JSON.stringify(s);
 }
 
 /**
@@ -37,7 +46,7 @@ export function quote(s) {
  */
 export function need(obj, name) {
   if (obj === null || typeof obj !== "object" || !(name in obj)) {
-    throw new KitError("bad_request", `missing field ${quote(name)}`);
+    throw new KitError("bad_request", `missing field ${dquote(name)}`);
   }
   return obj[name];
 }

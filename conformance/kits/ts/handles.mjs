@@ -1,5 +1,5 @@
 // @ts-check
-import { KitError, quote } from "./errors.mjs";
+import { KitError, dquote } from "./errors.mjs";
 
 /**
  * Objects a session names by id (toolkits, clients, servers, runtimes; PROTOCOL.md §3): ids are
@@ -8,7 +8,7 @@ import { KitError, quote } from "./errors.mjs";
  */
 export class HandleTable {
   /**
-   * @param {string} noun what the ids name, for messages (`no toolkit 'tk9'`)
+   * @param {string} noun what the ids name, for messages (`no toolkit "tk9"`, as PROTOCOL.md §4)
    * @param {"unknown_toolkit" | "bad_request"} [kind] the error kind of an unknown id
    */
   constructor(noun, kind = "unknown_toolkit") {
@@ -36,7 +36,7 @@ export class HandleTable {
    * @returns {T}
    */
   get(id) {
-    if (!this.map.has(id)) throw new KitError(this.kind, `no ${this.noun} ${quote(String(id))}`);
+    if (!this.map.has(id)) throw new KitError(this.kind, `no ${this.noun} ${dquote(String(id))}`);
     return /** @type {T} */ (this.map.get(id));
   }
 

@@ -1,22 +1,12 @@
 // @ts-check
 // The protocol loop of PROTOCOL.md §2–§4: a driver registers one handler per command it serves.
 import { lines, isBlank, decodeUtf8 } from "./framing.mjs";
-import { parseOrdered } from "./ordered-json.mjs";
-import { KitError, quote } from "./errors.mjs";
+import { parseJson } from "./ordered-json.mjs";
+import { KitError, dquote } from "./errors.mjs";
+import { servedSections } from "./sections.mjs";
 
 /** The protocol this kit speaks (PROTOCOL.md §1). */
 export const PROTOCOL = 1;
-
-/**
- * The commands a section needs before `hello` may list it. A section missing here is listed as
- * the driver declares it: this table is only as complete as this slice (see STATUS.md).
- * @type {Readonly<Record<string, readonly string[]>>}
- */
-export const SECTION_COMMANDS = Object.freeze({
-  "0": Object.freeze(["build", "tools", "execute", "close"]),
-  "1": Object.freeze(["build", "tools", "execute", "sanitize", "close"]),
-  "4": Object.freeze(["build", "tools", "execute", "adapter", "close"]),
-});
 
 /** Commands the kit answers itself. */
 const BUILTIN = new Set(["hello", "shutdown"]);
@@ -24,7 +14,7 @@ const BUILTIN = new Set(["hello", "shutdown"]);
 /**
  * @typedef {{ name: string, language: string, version: string }} PortInfo
  * @typedef {{ port: PortInfo, implements: string[], spec?: string }} KitOptions
- * @typedef {{ line: string, ordered: (...path: (string|number)[]) => unknown }} RequestContext
+ * @typedef {{ line: string }} RequestContext
  * @typedef {(req: Record<string, any>, ctx: RequestContext) => unknown} Handler
  */
 
@@ -62,9 +52,9 @@ export class Kit {
     return this;
   }
 
-  /** The declared sections whose commands are all registered (§5.1 `implements`). */
+  /** The declared sections whose CORE commands (sections.mjs) are all registered (§5.1 `implements`). */
   implemented() {
-    return this.declared.filter((s) => (SECTION_COMMANDS[s] ?? []).every((c) => this.handlers.has(c)));
+    return servedSections(this.declared, (c) => this.handlers.has(c));
   }
 
   /** The `hello` answer fields (§5.1). */
@@ -109,7 +99,7 @@ export class Kit {
       }
       let parsed;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseJson(text); // as JSON.parse, with each object's key order kept (§7 echo)
       } catch (e) {
         throw new KitError("bad_request", `request is not JSON: ${e instanceof Error ? e.message : e}`);
       }
@@ -128,8 +118,8 @@ export class Kit {
         fields = {};
       } else {
         const fn = this.handlers.get(cmd);
-        if (!fn) throw new KitError("unsupported", `the command ${quote(cmd)}`);
-        fields = await fn(req, requestContext(text));
+        if (!fn) throw new KitError("unsupported", `unknown command ${dquote(cmd)}`); // §4's wording
+        fields = await fn(req, { line: text });
       }
       if (fields !== undefined && fields !== null && (typeof fields !== "object" || Array.isArray(fields))) {
         throw new TypeError(`the ${cmd} handler answered ${Array.isArray(fields) ? "an array" : typeof fields}, not an object`);
@@ -203,32 +193,4 @@ function envelopeError(e) {
   if (e instanceof KitError) return { kind: e.kind, message: e.message };
   if (e instanceof Error) return { kind: "internal", message: `${e.name}: ${e.message}` };
   return { kind: "internal", message: String(e) };
-}
-
-/**
- * The handler's view of the raw request: its text, and an order-keeping parse on demand.
- * @param {string} text
- * @returns {RequestContext}
- */
-function requestContext(text) {
-  /** @type {unknown} */
-  let tree;
-  let parsed = false;
-  return {
-    line: text,
-    ordered(...path) {
-      if (!parsed) {
-        tree = parseOrdered(text);
-        parsed = true;
-      }
-      /** @type {any} */
-      let v = tree;
-      for (const k of path) {
-        if (v instanceof Map) v = v.get(k);
-        else if (Array.isArray(v) && typeof k === "number") v = v[k];
-        else return undefined;
-      }
-      return v;
-    },
-  };
 }

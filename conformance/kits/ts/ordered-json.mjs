@@ -1,26 +1,25 @@
 // @ts-check
 // JSON that keeps object keys in the order received. PROTOCOL.md §7 asks `echo`, `suspend`'s
-// answer data and `echoRequest` for compact JSON "keys in the order received"; a JS object puts
-// integer-like keys first, so JSON.parse cannot give that order back.
-
-/** A JSON number kept as its text, so it is written back digit for digit. */
-export class RawNumber {
-  /** @param {string} text */
-  constructor(text) {
-    this.text = text;
-  }
-  toString() {
-    return this.text;
-  }
-}
+// answer data and `echoRequest` for compact JSON "keys in the order received"; a JS object lists
+// integer-like keys first, so JSON.parse cannot give that order back. The kit parses every
+// request with `parseJson`, so the values a driver hands its port carry their order with them.
 
 /**
- * Parse JSON text into an order-keeping tree: objects become `Map`s (insertion order = text
- * order), numbers `RawNumber`s; strings, booleans, null and arrays as usual. Throws SyntaxError.
- * @param {string} text
- * @returns {unknown}
+ * The key order an object was received in, where it differs from the object's own order
+ * (integer-like keys): a non-enumerable property, so JSON.stringify, Object.keys and spreads
+ * do not see it and structuredClone drops it.
  */
-export function parseOrdered(text) {
+export const KEY_ORDER = Symbol("toolnexus.keyOrder");
+
+/**
+ * Parse JSON text into plain values, like JSON.parse, but each object whose received key order
+ * differs from its JS order carries that order under `KEY_ORDER` (`compactJson` writes it).
+ * Numbers become JS numbers (integers beyond 2^53 lose digits, as with JSON.parse).
+ * Throws SyntaxError.
+ * @param {string} text
+ * @returns {any}
+ */
+export function parseJson(text) {
   let i = 0;
   const ws = () => {
     while (i < text.length && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
@@ -32,31 +31,7 @@ export function parseOrdered(text) {
   const value = () => {
     ws();
     const c = text[i];
-    if (c === "{") {
-      i++;
-      const map = new Map();
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return map;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail("expected a key");
-        const key = string();
-        ws();
-        if (text[i] !== ":") fail("expected ':'");
-        i++;
-        map.delete(key); // a repeated key: the last value wins, as in JSON.parse, in its own place
-        map.set(key, value());
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") {
-          i++;
-          return map;
-        } else fail("expected ',' or '}'");
-      }
-    }
+    if (c === "{") return object();
     if (c === "[") {
       i++;
       /** @type {unknown[]} */
@@ -84,9 +59,46 @@ export function parseOrdered(text) {
       }
     }
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 512));
-    if (!m) fail("unexpected character");
-    i += /** @type {RegExpExecArray} */ (m)[0].length;
-    return new RawNumber(/** @type {RegExpExecArray} */ (m)[0]);
+    if (!m) return fail("unexpected character");
+    i += m[0].length;
+    return Number(m[0]);
+  };
+  const object = () => {
+    i++;
+    /** @type {Record<string, unknown>} */
+    const obj = {};
+    /** @type {string[]} */
+    const keys = [];
+    ws();
+    if (text[i] === "}") {
+      i++;
+      return obj;
+    }
+    for (;;) {
+      ws();
+      if (text[i] !== '"') fail("expected a key");
+      const key = string();
+      ws();
+      if (text[i] !== ":") fail("expected ':'");
+      i++;
+      const v = value();
+      if (Object.prototype.hasOwnProperty.call(obj, key)) {
+        keys.splice(keys.indexOf(key), 1); // a repeated key: the last value wins, in its own place
+        delete obj[key];
+      }
+      keys.push(key);
+      // defineProperty, so a "__proto__" key is an own property as with JSON.parse
+      Object.defineProperty(obj, key, { value: v, writable: true, enumerable: true, configurable: true });
+      ws();
+      if (text[i] === ",") i++;
+      else if (text[i] === "}") {
+        i++;
+        break;
+      } else fail("expected ',' or '}'");
+    }
+    const own = Object.keys(obj);
+    if (own.some((k, n) => k !== keys[n])) Object.defineProperty(obj, KEY_ORDER, { value: keys });
+    return obj;
   };
   const string = () => {
     // Find the closing quote, then let JSON.parse do the escapes: it is exact and fast.
@@ -109,22 +121,49 @@ export function parseOrdered(text) {
 }
 
 /**
- * Compact JSON of an order-keeping tree (or any plain value): no whitespace, `Map` keys in their
- * order, non-ASCII characters as themselves, like Python's
- * `json.dumps(v, separators=(",", ":"), ensure_ascii=False)`.
+ * An object's keys in the order received (`KEY_ORDER`, minus keys deleted since, plus keys
+ * added since at the end), else its own order.
+ * @param {object} obj
+ * @returns {string[]}
+ */
+export function keysInOrder(obj) {
+  const own = Object.keys(obj);
+  /** @type {string[] | undefined} */
+  const order = /** @type {any} */ (obj)[KEY_ORDER];
+  if (!order) return own;
+  const present = new Set(own);
+  const kept = order.filter((k) => present.has(k));
+  const seen = new Set(kept);
+  return [...kept, ...own.filter((k) => !seen.has(k))];
+}
+
+/**
+ * Compact JSON of a value: no whitespace, keys in the order received (`keysInOrder`), non-ASCII
+ * characters as themselves, no HTML escaping, like Python's
+ * `json.dumps(v, separators=(",", ":"), ensure_ascii=False)`. `undefined` members are left out
+ * as JSON.stringify leaves them; a top-level `undefined` is `null`.
  * @param {unknown} v
  * @returns {string}
  */
 export function compactJson(v) {
-  if (v instanceof RawNumber) return v.text;
-  if (v instanceof Map) {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined || typeof x === "function" ? "null" : compactJson(x))).join(",")}]`;
+  if (v !== null && typeof v === "object" && typeof (/** @type {any} */ (v).toJSON) !== "function") {
+    const o = /** @type {Record<string, unknown>} */ (v);
     const parts = [];
-    for (const [k, x] of v) parts.push(`${JSON.stringify(String(k))}:${compactJson(x)}`);
+    for (const k of keysInOrder(o)) {
+      if (o[k] === undefined || typeof o[k] === "function") continue;
+      parts.push(`${JSON.stringify(k)}:${compactJson(o[k])}`);
+    }
     return `{${parts.join(",")}}`;
   }
-  if (Array.isArray(v)) return `[${v.map(compactJson).join(",")}]`;
-  if (v !== null && typeof v === "object") {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${compactJson(x)}`).join(",")}}`;
-  }
-  return v === undefined ? "null" : JSON.stringify(v);
+  return JSON.stringify(v) ?? "null";
+}
+
+/**
+ * A deep copy as JSON that keeps each object's received key order (structuredClone drops it).
+ * @param {unknown} v
+ * @returns {any}
+ */
+export function cloneJson(v) {
+  return parseJson(compactJson(v));
 }

@@ -4,8 +4,7 @@
 // It mirrors conformance/ports/starter/driver.py: SPEC §0, §1 and §4 as far as a toolkit of extra
 // tools goes, `unsupported` for the rest (skipped, never failed). For your port, replace the toy
 // with calls into it; the kit does the protocol.
-import { randomUUID } from "node:crypto";
-import { Kit, KitError, HandleTable, compactJson, need, quote } from "../../kits/ts/index.mjs";
+import { Kit, KitError, HandleTable, extraTool, need, quote } from "../../kits/ts/index.mjs";
 
 // ---- The toy toolkit: it stands in for your port (SPEC §4 with extra tools only). ----
 
@@ -49,32 +48,16 @@ class ToyToolkit {
 
 // ---- The driver: the port-specific handlers; the loop, envelopes and hello are the kit's. ----
 
-// PROTOCOL.md §7 wants echoed JSON with keys in the order received, which a JS object loses for
-// integer-like keys; the kit keeps an order-keeping view of the request being handled (one at a
-// time, §2), and the echoing behaviours write from it.
-let current = { args: undefined, data: undefined };
+// The toy's native tools are the kit's §7 interpreters (conformance/kits/ts/tools.mjs); it has no
+// cancellation signal, no content parts and no HTTP tools, so it takes these behaviours only.
+const TOY_BEHAVIOURS = ["text", "echo", "fail", "suspend"];
 
-function behave(kind, arg, args, ctx) { // PROTOCOL.md §7: what an extra tool's behaviour does on execute
-  const answer = ctx?.answer;
-  if (kind === "text") return arg;
-  if (kind === "fail") throw new Error(arg); // a plain throw, through the port's ordinary error path (SPEC §6)
-  if (kind === "suspend" && (answer == null || arg.always)) { // SPEC §10: a pending Request
-    const req = { id: `req-${randomUUID().replace(/-/g, "")}`, kind: arg.kind ?? "approval", prompt: arg.prompt ?? "" };
-    for (const k of ["url", "data", "expiresAt"]) if (k in arg) req[k] = arg[k]; // only when given
-    return { output: req.prompt, isError: true, metadata: { pending: req } };
-  }
-  if (kind === "suspend" && !arg.echoArgs) return compactJson(current.data ?? null); // the answer's data
-  return compactJson(current.args); // echo, or the resolved retry: compact JSON, keys as received
-}
-
-function extraTool(spec) { // PROTOCOL.md §7 "Extra tools": its description, and the code its behaviour names
-  const [kind, arg] = "behaviour" in spec ? Object.entries(spec.behaviour)[0] : ["http", undefined];
-  if (!["text", "echo", "fail", "suspend"].includes(kind)) { // not panic, awaitCancel or HTTP tools (SPEC §7)
-    throw new KitError("unsupported", `the extra tool behaviour ${quote(kind)}`);
-  }
-  const desc = { name: spec.name, description: spec.description ?? "",
-    inputSchema: spec.inputSchema ?? { type: "object", properties: {} }, source: spec.source ?? "native" };
-  return [desc, (args, ctx) => behave(kind, arg, args, ctx)];
+function toyTool(spec) { // PROTOCOL.md §7 "Extra tools": a description, and the kit's tool body
+  const tool = extraTool(spec);
+  const kind = tool.type === "http" ? "http" : tool.behaviour;
+  if (!TOY_BEHAVIOURS.includes(kind)) throw new KitError("unsupported", `the extra tool behaviour ${quote(kind)}`);
+  const { name, description, inputSchema, source } = tool;
+  return [{ name, description, inputSchema, source }, (args, ctx) => tool.execute(args, { answer: ctx?.answer })];
 }
 
 const OPTIONS = new Set(["mcpConfig", "skillsDir", "skills", "skillProvider", "skillsFilter", "skillSampleLimit",
@@ -93,7 +76,7 @@ kit.handle("build", (req) => { // PROTOCOL.md §5.2
   if (opts.builtins !== false) { // absent means on (SPEC §4A), and the toy has none
     throw new KitError("unsupported", "builtin tools (SPEC §4A); only builtins: false");
   }
-  const tools = (opts.extraTools ?? []).map(extraTool);
+  const tools = (opts.extraTools ?? []).map(toyTool);
   const tk = new ToyToolkit(tools, opts.disableTools ?? []);
   kits.put(need(req, "id"), tk); // replaces an earlier one
   return { toolkit: req.id, tools: tk.tools, names: tk.tools.map((t) => t.name).sort(),
@@ -102,9 +85,8 @@ kit.handle("build", (req) => { // PROTOCOL.md §5.2
 kit.handle("sanitize", (req) => ({ value: sanitize(need(req, "value")) }));
 kit.handle("close", (req) => { kits.take(need(req, "toolkit")); return {}; }); // §5.10: idempotent
 kit.handle("tools", (req) => ({ tools: kits.get(need(req, "toolkit")).tools }));
-kit.handle("execute", async (req, ctx) => {
+kit.handle("execute", async (req) => { // args carry their received key order (the kit parsed them)
   const tk = kits.get(need(req, "toolkit"));
-  current = { args: ctx.ordered("args") ?? new Map(), data: ctx.ordered("context", "answer", "data") };
   return { result: await tk.execute(need(req, "name"), req.args ?? {}, req.context) };
 });
 kit.handle("adapter", (req) => {

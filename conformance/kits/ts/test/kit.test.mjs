@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { Kit, KitError, HandleTable, parseOrdered, compactJson } from "../index.mjs";
+import { Kit, KitError, HandleTable, parseJson, compactJson, cloneJson, keysInOrder } from "../index.mjs";
 
 const FIXTURE = fileURLToPath(new URL("../testdata/fixture-driver.mjs", import.meta.url));
 const STARTER = fileURLToPath(new URL("../../../ports/starter-ts/driver.mjs", import.meta.url));
@@ -108,9 +108,11 @@ test("blank lines are ignored, never answered", async () => {
   assert.equal(answers[0].seq, 9);
 });
 
-test("an unregistered command answers unsupported naming it, seq copied", async () => {
+test("an unregistered command answers unsupported with PROTOCOL.md §4's wording, seq copied", async () => {
+  // §4: > {"cmd":"transmogrify","toolkit":"tk1"}
+  //     < {"ok":false,"error":{"kind":"unsupported","message":"unknown command \"transmogrify\""}}
   const { answers } = await serve(starterLike(), ['{"cmd":"transmogrify","toolkit":"tk1","seq":5}\n']);
-  assert.deepEqual(answers, [{ ok: false, error: { kind: "unsupported", message: "the command 'transmogrify'" }, seq: 5 }]);
+  assert.deepEqual(answers, [{ ok: false, error: { kind: "unsupported", message: 'unknown command "transmogrify"' }, seq: 5 }]);
 });
 
 test("hello lists the declared sections whose commands are all registered", async () => {
@@ -120,8 +122,26 @@ test("hello lists the declared sections whose commands are all registered", asyn
     port: { name: "t", language: "javascript", version: "0" },
   });
   assert.deepEqual({ ...answers[1], seq: 0 }, answers[0], "a repeated hello is answered the same way (§3)");
-  // Without `adapter`, §4 is not served (the kit's table), §0 and §1 still are.
-  assert.deepEqual(starterLike({ adapter: false }).implemented(), ["0", "1"]);
+  // adapter, sanitize and close are per scenario, not CORE: §4 is still listed without adapter.
+  assert.deepEqual(starterLike({ adapter: false }).implemented(), ["0", "1", "4"]);
+});
+
+test("hello lists a declared section only when its CORE commands are all registered", () => {
+  const kit = new Kit({ port: { name: "t", language: "javascript", version: "0" },
+    implements: ["0", "4", "7B", "7C", "7D", "7F", "8", "8B", "11", "99"] });
+  assert.deepEqual(kit.implemented(), ["99"], "nothing registered: only the section outside the table");
+  for (const cmd of ["build", "tools"]) kit.handle(cmd, () => ({}));
+  assert.deepEqual(kit.implemented(), ["99"], "execute is CORE for §0 and §4");
+  kit.handle("execute", () => ({}));
+  assert.deepEqual(kit.implemented(), ["0", "4", "99"]);
+  kit.handle("serve", () => ({})).handle("serve_stop", () => ({}));
+  assert.deepEqual(kit.implemented(), ["0", "4", "7C", "99"], "§7B needs client too");
+  kit.handle("client", () => ({}));
+  assert.deepEqual(kit.implemented(), ["0", "4", "7B", "7C", "99"], "§8 needs run too");
+  kit.handle("run", () => ({})).handle("agent_runtime", () => ({})).handle("compact", () => ({}));
+  assert.deepEqual(kit.implemented(), ["0", "4", "7B", "7C", "7F", "8", "99"], "§7D needs agent_close_runtime");
+  kit.handle("agent_close_runtime", () => ({})).handle("classifier", () => ({})).handle("evaluate", () => ({})).handle("translate", () => ({}));
+  assert.deepEqual(kit.implemented(), ["0", "4", "7B", "7C", "7D", "7F", "8", "8B", "11", "99"]);
 });
 
 test("shutdown closes, answers, and stops reading", async () => {
@@ -173,11 +193,13 @@ test("console.log and stray stdout writes of a handler go to stderr", async () =
 
 test("error envelopes: KitError keeps its kind, a throw is internal, a missing cmd is bad_request; seq copied", async () => {
   const kit = starterLike();
-  kit.handle("refuse", () => { throw new KitError("unknown_toolkit", "no toolkit 'tk9'"); });
+  const tables = new HandleTable("toolkit");
+  kit.handle("refuse", (req) => tables.get(req.toolkit));
   kit.handle("break", async () => { throw new RangeError("oops"); });
   kit.handle("scalar", () => 3);
-  const { answers } = await serve(kit, ['{"cmd":"refuse","seq":1}\n{"cmd":"break","seq":2}\n{"seq":3}\n{"cmd":"scalar","seq":4}\n']);
-  assert.deepEqual(answers[0], { ok: false, error: { kind: "unknown_toolkit", message: "no toolkit 'tk9'" }, seq: 1 });
+  const { answers } = await serve(kit, ['{"cmd":"refuse","toolkit":"tk9","seq":1}\n{"cmd":"break","seq":2}\n{"seq":3}\n{"cmd":"scalar","seq":4}\n']);
+  // §4: < {"ok":false,"error":{"kind":"unknown_toolkit","message":"no toolkit \"tk9\""}}
+  assert.deepEqual(answers[0], { ok: false, error: { kind: "unknown_toolkit", message: 'no toolkit "tk9"' }, seq: 1 });
   assert.deepEqual(answers[1], { ok: false, error: { kind: "internal", message: "RangeError: oops" }, seq: 2 });
   assert.equal(answers[2].error.kind, "bad_request");
   assert.equal(answers[2].seq, 3);
@@ -203,7 +225,7 @@ test("the handle table: unknown ids are unknown_toolkit, take is idempotent, cle
   t.put("tk1", "a");
   assert.equal(t.put("tk1", "b"), "a");
   assert.equal(t.get("tk1"), "b");
-  assert.throws(() => t.get("tk9"), (e) => e instanceof KitError && e.kind === "unknown_toolkit" && e.message === "no toolkit 'tk9'");
+  assert.throws(() => t.get("tk9"), (e) => e instanceof KitError && e.kind === "unknown_toolkit" && e.message === 'no toolkit "tk9"');
   assert.equal(t.take("tk1"), "b");
   assert.equal(t.take("tk1"), undefined);
   t.put("a", 1);
@@ -215,11 +237,22 @@ test("the handle table: unknown ids are unknown_toolkit, take is idempotent, cle
 });
 
 test("order-keeping JSON: integer-like keys stay where received, non-ASCII as itself", () => {
-  const text = '{"b":1,"2":[true,null,-1.5e3],"a":{"10":"é\\"\\\\","1":{}},"":"\\u00e9"}';
-  assert.equal(compactJson(parseOrdered(text)), '{"b":1,"2":[true,null,-1.5e3],"a":{"10":"é\\"\\\\","1":{}},"":"é"}');
+  const text = '{"b":1,"2":[true,null,-1.5e3],"a":{"10":"é\\"\\\\","1":{}},"":"\\u00e9","__proto__":{"x":1}}';
+  const v = parseJson(text);
+  assert.deepEqual(v, JSON.parse(text), "the same values as JSON.parse");
+  assert.equal(Object.getPrototypeOf(v), Object.prototype, "a __proto__ key is an own key, as with JSON.parse");
+  assert.equal(compactJson(v), '{"b":1,"2":[true,null,-1500],"a":{"10":"é\\"\\\\","1":{}},"":"é","__proto__":{"x":1}}');
   assert.equal(JSON.stringify(JSON.parse('{"b":1,"2":2}')), '{"2":2,"b":1}', "why the kit has its own parser");
-  assert.throws(() => parseOrdered('{"a":1} x'), SyntaxError);
-  assert.throws(() => parseOrdered('{"a":}'), SyntaxError);
+  assert.equal(compactJson(cloneJson(v)), compactJson(v), "a copy keeps the order");
+  const o = parseJson('{"b":1,"2":2,"a":3}');
+  delete o.b;
+  o.z = 4;
+  assert.deepEqual(keysInOrder(o), ["2", "a", "z"], "deleted keys gone, added keys last");
+  assert.equal(compactJson({ u: undefined, f: () => 1, n: [undefined] }), '{"n":[null]}', "as JSON.stringify leaves them");
+  assert.equal(parseJson('{"a":1,"a":2}').a, 2, "a repeated key: the last wins");
+  assert.throws(() => parseJson('{"a":1} x'), SyntaxError);
+  assert.throws(() => parseJson('{"a":}'), SyntaxError);
+  assert.throws(() => parseJson("[1,]"), SyntaxError);
 });
 
 test("the starter's echo keeps the key order of the request's args (PROTOCOL.md §7)", async () => {
