@@ -5,8 +5,13 @@
 /** The protocol this kit speaks (PROTOCOL.md §1). */
 export declare const PROTOCOL: 1;
 
-/** The CORE commands per SPEC section (sections.mjs): `hello` lists a declared section only when all are registered; a section absent here is listed as declared. */
-export declare const CORE_COMMANDS: Readonly<Record<string, readonly string[]>>;
+import type { Command, Requests } from "./protocol_gen.mjs";
+
+/** The protocol's generated types (protocol_gen.d.mts, from conformance/protocol.schema.json): a record per message, `Requests`/`Answers` per command. */
+export type * as protocol from "./protocol_gen.mjs";
+
+/** The protocol version, every command, and the CORE commands per SPEC section (generated): `hello` lists a declared section only when all of its CORE commands are registered; a section absent there is listed as declared. */
+export { PROTOCOL_VERSION, COMMANDS, CORE_COMMANDS } from "./protocol_gen.mjs";
 
 /** The declared sections whose CORE commands are all registered, in the order declared. */
 export declare function servedSections(declared: readonly string[], registered: (cmd: string) => boolean): string[];
@@ -30,8 +35,11 @@ export interface KitOptions {
   spec?: string;
 }
 
-/** A parsed request: `cmd`, `seq` and the command's fields (PROTOCOL.md §5). */
-export type Request = { cmd: string; seq?: number } & Record<string, any>;
+/** A parsed request: `cmd`, `seq` and the command's fields (PROTOCOL.md §5), typed by the generated `Requests` for a known command. */
+export type Request<K extends string = string> = { cmd: K; seq?: number } & (K extends Command
+  ? Requests[K]
+  : {}) &
+  Record<string, any>;
 
 /** The handler's view of the raw request line. */
 export interface RequestContext {
@@ -40,8 +48,8 @@ export interface RequestContext {
 }
 
 /** A command's handler: its result becomes the fields of `{"ok":true,…}`. */
-export type Handler = (
-  req: Request,
+export type Handler<K extends string = string> = (
+  req: Request<K>,
   ctx: RequestContext,
 ) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
 
@@ -51,6 +59,7 @@ export declare class Kit {
   readonly port: PortInfo;
   readonly spec: string | undefined;
   /** Serve `cmd` with `fn` (not `hello` or `shutdown`, which the kit answers). */
+  handle<K extends Command>(cmd: K, fn: Handler<K>): this;
   handle(cmd: string, fn: Handler): this;
   /** Run `fn` once when the session ends: shutdown, EOF, SIGTERM, SIGINT. */
   onClose(fn: () => unknown): this;

@@ -2,6 +2,7 @@
 // The toolnexus conformance driver kit for Node 20 (conformance/PROTOCOL.md). See STATUS.md.
 export { Kit, PROTOCOL } from "./kit.mjs";
 export { CORE_COMMANDS, servedSections } from "./sections.mjs";
+export { PROTOCOL_VERSION, COMMANDS } from "./protocol_gen.mjs";
 export { KitError, ERROR_KINDS, need, quote, dquote } from "./errors.mjs";
 export { HandleTable } from "./handles.mjs";
 export { parseJson, compactJson, cloneJson, keysInOrder, KEY_ORDER } from "./ordered-json.mjs";
