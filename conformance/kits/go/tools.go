@@ -42,7 +42,7 @@ type ExtraTool struct {
 	Description string
 	// InputSchema defaults to {"type":"object","properties":{}}.
 	InputSchema json.RawMessage
-	// Source defaults to "native".
+	// Source defaults to "native" ("http" for an HTTP tool).
 	Source string
 	// Behaviour is what the tool does (ToolBody builds it); nil for an HTTP tool.
 	Behaviour *Behaviour
@@ -110,6 +110,9 @@ func ParseExtraTool(raw json.RawMessage) (ExtraTool, error) {
 		}
 		t.Behaviour = &b
 		return t, nil
+	}
+	if f.Source == nil {
+		t.Source = "http" // §7: an HTTP tool's source
 	}
 	h := &HTTPTool{Method: "GET", Timeout: 30000, Raw: f.HTTP}
 	if err := json.Unmarshal(f.HTTP, h); err != nil {
@@ -302,7 +305,10 @@ func (in *Interpreter) awaitCancel(name string, ms int64, c ToolCall) Outcome {
 		cancelled = true
 	case <-in.Timers.After(ms):
 	}
-	in.Records.Add(ToolCancels, map[string]any{"name": name, "cancelled": cancelled})
+	in.Records.Add(ToolCancels, struct {
+		Name      string `json:"name"`
+		Cancelled bool   `json:"cancelled"`
+	}{name, cancelled})
 	if cancelled {
 		return Outcome{Output: "cancelled"}
 	}
