@@ -212,6 +212,10 @@ func TestCompactOptionsFollowProtocolExample(t *testing.T) {
 	if got := js(t, o.SummarizeCalls()); got != `[[{"role":"user","content":"q0"},{"role":"assistant","content":"a0"}]]` {
 		t.Fatalf("summarizeCalls %s", got)
 	}
+	triple, _ := in.CompactOptions(json.RawMessage(`{"maxTokens":3,"summarize":{"text":"S"},"countTokens":{"perMessage":3}}`))
+	if n := triple.CountTokens(transcript); n != 15 {
+		t.Fatalf("countTokens perMessage 3: %d, want 15", n)
+	}
 	plain, _ := in.CompactOptions(json.RawMessage(`{"maxTokens":10,"summarize":{"text":"S"},"flushToMemory":true}`))
 	if plain.Summarize(json.RawMessage(`[]`)) != "S" || plain.CountTokens != nil || plain.KeepTail != nil || !plain.FlushToMemory {
 		t.Fatalf("options %+v", plain)
