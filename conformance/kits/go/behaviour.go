@@ -3,7 +3,7 @@ package kit
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 )
 
 // Behaviour is one behaviour object of PROTOCOL.md §7: exactly one key, its Kind, whose value
@@ -84,5 +84,6 @@ func str(what string, b Behaviour) (string, error) {
 	return s, nil
 }
 
-// errorf makes the plain error a behaviour raises (not a Failure: it is the host code's throw).
-func errorf(msg string) error { return fmt.Errorf("%s", msg) }
+// errorf makes the plain error a behaviour raises (not a Failure: it is the host code's throw,
+// which the port reports in its own words).
+func errorf(msg string) error { return errors.New(msg) }

@@ -8,10 +8,14 @@ import (
 
 // ErrorInfo is what `onError` receives for a failed attempt (§5.13 `onErrorCalls`).
 type ErrorInfo struct {
-	Status    *int    `json:"status,omitempty"`
-	Error     *string `json:"error,omitempty"`
-	Attempt   int     `json:"attempt"`
-	Retryable bool    `json:"retryable"`
+	// Status is the HTTP status, nil for a transport error.
+	Status *int `json:"status,omitempty"`
+	// Error is the transport error's message, nil for an HTTP status.
+	Error *string `json:"error,omitempty"`
+	// Attempt is the attempt's number.
+	Attempt int `json:"attempt"`
+	// Retryable says whether the port would retry it.
+	Retryable bool `json:"retryable"`
 }
 
 // OnError builds `onError` (§7): `{"answer": "retry" | "fail"}`, returned for every failed
@@ -57,9 +61,12 @@ func (in *Interpreter) OnMetric(raw json.RawMessage) (func(event any), error) {
 
 // GenerateUsage is a `generate` step's usage, OpenAI-spelled on purpose (§7 `generate`).
 type GenerateUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
+	// PromptTokens is `prompt_tokens`.
+	PromptTokens int64 `json:"prompt_tokens"`
+	// CompletionTokens is `completion_tokens`.
 	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
+	// TotalTokens is `total_tokens`, as the script says (not checked).
+	TotalTokens int64 `json:"total_tokens"`
 }
 
 // GenerateToolCall is a flat tool call of a `generate` answer.
@@ -91,10 +98,14 @@ func (c GenerateToolCall) ArgumentsText() string {
 
 // GenerateReply is one scripted `generate` answer: Content or ToolCalls, with an optional Usage.
 type GenerateReply struct {
-	Content   *string            `json:"content"`
+	// Content is the assistant text, nil for a tool-call step.
+	Content *string `json:"content"`
+	// ToolCalls are the step's flat tool calls.
 	ToolCalls []GenerateToolCall `json:"toolCalls"`
-	Usage     *GenerateUsage     `json:"usage"`
-	Fail      *string            `json:"fail"`
+	// Usage is handed to the port as it is, nil when the step has none.
+	Usage *GenerateUsage `json:"usage"`
+	// Fail is the script's `fail` (Generate returns it as the error instead).
+	Fail *string `json:"fail"`
 }
 
 // Generate builds the in-process model `generate` (`{"script": [step, …]}`): the n-th call

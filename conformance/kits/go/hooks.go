@@ -30,33 +30,47 @@ type LLMOverride struct {
 
 // LLMResponse is what an `afterLLM` hook receives.
 type LLMResponse struct {
-	Turn     int
-	Model    string
-	Response any // the raw provider payload
+	// Turn is the port's own numbering.
+	Turn int
+	// Model is the model of the turn.
+	Model string
+	// Response is the raw provider payload.
+	Response any
 }
 
-// ToolHookCall is what `beforeTool` and `afterTool` receive; Result is afterTool's.
+// ToolHookCall is what `beforeTool` and `afterTool` receive.
 type ToolHookCall struct {
-	Name   string
-	Args   any
-	ID     string
-	Turn   int
+	// Name is the tool's name.
+	Name string
+	// Args are the call's arguments (any JSON-marshalable value).
+	Args any
+	// ID is the provider's call id.
+	ID string
+	// Turn is the port's own numbering.
+	Turn int
+	// Result is the tool's ToolResult (afterTool only).
 	Result ToolResult
 }
 
 // ToolOverride is what `beforeTool` returns: a Result (the tool never runs) or new Args.
 type ToolOverride struct {
+	// Result short-circuits the call.
 	Result *ToolResult
-	Args   json.RawMessage
+	// Args replace the call's arguments (a JSON object).
+	Args json.RawMessage
 }
 
 // Hooks are a client's installed hooks (§7 "Client hooks"); a nil func is a hook not installed.
 // Each records its call in hookCalls before its behaviour acts.
 type Hooks struct {
-	BeforeLLM  func(c LLMCall) (*LLMOverride, error)
-	AfterLLM   func(r LLMResponse)
+	// BeforeLLM returns nil to leave the turn as it is, or an error to raise (abort).
+	BeforeLLM func(c LLMCall) (*LLMOverride, error)
+	// AfterLLM observes.
+	AfterLLM func(r LLMResponse)
+	// BeforeTool returns nil to let the call run as it is.
 	BeforeTool func(c ToolHookCall) *ToolOverride
-	AfterTool  func(c ToolHookCall) *ToolResult
+	// AfterTool returns nil to keep the result.
+	AfterTool func(c ToolHookCall) *ToolResult
 }
 
 // hookBehaviours says which behaviours each hook takes.
@@ -73,11 +87,16 @@ var hookBehaviours = map[string][]string{
 func (in *Interpreter) Hooks(raw json.RawMessage) (Hooks, error) {
 	var h Hooks
 	var byHook map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &byHook); err != nil {
+	order, err := ObjectKeys(raw)
+	if err == nil {
+		err = json.Unmarshal(raw, &byHook)
+	}
+	if err != nil {
 		return h, Failf(BadRequest, "hooks: %v", err)
 	}
 	bs := map[string]Behaviour{}
-	for hook, braw := range byHook {
+	for _, hook := range order { // in the order received, so the first bad hook is the one named
+		braw := byHook[hook]
 		allowed, known := hookBehaviours[hook]
 		if !known {
 			return h, Failf(BadRequest, "hooks: unknown hook %q", hook)
@@ -105,7 +124,6 @@ func (in *Interpreter) Hooks(raw json.RawMessage) (Hooks, error) {
 		bs[hook] = b
 	}
 	in.Records.Enable(HookCalls)
-	var err error
 	if b, ok := bs["beforeLLM"]; ok {
 		if h.BeforeLLM, err = in.beforeLLM(b); err != nil {
 			return h, err

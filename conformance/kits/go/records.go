@@ -8,14 +8,22 @@ import (
 
 // The recorded lists of PROTOCOL.md §5.13, §5.25, §5.27 and §5.30, by the answer field they fill.
 const (
-	HookCalls     = "hookCalls"
-	MetricEvents  = "metricEvents"
-	OnErrorCalls  = "onErrorCalls"
+	// HookCalls: every client hook invocation (§7 "Client hooks").
+	HookCalls = "hookCalls"
+	// MetricEvents: every onMetric record.
+	MetricEvents = "metricEvents"
+	// OnErrorCalls: every onError info.
+	OnErrorCalls = "onErrorCalls"
+	// GenerateCalls: every request of an in-process model.
 	GenerateCalls = "generateCalls"
-	WaitForCalls  = "waitForCalls"
+	// WaitForCalls: every §10 Request a waitFor received.
+	WaitForCalls = "waitForCalls"
+	// EvaluateCalls: every call of a custom classifier's evaluate.
 	EvaluateCalls = "evaluateCalls"
+	// OnBudgetCalls: every info a runtime's onBudget received (§5.27 agent_trace).
 	OnBudgetCalls = "onBudgetCalls"
-	ToolCancels   = "toolCancels"
+	// ToolCancels: every finished awaitCancel tool of the session (§5.25).
+	ToolCancels = "toolCancels"
 )
 
 // RecordCap is the most entries a driver keeps per list (PROTOCOL.md §5.13).

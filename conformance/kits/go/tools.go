@@ -140,20 +140,30 @@ type ToolCall struct {
 // PendingRequest is a SPEC §10 Request: what a suspending tool puts in `metadata.pending` and
 // what `waitFor` receives. Optional keys are omitted when absent.
 type PendingRequest struct {
-	ID        string          `json:"id"`
-	Kind      string          `json:"kind"`
-	Prompt    string          `json:"prompt"`
-	URL       *string         `json:"url,omitempty"`
-	Data      json.RawMessage `json:"data,omitempty"`
-	ExpiresAt *string         `json:"expiresAt,omitempty"`
+	// ID is fresh and non-empty.
+	ID string `json:"id"`
+	// Kind is `approval`, `input`, …
+	Kind string `json:"kind"`
+	// Prompt is what to show.
+	Prompt string `json:"prompt"`
+	// URL is where to act, nil when not given.
+	URL *string `json:"url,omitempty"`
+	// Data is the kind-specific payload, nil when not given.
+	Data json.RawMessage `json:"data,omitempty"`
+	// ExpiresAt is an RFC 3339 deadline, nil when not given.
+	ExpiresAt *string `json:"expiresAt,omitempty"`
 }
 
 // RequestAnswer is a SPEC §10 Answer: `context.answer` of an `execute`, or what `waitFor` returns.
 type RequestAnswer struct {
-	ID     string          `json:"id"`
-	OK     bool            `json:"ok"`
-	Data   json.RawMessage `json:"data,omitempty"`
-	Reason *string         `json:"reason,omitempty"`
+	// ID echoes the Request's id.
+	ID string `json:"id"`
+	// OK says whether the Request was satisfied.
+	OK bool `json:"ok"`
+	// Data is the kind-specific payload, nil when absent.
+	Data json.RawMessage `json:"data,omitempty"`
+	// Reason says why not, nil when absent.
+	Reason *string `json:"reason,omitempty"`
 }
 
 // ParseRequestAnswer reads an Answer (an `execute` request's `context.answer`); absent or null
@@ -175,10 +185,14 @@ func ParseRequestAnswer(raw json.RawMessage) (*RequestAnswer, error) {
 // ToolResult is a SPEC §1 ToolResult in its wire form (§8): parts and metadata omitted when
 // there are none.
 type ToolResult struct {
-	Output   string            `json:"output"`
-	IsError  bool              `json:"isError"`
-	Parts    []json.RawMessage `json:"parts,omitempty"`
-	Metadata json.RawMessage   `json:"metadata,omitempty"`
+	// Output is the result's text.
+	Output string `json:"output"`
+	// IsError marks a failed (or suspended) call.
+	IsError bool `json:"isError"`
+	// Parts are SPEC §1B parts in their wire form.
+	Parts []json.RawMessage `json:"parts,omitempty"`
+	// Metadata is a JSON object, nil when there is none.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Pending returns the §10 Request in the result's `metadata.pending`, if any, for a port that
