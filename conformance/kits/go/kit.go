@@ -33,15 +33,6 @@ type Port struct {
 // chosen kind; any other error is answered `internal`).
 type Handler func(req *Request) (Answer, error)
 
-// SectionCommands lists, per SPEC section, the commands a driver must register before `hello`
-// may list that section. It holds the core commands of the sections the starters serve; a
-// section missing here needs only to be declared.
-var SectionCommands = map[string][]string{
-	"0": {"sanitize"},
-	"1": {"build", "tools", "execute", "close"},
-	"4": {"build", "tools", "execute", "adapter", "close"},
-}
-
 // Driver is a protocol loop with its registered handlers.
 type Driver struct {
 	port       Port
@@ -62,20 +53,21 @@ func New(port Port, spec string) *Driver {
 // `shutdown` are the kit's own (use OnShutdown to close the port's handles).
 func (d *Driver) Handle(cmd string, h Handler) { d.handlers[cmd] = h }
 
-// Implements declares the SPEC sections the port serves; `hello` lists those whose commands in
-// SectionCommands are all registered.
+// Implements declares the SPEC sections the port serves; `hello` lists those whose core commands
+// (CoreCommands) are all registered.
 func (d *Driver) Implements(sections ...string) { d.declared = append(d.declared, sections...) }
 
 // OnShutdown adds a function run once at `shutdown`, EOF or SIGTERM/SIGINT, to close every
 // handle the session holds (PROTOCOL.md §3).
 func (d *Driver) OnShutdown(fn func()) { d.onShutdown = append(d.onShutdown, fn) }
 
-// Sections returns the sections `hello` lists: the declared ones whose commands are registered.
+// Sections returns the sections `hello` lists: the declared ones whose core commands are
+// registered, each once, in the order declared.
 func (d *Driver) Sections() []string {
 	out := []string{}
 	for _, s := range d.declared {
 		ok := !slices.Contains(out, s)
-		for _, cmd := range SectionCommands[s] {
+		for _, cmd := range CoreCommands[s] {
 			if _, has := d.handlers[cmd]; !has {
 				ok = false
 			}

@@ -165,12 +165,31 @@ func TestHelloListsOnlySectionsWhoseCommandsAreRegistered(t *testing.T) {
 	if a["protocol"] != 1.0 || a["spec"] != "0.16.0" || a["seq"] != 0.0 {
 		t.Fatalf("got %v", a)
 	}
-	// "1" is declared, but build, tools, execute and close are not registered.
-	if impl, _ := json.Marshal(a["implements"]); string(impl) != `["0"]` {
+	// "0" and "1" are declared, but their core commands build, tools and execute are not registered.
+	if impl, _ := json.Marshal(a["implements"]); string(impl) != `[]` {
 		t.Fatalf("implements %s", impl)
 	}
 	if port, _ := json.Marshal(a["port"]); string(port) != `{"language":"go","name":"test","version":"0"}` { // re-marshalled: sorted keys
 		t.Fatalf("port %s", port)
+	}
+}
+
+// TestHelloSectionsRule checks the lead's rule: a declared section is listed when every core
+// command of it is registered, a section outside the table whenever it is declared.
+func TestHelloSectionsRule(t *testing.T) {
+	d := New(Port{Name: "t", Language: "go", Version: "0"}, "")
+	d.Implements("0", "1", "4", "7F", "8", "99", "4")
+	ok := func(*Request) (Answer, error) { return Answer{}, nil }
+	for _, cmd := range []string{"build", "tools", "execute", "client"} { // not compact, not run
+		d.Handle(cmd, ok)
+	}
+	if got := strings.Join(d.Sections(), ","); got != "0,1,4,99" {
+		t.Fatalf("sections %s, want 0,1,4,99", got)
+	}
+	d.Handle("compact", ok)
+	d.Handle("run", ok)
+	if got := strings.Join(d.Sections(), ","); got != "0,1,4,7F,8,99" {
+		t.Fatalf("sections %s, want 0,1,4,7F,8,99", got)
 	}
 }
 

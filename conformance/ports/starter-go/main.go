@@ -5,11 +5,7 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -24,91 +20,41 @@ func repr(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
 }
 
-// behave is PROTOCOL.md §7: what an extra tool's behaviour does on execute.
-func behave(kind string, arg json.RawMessage, args json.RawMessage, ctx map[string]json.RawMessage) (any, error) {
-	answer, hasAnswer := ctx["answer"]
-	hasAnswer = hasAnswer && string(answer) != "null"
-	switch kind {
-	case "text":
-		var out any
-		err := json.Unmarshal(arg, &out)
-		return out, err
-	case "fail":
-		var msg any
-		if err := json.Unmarshal(arg, &msg); err != nil {
-			return nil, err
-		}
-		if s, ok := msg.(string); ok {
-			return nil, errors.New(s) // through the toolkit's ordinary error path (SPEC §6)
-		}
-		return nil, fmt.Errorf("%v", msg)
-	}
-	var opts map[string]json.RawMessage // suspend's own options
-	if kind == "suspend" {
-		if err := json.Unmarshal(arg, &opts); err != nil {
-			return nil, err
-		}
-	}
-	flag := func(key string) bool { var b bool; _ = json.Unmarshal(opts[key], &b); return b }
-	if kind == "suspend" && (!hasAnswer || flag("always")) { // SPEC §10: a pending Request
-		id := make([]byte, 16)
-		if _, err := rand.Read(id); err != nil {
-			return nil, err
-		}
-		req := map[string]any{"id": "req-" + hex.EncodeToString(id), "kind": "approval", "prompt": ""} // a fresh id per call
-		for _, k := range []string{"kind", "prompt", "url", "data", "expiresAt"} {
-			if v, ok := opts[k]; ok { // only when given
-				req[k] = v
-			}
-		}
-		return map[string]any{"output": req["prompt"], "isError": true, "metadata": map[string]any{"pending": req}}, nil
-	}
-	if kind == "suspend" && !flag("echoArgs") { // the retry after waitFor: the answer's data
-		var ans map[string]json.RawMessage
-		if err := json.Unmarshal(answer, &ans); err != nil {
-			return nil, err
-		}
-		args = ans["data"]
-		if args == nil {
-			args = json.RawMessage("null")
-		}
-	}
-	// echo, or the resolved retry: compact JSON, keys in the order received, non-ASCII as itself
-	return kit.CompactJSON(args)
-}
+// toyBehaviours are the §7 extra-tool behaviours the toy serves, as the Python starter does: not
+// panic (the toy has no containment for it), awaitCancel (no cancellation signal), parts,
+// template or HTTP tools.
+var toyBehaviours = map[string]bool{"text": true, "echo": true, "fail": true, "suspend": true}
 
-// extraTool is PROTOCOL.md §7 "Extra tools": its description, and the code its behaviour names.
-func extraTool(raw json.RawMessage) (toyTool, error) {
-	var spec map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return toyTool{}, kit.Failf(kit.BadRequest, "an extra tool: %v", err)
+// extraTool is PROTOCOL.md §7 "Extra tools": the kit reads the declaration and builds the body;
+// this glue hands both to the toy in its own types.
+func extraTool(raw json.RawMessage, in *kit.Interpreter) (toyTool, error) {
+	spec, err := kit.ParseExtraTool(raw)
+	if err != nil {
+		return toyTool{}, err
 	}
-	kind, arg := "http", json.RawMessage(nil)
-	if b, ok := spec["behaviour"]; ok {
-		var beh map[string]json.RawMessage
-		if err := json.Unmarshal(b, &beh); err != nil || len(beh) != 1 {
-			return toyTool{}, kit.Fail(kit.BadRequest, "a behaviour has exactly one key")
-		}
-		for kind, arg = range beh {
-		}
+	kind := "http"
+	if spec.Behaviour != nil {
+		kind = spec.Behaviour.Kind
 	}
-	if kind != "text" && kind != "echo" && kind != "fail" && kind != "suspend" { // not panic, awaitCancel or HTTP tools (SPEC §7)
+	if !toyBehaviours[kind] {
 		return toyTool{}, kit.Fail(kit.Unsupported, "the extra tool behaviour "+repr(kind))
 	}
-	var name string
-	if err := json.Unmarshal(spec["name"], &name); err != nil {
-		return toyTool{}, kit.Failf(kit.BadRequest, "an extra tool's name: %v", err)
-	}
-	desc := toolDesc{Name: name, Description: json.RawMessage(`""`),
-		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`), Source: json.RawMessage(`"native"`)}
-	for key, field := range map[string]*json.RawMessage{"description": &desc.Description, "inputSchema": &desc.InputSchema, "source": &desc.Source} {
-		if v, ok := spec[key]; ok {
-			*field = v
-		}
+	body, err := in.ToolBody(spec)
+	if err != nil {
+		return toyTool{}, err
 	}
 	fn := func(args json.RawMessage, ctx map[string]json.RawMessage) (any, error) {
-		return behave(kind, arg, args, ctx)
+		answer, err := kit.ParseRequestAnswer(ctx["answer"])
+		if err != nil {
+			return nil, err
+		}
+		out, err := body(kit.ToolCall{Args: args, Answer: answer})
+		if err != nil || out.Pending == nil {
+			return out.Output, err
+		}
+		return toolResult{Output: out.Output, IsError: true, Metadata: map[string]any{"pending": out.Pending}}, nil
 	}
+	desc := toolDesc{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema, Source: spec.Source}
 	return toyTool{desc: desc, fn: fn}, nil
 }
 
@@ -117,7 +63,7 @@ var knownOptions = map[string]bool{"mcpConfig": true, "skillsDir": true, "skills
 	"waitFor": true, "disableTools": true, "disableSkills": true, "relayTools": true}
 
 // build is PROTOCOL.md §5.2.
-func build(req *kit.Request, kits *kit.Table[*toyToolkit]) (kit.Answer, error) {
+func build(req *kit.Request, kits *kit.Table[*toyToolkit], in *kit.Interpreter) (kit.Answer, error) {
 	id, err := req.String("id")
 	if err != nil {
 		return nil, err
@@ -159,7 +105,7 @@ func build(req *kit.Request, kits *kit.Table[*toyToolkit]) (kit.Answer, error) {
 	}
 	tools := []toyTool{}
 	for _, s := range specs {
-		t, err := extraTool(s)
+		t, err := extraTool(s, in)
 		if err != nil {
 			return nil, err
 		}
@@ -190,8 +136,9 @@ func main() {
 	d := kit.New(kit.Port{Name: "starter-go", Language: "go", Version: "0.1.0"}, "0.16.0")
 	d.Implements("0", "1", "4") // §5.1: scenarios of sections not listed are skipped
 	kits := kit.NewTable[*toyToolkit]("toolkit", kit.UnknownToolkit)
+	in := kit.NewInterpreter(kit.NewRecords())
 	d.OnShutdown(func() { kits.Clear(nil) })
-	d.Handle("build", func(req *kit.Request) (kit.Answer, error) { return build(req, kits) })
+	d.Handle("build", func(req *kit.Request) (kit.Answer, error) { return build(req, kits, in) })
 	d.Handle("sanitize", func(req *kit.Request) (kit.Answer, error) {
 		v, err := req.String("value")
 		return kit.Answer{"value": sanitize(v)}, err

@@ -24,12 +24,20 @@ func sanitize(name string) string {
 // toolDesc is a SPEC §1 tool description.
 type toolDesc struct {
 	Name        string          `json:"name"`
-	Description json.RawMessage `json:"description"`
+	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
-	Source      json.RawMessage `json:"source"`
+	Source      string          `json:"source"`
 }
 
-// toolFunc is a native tool's body: its output, or an error the toolkit makes an isError result.
+// toolResult is a SPEC §1 ToolResult a tool returns itself (a suspension's).
+type toolResult struct {
+	Output   string         `json:"output"`
+	IsError  bool           `json:"isError"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// toolFunc is a native tool's body: its output (a string, or a whole toolResult), or an error
+// the toolkit makes an isError result.
 type toolFunc func(args json.RawMessage, ctx map[string]json.RawMessage) (any, error)
 
 // toyTool pairs a description with its body.
@@ -76,7 +84,7 @@ func (tk *toyToolkit) execute(name string, args json.RawMessage, ctx map[string]
 	if err != nil { // SPEC §6: a tool that fails is an isError result with its message
 		return map[string]any{"output": err.Error(), "isError": true}
 	}
-	if res, isResult := out.(map[string]any); isResult {
+	if res, isResult := out.(toolResult); isResult {
 		return res
 	}
 	return map[string]any{"output": out, "isError": false}
