@@ -3,6 +3,9 @@ package kit
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+
+	"toolnexus.dev/conformance/kit/protocol"
 )
 
 // Request is one parsed request line: its command and every field as the raw JSON it arrived as,
@@ -59,9 +62,19 @@ func (r *Request) String(key string) (string, error) {
 	return s, err
 }
 
-// Decode decodes the whole request into v (a struct with json tags); a wrong type is a
-// bad_request.
+// Decode decodes the whole request into v (a struct with json tags, such as the generated
+// protocol.BuildRequest); a wrong type is a bad_request, and so is a key the protocol requires
+// of a generated type (protocol.Required) that is absent or null.
 func (r *Request) Decode(v any) error {
+	if t := reflect.TypeOf(v); t != nil && t.Kind() == reflect.Pointer {
+		if t.Elem().PkgPath() == reflect.TypeOf(protocol.BuildRequest{}).PkgPath() {
+			for _, key := range protocol.Required[t.Elem().Name()] {
+				if !r.Has(key) {
+					return Failf(BadRequest, "missing field %q", key)
+				}
+			}
+		}
+	}
 	all, err := json.Marshal(r.Fields)
 	if err != nil {
 		return Failf(Internal, "re-encoding the request: %v", err)

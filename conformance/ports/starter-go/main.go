@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"toolnexus.dev/conformance/kit"
+	"toolnexus.dev/conformance/kit/protocol"
 )
 
 // repr quotes as Python's repr does for a string, so the messages match the Python starter's.
@@ -139,61 +140,62 @@ func main() {
 	in := kit.NewInterpreter(kit.NewRecords())
 	d.OnShutdown(func() { kits.Clear(nil) })
 	d.Handle("build", func(req *kit.Request) (kit.Answer, error) { return build(req, kits, in) })
+	// The handlers decode their requests into the generated protocol types (a required key
+	// that is absent is a bad_request, as the kit's Decode checks).
 	d.Handle("sanitize", func(req *kit.Request) (kit.Answer, error) {
-		v, err := req.String("value")
-		return kit.Answer{"value": sanitize(v)}, err
+		var r protocol.SanitizeRequest
+		err := req.Decode(&r)
+		return kit.Answer{"value": sanitize(r.Value)}, err
 	})
 	d.Handle("close", func(req *kit.Request) (kit.Answer, error) { // §5.10: idempotent; a closed id is forgotten
-		id, err := req.String("toolkit")
-		kits.Delete(id)
+		var r protocol.CloseRequest
+		err := req.Decode(&r)
+		kits.Delete(r.Toolkit)
 		return kit.Answer{}, err
 	})
-	withToolkit := func(req *kit.Request) (*toyToolkit, error) {
-		id, err := req.String("toolkit")
-		if err != nil {
+	d.Handle("tools", func(req *kit.Request) (kit.Answer, error) {
+		var r protocol.ToolsRequest
+		if err := req.Decode(&r); err != nil {
 			return nil, err
 		}
-		return kits.Get(id)
-	}
-	d.Handle("tools", func(req *kit.Request) (kit.Answer, error) {
-		tk, err := withToolkit(req)
+		tk, err := kits.Get(r.Toolkit)
 		if err != nil {
 			return nil, err
 		}
 		return kit.Answer{"tools": tk.tools}, nil
 	})
 	d.Handle("execute", func(req *kit.Request) (kit.Answer, error) {
-		tk, err := withToolkit(req)
+		var r protocol.ExecuteRequest
+		if err := req.Decode(&r); err != nil {
+			return nil, err
+		}
+		tk, err := kits.Get(r.Toolkit)
 		if err != nil {
 			return nil, err
 		}
-		name, err := req.String("name")
-		if err != nil {
-			return nil, err
-		}
-		args, ok := req.Fields["args"] // absent means {}; an explicit null stays null, as in the Python starter
-		if !ok {
+		args := r.Args // absent means {}; an explicit null stays null, as in the Python starter
+		if args == nil {
 			args = json.RawMessage("{}")
 		}
-		var ctx map[string]json.RawMessage
+		var ctx map[string]json.RawMessage // raw, so an answer's data keeps its key order
 		if _, err := req.Opt("context", &ctx); err != nil {
 			return nil, err
 		}
-		return kit.Answer{"result": tk.execute(name, args, ctx)}, nil
+		return kit.Answer{"result": tk.execute(r.Name, args, ctx)}, nil
 	})
 	d.Handle("adapter", func(req *kit.Request) (kit.Answer, error) {
-		tk, err := withToolkit(req)
+		var r protocol.AdapterRequest
+		if err := req.Decode(&r); err != nil {
+			return nil, err
+		}
+		tk, err := kits.Get(r.Toolkit)
 		if err != nil {
 			return nil, err
 		}
-		format, err := req.String("format")
-		if err != nil {
-			return nil, err
+		if r.Format != "openai" && r.Format != "anthropic" && r.Format != "gemini" {
+			return nil, kit.Fail(kit.BadRequest, "unknown adapter format "+repr(r.Format))
 		}
-		if format != "openai" && format != "anthropic" && format != "gemini" {
-			return nil, kit.Fail(kit.BadRequest, "unknown adapter format "+repr(format))
-		}
-		return kit.Answer{"output": tk.adapter(format)}, nil
+		return kit.Answer{"output": tk.adapter(r.Format)}, nil
 	})
 	d.Main()
 }

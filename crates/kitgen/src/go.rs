@@ -50,6 +50,23 @@ pub fn file(model: &Model) -> GeneratedFile {
     for c in &model.commands {
         let _ = writeln!(out, "\tm[{:?}] = {:?}", c.name, c.request);
     }
+    out.push_str("\treturn m\n}\n\n");
+    out.push_str(
+        "// Required maps a record's type name to the keys every message of it carries.\n\
+         var Required = required()\n\n\
+         func required() map[string][]string {\n\tm := map[string][]string{}\n",
+    );
+    for r in &model.records {
+        let keys: Vec<String> = r
+            .fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| format!("{:?}", f.json))
+            .collect();
+        if !keys.is_empty() {
+            let _ = writeln!(out, "\tm[{:?}] = []string{{{}}}", r.name, keys.join(", "));
+        }
+    }
     out.push_str("\treturn m\n}\n");
     for record in &model.records {
         out.push('\n');

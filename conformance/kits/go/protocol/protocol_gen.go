@@ -145,6 +145,108 @@ func requestTypes() map[string]string {
 	return m
 }
 
+// Required maps a record's type name to the keys every message of it carries.
+var Required = required()
+
+func required() map[string][]string {
+	m := map[string][]string{}
+	m["BuildRequest"] = []string{"id"}
+	m["ToolsRequest"] = []string{"toolkit"}
+	m["ExecuteRequest"] = []string{"toolkit", "name"}
+	m["AdapterRequest"] = []string{"toolkit", "format"}
+	m["SkillsPromptRequest"] = []string{"toolkit"}
+	m["SanitizeRequest"] = []string{"value"}
+	m["CloseRequest"] = []string{"toolkit"}
+	m["ContentPartRequest"] = []string{"from"}
+	m["ClientRequest"] = []string{"id"}
+	m["RunRequest"] = []string{"client", "prompt"}
+	m["StreamRequest"] = []string{"client", "prompt"}
+	m["AskRequest"] = []string{"client", "prompt"}
+	m["ConversationRequest"] = []string{"client", "steps"}
+	m["StoreGetRequest"] = []string{"client", "id"}
+	m["StoreGetAnswer"] = []string{"messages"}
+	m["StoreSaveRequest"] = []string{"client", "id", "messages"}
+	m["MetricsRequest"] = []string{"client"}
+	m["MetricsAnswer"] = []string{"text"}
+	m["TranslateCommandRequest"] = []string{"client", "request"}
+	m["RunWithAnswerRequest"] = []string{"client", "pending", "answer"}
+	m["AskWithAnswerRequest"] = []string{"client", "id", "pending", "answer"}
+	m["ServeRequest"] = []string{"id", "toolkit"}
+	m["ServeAnswer"] = []string{"url"}
+	m["ServeStopRequest"] = []string{"serve"}
+	m["ServeRecordsRequest"] = []string{"serve"}
+	m["CompactRequest"] = []string{"messages", "options"}
+	m["AgentRuntimeRequest"] = []string{"id", "baseUrl", "style", "registry"}
+	m["AgentSpawnRequest"] = []string{"runtime", "def"}
+	m["AgentPostRequest"] = []string{"runtime", "handle", "text"}
+	m["AgentPostAnswer"] = []string{"accepted"}
+	m["AgentWakeRequest"] = []string{"runtime", "handle"}
+	m["AgentWaitRequest"] = []string{"runtime", "handle"}
+	m["AgentWaitAnswer"] = []string{"result"}
+	m["AgentInterruptRequest"] = []string{"runtime", "handle"}
+	m["AgentCloseRequest"] = []string{"runtime", "handle"}
+	m["AgentListRequest"] = []string{"runtime"}
+	m["AgentListAnswer"] = []string{"handles"}
+	m["AgentInspectRequest"] = []string{"runtime", "handle"}
+	m["AgentRunRequest"] = []string{"runtime", "entry", "prompt"}
+	m["AgentResumeRequest"] = []string{"runtime", "answer"}
+	m["AgentExecuteRequest"] = []string{"runtime", "def"}
+	m["AgentExecuteAnswer"] = []string{"tool", "result"}
+	m["AgentClockRequest"] = []string{"runtime"}
+	m["AgentClockAnswer"] = []string{"now"}
+	m["AgentHeartbeatRequest"] = []string{"runtime", "handle", "everyMs"}
+	m["AgentStoreGetRequest"] = []string{"runtime", "id"}
+	m["AgentStoreGetAnswer"] = []string{"messages"}
+	m["AgentStoreSaveRequest"] = []string{"runtime", "id", "messages"}
+	m["AgentTraceRequest"] = []string{"runtime"}
+	m["AgentTraceAnswer"] = []string{"transitions"}
+	m["AgentCloseRuntimeRequest"] = []string{"runtime"}
+	m["ClassifierRequest"] = []string{"id"}
+	m["EvaluateRequest"] = []string{"classifier", "questions"}
+	m["AdapterResponse"] = []string{"output"}
+	m["AgentDefSpec"] = []string{"model"}
+	m["AgentResult"] = []string{"handle", "status", "text", "isError", "turns", "usage"}
+	m["Answer"] = []string{"id", "ok"}
+	m["BuildResponse"] = []string{"tools", "names", "statuses"}
+	m["CompactOptions"] = []string{"maxTokens", "summarize"}
+	m["CompactResponse"] = []string{"summarizeCalls"}
+	m["ContentPart"] = []string{"type"}
+	m["ContentPartResponse"] = []string{"part"}
+	m["ConversationResponse"] = []string{"steps", "messages"}
+	m["Decision"] = []string{"model", "answers", "calibrated"}
+	m["ExecuteResponse"] = []string{"result"}
+	m["ExtraTool"] = []string{"name"}
+	m["GenerateToolCall"] = []string{"name"}
+	m["GenerateUsage"] = []string{"prompt_tokens", "completion_tokens", "total_tokens"}
+	m["HandleInfo"] = []string{"id", "def", "state"}
+	m["HelloResponse"] = []string{"protocol", "port", "implements"}
+	m["InspectResponse"] = []string{"id", "def", "state", "inboxLen"}
+	m["ListMcpToolsResponse"] = []string{"statuses", "tools"}
+	m["ListSkillsResponse"] = []string{"skills", "skipped"}
+	m["McpToolInfo"] = []string{"name", "inputSchema"}
+	m["OnBudgetBehaviour"] = []string{"answer"}
+	m["PartsSpec"] = []string{"output", "parts"}
+	m["PortInfo"] = []string{"name", "language", "version"}
+	m["RecordedDecision"] = []string{"questions", "response"}
+	m["RelayToolDecl"] = []string{"name"}
+	m["Request"] = []string{"id", "kind", "prompt"}
+	m["RunResult"] = []string{"text", "messages", "toolCalls", "toolCallCount", "turns", "usage", "model"}
+	m["RunToolCall"] = []string{"name", "args", "output", "isError"}
+	m["SanitizeResponse"] = []string{"value"}
+	m["SkillInfo"] = []string{"name"}
+	m["SkillsPromptResponse"] = []string{"prompt"}
+	m["SkippedSkill"] = []string{"location", "reason"}
+	m["StreamResponse"] = []string{"events"}
+	m["ToolDescription"] = []string{"name", "description", "inputSchema", "source"}
+	m["ToolResult"] = []string{"output", "isError"}
+	m["ToolsResponse"] = []string{"tools"}
+	m["TranslateRequest"] = []string{"messages"}
+	m["TranslateResult"] = []string{"text", "toolCalls", "finishReason", "usage", "model"}
+	m["TranslatedToolCall"] = []string{"id", "name", "arguments"}
+	m["Usage"] = []string{"promptTokens", "completionTokens", "totalTokens"}
+	return m
+}
+
 // HelloRequest is §5.1 the handshake.
 type HelloRequest struct {
 	// The protocol the harness speaks (`1`).
