@@ -12,23 +12,37 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link Kit#main} as a real process: stray prints go to stderr, and EOF or SIGTERM run the
- * close hooks and exit 0. Waits are for answers and exits, bounded generously (never timed).
+ * close hooks and exit 0. Waits are for answers and exits; the bound only turns a driver that
+ * never answers into a failure instead of a hung build (it is not a timing check).
  */
+@Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ProcessTest {
   @TempDir
   Path tmp;
+
+  private Process started;
+
+  @AfterEach
+  void stop() {
+    if (started != null) {
+      started.destroyForcibly();
+    }
+  }
 
   private Process start(File stderr) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
         FixtureDriver.class.getName());
     pb.redirectError(stderr);
-    return pb.start();
+    started = pb.start();
+    return started;
   }
 
   private static String ask(Process p, BufferedReader out, String line) throws IOException {
