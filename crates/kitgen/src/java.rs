@@ -102,10 +102,14 @@ fn write_record(out: &mut String, record: &Record) {
             if !f.doc.is_empty() {
                 let _ = writeln!(part, "      /** {} */", javadoc(&f.doc));
             }
+            let property = if f.required {
+                format!("@JsonProperty(value = {:?}, required = true)", f.json)
+            } else {
+                format!("@JsonProperty({:?})", f.json)
+            };
             let _ = write!(
                 part,
-                "      @JsonProperty({:?}) {} {}",
-                f.json,
+                "      {property} {} {}",
                 ty(&f.ty),
                 java_component(&f.json)
             );

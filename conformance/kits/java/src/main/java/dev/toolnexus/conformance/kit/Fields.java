@@ -1,5 +1,7 @@
 package dev.toolnexus.conformance.kit;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -45,6 +47,28 @@ public class Fields {
       throw KitError.badRequest("missing field " + Json.quote(where + key));
     }
     return v;
+  }
+
+  /**
+   * The object read as a generated protocol record ({@link Protocol}, e.g. {@code
+   * Protocol.AdapterRequest}): a component the schema requires ({@code required = true}) that is
+   * absent or null, or a value of the wrong type, is {@code bad_request}.
+   */
+  public <T extends Record> T as(Class<T> type) {
+    for (var component : type.getRecordComponents()) {
+      // @JsonProperty does not target record components; the accessor carries it.
+      JsonProperty property = component.getAccessor().getAnnotation(JsonProperty.class);
+      if (property != null && property.required()) {
+        get(property.value());
+      }
+    }
+    try {
+      return Json.MAPPER.treeToValue(node, type);
+    } catch (JsonProcessingException e) {
+      throw KitError.badRequest(where + e.getOriginalMessage());
+    } catch (IllegalArgumentException e) {
+      throw KitError.badRequest(where + e.getMessage());
+    }
   }
 
   /** A required string field. */

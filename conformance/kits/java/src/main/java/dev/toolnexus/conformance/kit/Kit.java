@@ -82,7 +82,10 @@ public final class Kit {
   }
 
   /** Runs the close hooks unless they already ran. */
-  public void close() {
+  public synchronized void close() {
+    // Synchronized, not only once: a SIGTERM's hook thread and the main thread at EOF (Java's
+    // Process.destroy closes the pipe as it signals) may both get here; the second must wait
+    // for the first to finish the hooks before it halts the JVM.
     if (closed.compareAndSet(false, true)) {
       for (Runnable hook : closeHooks) {
         try {

@@ -154,7 +154,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record BuildRequest(
       /** The handle later commands pass as `toolkit`. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Toolkit options (§6); absent means all defaults. */
       @JsonProperty("options") ToolkitOptions options) {}
 
@@ -163,16 +163,16 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ToolsRequest(
       /** A toolkit id. */
-      @JsonProperty("toolkit") String toolkit) {}
+      @JsonProperty(value = "toolkit", required = true) String toolkit) {}
 
   /** §5.4 execute. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ExecuteRequest(
       /** A toolkit id. */
-      @JsonProperty("toolkit") String toolkit,
+      @JsonProperty(value = "toolkit", required = true) String toolkit,
       /** The tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** The arguments, passed through unchanged (absent means `{}`). */
       @JsonProperty("args") JsonNode args,
       /** `{answer?}`: the post-`waitFor` retry's answer. */
@@ -185,16 +185,16 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AdapterRequest(
       /** A toolkit id. */
-      @JsonProperty("toolkit") String toolkit,
+      @JsonProperty(value = "toolkit", required = true) String toolkit,
       /** `openai` | `anthropic` | `gemini`; kept as text so an unknown one is the driver's `bad_request` with its own words. */
-      @JsonProperty("format") String format) {}
+      @JsonProperty(value = "format", required = true) String format) {}
 
   /** §5.6 the system-prompt catalog. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SkillsPromptRequest(
       /** A toolkit id. */
-      @JsonProperty("toolkit") String toolkit) {}
+      @JsonProperty(value = "toolkit", required = true) String toolkit) {}
 
   /** §5.7 the unfiltered skill inventory. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -215,14 +215,14 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SanitizeRequest(
       /** The text to sanitise. */
-      @JsonProperty("value") String value) {}
+      @JsonProperty(value = "value", required = true) String value) {}
 
   /** §5.10 close a toolkit. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record CloseRequest(
       /** A toolkit id. */
-      @JsonProperty("toolkit") String toolkit) {}
+      @JsonProperty(value = "toolkit", required = true) String toolkit) {}
 
   /** §5.11 end the session. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -241,14 +241,14 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ContentPartRequest(
       /** What the part is made from. */
-      @JsonProperty("from") ContentPartSource from) {}
+      @JsonProperty(value = "from", required = true) ContentPartSource from) {}
 
   /** §5.14 createClient. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ClientRequest(
       /** The handle later commands pass as `client`. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Client options (§6A). */
       @JsonProperty("options") ClientOptions options) {}
 
@@ -264,11 +264,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RunRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** The user prompt: a string or (SPEC 0.17.0) a list of ContentParts. */
-      @JsonProperty("prompt") JsonNode prompt,
+      @JsonProperty(value = "prompt", required = true) JsonNode prompt,
       /** A prior transcript. */
       @JsonProperty("history") List<JsonNode> history,
       /** Fire the external cancel this many ms after the start. */
@@ -279,11 +279,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record StreamRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** The user prompt: a string or (SPEC 0.17.0) a list of ContentParts. */
-      @JsonProperty("prompt") JsonNode prompt,
+      @JsonProperty(value = "prompt", required = true) JsonNode prompt,
       /** The stateful thread id. */
       @JsonProperty("id") String id,
       /** A prior transcript. */
@@ -296,11 +296,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AskRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** The user prompt: a string or (SPEC 0.17.0) a list of ContentParts. */
-      @JsonProperty("prompt") JsonNode prompt,
+      @JsonProperty(value = "prompt", required = true) JsonNode prompt,
       /** The conversation id. */
       @JsonProperty("id") String id,
       /** Pass an `on_text` callback. */
@@ -311,101 +311,101 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ConversationRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** Sends and resets, in order. */
-      @JsonProperty("steps") List<ConversationStep> steps) {}
+      @JsonProperty(value = "steps", required = true) List<ConversationStep> steps) {}
 
   /** §5.19 the store accessor's get. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record StoreGetRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** The conversation id. */
-      @JsonProperty("id") String id) {}
+      @JsonProperty(value = "id", required = true) String id) {}
 
   /** The fields of the `store_get` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record StoreGetAnswer(
-      @JsonProperty("messages") List<JsonNode> messages) {}
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages) {}
 
   /** §5.19 the store accessor's save. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record StoreSaveRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** The conversation id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The transcript to save. */
-      @JsonProperty("messages") List<JsonNode> messages) {}
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages) {}
 
   /** §5.20 client.metrics(). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record MetricsRequest(
       /** A client id. */
-      @JsonProperty("client") String client) {}
+      @JsonProperty(value = "client", required = true) String client) {}
 
   /** The fields of the `metrics` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record MetricsAnswer(
       /** The Prometheus text. */
-      @JsonProperty("text") String text) {}
+      @JsonProperty(value = "text", required = true) String text) {}
 
   /** §5.21 client.translate (SPEC §11). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record TranslateCommandRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id, declared and never executed; absent ⇒ none. */
       @JsonProperty("toolkit") String toolkit,
       /** The SPEC §11 request. */
-      @JsonProperty("request") TranslateRequest request) {}
+      @JsonProperty(value = "request", required = true) TranslateRequest request) {}
 
   /** §5.22 client.runWithAnswer (SPEC §10 durable resume, a preview). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RunWithAnswerRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** The halted run's transcript. */
       @JsonProperty("history") List<JsonNode> history,
       /** The halted run's `pending` Request (SPEC §10 keys). */
-      @JsonProperty("pending") JsonNode pending,
+      @JsonProperty(value = "pending", required = true) JsonNode pending,
       /** The host's Answer (SPEC §10 keys). */
-      @JsonProperty("answer") JsonNode answer) {}
+      @JsonProperty(value = "answer", required = true) JsonNode answer) {}
 
   /** §5.22 client.askWithAnswer (SPEC §10 durable resume, a preview). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AskWithAnswerRequest(
       /** A client id. */
-      @JsonProperty("client") String client,
+      @JsonProperty(value = "client", required = true) String client,
       /** A toolkit id; absent ⇒ no toolkit. */
       @JsonProperty("toolkit") String toolkit,
       /** The conversation id whose stored transcript is resumed. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The halted run's `pending` Request (SPEC §10 keys). */
-      @JsonProperty("pending") JsonNode pending,
+      @JsonProperty(value = "pending", required = true) JsonNode pending,
       /** The host's Answer (SPEC §10 keys). */
-      @JsonProperty("answer") JsonNode answer) {}
+      @JsonProperty(value = "answer", required = true) JsonNode answer) {}
 
   /** §5.23 toolkit.serve (SPEC §7B / §7C). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ServeRequest(
       /** The handle id later commands pass as `serve`. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The toolkit id to serve. */
-      @JsonProperty("toolkit") String toolkit,
+      @JsonProperty(value = "toolkit", required = true) String toolkit,
       /** The client fulfilling A2A tasks; absent ⇒ none passed. */
       @JsonProperty("client") String client,
       /** SPEC §7B `A2AConfig`, passed as given; absent ⇒ no inline A2A profile. */
@@ -422,45 +422,45 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ServeAnswer(
       /** The served handle's base URL. */
-      @JsonProperty("url") String url) {}
+      @JsonProperty(value = "url", required = true) String url) {}
 
   /** §5.24 a served handle's stop(). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ServeStopRequest(
       /** A serve handle id. */
-      @JsonProperty("serve") String serve) {}
+      @JsonProperty(value = "serve", required = true) String serve) {}
 
   /** §5.25 what a served toolkit's host callbacks observed. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ServeRecordsRequest(
       /** A serve handle id. */
-      @JsonProperty("serve") String serve) {}
+      @JsonProperty(value = "serve", required = true) String serve) {}
 
   /** §5.26 one SPEC §7F compaction. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record CompactRequest(
       /** The transcript, as given. */
-      @JsonProperty("messages") List<JsonNode> messages,
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages,
       /** The compactor's options. */
-      @JsonProperty("options") CompactOptions options) {}
+      @JsonProperty(value = "options", required = true) CompactOptions options) {}
 
   /** §5.27 create an agent runtime (SPEC §7D). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentRuntimeRequest(
       /** The handle later agent commands pass as `runtime`. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The mock LLM's base URL. */
-      @JsonProperty("baseUrl") String baseUrl,
+      @JsonProperty(value = "baseUrl", required = true) String baseUrl,
       /** `openai` | `anthropic`; kept as text so an unknown one is the driver's `bad_request` with its own words. */
-      @JsonProperty("style") String style,
+      @JsonProperty(value = "style", required = true) String style,
       /** The API key; absent ⇒ the port's default. */
       @JsonProperty("apiKey") String apiKey,
       /** {name: def}, in request order. */
-      @JsonProperty("registry") Map<String, AgentDefSpec> registry,
+      @JsonProperty(value = "registry", required = true) Map<String, AgentDefSpec> registry,
       /** The runtime's extra tools (§7); absent ⇒ none. */
       @JsonProperty("tools") List<ExtraTool> tools,
       /** The runtime's options; absent ⇒ all defaults. */
@@ -471,11 +471,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentSpawnRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** `"root"` or a handle; absent ⇒ root. */
       @JsonProperty("parent") String parent,
       /** The registry entry to spawn. */
-      @JsonProperty("def") String def,
+      @JsonProperty(value = "def", required = true) String def,
       /** The handle's budget, carved from its parent's. */
       @JsonProperty("budget") AgentBudget budget) {}
 
@@ -493,11 +493,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentPostRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** The item's text. */
-      @JsonProperty("text") String text,
+      @JsonProperty(value = "text", required = true) String text,
       /** Its sender; absent ⇒ `external`. */
       @JsonProperty("from") String from,
       /** Its channel; absent ⇒ `external`. */
@@ -507,7 +507,7 @@ public final class Protocol {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentPostAnswer(
-      @JsonProperty("accepted") Boolean accepted,
+      @JsonProperty(value = "accepted", required = true) Boolean accepted,
       @JsonProperty("error") String error) {}
 
   /** §5.27 wake(h, prompt?). */
@@ -515,9 +515,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentWakeRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** The wake prompt. */
       @JsonProperty("prompt") String prompt) {}
 
@@ -535,9 +535,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentWaitRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** The wait's timeout, in virtual ms. */
       @JsonProperty("timeoutMs") Long timeoutMs,
       /** Advance the clock this much once the wait is registered. */
@@ -547,16 +547,16 @@ public final class Protocol {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentWaitAnswer(
-      @JsonProperty("result") AgentResult result) {}
+      @JsonProperty(value = "result", required = true) AgentResult result) {}
 
   /** §5.27 interrupt(h). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentInterruptRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle) {}
+      @JsonProperty(value = "handle", required = true) String handle) {}
 
   /** The fields of the `agent_interrupt` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -571,9 +571,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentCloseRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** Close without waiting for the running turn. */
       @JsonProperty("force") Boolean force,
       /** Advance the clock this much once the shutdown deadline is registered. */
@@ -592,33 +592,33 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentListRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime) {}
+      @JsonProperty(value = "runtime", required = true) String runtime) {}
 
   /** The fields of the `agent_list` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentListAnswer(
-      @JsonProperty("handles") List<HandleInfo> handles) {}
+      @JsonProperty(value = "handles", required = true) List<HandleInfo> handles) {}
 
   /** §5.27 inspect(h). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentInspectRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle) {}
+      @JsonProperty(value = "handle", required = true) String handle) {}
 
   /** §5.27 Level-1 agent(name).run(prompt). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentRunRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** The def to run. */
-      @JsonProperty("entry") String entry,
+      @JsonProperty(value = "entry", required = true) String entry,
       /** The prompt. */
-      @JsonProperty("prompt") String prompt) {}
+      @JsonProperty(value = "prompt", required = true) String prompt) {}
 
   /** The fields of the `agent_run` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -634,9 +634,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentResumeRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** The host's SPEC §10 Answer. */
-      @JsonProperty("answer") Answer answer) {}
+      @JsonProperty(value = "answer", required = true) Answer answer) {}
 
   /** The fields of the `agent_resume` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -650,9 +650,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentExecuteRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** The def whose tool runs. */
-      @JsonProperty("def") String def,
+      @JsonProperty(value = "def", required = true) String def,
       /** The tool's arguments, passed through unchanged (absent means `{}`). */
       @JsonProperty("args") JsonNode args) {}
 
@@ -661,15 +661,15 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentExecuteAnswer(
       /** `agent(def).asTool()`'s description. */
-      @JsonProperty("tool") JsonNode tool,
-      @JsonProperty("result") ToolResult result) {}
+      @JsonProperty(value = "tool", required = true) JsonNode tool,
+      @JsonProperty(value = "result", required = true) ToolResult result) {}
 
   /** §5.27 advance the runtime's virtual clock. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentClockRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** How far; absent ⇒ 0. */
       @JsonProperty("advanceMs") Long advanceMs) {}
 
@@ -678,71 +678,71 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentClockAnswer(
       /** The virtual clock, in ms. */
-      @JsonProperty("now") Long now) {}
+      @JsonProperty(value = "now", required = true) Long now) {}
 
   /** §5.27 start a handle's heartbeat (SPEC §7E). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentHeartbeatRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** A handle id (`root/<def>.<n>/…`). */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** The beat interval, in virtual ms. */
-      @JsonProperty("everyMs") Long everyMs) {}
+      @JsonProperty(value = "everyMs", required = true) Long everyMs) {}
 
   /** §5.27 the runtime store's get. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentStoreGetRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** The conversation id (a handle id). */
-      @JsonProperty("id") String id) {}
+      @JsonProperty(value = "id", required = true) String id) {}
 
   /** The fields of the `agent_store_get` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentStoreGetAnswer(
-      @JsonProperty("messages") List<JsonNode> messages) {}
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages) {}
 
   /** §5.27 the runtime store's save. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentStoreSaveRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime,
+      @JsonProperty(value = "runtime", required = true) String runtime,
       /** The conversation id (a handle id). */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The transcript to save. */
-      @JsonProperty("messages") List<JsonNode> messages) {}
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages) {}
 
   /** §5.27 what the runtime let the host observe. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentTraceRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime) {}
+      @JsonProperty(value = "runtime", required = true) String runtime) {}
 
   /** The fields of the `agent_trace` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentTraceAnswer(
-      @JsonProperty("transitions") Map<String, List<String>> transitions) {}
+      @JsonProperty(value = "transitions", required = true) Map<String, List<String>> transitions) {}
 
   /** §5.27 stop-all: close(root) and drop the runtime. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentCloseRuntimeRequest(
       /** An agent runtime id. */
-      @JsonProperty("runtime") String runtime) {}
+      @JsonProperty(value = "runtime", required = true) String runtime) {}
 
   /** §5.29 createClassifier (SPEC §8B). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ClassifierRequest(
       /** The handle `evaluate` passes as `classifier`. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Classifier options (§6B). */
       @JsonProperty("options") ClassifierOptions options) {}
 
@@ -758,11 +758,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record EvaluateRequest(
       /** A classifier id. */
-      @JsonProperty("classifier") String classifier,
+      @JsonProperty(value = "classifier", required = true) String classifier,
       /** The state, as the host has it (any JSON). */
       @JsonProperty("state") JsonNode state,
       /** Caller-chosen key → question, in the order written. */
-      @JsonProperty("questions") Map<String, Question> questions) {}
+      @JsonProperty(value = "questions", required = true) Map<String, Question> questions) {}
 
   /** The fields of the `evaluate` answer. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -792,7 +792,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AdapterResponse(
       /** The provider array (its element shape depends on the format). */
-      @JsonProperty("output") List<JsonNode> output) {}
+      @JsonProperty(value = "output", required = true) List<JsonNode> output) {}
 
   /** SPEC §7D `Budget`: each limit absent (or `null`) is no limit. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -820,7 +820,7 @@ public final class Protocol {
       /** What the agent does (its tool description); absent ⇒ empty. */
       @JsonProperty("does") String does,
       /** The model its turns ask for. */
-      @JsonProperty("model") String model,
+      @JsonProperty(value = "model", required = true) String model,
       /** Its system prompt. */
       @JsonProperty("soul") String soul,
       /** The defs it may spawn. */
@@ -845,17 +845,17 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record AgentResult(
       /** The handle whose run this is. */
-      @JsonProperty("handle") String handle,
+      @JsonProperty(value = "handle", required = true) String handle,
       /** `done`, `pending`, `incomplete`, `interrupted`, `closed`, `timeout` or `error`; text, so a port's other word reaches the scenario that names the vocabulary. */
-      @JsonProperty("status") String status,
+      @JsonProperty(value = "status", required = true) String status,
       /** The final text. */
-      @JsonProperty("text") String text,
+      @JsonProperty(value = "text", required = true) String text,
       /** Whether the run failed. */
-      @JsonProperty("isError") Boolean isError,
+      @JsonProperty(value = "isError", required = true) Boolean isError,
       /** The run's own LLM round trips. */
-      @JsonProperty("turns") Long turns,
+      @JsonProperty(value = "turns", required = true) Long turns,
       /** The run's tokens with its children's rolled up (`prompt_tokens`, ...: provider-shaped). */
-      @JsonProperty("usage") JsonNode usage,
+      @JsonProperty(value = "usage", required = true) JsonNode usage,
       /** The limit that stopped an `incomplete` run. */
       @JsonProperty("limit") String limit,
       /** The §10 Request a `pending` run is parked on. */
@@ -885,9 +885,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Answer(
       /** Echoes the request's id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Satisfied or not. */
-      @JsonProperty("ok") Boolean ok,
+      @JsonProperty(value = "ok", required = true) Boolean ok,
       /** Kind-specific payload. */
       @JsonProperty("data") JsonNode data,
       /** Advisory, when `ok` is false. */
@@ -925,11 +925,11 @@ public final class Protocol {
       /** Echoes `id` (not read by the harness). */
       @JsonProperty("toolkit") String toolkit,
       /** `tools()` in SPEC §4 assembly order. */
-      @JsonProperty("tools") List<ToolDescription> tools,
+      @JsonProperty(value = "tools", required = true) List<ToolDescription> tools,
       /** The same names sorted by code point. */
-      @JsonProperty("names") List<String> names,
+      @JsonProperty(value = "names", required = true) List<String> names,
       /** One entry per MCP server (SPEC §4 `mcpStatus()`), and `builtin` where the driver can tell (optional: the SPEC gives a port no status for its builtins, NOTES #422). */
-      @JsonProperty("statuses") Map<String, String> statuses,
+      @JsonProperty(value = "statuses", required = true) Map<String, String> statuses,
       /** Failures only, by source; absent where the port reports none it can be asked for (the SPEC only logs them, NOTES #423). */
       @JsonProperty("errors") Map<String, String> errors,
       /** The filtered skill catalog; absent where the port has no accessor for it (SPEC §4's toolkit renders it only in `skillsPrompt()`, NOTES #424). */
@@ -1026,11 +1026,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record CompactOptions(
       /** Compact only when the estimate exceeds this. */
-      @JsonProperty("maxTokens") Long maxTokens,
+      @JsonProperty(value = "maxTokens", required = true) Long maxTokens,
       /** Tokens of recent tail to keep; absent ⇒ the port's default. */
       @JsonProperty("keepTail") Long keepTail,
       /** The `summarize(older)` callback. */
-      @JsonProperty("summarize") Summarizer summarize,
+      @JsonProperty(value = "summarize", required = true) Summarizer summarize,
       /** The `countTokens` callback; absent ⇒ the port's default estimator. */
       @JsonProperty("countTokens") TokenCounter countTokens,
       /** Inject the pre-compact memory reminder. */
@@ -1043,14 +1043,14 @@ public final class Protocol {
       /** The compacted transcript; `None` when the compactor was a no-op. */
       @JsonProperty("messages") List<JsonNode> messages,
       /** The `older` argument of every `summarize` call, in order. */
-      @JsonProperty("summarizeCalls") List<List<JsonNode>> summarizeCalls) {}
+      @JsonProperty(value = "summarizeCalls", required = true) List<List<JsonNode>> summarizeCalls) {}
 
   /** SPEC §1B ContentPart (pinned): `{type:"text", text}`, or `{type: "image"|"file"|"audio", mimeType, data | url, name?}` with exactly one of `data` / `url`. `data` is standard padded base64 without line breaks. (The SPEC gives `name` to a file only; one beside an image is left to the scenario about it, NOTES.) Exactly one component is set. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ContentPart(
       /** `text` | `image` | `file` | `audio`. */
-      @JsonProperty("type") String type,
+      @JsonProperty(value = "type", required = true) String type,
       /** A text part's text. */
       @JsonProperty("text") String text,
       /** A non-text part's mime type. */
@@ -1067,7 +1067,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ContentPartResponse(
       /** The part, in the SPEC's wire form. */
-      @JsonProperty("part") ContentPart part,
+      @JsonProperty(value = "part", required = true) ContentPart part,
       /** Its decoded byte count. */
       @JsonProperty("bytes") Long bytes,
       /** `{type, mimeType, bytes}`: how logs and events render it (open here: the scenario comparing it whole names a `data` key as the leak it is). */
@@ -1100,8 +1100,8 @@ public final class Protocol {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ConversationResponse(
-      @JsonProperty("steps") List<JsonNode> steps,
-      @JsonProperty("messages") List<JsonNode> messages) {}
+      @JsonProperty(value = "steps", required = true) List<JsonNode> steps,
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages) {}
 
   /** One step of a `conversation` request: `{"send": prompt}` or `{"reset": true}`. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1117,13 +1117,13 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Decision(
       /** The model that answered (echoed; may be more specific than the option). */
-      @JsonProperty("model") String model,
+      @JsonProperty(value = "model", required = true) String model,
       /** One answer per question, under the caller's keys. */
-      @JsonProperty("answers") Map<String, DecisionAnswer> answers,
+      @JsonProperty(value = "answers", required = true) Map<String, DecisionAnswer> answers,
       /** The port's usage record, in its own fields (the SPEC names none). */
       @JsonProperty("usage") JsonNode usage,
       /** Whether the numbers are calibrated probabilities. */
-      @JsonProperty("calibrated") Boolean calibrated) {}
+      @JsonProperty(value = "calibrated", required = true) Boolean calibrated) {}
 
   /** One typed answer of a [`Decision`]. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1187,14 +1187,14 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ExecuteResponse(
       /** The tool's result. */
-      @JsonProperty("result") ToolResult result) {}
+      @JsonProperty(value = "result", required = true) ToolResult result) {}
 
   /** An extra tool (§7): a named behaviour, or an SPEC §7 HTTP tool's `http` block. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ExtraTool(
       /** The tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** Defaults to `""`. */
       @JsonProperty("description") String description,
       /** Defaults to `{"type":"object","properties":{}}`. */
@@ -1232,7 +1232,7 @@ public final class Protocol {
       /** Optional id. */
       @JsonProperty("id") String id,
       /** The tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** An object, or a string passed as it is. */
       @JsonProperty("arguments") JsonNode arguments) {}
 
@@ -1241,33 +1241,33 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record GenerateUsage(
       /** Prompt tokens. */
-      @JsonProperty("prompt_tokens") Long prompt_tokens,
+      @JsonProperty(value = "prompt_tokens", required = true) Long prompt_tokens,
       /** Completion tokens. */
-      @JsonProperty("completion_tokens") Long completion_tokens,
+      @JsonProperty(value = "completion_tokens", required = true) Long completion_tokens,
       /** Their sum (as the script says; not checked). */
-      @JsonProperty("total_tokens") Long total_tokens) {}
+      @JsonProperty(value = "total_tokens", required = true) Long total_tokens) {}
 
   /** `agent_list`'s one entry (open). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record HandleInfo(
       /** The handle id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Its def's name. */
-      @JsonProperty("def") String def,
+      @JsonProperty(value = "def", required = true) String def,
       /** Its state. */
-      @JsonProperty("state") String state) {}
+      @JsonProperty(value = "state", required = true) String state) {}
 
   /** §5.1 `hello`'s success body. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record HelloResponse(
       /** The protocol the driver speaks. */
-      @JsonProperty("protocol") Long protocol,
+      @JsonProperty(value = "protocol", required = true) Long protocol,
       /** Who the port is. */
-      @JsonProperty("port") PortInfo port,
+      @JsonProperty(value = "port", required = true) PortInfo port,
       /** SPEC sections implemented. */
-      @JsonProperty("implements") List<String> implements_,
+      @JsonProperty(value = "implements", required = true) List<String> implements_,
       /** The SPEC version targeted (informational). */
       @JsonProperty("spec") String spec) {}
 
@@ -1303,22 +1303,22 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record InspectResponse(
       /** The handle id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** Its def's name. */
-      @JsonProperty("def") String def,
+      @JsonProperty(value = "def", required = true) String def,
       /** Its state. */
-      @JsonProperty("state") String state,
+      @JsonProperty(value = "state", required = true) String state,
       /** Items in its inbox. */
-      @JsonProperty("inboxLen") Long inboxLen) {}
+      @JsonProperty(value = "inboxLen", required = true) Long inboxLen) {}
 
   /** §5.12 `list_mcp_tools`'s success body. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ListMcpToolsResponse(
       /** One entry per server. */
-      @JsonProperty("statuses") Map<String, String> statuses,
+      @JsonProperty(value = "statuses", required = true) Map<String, String> statuses,
       /** Per connected server, its tool definitions. */
-      @JsonProperty("tools") Map<String, List<McpToolInfo>> tools,
+      @JsonProperty(value = "tools", required = true) Map<String, List<McpToolInfo>> tools,
       /** Per failed server, why. */
       @JsonProperty("errors") Map<String, String> errors) {}
 
@@ -1327,9 +1327,9 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ListSkillsResponse(
       /** Valid skills, in discovery order. */
-      @JsonProperty("skills") List<SkillInfo> skills,
+      @JsonProperty(value = "skills", required = true) List<SkillInfo> skills,
       /** Skipped candidates. */
-      @JsonProperty("skipped") List<SkippedSkill> skipped,
+      @JsonProperty(value = "skipped", required = true) List<SkippedSkill> skipped,
       /** `{"<skill-provider>": message}` when the provider failed. */
       @JsonProperty("errors") Map<String, String> errors) {}
 
@@ -1338,11 +1338,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record McpToolInfo(
       /** The server's own tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** Its description. */
       @JsonProperty("description") String description,
       /** Its input schema. */
-      @JsonProperty("inputSchema") JsonNode inputSchema) {}
+      @JsonProperty(value = "inputSchema", required = true) JsonNode inputSchema) {}
 
   /** A noul question's criteria. Each case may be absent: the protocol carries what the scenario wrote, so an empty `{}` reaches the port as the empty value. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1375,7 +1375,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record OnBudgetBehaviour(
       /** `stop` | `extend` (| `suspend`). */
-      @JsonProperty("answer") String answer) {}
+      @JsonProperty(value = "answer", required = true) String answer) {}
 
   /** `onError`'s fixed answer. Exactly one component is set. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1394,20 +1394,20 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record PartsSpec(
       /** The result's `output`. */
-      @JsonProperty("output") String output,
+      @JsonProperty(value = "output", required = true) String output,
       /** The result's `parts`, in the SPEC's wire form. */
-      @JsonProperty("parts") List<ContentPart> parts) {}
+      @JsonProperty(value = "parts", required = true) List<ContentPart> parts) {}
 
   /** Who a port is (§5.1 `port`). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record PortInfo(
       /** Port name (`reference`, `python`, ...). */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** Implementation language. */
-      @JsonProperty("language") String language,
+      @JsonProperty(value = "language", required = true) String language,
       /** Implementation version. */
-      @JsonProperty("version") String version) {}
+      @JsonProperty(value = "version", required = true) String version) {}
 
   /** One SPEC §8B question, in its wire form. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1424,18 +1424,18 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RecordedDecision(
       /** The questions of the recorded request (the model is the classifier's). */
-      @JsonProperty("questions") Map<String, Question> questions,
+      @JsonProperty(value = "questions", required = true) Map<String, Question> questions,
       /** The recorded request's state (a port that keys its corpus on the state too uses it). */
       @JsonProperty("state") JsonNode state,
       /** The backend's response body, verbatim (a systemone wire decision). */
-      @JsonProperty("response") JsonNode response) {}
+      @JsonProperty(value = "response", required = true) JsonNode response) {}
 
   /** A relay tool's declaration (SPEC §10 addendum): `relayTool(name, description, schema)`. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RelayToolDecl(
       /** The tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** Defaults to `""`. */
       @JsonProperty("description") String description,
       /** Defaults to `{"type":"object","properties":{}}`. */
@@ -1446,11 +1446,11 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Request(
       /** A fresh, non-empty id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** `approval`, `input`, ... */
-      @JsonProperty("kind") String kind,
+      @JsonProperty(value = "kind", required = true) String kind,
       /** What to show. */
-      @JsonProperty("prompt") String prompt,
+      @JsonProperty(value = "prompt", required = true) String prompt,
       /** Where to act, when given. */
       @JsonProperty("url") String url,
       /** Kind-specific payload, when given. */
@@ -1484,19 +1484,19 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RunResult(
       /** The final assistant answer. */
-      @JsonProperty("text") String text,
+      @JsonProperty(value = "text", required = true) String text,
       /** The full transcript (provider-shaped). */
-      @JsonProperty("messages") List<JsonNode> messages,
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages,
       /** Every call and its result. */
-      @JsonProperty("toolCalls") List<RunToolCall> toolCalls,
+      @JsonProperty(value = "toolCalls", required = true) List<RunToolCall> toolCalls,
       /** `toolCalls.length`. */
-      @JsonProperty("toolCallCount") Long toolCallCount,
+      @JsonProperty(value = "toolCallCount", required = true) Long toolCallCount,
       /** LLM round trips. */
-      @JsonProperty("turns") Long turns,
+      @JsonProperty(value = "turns", required = true) Long turns,
       /** Summed usage. */
-      @JsonProperty("usage") Usage usage,
+      @JsonProperty(value = "usage", required = true) Usage usage,
       /** The model. */
-      @JsonProperty("model") String model,
+      @JsonProperty(value = "model", required = true) String model,
       /** §10: `done` | `pending` | `incomplete` (absent from a port without §10). */
       @JsonProperty("status") String status,
       /** §10: which limit stopped the run (`status` `incomplete` only). */
@@ -1509,13 +1509,13 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record RunToolCall(
       /** The tool name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** The arguments it ran with. */
-      @JsonProperty("args") JsonNode args,
+      @JsonProperty(value = "args", required = true) JsonNode args,
       /** The result text. */
-      @JsonProperty("output") String output,
+      @JsonProperty(value = "output", required = true) String output,
       /** Whether the call failed. */
-      @JsonProperty("isError") Boolean isError,
+      @JsonProperty(value = "isError", required = true) Boolean isError,
       /** The tool result's metadata. */
       @JsonProperty("metadata") JsonNode metadata) {}
 
@@ -1524,7 +1524,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SanitizeResponse(
       /** The sanitised text. */
-      @JsonProperty("value") String value) {}
+      @JsonProperty(value = "value", required = true) String value) {}
 
   /** `serve_records` (§5.25): each host callback's calls in order; entries stay open JSON because the SPEC leaves their inner shapes partly to the port. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -1559,7 +1559,7 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SkillInfo(
       /** The skill's name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** `null` (or absent) when the skill has none. */
       @JsonProperty("description") String description,
       /** The absolute SKILL.md path (directory skills). */
@@ -1590,16 +1590,16 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SkillsPromptResponse(
       /** The catalog text. */
-      @JsonProperty("prompt") String prompt) {}
+      @JsonProperty(value = "prompt", required = true) String prompt) {}
 
   /** SPEC §3 S3 one skipped candidate (open). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SkippedSkill(
       /** The SKILL.md path, or `skill://<name>/`. */
-      @JsonProperty("location") String location,
+      @JsonProperty(value = "location", required = true) String location,
       /** `missing-name`, `malformed-frontmatter`, `duplicate-name`, `unreadable`. */
-      @JsonProperty("reason") String reason,
+      @JsonProperty(value = "reason", required = true) String reason,
       /** The name, when there is one. */
       @JsonProperty("name") String name) {}
 
@@ -1637,7 +1637,7 @@ public final class Protocol {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record StreamResponse(
-      @JsonProperty("events") List<StreamEvent> events,
+      @JsonProperty(value = "events", required = true) List<StreamEvent> events,
       /** The iterator raised this. */
       @JsonProperty("raised") String raised,
       /** Every hook invocation. */
@@ -1705,22 +1705,22 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ToolDescription(
       /** Matches `[a-zA-Z0-9_-]+`. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** The description. */
-      @JsonProperty("description") String description,
+      @JsonProperty(value = "description", required = true) String description,
       /** A JSON-Schema object. */
-      @JsonProperty("inputSchema") JsonNode inputSchema,
+      @JsonProperty(value = "inputSchema", required = true) JsonNode inputSchema,
       /** Where the tool comes from. */
-      @JsonProperty("source") String source) {}
+      @JsonProperty(value = "source", required = true) String source) {}
 
   /** SPEC §1 ToolResult (pinned: no extra keys). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ToolResult(
       /** The text. */
-      @JsonProperty("output") String output,
+      @JsonProperty(value = "output", required = true) String output,
       /** Whether the call failed. */
-      @JsonProperty("isError") Boolean isError,
+      @JsonProperty(value = "isError", required = true) Boolean isError,
       /** SPEC §1B non-text output; omitted when there is none (a text-only result has no `parts` key). */
       @JsonProperty("parts") List<ContentPart> parts,
       /** Omitted when there is none; a suspension carries `pending`. */
@@ -1762,14 +1762,14 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record ToolsResponse(
       /** Tool descriptions, in order. */
-      @JsonProperty("tools") List<ToolDescription> tools) {}
+      @JsonProperty(value = "tools", required = true) List<ToolDescription> tools) {}
 
   /** SPEC §11 `translate`'s request, as the `translate` command carries it (§5.21); the toolkit travels as the command's `toolkit` id. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record TranslateRequest(
       /** OpenAI `messages`, verbatim. */
-      @JsonProperty("messages") List<JsonNode> messages,
+      @JsonProperty(value = "messages", required = true) List<JsonNode> messages,
       /** OpenAI `tools`, verbatim. */
       @JsonProperty("tools") List<JsonNode> tools,
       /** OpenAI `tool_choice`, verbatim. */
@@ -1804,15 +1804,15 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record TranslateResult(
       /** The assistant text. */
-      @JsonProperty("text") String text,
+      @JsonProperty(value = "text", required = true) String text,
       /** Every tool call, in provider order. */
-      @JsonProperty("toolCalls") List<TranslatedToolCall> toolCalls,
+      @JsonProperty(value = "toolCalls", required = true) List<TranslatedToolCall> toolCalls,
       /** `stop` | `tool_calls` | `length` | `content_filter`. */
-      @JsonProperty("finishReason") String finishReason,
+      @JsonProperty(value = "finishReason", required = true) String finishReason,
       /** This call's usage. */
-      @JsonProperty("usage") Usage usage,
+      @JsonProperty(value = "usage", required = true) Usage usage,
       /** The model. */
-      @JsonProperty("model") String model,
+      @JsonProperty(value = "model", required = true) String model,
       /** The provider's decoded response. */
       @JsonProperty("raw") JsonNode raw) {}
 
@@ -1821,22 +1821,22 @@ public final class Protocol {
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record TranslatedToolCall(
       /** The provider's call id. */
-      @JsonProperty("id") String id,
+      @JsonProperty(value = "id", required = true) String id,
       /** The function name. */
-      @JsonProperty("name") String name,
+      @JsonProperty(value = "name", required = true) String name,
       /** A JSON string (the OpenAI wire form); any other JSON type is the port's divergence, kept so a scenario can show it. */
-      @JsonProperty("arguments") JsonNode arguments) {}
+      @JsonProperty(value = "arguments", required = true) JsonNode arguments) {}
 
   /** SPEC §8 usage, summed across turns. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record Usage(
       /** Prompt (input) tokens. */
-      @JsonProperty("promptTokens") Long promptTokens,
+      @JsonProperty(value = "promptTokens", required = true) Long promptTokens,
       /** Completion (output) tokens. */
-      @JsonProperty("completionTokens") Long completionTokens,
+      @JsonProperty(value = "completionTokens", required = true) Long completionTokens,
       /** Total tokens. */
-      @JsonProperty("totalTokens") Long totalTokens) {}
+      @JsonProperty(value = "totalTokens", required = true) Long totalTokens) {}
 
   /** A `waitFor` behaviour (§7): exactly one key. Exactly one component is set. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
