@@ -42,6 +42,7 @@ public final class Kit {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final ReentrantLock busy = new ReentrantLock(); // held while a request is handled
   private volatile boolean exiting;
+  private volatile int exitStatus;
   private String lastCmd; // the command of the line being answered, to stop after shutdown
 
   /** A kit answering {@code hello} for {@code port}. */
@@ -224,6 +225,7 @@ public final class Kit {
       System.err.println("driver: " + e);
       status = 1;
     }
+    exitStatus = status;
     exiting = true;
     System.exit(status); // a port's stray non-daemon threads must not keep the driver alive
   }
@@ -231,7 +233,9 @@ public final class Kit {
   /** The shutdown hook: a signal (not our own exit) closes the session and exits 0. */
   private void onSignal() {
     if (exiting) {
-      return;
+      // The session already ended (EOF or shutdown, hooks run) and main is exiting; a signal
+      // racing it would otherwise make the JVM's status 143: keep main's.
+      Runtime.getRuntime().halt(exitStatus);
     }
     boolean idle = false;
     try {

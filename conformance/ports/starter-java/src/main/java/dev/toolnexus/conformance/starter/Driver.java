@@ -8,6 +8,7 @@ import dev.toolnexus.conformance.kit.Handles;
 import dev.toolnexus.conformance.kit.Json;
 import dev.toolnexus.conformance.kit.Kit;
 import dev.toolnexus.conformance.kit.KitError;
+import dev.toolnexus.conformance.kit.Protocol;
 import dev.toolnexus.conformance.kit.Records;
 import dev.toolnexus.conformance.kit.Request;
 import dev.toolnexus.conformance.kit.Tools;
@@ -37,25 +38,30 @@ public final class Driver {
   public static void main(String[] argv) {
     new Kit(new Kit.Port("starter-java", "java", "0.1.0")).spec("0.16.0").implement("0", "1", "4")
         .handle("build", Driver::build)
-        .handle("sanitize", req -> Json.object().put("value", ToyToolkit.sanitize(req.string("value"))))
+        // The handlers read their requests as the generated Protocol records (a required key
+        // that is absent is bad_request, as Fields.as checks).
+        .handle("sanitize", req ->
+            Json.object().put("value", ToyToolkit.sanitize(req.as(Protocol.SanitizeRequest.class).value())))
         .handle("close", req -> { // §5.10: idempotent; a closed id is forgotten
-          kits.remove(req.string("toolkit"));
+          kits.remove(req.as(Protocol.CloseRequest.class).toolkit());
           return null;
         })
-        .handle("tools", req -> answer("tools", kits.get(req.string("toolkit")).tools()))
+        .handle("tools", req -> answer("tools", kits.get(req.as(Protocol.ToolsRequest.class).toolkit()).tools()))
         .handle("execute", req -> {
-          ToyToolkit tk = kits.get(req.string("toolkit"));
+          Protocol.ExecuteRequest r = req.as(Protocol.ExecuteRequest.class);
+          ToyToolkit tk = kits.get(r.toolkit());
+          // The raw nodes, not the record's copies: an answer's data keeps its key order.
           JsonNode args = req.json().has("args") ? req.json().get("args") : Json.object(); // absent ⇒ {}
           JsonNode answer = req.has("context") ? req.fields("context").opt("answer") : null;
-          return answer("result", tk.execute(req.string("name"), args, answer));
+          return answer("result", tk.execute(r.name(), args, answer));
         })
         .handle("adapter", req -> {
-          ToyToolkit tk = kits.get(req.string("toolkit"));
-          String format = req.string("format");
-          if (!Set.of("openai", "anthropic", "gemini").contains(format)) {
-            throw KitError.badRequest("unknown adapter format " + repr(format));
+          Protocol.AdapterRequest r = req.as(Protocol.AdapterRequest.class);
+          ToyToolkit tk = kits.get(r.toolkit());
+          if (!Set.of("openai", "anthropic", "gemini").contains(r.format())) {
+            throw KitError.badRequest("unknown adapter format " + repr(r.format()));
           }
-          return answer("output", tk.adapter(format));
+          return answer("output", tk.adapter(r.format()));
         })
         .onClose(kits::clear) // §5.11: shutdown (and EOF, signals) close every toolkit
         .main();
