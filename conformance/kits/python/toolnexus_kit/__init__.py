@@ -7,12 +7,12 @@ from .failure import (BAD_REQUEST, INTERNAL, UNKNOWN_TOOLKIT, UNSUPPORTED, Failu
                       nonneg_int, one_key, unsupported)
 from .handles import HandleTable
 from .jsonvalue import camel, camel_keys, compact, plain
-from .loop import PROTOCOL, Kit, encode, guard_stdout
+from .loop import PROTOCOL, Kit, LineSplitter, encode, guard_stdout
 from .records import MAX_RECORDED, Records
 from .sections import CORE, implemented
 
 __all__ = ["BAD_REQUEST", "CORE", "INTERNAL", "MAX_RECORDED", "PROTOCOL", "UNKNOWN_TOOLKIT",
-           "UNSUPPORTED", "Failure", "HandleTable", "Kit", "Records", "VirtualClock", "agents",
+           "UNSUPPORTED", "Failure", "HandleTable", "Kit", "LineSplitter", "Records", "VirtualClock", "agents",
            "bad", "camel", "camel_keys", "client", "compact", "compaction", "encode", "field",
            "guard_stdout", "implemented", "nonneg_int", "one_key", "plain", "sources", "tools",
            "unsupported"]

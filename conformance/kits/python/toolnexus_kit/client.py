@@ -63,7 +63,9 @@ def hook(name, behaviour, records, results=None, compactor=None, refuse=()):
         raise bad(f"hooks.{name}.{key} must be a string")
     if key in ("args", "appendMessage") and not isinstance(arg, dict):
         raise bad(f"hooks.{name}.{key} must be an object")
-    fixed = results.from_json(tool_result_json(arg, f"hooks.{name}.result")) if key == "result" else None
+    fixed = tool_result_json(arg, f"hooks.{name}.result") if key == "result" else None
+    if fixed is not None:
+        results.from_json(fixed)  # what the port cannot take fails now, not at the first call
     inner = compactor(arg) if key == "compactor" else None
     used = []
 
@@ -86,7 +88,7 @@ def hook(name, behaviour, records, results=None, compactor=None, refuse=()):
         if key == "compactor":
             return inner(ev)
         if key == "result":
-            return {"result": results.from_json(fixed)}
+            return {"result": results.from_json(fixed)}  # a fresh one per call: the port may change it
         if key == "args":
             return {"args": dict(arg)}
         return {"result": results.prefixed(ev.get("result"), arg)}  # prefix
@@ -104,8 +106,7 @@ def hook_entry(name, ev, results=None):
     entry = {"hook": name, "name": ev.get("name"), "args": plain(ev.get("args"))}
     if name == "afterTool":
         r = ev.get("result")
-        entry["result"] = results.to_json(r) if results is not None and r is not None \
-            and not isinstance(r, dict) else plain(r)
+        entry["result"] = results.to_json(r) if results is not None else plain(r)
     entry.update({"id": ev.get("id"), "turn": ev.get("turn")})
     return entry
 

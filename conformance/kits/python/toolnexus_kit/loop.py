@@ -48,6 +48,33 @@ def envelope(kind, message):
     return {"ok": False, "error": {"kind": kind, "message": message}}
 
 
+class LineSplitter:
+    """Bytes in whatever chunks the pipe gives, out as whole lines (each with its `\n`); a
+    line may be split anywhere, a character included, and be of any length."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.searched = 0  # bytes of buf known to hold no newline: a huge line is scanned once
+
+    def feed(self, chunk):
+        """The lines `chunk` completes."""
+        self.buf += chunk
+        out = []
+        while True:
+            i = self.buf.find(b"\n", self.searched)
+            if i < 0:
+                self.searched = len(self.buf)
+                return out
+            out.append(bytes(self.buf[:i + 1]))
+            del self.buf[:i + 1]
+            self.searched = 0
+
+    def end(self):
+        """At EOF: the last line when it had no newline."""
+        rest, self.buf, self.searched = bytes(self.buf), bytearray(), 0
+        return [rest] if rest else []
+
+
 class Kit:
     """One driver: its handlers, its `hello`, its close hooks, and the loop that feeds them.
 
@@ -170,27 +197,38 @@ class Kit:
             raise TypeError(f"the {cmd} handler answered {type(fields).__name__}, not a dict")
         return fields
 
-    async def serve(self, reader, writer):
-        """Answer every line of `reader` (a binary stream with `readline`) on `writer` (a binary
-        stream), one at a time and flushed, until `shutdown` or EOF; then run the close hooks.
-        The handlers all run in this one task (a port's cancel scopes must be left in the task
-        that entered them), while a thread reads ahead so the event loop keeps running between
-        requests, as it would in a host."""
+    async def serve(self, read, writer):
+        """Answer every line `read(n)` yields (bytes, b"" at EOF) on `writer` (a binary stream),
+        one at a time and flushed, until `shutdown` or EOF; then run the close hooks. The
+        handlers all run in this one task (a port's cancel scopes must be left in the task that
+        entered them), while a thread reads ahead so the event loop keeps running between
+        requests, as it would in a host. The thread reads raw chunks, never a buffered stream,
+        so a read it is blocked in cannot hold a lock the interpreter's exit needs."""
         loop = asyncio.get_running_loop()
         lines = asyncio.Queue()
 
-        def read():
+        def put(line):
             try:
-                for line in iter(reader.readline, b""):
-                    loop.call_soon_threadsafe(lines.put_nowait, line)
-            except (OSError, ValueError, RuntimeError):  # stdin closed, or the loop gone
-                pass
-            try:
-                loop.call_soon_threadsafe(lines.put_nowait, b"")
-            except RuntimeError:
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+            except RuntimeError:  # the loop has closed: the session is over
                 pass
 
-        threading.Thread(target=read, name="kit-stdin", daemon=True).start()
+        def pump():
+            splitter = LineSplitter()
+            try:
+                while True:
+                    chunk = read(1 << 16)
+                    if not chunk:
+                        break
+                    for line in splitter.feed(chunk):
+                        put(line)
+            except (OSError, ValueError):  # stdin closed under us: as EOF
+                pass
+            for line in splitter.end():
+                put(line)
+            put(b"")
+
+        threading.Thread(target=pump, name="kit-stdin", daemon=True).start()
         try:
             while True:
                 line = await lines.get()
@@ -226,7 +264,8 @@ class Kit:
                     loop.add_signal_handler(sig, stop)
                 except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
                     pass
-            await self.serve(sys.stdin.buffer, out)
+            fd = sys.stdin.fileno()
+            await self.serve(lambda n: os.read(fd, n), out)
 
         asyncio.run(run())
         sys.exit(1 if self.refusal is not None else 0)
