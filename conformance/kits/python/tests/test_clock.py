@@ -26,6 +26,15 @@ def test_timers_fire_in_due_order_each_at_its_time():
     assert fired == [("a", 100), ("b", 100), ("c", 300)] and not c.live()
 
 
+def test_timers_due_in_one_advance_fire_by_due_time_not_registration():
+    c, fired = kit.VirtualClock(), []
+    c.call_later(0.3, lambda: fired.append(300))
+    c.call_later(0.1, lambda: fired.append(100))
+    c.call_later(0.2, lambda: fired.append(200))
+    c.advance(500)
+    assert fired == [100, 200, 300]
+
+
 def test_a_timer_registered_while_firing_fires_in_the_same_advance_when_due():
     c, fired = kit.VirtualClock(), []
     c.call_later(0.1, lambda: c.call_later(0.1, lambda: fired.append(c.now_ms())))

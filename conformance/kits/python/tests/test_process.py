@@ -2,16 +2,30 @@
 guard, shutdown, EOF and SIGTERM. No timing: every step waits for an answer or the exit."""
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
+
+# Only a guard against a hang (a broken loop that never answers): nothing is timed.
+HANG = 120
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixture_driver.py")
 
 
 def start():
-    return subprocess.Popen([sys.executable, FIXTURE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    p = subprocess.Popen([sys.executable, FIXTURE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.lines = queue.Queue()  # the answer lines, read by a thread so a hang cannot block the test
+
+    def pump():
+        for line in iter(p.stdout.readline, b""):
+            p.lines.put(line)
+        p.lines.put(b"")
+    p.pump = threading.Thread(target=pump, daemon=True)
+    p.pump.start()
+    return p
 
 
 def send(p, data):
@@ -20,15 +34,24 @@ def send(p, data):
 
 
 def read(p):
-    return json.loads(p.stdout.readline())
+    try:
+        return json.loads(p.lines.get(timeout=HANG))
+    except queue.Empty:
+        p.kill()
+        raise AssertionError(f"no answer in {HANG} s") from None
 
 
 def finish(p):
     if not p.stdin.closed:
         p.stdin.close()
-    out, err = p.stdout.read(), p.stderr.read()  # to EOF: the driver has exited
-    p.wait(timeout=60)
-    return p.returncode, out, err.decode("utf-8", "replace")
+    try:
+        p.wait(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise
+    p.pump.join()
+    out = b"".join(iter(p.lines.get_nowait, b""))
+    return p.returncode, out, p.stderr.read().decode("utf-8", "replace")
 
 
 def test_a_line_split_across_writes_even_inside_a_character_is_one_request():
