@@ -488,7 +488,6 @@ except ImportError:  # a release without §7D: every agent_* command answers uns
     _agents = None
 HAS_AGENTS = callable(getattr(_agents, "AgentRuntime", None))
 AGENT_DEF_KEYS = {"does", "model", "soul", "team", "tools", "budget", "waitFor", "hooks", "onMetric"}
-AGENT_OPTION_KEYS = {"inboxCap", "maxConcurrentTurns", "shutdownMs", "hooks", "onMetric", "onBudget"}
 # SPEC §7D Budget field → the port's Budget keyword.
 BUDGET_KEYS = {"maxTurns": "max_turns", "maxTokens": "max_tokens", "maxToolCalls": "max_tool_calls",
                "maxWallMs": "max_wall_ms", "maxChildren": "max_children",
@@ -836,24 +835,15 @@ class AgentCommands:
         llm = {"base_url": base_url, "style": style}
         if isinstance(req.get("apiKey"), str):
             llm["api_key"] = req["apiKey"]
-        opts = req.get("options") or {}
-        if not isinstance(opts, dict):
-            raise bad('"options" must be an object')
-        unknown = sorted(set(opts) - AGENT_OPTION_KEYS)
-        if unknown:
-            raise bad(f'unknown agent runtime option "{unknown[0]}"')
+        opts = kit.agents.runtime_options(req.get("options") or {})
         if opts.get("onBudget") is not None:
             raise Failure("unsupported", "python's AgentRuntime has no onBudget (SPEC §7D budgets)")
         s = AgentSession()
         kwargs = {"llm": llm, "clock": s.clock}
         for key, kw in (("inboxCap", "inbox_cap"), ("maxConcurrentTurns", "max_concurrent_turns"),
                         ("shutdownMs", "shutdown_ms")):
-            v = opts.get(key)
-            if v is None:
-                continue
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise bad(f'"{key}" must be a non-negative integer')
-            kwargs[kw] = v
+            if opts.get(key) is not None:
+                kwargs[kw] = opts[key]
         rec = Records()
         if opts.get("hooks") is not None:
             kwargs["hooks"] = agent_hooks(opts["hooks"], rec)
@@ -864,31 +854,11 @@ class AgentCommands:
         for spec in req.get("tools") or []:
             t = extra_tool(spec)
             tools[t.name] = t
-        registry = req.get("registry")
-        if not isinstance(registry, dict):
-            raise bad('needs a "registry" object {name: def}')
         defs = {}
-        for name, d in registry.items():
-            if not isinstance(d, dict):
-                raise bad(f'registry entry "{name}" must be an object')
-            unknown = sorted(set(d) - AGENT_DEF_KEYS)
-            if unknown:
-                raise bad(f'registry entry "{name}": unknown key "{unknown[0]}"')
-            if not isinstance(d.get("model"), str):
-                raise bad(f'registry entry "{name}" needs a "model"')
-            team = d.get("team") or []
-            names = d.get("tools") or []
-            for what, value in (("team", team), ("tools", names)):
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise bad(f'registry entry "{name}": "{what}" must be an array of strings')
-            missing = [t for t in names if t not in tools]
-            if missing:
-                raise bad(f'agent "{name}" uses tool "{missing[0]}", which the runtime does not have')
-            strangers = [m for m in team if m not in registry]
-            if strangers:
-                raise bad(f'agent "{name}" has "{strangers[0]}" on its team, which is not in the registry')
+        for name, d in kit.agents.registry(req.get("registry"), tools, AGENT_DEF_KEYS).items():
+            team = d["team"]
             spec = {"does": d.get("does") or "", "soul": d.get("soul"), "model": d["model"],
-                    "team": team, "tools": [tools[t] for t in names],
+                    "team": team, "tools": [tools[t] for t in d["tools"]],
                     "budget": agent_budget(d["budget"], f"registry entry {name}") if d.get("budget") is not None else None}
             if d.get("waitFor") is not None:
                 spec["wait_for"] = s.recorded_wait_for(wait_for(d["waitFor"]))
@@ -999,6 +969,7 @@ def make_client(options):
             raise bad(f'unknown client option "{key}"')
         if value is None:
             continue
+        kit.client.check_option(key, value)  # the §6A type of a plain option
         if key == "hooks":
             value = agent_hooks(value, rec)
         elif key == "onError":
@@ -1013,13 +984,6 @@ def make_client(options):
             value = kit.client.generate(value, rec)
         elif key == "waitFor":
             value = wait_for(value, rec)
-        elif key in ("headers", "requestParams") and not isinstance(value, dict):
-            raise bad(f"{key} must be an object")
-        elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs", "maxPartBytes") and (
-                not isinstance(value, int) or isinstance(value, bool)):
-            raise bad(f"{key} must be an integer")
-        elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt", "onUnsupportedPart") and not isinstance(value, str):
-            raise bad(f"{key} must be a string")
         elif key == "retryableStatuses":
             value = kit.client.retryable_statuses(value)
         kwargs[CLIENT_KEYS[key]] = value
@@ -1186,6 +1150,7 @@ def classifier_kwargs(options, clients, rec):
             raise bad(f'unknown classifier option "{key}"')
         if value is None:
             continue
+        kit.client.check_option(key, value)  # the §6B type of a plain option
         if key == "onError":
             value = kit.client.on_error(value, rec)
         elif key == "onMetric":
@@ -1202,15 +1167,8 @@ def classifier_kwargs(options, clients, rec):
             if not isinstance(value, str) or value not in clients:
                 raise bad(f"no client {compact(value)}")
             value = clients.get(value).client
-        elif key in ("timeoutMs", "retries", "retryBaseMs"):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise bad(f"{key} must be an integer")
-            if key == "timeoutMs":
-                value = value / 1000.0
-        elif key in ("headers", "requestParams") and not isinstance(value, dict):
-            raise bad(f"{key} must be an object")
-        elif key in ("style", "baseUrl", "model", "apiKeyEnv") and not isinstance(value, str):
-            raise bad(f"{key} must be a string")
+        elif key == "timeoutMs":
+            value = value / 1000.0  # UNITS: python's create_classifier(timeout=…) is in seconds
         kwargs[CLASSIFIER_KEYS[key]] = value
     return supported(_classifier.create_classifier, kwargs, "create_classifier")
 
@@ -1248,31 +1206,6 @@ class _Tee:
         out.update({f"agent:{m.group(1)}": m.group(0)
                     for m in map(AGENT_FAILED.match, self.lines()) if m})
         return out
-
-
-def _state_of(task):
-    status = task.get("status") if isinstance(task, dict) else getattr(task, "status", None)
-    if isinstance(status, dict):
-        return status.get("state")
-    return getattr(status, "state", None)
-
-
-class RecordingStore:
-    """PROTOCOL.md §5.23 `a2a.store: {"recording": true}`: a host TaskStore object (the
-    port's duck-typed `get(id)` / `save(task)` coroutines) keeping tasks in a dict and
-    recording every call in `storeCalls`."""
-
-    def __init__(self, rec):
-        self.rec, self.tasks = rec, {}
-
-    async def get(self, id):  # noqa: A002 — the port's TaskStore signature
-        self.rec.add("storeCalls", {"op": "get", "id": id})
-        return self.tasks.get(id)
-
-    async def save(self, task):
-        tid = task.get("id") if isinstance(task, dict) else getattr(task, "id", None)
-        self.rec.add("storeCalls", {"op": "save", "id": tid, "state": _state_of(task)})
-        self.tasks[tid] = task
 
 
 def on_task_entry(ev):
@@ -1640,11 +1573,7 @@ class Session:
         entry = self.client_entry(req)
         client = entry.client
         toolkit = await self.loop_toolkit(req, client_method(client, "conversation"))
-        steps = field(req, "steps", list, "an array")
-        for step in steps:
-            if not (isinstance(step, dict) and len(step) == 1 and (
-                    isinstance(step.get("send"), str) or step.get("reset") is True)):
-                raise bad(f'a conversation step is {{"send": prompt}} or {{"reset": true}}, got {compact(step)}')
+        steps = kit.client.conversation_steps(field(req, "steps", list, "an array"))
         entry.rec.reset()
         t0 = time.monotonic()
         convo = client.conversation(toolkit)
@@ -1710,7 +1639,7 @@ class Session:
         if isinstance(store, dict):
             if store != {"recording": True}:
                 raise bad(f'a2a.store object must be {{"recording": true}}, got {compact(store)}')
-            kwargs["a2a"]["store"] = RecordingStore(entry.rec)
+            kwargs["a2a"]["store"] = kit.client.RecordingStore(entry.rec)
         for key, kw, record in (("onTask", "on_task", on_task_entry),
                                 ("onCall", "on_call", camel_keys)):
             value = req.get(key)

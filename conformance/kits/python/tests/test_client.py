@@ -177,3 +177,48 @@ def test_compact_json_and_plain():
     assert kit.compact({"b": [1, None], "a": "é<>&"}) == '{"b":[1,null],"a":"é<>&"}'
     assert kit.plain({"r": Req("x", (1, 2))}) == {"r": {"id": "x", "data": [1, 2]}}
     assert kit.camel("prompt_tokens") == "promptTokens"
+
+
+def test_agent_registry_and_runtime_options():
+    # §5.27's example registry.
+    reg = {"approverParent": {"does": "delegates, no interpreter", "model": "m-approver-parent", "team": ["asker"]},
+           "asker": {"does": "needs approvals", "model": "m-asker", "tools": ["check_secret"]}}
+    out = kit.agents.registry(reg, {"check_secret"})
+    assert out["approverParent"]["team"] == ["asker"] and out["approverParent"]["tools"] == []
+    assert out["asker"]["tools"] == ["check_secret"] and out["asker"]["team"] == []
+    for broken, words in ((dict(reg, asker={"model": "m", "tools": ["nope"]}), 'uses tool "nope"'),
+                          (dict(reg, asker={"model": "m", "team": ["ghost"]}), 'has "ghost" on its team'),
+                          (dict(reg, asker={"does": "x"}), 'needs a "model"'),
+                          (dict(reg, asker={"model": "m", "colour": 1}), 'unknown key "colour"')):
+        with pytest.raises(kit.Failure, match=words):
+            kit.agents.registry(broken, {"check_secret"})
+    assert kit.agents.runtime_options({"inboxCap": 2, "onBudget": {"answer": "stop"}}) == {"inboxCap": 2, "onBudget": {"answer": "stop"}}
+    for opts in ({"inboxCap": -1}, {"shutdownMs": True}, {"inboxCapacity": 1}):
+        with pytest.raises(kit.Failure):
+            kit.agents.runtime_options(opts)
+
+
+def test_option_types_and_conversation_steps():
+    assert client.check_option("maxTurns", 4) == 4 and client.check_option("hooks", "anything") == "anything"
+    for key, value, words in (("maxTurns", True, "maxTurns must be an integer"), ("headers", [], "headers must be an object"),
+                              ("apiKeyEnv", 1, "apiKeyEnv must be a string")):
+        with pytest.raises(kit.Failure, match=words):
+            client.check_option(key, value)
+    steps = [{"send": "one"}, {"reset": True}, {"send": "two"}]  # §5.18's example
+    assert client.conversation_steps(steps) is steps
+    with pytest.raises(kit.Failure):
+        client.conversation_steps([{"send": "one", "reset": True}])
+
+
+def test_recording_store():
+    import asyncio
+    r = kit.Records()
+    store = client.RecordingStore(r)
+
+    async def main():
+        assert await store.get("t1") is None
+        await store.save({"id": "t1", "status": {"state": "completed"}})
+        return await store.get("t1")
+    assert asyncio.run(main())["id"] == "t1"
+    assert r.get("storeCalls") == [{"op": "get", "id": "t1"}, {"op": "save", "id": "t1", "state": "completed"},
+                                   {"op": "get", "id": "t1"}]

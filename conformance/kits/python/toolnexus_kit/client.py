@@ -265,3 +265,55 @@ def evaluate(behaviour, records, decision, questions_json):
             raise Exception(arg)
         return decision(arg)
     return answer
+
+
+OPTION_TYPES = {"headers": dict, "requestParams": dict, "maxTurns": int, "retries": int, "retryBaseMs": int,
+                "timeoutMs": int, "maxPartBytes": int, "baseUrl": str, "style": str, "model": str,
+                "apiKey": str, "apiKeyEnv": str, "systemPrompt": str, "onUnsupportedPart": str}
+"""The JSON type of each plain client (§6A) and classifier (§6B) option."""
+_TYPE_NAMES = {dict: "an object", int: "an integer", str: "a string"}
+
+
+def check_option(key, value):
+    """`value` when it has the type §6A/§6B give the option `key` (any value for an option not
+    in OPTION_TYPES), else `bad_request` `<key> must be <type>` (a bool is no integer)."""
+    t = OPTION_TYPES.get(key)
+    if t is not None and (not isinstance(value, t) or (t is int and isinstance(value, bool))):
+        raise bad(f"{key} must be {_TYPE_NAMES[t]}")
+    return value
+
+
+def conversation_steps(steps):
+    """`conversation`'s steps (§5.18), checked: each `{"send": prompt}` or `{"reset": true}`."""
+    for step in steps:
+        if not (isinstance(step, dict) and len(step) == 1 and (
+                isinstance(step.get("send"), str) or step.get("reset") is True)):
+            raise bad(f'a conversation step is {{"send": prompt}} or {{"reset": true}}, got {compact(step)}')
+    return steps
+
+
+def task_state(task):
+    """An A2A task's `status.state`, whether the task is a dict or an object."""
+    status = task.get("status") if isinstance(task, dict) else getattr(task, "status", None)
+    if isinstance(status, dict):
+        return status.get("state")
+    return getattr(status, "state", None)
+
+
+class RecordingStore:
+    """§5.23 `a2a.store: {"recording": true}`: a host TaskStore object (async `get(id)` /
+    `save(task)`) keeping tasks in a dict and recording every call in `storeCalls`."""
+
+    def __init__(self, records):
+        self.records, self.tasks = records, {}
+
+    async def get(self, id):  # noqa: A002 — the TaskStore signature
+        """The task saved under `id`, or None; recorded `{"op": "get", "id"}`."""
+        self.records.add("storeCalls", {"op": "get", "id": id})
+        return self.tasks.get(id)
+
+    async def save(self, task):
+        """Keep `task` under its id; recorded `{"op": "save", "id", "state"}`."""
+        tid = task.get("id") if isinstance(task, dict) else getattr(task, "id", None)
+        self.records.add("storeCalls", {"op": "save", "id": tid, "state": task_state(task)})
+        self.tasks[tid] = task
