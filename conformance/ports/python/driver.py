@@ -12,27 +12,29 @@ The §8 client commands (PROTOCOL.md §5.13–§5.20) drive the port's own `crea
 `create_in_process_client`; where the port's client observably departs from SPEC §8, see
 CLIENT-NOTES.md beside this file. The §8B classifier commands (§5.29–§5.30) drive
 `toolnexus.classifier.create_classifier` (0.18.0 on).
+
+The port-neutral part (the protocol loop, envelopes, handle tables, the §7 behaviour
+interpreters, the recorded lists, the §5.27 virtual clock) is the kit, conformance/kits/python
+(`toolnexus_kit`): this file is what is specific to the python port.
 """
 import asyncio
 import base64
-import dataclasses
 import importlib.metadata
 import inspect
-import itertools
 import json
 import math
 import os
 import re
 import sys
 import time
-import uuid
 
-# Only protocol lines may reach the real stdout. Keep a private handle on it, then point fd 1
-# (inherited by child processes) and sys.stdout (Python prints) at stderr. Done before
-# importing toolnexus so even import-time output is diverted.
-OUT = open(os.dup(1), "w", encoding="utf-8")
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kits", "python"))
+import toolnexus_kit as kit  # noqa: E402
+from toolnexus_kit import Failure, Records, bad, camel, camel_keys, compact, field, plain  # noqa: E402
+
+# Only protocol lines may reach the real stdout: guarded before importing toolnexus so even
+# import-time output is diverted.
+kit.guard_stdout()
 
 
 def unimportable(error):
@@ -45,19 +47,9 @@ def unimportable(error):
         release = "toolnexus (not installed)"
     message = f"{release} does not import: {type(error).__name__}: {error}"
     print(f"driver: {message}", file=sys.stderr)
-    for line in sys.stdin:
-        try:
-            req = json.loads(line)
-        except ValueError:
-            req = None
-        resp = {"ok": False, "error": {"kind": "internal", "message": message}}
-        if isinstance(req, dict) and req.get("seq") is not None:
-            resp["seq"] = req["seq"]
-        OUT.write(json.dumps(resp, ensure_ascii=False, separators=(",", ":")) + "\n")
-        OUT.flush()
-        if isinstance(req, dict) and req.get("cmd") == "shutdown":
-            break
-    sys.exit(1)
+    refusing = kit.Kit(port={"name": "python", "language": "python", "version": "?"}, implements=[])
+    refusing.refuse_all(message)
+    refusing.main()
 
 
 try:
@@ -76,27 +68,16 @@ SECTIONS = ["0", "1", "2", "3", "4", "4A", "6", "7", "7A"]
 MCP_FAILED = re.compile(r'^MCP server "(.*)" failed: (.*)$')
 # ... and a failed A2A agent (toolkit.py: `[toolnexus] A2A agent "<card>" failed: <e>`).
 AGENT_FAILED = re.compile(r'^A2A agent "(.*)" failed: (.*)$')
-# PROTOCOL.md §7 "HTTP tools": the keys an `http` block may carry.
-HTTP_KEYS = {"method", "url", "headers", "query", "body", "timeout", "resultMode"}
 KEYS = {"mcpConfig": "mcp_config", "skillsDir": "skills_dir", "skills": "skills",
         "skillProvider": "skill_provider", "skillsFilter": "skills_filter",
         "skillSampleLimit": "skill_sample_limit", "extraTools": "extra_tools",
         "builtins": "builtins", "agents": "agents", "waitFor": "wait_for",
         "disableTools": "disable_tools", "disableSkills": "disable_skills"}
-DEFAULT_SCHEMA = {"type": "object", "properties": {}}
-_seq = itertools.count()
-
-
-class Failure(Exception):
-    """A driver failure answered as {"ok": false, "error": {"kind": ..., "message": ...}}."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-
-
-def bad(message):
-    return Failure("bad_request", message)
+# The Request fields the port's Request takes (a kit Pending holds the given ones only).
+REQUEST_FIELDS = ("id", "kind", "prompt", "url", "data", "expiresAt")
+# The §7 hook behaviours python's hooks could take but this driver does not wire yet: answered
+# `unsupported` (the kit's `compactor` needs the port's compactor, passed where it is wired).
+REFUSED_HOOKS = ("appendMessage",)
 
 
 def lacks(what):
@@ -134,114 +115,47 @@ def supported(fn, kwargs, what):
     return kwargs
 
 
-def compact(value):
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def plain(value):
-    """Port values (dataclasses such as Request) as JSON data, keeping every field as-is."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return repr(value)
-
-
-def field(req, key, types, what):
-    if key not in req:
-        raise bad(f'missing field "{key}"')
-    if not isinstance(req[key], types):
-        raise bad(f'"{key}" must be {what}')
-    return req[key]
-
-
-def one_key(behaviour, what):
-    if not isinstance(behaviour, dict) or len(behaviour) != 1:
-        raise bad(f"a {what} behaviour is an object with exactly one key, got {compact(behaviour)}")
-    return next(iter(behaviour.items()))
-
-
-# --- §7 behaviour catalogue -------------------------------------------------------------------
+# --- §7 behaviour catalogue (the kit interprets; the port's helpers build) ----------------------
 
 def extra_tool(spec):
-    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
-        raise bad('an extra tool needs a string "name"')
-    name = spec["name"]
-    if "http" in spec and "behaviour" not in spec:
-        return http_extra_tool(name, spec)
-    key, arg = one_key(spec.get("behaviour"), "tool")
-    desc = spec.get("description", "")
-    schema = spec.get("inputSchema", DEFAULT_SCHEMA)
-    source = spec.get("source", "native")
-
-    if key == "panic":
+    t = kit.tools.extra_tool(spec)
+    if t.kind == "http":
+        return http_extra_tool(t.http)
+    if t.kind == "panic":
         # Raises from the Tool's own execute, outside define_tool's error handling.
         async def crash(args=None, ctx=None):
-            raise RuntimeError(arg)
-        return Tool(name=name, description=desc, input_schema=schema, source=source, execute=crash)
-
-    if key == "echo" and arg is True:
-        async def run(**args):
-            return compact(args)
-    elif key == "text" and isinstance(arg, str):
-        async def run(**args):
-            return arg
-    elif key == "template" and isinstance(arg, str):
-        async def run(**args):
-            return fill_template(arg, args)
-    elif key == "parts" and isinstance(arg, dict):
+            t.run(args)
+        return Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                    source=t.source, execute=crash)
+    if t.kind == "parts":
         content = content_module()
-        parts = [content.to_dict(content.part(**p)) for p in arg.get("parts", [])]
-        output = arg.get("output", "")
+        parts = [content.to_dict(content.part(**p)) for p in t.arg.get("parts", [])]
 
         async def run(**args):
-            return ToolResult(output=output, is_error=False, parts=parts)
-    elif key == "fail" and isinstance(arg, str):
-        async def run(**args):
-            raise Exception(arg)  # the native helper's ordinary error path
-    elif key == "awaitCancel" and isinstance(arg, dict):
-        ms = arg.get("ms", 10000)
-        if not isinstance(ms, int) or isinstance(ms, bool) or ms < 0:
-            raise bad(f'extra tool "{name}": awaitCancel.ms must be a non-negative integer')
-
+            return ToolResult(output=t.arg.get("output", ""), is_error=False, parts=parts)
+    elif t.kind == "awaitCancel":
         async def run(ctx=None, **args):
-            return await await_cancel(name, ms, ctx)
-    elif key == "suspend" and isinstance(arg, dict):
+            signal = getattr(ctx, "signal", None) if ctx is not None else None
+            return await t.await_cancel(lambda: _signal_fired(signal), TOOL_CANCELS)
+    elif t.kind == "suspend":
         request_type = api("Request")
 
         async def run(ctx=None, **args):
-            if ctx is not None and ctx.answer is not None and arg.get("always") is not True:
-                if isinstance(arg.get("answerText"), str) and ctx.answer.ok:
-                    return arg["answerText"]
-                return compact(args) if arg.get("echoArgs") is True else compact(ctx.answer.data)
-            req = request_type(
-                id=f"req-{uuid.uuid4().hex[:16]}-{next(_seq)}", kind=arg.get("kind", "approval"),
-                prompt=arg.get("prompt", ""), url=arg.get("url"), data=arg.get("data"),
-                expiresAt=arg.get("expiresAt"))
-            return ToolResult(output=req.prompt, is_error=True, metadata={"pending": req})
+            a = ctx.answer if ctx is not None else None
+            out = t.run(args, None if a is None else {"ok": a.ok, "data": a.data})
+            if isinstance(out, kit.tools.Pending):
+                req = request_type(**{k: out.request.get(k) for k in REQUEST_FIELDS})
+                return ToolResult(output=req.prompt, is_error=True, metadata={"pending": req})
+            return out
     else:
-        raise Failure("unsupported", f"unknown tool behaviour {compact(spec.get('behaviour'))}")
-    return define_tool(run, name=name, description=desc, input_schema=schema, source=source)
-
-
-def fill_template(template, args):
-    """PROTOCOL.md §7 `{"template": T}`: each `{{name}}` becomes that argument (a string as
-    itself, any other value as compact JSON, an absent one as nothing)."""
-    def one(m):
-        name = m.group(1).strip()
-        if name not in args:
-            return ""
-        v = args[name]
-        return v if isinstance(v, str) else compact(v)
-    return re.sub(r"\{\{(.*?)\}\}", one, template)
+        async def run(**args):
+            return t.run(args)
+    return define_tool(run, name=t.name, description=t.description, input_schema=t.input_schema,
+                       source=t.source)
 
 
 # PROTOCOL.md §5.25 `toolCancels`: every finished awaitCancel call since the latest build.
-TOOL_CANCELS = []
+TOOL_CANCELS = Records()
 
 
 def _signal_fired(signal):
@@ -259,105 +173,45 @@ def _signal_fired(signal):
     return bool(signal)
 
 
-async def await_cancel(name, ms, ctx):
-    """PROTOCOL.md §7 `awaitCancel`: wait for the ctx signal (polled) or the asyncio task's
-    cancellation, or `ms`. A CancelledError is recorded and re-raised: swallowing it would
-    break asyncio's cancellation of whoever runs the tool."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + ms / 1000.0
-    signal = getattr(ctx, "signal", None) if ctx is not None else None
-    cancelled = False
-    try:
-        while True:
-            if _signal_fired(signal):
-                cancelled = True
-                break
-            left = deadline - loop.time()
-            if left <= 0:
-                break
-            await asyncio.sleep(min(left, 0.01))
-    except asyncio.CancelledError:
-        if len(TOOL_CANCELS) < MAX_RECORDED:
-            TOOL_CANCELS.append({"name": name, "cancelled": True})
-        raise
-    if len(TOOL_CANCELS) < MAX_RECORDED:
-        TOOL_CANCELS.append({"name": name, "cancelled": cancelled})
-    return "cancelled" if cancelled else "not cancelled"
-
-
-def http_extra_tool(name, spec):
+def http_extra_tool(h):
     """PROTOCOL.md §7 "HTTP tools": a SPEC §7 HTTP tool built with the port's `http_tool`."""
-    h = spec["http"]
-    if not isinstance(h, dict):
-        raise bad(f'extra tool "{name}": "http" must be an object')
-    unknown = sorted(set(h) - HTTP_KEYS)
-    if unknown:
-        raise bad(f'extra tool "{name}": unknown http key(s) {", ".join(unknown)}')
-    if not isinstance(h.get("url"), str):
-        raise bad(f'extra tool "{name}": http.url must be a string')
-    kwargs = {"name": name, "description": spec.get("description", ""),
-              # `method` is a required keyword of the port's http_tool; the protocol's default
-              # is GET.
-              "method": h.get("method") or "GET", "url": h["url"]}
-    if spec.get("inputSchema") is not None:
-        kwargs["input_schema"] = spec["inputSchema"]  # absent: the port's own default schema
-    for key, kw in (("headers", "headers"), ("query", "query"), ("body", "body"),
-                    ("resultMode", "result_mode")):
-        if h.get(key) is not None:
-            kwargs[kw] = h[key]
-    if h.get("timeout") is not None:
-        if not isinstance(h["timeout"], (int, float)) or isinstance(h["timeout"], bool):
-            raise bad(f'extra tool "{name}": http.timeout must be a number (ms)')
+    kwargs = {"name": h.name, "description": h.description,
+              # `method` is a required keyword of the port's http_tool (the kit's view fills GET).
+              "method": h.method, "url": h.url}
+    if h.input_schema is not None:
+        kwargs["input_schema"] = h.input_schema  # absent: the port's own default schema
+    for kw, value in (("headers", h.headers), ("query", h.query), ("body", h.body),
+                      ("result_mode", h.result_mode)):
+        if value is not None:
+            kwargs[kw] = value
+    if h.timeout_ms is not None:
         # UNITS: the protocol (like SPEC §7) gives `timeout` in milliseconds; the Python port's
         # http_tool(timeout=…) is in SECONDS (urllib's timeout, DEFAULT_TIMEOUT = 30.0), so
         # the value is converted here.
-        kwargs["timeout"] = h["timeout"] / 1000.0
+        kwargs["timeout"] = h.timeout_ms / 1000.0
     return api("http_tool")(**kwargs)
 
 
 def skill_defs(value):
-    if not isinstance(value, list) or not all(isinstance(d, dict) for d in value):
-        raise bad("skills must be an array of skill defs")
+    defs = kit.sources.skill_defs(value)
     skill_def = api("SkillDef")
-    return [skill_def(name=d.get("name") or "", content=d.get("content", ""),
-                      description=d.get("description"), resources=d.get("resources"),
-                      base=d.get("base")) for d in value]
+    return [skill_def(**d) for d in defs]
 
 
 def skill_provider(behaviour):
-    key, arg = one_key(behaviour, "skill provider")
-    if key == "skills":
-        defs = skill_defs(arg)
-        return lambda: list(defs)
-    if key == "fail" and isinstance(arg, str):
-        def provider():
-            raise Exception(arg)
-        return provider
-    raise Failure("unsupported", f"unknown skill provider behaviour {compact(behaviour)}")
+    provide = kit.sources.skill_provider(behaviour)
+    skill_def = api("SkillDef")
+    return lambda: [skill_def(**d) for d in provide()]
 
 
-def wait_for(behaviour):
-    key, arg = one_key(behaviour, "waitFor")
+def wait_for(behaviour, rec=None):
+    """The §7 `waitFor` as the port's resolver (the toolkit's, a client's: each Request then
+    recorded in `rec`'s `waitForCalls` first, PROTOCOL.md §5.13, or an agent def's)."""
+    answer_for = kit.sources.wait_for(behaviour, rec)
     answer = api("Answer")
-    if key == "echoRequest" and arg is True:
-        async def echo(request):
-            # Primitive values only (an MCP elicitation result allows nothing else): the
-            # Request's `data` travels as compact JSON text.
-            flat = {"id": request.id, "kind": request.kind, "prompt": request.prompt}
-            if request.url:
-                flat["url"] = request.url
-            if request.data is not None:
-                flat["data"] = compact(plain(request.data))
-            if getattr(request, "expiresAt", None):
-                flat["expiresAt"] = request.expiresAt
-            return answer(id=request.id, ok=True, data=flat)
-        return echo
-    if key != "answer" or not isinstance(arg, dict):
-        raise Failure("unsupported", f"unknown waitFor behaviour {compact(behaviour)}")
 
     async def resolve(request):
-        return answer(id=request.id, ok=arg.get("ok", True), data=arg.get("data"),
-                      reason=arg.get("reason"))
+        return answer(**answer_for(request_json(request)))
     return resolve
 
 
@@ -506,8 +360,6 @@ def skill_info(info):
 _create_client = getattr(toolnexus, "create_client", None)
 _create_in_process = getattr(toolnexus, "create_in_process_client", None)
 HAS_CLIENT = callable(_create_client)
-# PROTOCOL.md §5.13: recorded lists are bounded.
-MAX_RECORDED = 1000
 # SPEC §7B/§7C: the port serves a toolkit (`Toolkit.serve`, with the MCP profile's `mcp=`).
 HAS_SERVE = callable(getattr(toolnexus.Toolkit, "serve", None)) if hasattr(toolnexus, "Toolkit") else False
 # §6A key → the port's create_client keyword, for the options passed through unchanged.
@@ -524,11 +376,6 @@ CLIENT_KEYS = {"baseUrl": "base_url", "style": "style", "model": "model", "apiKe
                "onUnsupportedPart": "on_unsupported_part", "maxPartBytes": "max_part_bytes"}
 HOOK_KEYS = {"beforeLLM": "before_llm", "afterLLM": "after_llm", "beforeTool": "before_tool",
              "afterTool": "after_tool"}
-
-
-def camel(name):
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
 def usage_json(usage):
@@ -564,17 +411,6 @@ def request_json(request):
     return plain(request)
 
 
-def client_wait_for(behaviour, rec):
-    """The client's §10 `wait_for`: the toolkit catalogue's behaviour, each Request recorded
-    in `waitForCalls` first (PROTOCOL.md §5.13)."""
-    inner = wait_for(behaviour)
-
-    async def recorded(request):
-        rec.add("waitForCalls", request_json(request))
-        return await inner(request)
-    return recorded
-
-
 def stream_event(ev):
     """PROTOCOL.md §8 stream event; unknown types (the port's `pending`) pass through camelCased."""
     t = ev.get("type")
@@ -585,203 +421,35 @@ def stream_event(ev):
     if t == "pending":
         return {"type": "pending", "request": request_json(ev.get("request"))}
     # Copy the usage dict a text/tool event might alias: later turns mutate it in place.
-    return {camel(k): plain(v) for k, v in ev.items()}
+    return camel_keys(ev)
 
 
-def tool_result_of(value, what):
-    """A protocol ToolResult object as the port's ToolResult."""
-    if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-        raise bad(f'{what}: a ToolResult needs a string "output"')
-    metadata = value.get("metadata")
-    pending = metadata.get("pending") if isinstance(metadata, dict) else None
-    if isinstance(pending, dict):
-        # §10: the port's suspension carries its own Request type, not a JSON object.
-        metadata = dict(metadata, pending=api("Request")(
-            id=pending.get("id", ""), kind=pending.get("kind", ""), prompt=pending.get("prompt", ""),
-            url=pending.get("url"), data=pending.get("data"), expiresAt=pending.get("expiresAt")))
-    if value.get("parts") is not None:
+class PortResults(kit.client.ToolResults):
+    """The port's ToolResult for the kit's hook interpreters."""
+
+    def from_json(self, value):
+        metadata = value.get("metadata")
+        pending = metadata.get("pending") if isinstance(metadata, dict) else None
+        if isinstance(pending, dict):
+            # §10: the port's suspension carries its own Request type, not a JSON object.
+            metadata = dict(metadata, pending=api("Request")(
+                id=pending.get("id", ""), kind=pending.get("kind", ""), prompt=pending.get("prompt", ""),
+                url=pending.get("url"), data=pending.get("data"), expiresAt=pending.get("expiresAt")))
+        if value.get("parts") is not None:
+            return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
+                              metadata=metadata, parts=value["parts"])
         return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
-                          metadata=metadata, parts=value["parts"])
-    return ToolResult(output=value["output"], is_error=bool(value.get("isError", False)),
-                      metadata=metadata)
+                          metadata=metadata)
+
+    def to_json(self, result):
+        return tool_result(result) if isinstance(result, ToolResult) else plain(result)
+
+    def prefixed(self, result, prefix):
+        return ToolResult(output=prefix + (result.output or ""), is_error=result.is_error,
+                          metadata=result.metadata)
 
 
-class Recorder:
-    """What the host-supplied code of one client observed during one loop command."""
-
-    def __init__(self):
-        self.lists = {}
-
-    def reset(self):
-        self.lists = {}
-
-    def full(self, key):
-        """Whether `key` holds MAX_RECORDED entries already (skip building the next one)."""
-        return len(self.lists.get(key, ())) >= MAX_RECORDED
-
-    def add(self, key, entry):
-        entries = self.lists.setdefault(key, [])
-        if len(entries) < MAX_RECORDED:
-            entries.append(entry)
-
-
-class SeededStore:
-    """PROTOCOL.md §7 `store`: a host ConversationStore of the driver's own (not the port's)."""
-
-    def __init__(self, seeded):
-        self._map = {k: list(v) for k, v in seeded.items()}
-
-    async def get(self, id):  # noqa: A002 — the port's ConversationStore signature
-        m = self._map.get(id)
-        return list(m) if m is not None else None
-
-    async def save(self, id, messages):  # noqa: A002
-        self._map[id] = list(messages)
-
-
-def hook_fn(hook, behaviour, rec):
-    key, arg = one_key(behaviour, f"hooks.{hook}")
-    supported = {"observe": "any", "replaceMessages": "beforeLLM", "keepTools": "beforeLLM",
-                 "abort": "beforeLLM", "result": ("beforeTool", "afterTool"),
-                 "args": "beforeTool", "prefix": "afterTool"}
-    where = supported.get(key)
-    if where is None or (where != "any" and hook not in (where if isinstance(where, tuple) else (where,))):
-        raise Failure("unsupported", f"unknown {hook} hook behaviour {compact(behaviour)}")
-    if key == "observe" and arg is not True:
-        raise bad(f"hooks.{hook}.observe must be true")
-    if key == "replaceMessages" and not isinstance(arg, list):
-        raise bad("hooks.beforeLLM.replaceMessages must be an array")
-    if key == "keepTools" and not (isinstance(arg, list) and all(isinstance(n, str) for n in arg)):
-        raise bad("hooks.beforeLLM.keepTools must be an array of strings")
-    if key in ("abort", "prefix") and not isinstance(arg, str):
-        raise bad(f"hooks.{hook}.{key} must be a string")
-    if key == "args" and not isinstance(arg, dict):
-        raise bad("hooks.beforeTool.args must be an object")
-    fixed = tool_result_of(arg, f"hooks.{hook}.result") if key == "result" else None
-    used = []
-
-    def fn(ev):
-        if rec.full("hookCalls"):
-            pass
-        elif hook == "beforeLLM":
-            rec.add("hookCalls", {"hook": hook, "turn": ev.get("turn"), "model": ev.get("model"),
-                                  "messages": plain(ev.get("messages")), "tools": plain(ev.get("tools"))})
-        elif hook == "afterLLM":
-            rec.add("hookCalls", {"hook": hook, "turn": ev.get("turn"), "model": ev.get("model"),
-                                  "response": plain(ev.get("response"))})
-        else:
-            entry = {"hook": hook, "name": ev.get("name"), "args": plain(ev.get("args"))}
-            if hook == "afterTool":
-                r = ev.get("result")
-                entry["result"] = tool_result(r) if isinstance(r, ToolResult) else plain(r)
-            entry.update({"id": ev.get("id"), "turn": ev.get("turn")})
-            rec.add("hookCalls", entry)
-        if key == "observe":
-            return None
-        if key == "replaceMessages":
-            if used:
-                return None
-            used.append(True)
-            return {"messages": [dict(m) if isinstance(m, dict) else m for m in arg]}
-        if key == "keepTools":
-            def tool_name(t):
-                if isinstance(t, dict):
-                    f = t.get("function")
-                    return f.get("name") if isinstance(f, dict) else t.get("name")
-                return getattr(t, "name", None)
-            return {"tools": [t for t in (ev.get("tools") or []) if tool_name(t) in arg]}
-        if key == "abort":
-            raise Exception(arg)
-        if key == "result":
-            return {"result": ToolResult(output=fixed.output, is_error=fixed.is_error,
-                                         metadata=fixed.metadata)}
-        if key == "args":
-            return {"args": dict(arg)}
-        # prefix
-        r = ev.get("result")
-        return {"result": ToolResult(output=arg + (r.output or ""), is_error=r.is_error,
-                                     metadata=r.metadata)}
-    return fn
-
-
-def on_error_fn(behaviour, rec):
-    key, arg = one_key(behaviour, "onError")
-    if key != "answer" or arg not in ("retry", "fail"):
-        raise Failure("unsupported", f"unknown onError behaviour {compact(behaviour)}")
-
-    def classify(info):
-        entry = {}
-        if info.get("status") is not None:
-            entry["status"] = info["status"]
-        if info.get("error") is not None:
-            entry["error"] = str(info["error"])
-        entry["attempt"] = info.get("attempt")
-        entry["retryable"] = info.get("retryable")
-        rec.add("onErrorCalls", entry)
-        return arg
-    return classify
-
-
-def on_metric_fn(behaviour, rec):
-    """`onMetric: {"collect": true}`: each event recorded in `metricEvents`, keys camelCased."""
-    if behaviour != {"collect": True}:
-        raise Failure("unsupported", f"unknown onMetric behaviour {compact(behaviour)}")
-    return lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})
-
-
-def statuses(value):
-    """`retryableStatuses`: an array of integers, as a list."""
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise bad("retryableStatuses must be an array of integers")
-    return list(value)
-
-
-def body_transform_fn(behaviour):
-    key, arg = one_key(behaviour, "bodyTransform")
-    if not isinstance(arg, dict):
-        raise Failure("unsupported", f"unknown bodyTransform behaviour {compact(behaviour)}")
-    if key == "set":
-        def transform(body):
-            out = dict(body)
-            out.update(json.loads(json.dumps(arg)))
-            return out
-        return transform
-    if key == "copy":
-        def transform(body):
-            out = dict(body)
-            for src, dst in arg.items():
-                out[dst] = body.get(src)
-            return out
-        return transform
-    raise Failure("unsupported", f"unknown bodyTransform behaviour {compact(behaviour)}")
-
-
-def generate_fn(behaviour, rec):
-    key, script = one_key(behaviour, "generate")
-    if key != "script" or not isinstance(script, list) or not script:
-        raise Failure("unsupported", f"unknown generate behaviour {compact(behaviour)}")
-    for step in script:
-        if not isinstance(step, dict) or not ({"content", "toolCalls", "fail"} & set(step)):
-            raise bad(f"generate step {compact(step)}: needs content, toolCalls or fail")
-    calls = [0]
-
-    def generate(request):
-        # Runs on the client's worker thread (the port's InProcessTransport is synchronous).
-        if not rec.full("generateCalls"):
-            rec.add("generateCalls", plain(request))
-        step = script[min(calls[0], len(script) - 1)]
-        calls[0] += 1
-        if "fail" in step:
-            raise Exception(step["fail"])
-        answer = {}
-        if "toolCalls" in step:
-            answer["tool_calls"] = [dict(c) for c in step["toolCalls"]]
-        else:
-            answer["content"] = step["content"]
-        if step.get("usage") is not None:
-            answer["usage"] = dict(step["usage"])
-        return answer
-    return generate
+RESULTS = PortResults()
 
 
 # --- §7F compaction (PROTOCOL.md §5.26) ------------------------------------------------------
@@ -791,7 +459,6 @@ try:
 except ImportError:  # a release without §7F: `compact` answers unsupported
     _compaction = None
 HAS_COMPACT = callable(getattr(_compaction, "compactor", None))
-COMPACT_KEYS = {"maxTokens", "keepTail", "summarize", "countTokens", "flushToMemory"}
 
 
 async def compact_command(req):
@@ -799,32 +466,18 @@ async def compact_command(req):
     if not HAS_COMPACT:
         raise lacks("toolnexus.agents.compaction.compactor (SPEC §7F)")
     messages = field(req, "messages", list, "an array")
-    opts = field(req, "options", dict, "an object")
-    unknown = sorted(set(opts) - COMPACT_KEYS)
-    if unknown:
-        raise bad(f'unknown compact option "{unknown[0]}"')
-    kind, text = one_key(field(opts, "summarize", dict, "an object"), "summarize")
-    if kind not in ("text", "template") or not isinstance(text, str):
-        raise bad(f"summarize must be {{\"text\": string}} or {{\"template\": string}}, got {compact(opts['summarize'])}")
-    calls = []
-
-    def summarize(older):
-        calls.append(json.loads(json.dumps(list(older))))
-        return text if kind == "text" else text.replace("<N>", str(len(older)))
-
-    kwargs = {"max_tokens": field(opts, "maxTokens", int, "an integer"), "summarize": summarize}
-    if opts.get("keepTail") is not None:
-        kwargs["keep_tail"] = field(opts, "keepTail", int, "an integer")
-    if opts.get("countTokens") is not None:
-        ckind, per = one_key(opts["countTokens"], "countTokens")
-        if ckind != "perMessage" or not isinstance(per, int):
-            raise bad(f"countTokens must be {{\"perMessage\": integer}}, got {compact(opts['countTokens'])}")
-        kwargs["count_tokens"] = lambda ms: per * len(ms)
-    if opts.get("flushToMemory"):
+    o = kit.compaction.compact_options(field(req, "options", dict, "an object"))
+    kwargs = {"max_tokens": o.max_tokens, "summarize": o.summarize}
+    if o.keep_tail is not None:
+        kwargs["keep_tail"] = o.keep_tail
+    if o.count_tokens is not None:
+        kwargs["count_tokens"] = o.count_tokens
+    if o.flush_to_memory:
         kwargs["flush_to_memory"] = True
     hook = _compaction.compactor(**kwargs)
     out = await hook({"messages": messages, "tools": [], "model": "", "turn": 1})
-    return {"messages": None if out is None else plain(out.get("messages")), "summarizeCalls": calls}
+    return {"messages": None if out is None else plain(out.get("messages")),
+            "summarizeCalls": o.summarize_calls}
 
 
 # --- §7D agent runtime (PROTOCOL.md §5.27) ---------------------------------------------------
@@ -835,7 +488,6 @@ except ImportError:  # a release without §7D: every agent_* command answers uns
     _agents = None
 HAS_AGENTS = callable(getattr(_agents, "AgentRuntime", None))
 AGENT_DEF_KEYS = {"does", "model", "soul", "team", "tools", "budget", "waitFor", "hooks", "onMetric"}
-AGENT_OPTION_KEYS = {"inboxCap", "maxConcurrentTurns", "shutdownMs", "hooks", "onMetric", "onBudget"}
 # SPEC §7D Budget field → the port's Budget keyword.
 BUDGET_KEYS = {"maxTurns": "max_turns", "maxTokens": "max_tokens", "maxToolCalls": "max_tool_calls",
                "maxWallMs": "max_wall_ms", "maxChildren": "max_children",
@@ -849,54 +501,6 @@ EVENT_TEXTS = [(re.compile(r"^wake QUEUED\b.*$"), lambda m: "wake QUEUED"),
                 lambda m: f"task replay → REATTACH {m.group(1)} ({m.group(2)})")]
 
 
-class VirtualClock:
-    """The runtime's injected Clock (python ships none): time moves only when the harness
-    says so (`agent_clock`, `agent_wait.advanceMs`, the close grace)."""
-
-    def __init__(self):
-        self.t = 0.0
-        self.timers = []
-        self.n = 0
-
-    def now(self):
-        return self.t
-
-    async def sleep(self, seconds):
-        fut = asyncio.get_running_loop().create_future()
-        self.call_later(seconds, lambda: fut.done() or fut.set_result(None))
-        await fut
-
-    def call_later(self, seconds, callback):
-        self.n += 1
-        entry = [self.t + max(0.0, seconds), self.n, callback, False]
-        self.timers.append(entry)
-
-        class Timer:
-            def cancel(_self):
-                entry[3] = True
-        return Timer()
-
-    def live(self):
-        return any(not e[3] for e in self.timers)
-
-    def advance(self, ms):
-        end = self.t + ms / 1000.0
-        while True:
-            due = sorted((e for e in self.timers if not e[3] and e[0] <= end), key=lambda e: (e[0], e[1]))
-            if not due:
-                break
-            e = due[0]
-            self.timers.remove(e)
-            self.t = max(self.t, e[0])
-            e[2]()
-        self.timers = [e for e in self.timers if not e[3]]
-        self.t = end
-        return self.now_ms()
-
-    def now_ms(self):
-        return int(round(self.t * 1000))
-
-
 def _number(v):
     """A python budget figure as JSON: ints stay ints, infinity is no limit (None)."""
     if v is None or (isinstance(v, float) and math.isinf(v)):
@@ -907,18 +511,7 @@ def _number(v):
 
 
 def agent_budget(value, what):
-    if not isinstance(value, dict):
-        raise bad(f"{what}: a budget must be an object")
-    kwargs = {}
-    for k, v in value.items():
-        if k not in BUDGET_KEYS:
-            raise bad(f'{what}: unknown budget field "{k}" (known: {", ".join(BUDGET_KEYS)})')
-        if v is None:
-            continue
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise bad(f"{what}: budget field {k} must be a non-negative integer")
-        kwargs[BUDGET_KEYS[k]] = v
-    return _agents.Budget(**kwargs)
+    return _agents.Budget(**{BUDGET_KEYS[k]: v for k, v in kit.agents.budget(value, what).items()})
 
 
 def agent_result(handle_id, r):
@@ -943,8 +536,8 @@ class AgentSession:
 
     def __init__(self):
         self.rt = None
-        self.clock = VirtualClock()
-        self.recorders = []  # (owner, Recorder)
+        self.clock = kit.VirtualClock()
+        self.recorders = []  # (owner, Records)
         self.on_spawn, self.on_close, self.wait_for_calls = [], [], []
         self.specs = {}  # def name → the Agent keywords (agent_execute's Level-1 surface)
         self.rt_opts = {}
@@ -978,7 +571,7 @@ class AgentSession:
                 if m:
                     who = hid if m.group(1) == "self" else m.group(1)
                     break
-            if len(self.wait_for_calls) < MAX_RECORDED:
+            if len(self.wait_for_calls) < kit.MAX_RECORDED:
                 self.wait_for_calls.append({"handle": who, "request": request_json(request)})
             return await inner(request)
         return wf
@@ -1023,7 +616,7 @@ class AgentSession:
                 "onClose": list(self.on_close), "waitForCalls": list(self.wait_for_calls),
                 "onBudgetCalls": [], "beats": [], "peakRunningSiblings": peak,
                 "peakConcurrentTurns": getattr(self.rt, "max_observed_concurrent_turns", 0),
-                "hookCalls": hook_calls[:MAX_RECORDED], "metricEvents": metric_events[:MAX_RECORDED],
+                "hookCalls": hook_calls[:kit.MAX_RECORDED], "metricEvents": metric_events[:kit.MAX_RECORDED],
                 "now": self.clock.now_ms()}
 
     def effective(self, h):
@@ -1072,13 +665,10 @@ class AgentCommands:
     """The `agent_*` commands over python's `toolnexus.agents` (see AGENT-NOTES.md)."""
 
     def __init__(self):
-        self.sessions = {}
+        self.sessions = kit.HandleTable("agent runtime", kit.BAD_REQUEST)
 
     def session(self, req):
-        rid = field(req, "runtime", str, "a string")
-        if rid not in self.sessions:
-            raise bad(f'no agent runtime "{rid}"')
-        return self.sessions[rid]
+        return self.sessions.of(req, "runtime")
 
     async def handle(self, cmd, req):
         if not HAS_AGENTS:
@@ -1086,7 +676,7 @@ class AgentCommands:
         if cmd == "agent_runtime":
             return await self.create(req)
         if cmd == "agent_close_runtime":
-            s = self.sessions.pop(field(req, "runtime", str, "a string"), None)
+            s = self.sessions.pop(field(req, "runtime", str, "a string"))
             if s is not None:
                 await self.close_all(s)
             return {}
@@ -1245,25 +835,16 @@ class AgentCommands:
         llm = {"base_url": base_url, "style": style}
         if isinstance(req.get("apiKey"), str):
             llm["api_key"] = req["apiKey"]
-        opts = req.get("options") or {}
-        if not isinstance(opts, dict):
-            raise bad('"options" must be an object')
-        unknown = sorted(set(opts) - AGENT_OPTION_KEYS)
-        if unknown:
-            raise bad(f'unknown agent runtime option "{unknown[0]}"')
+        opts = kit.agents.runtime_options(req.get("options") or {})
         if opts.get("onBudget") is not None:
             raise Failure("unsupported", "python's AgentRuntime has no onBudget (SPEC §7D budgets)")
         s = AgentSession()
         kwargs = {"llm": llm, "clock": s.clock}
         for key, kw in (("inboxCap", "inbox_cap"), ("maxConcurrentTurns", "max_concurrent_turns"),
                         ("shutdownMs", "shutdown_ms")):
-            v = opts.get(key)
-            if v is None:
-                continue
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise bad(f'"{key}" must be a non-negative integer')
-            kwargs[kw] = v
-        rec = Recorder()
+            if opts.get(key) is not None:
+                kwargs[kw] = opts[key]
+        rec = Records()
         if opts.get("hooks") is not None:
             kwargs["hooks"] = agent_hooks(opts["hooks"], rec)
         if opts.get("onMetric") is not None:
@@ -1273,35 +854,15 @@ class AgentCommands:
         for spec in req.get("tools") or []:
             t = extra_tool(spec)
             tools[t.name] = t
-        registry = req.get("registry")
-        if not isinstance(registry, dict):
-            raise bad('needs a "registry" object {name: def}')
         defs = {}
-        for name, d in registry.items():
-            if not isinstance(d, dict):
-                raise bad(f'registry entry "{name}" must be an object')
-            unknown = sorted(set(d) - AGENT_DEF_KEYS)
-            if unknown:
-                raise bad(f'registry entry "{name}": unknown key "{unknown[0]}"')
-            if not isinstance(d.get("model"), str):
-                raise bad(f'registry entry "{name}" needs a "model"')
-            team = d.get("team") or []
-            names = d.get("tools") or []
-            for what, value in (("team", team), ("tools", names)):
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise bad(f'registry entry "{name}": "{what}" must be an array of strings')
-            missing = [t for t in names if t not in tools]
-            if missing:
-                raise bad(f'agent "{name}" uses tool "{missing[0]}", which the runtime does not have')
-            strangers = [m for m in team if m not in registry]
-            if strangers:
-                raise bad(f'agent "{name}" has "{strangers[0]}" on its team, which is not in the registry')
+        for name, d in kit.agents.registry(req.get("registry"), tools, AGENT_DEF_KEYS).items():
+            team = d["team"]
             spec = {"does": d.get("does") or "", "soul": d.get("soul"), "model": d["model"],
-                    "team": team, "tools": [tools[t] for t in names],
+                    "team": team, "tools": [tools[t] for t in d["tools"]],
                     "budget": agent_budget(d["budget"], f"registry entry {name}") if d.get("budget") is not None else None}
             if d.get("waitFor") is not None:
                 spec["wait_for"] = s.recorded_wait_for(wait_for(d["waitFor"]))
-            drec = Recorder()
+            drec = Records()
             if d.get("hooks") is not None:
                 spec["hooks"] = agent_hooks(d["hooks"], drec)
             if d.get("onMetric") is not None:
@@ -1320,10 +881,10 @@ class AgentCommands:
         kwargs = supported(_agents.AgentRuntime, kwargs, "AgentRuntime")
         s.rt_opts = kwargs
         s.rt = _agents.AgentRuntime(registry=defs, **kwargs)
-        old = self.sessions.pop(rid, None)
+        old = self.sessions.pop(rid)
         if old is not None:
             await self.close_all(old)
-        self.sessions[rid] = s
+        self.sessions.put(rid, s)
         return {}
 
     async def execute(self, s, req):
@@ -1359,21 +920,12 @@ class AgentCommands:
 
 def agent_hooks(value, rec):
     """The §7 hook behaviours as the port's hooks dict (a client's or an agent def's)."""
-    if not isinstance(value, dict):
-        raise bad("hooks must be an object")
-    hooks = {}
-    for hook, behaviour in value.items():
-        if hook not in HOOK_KEYS:
-            raise bad(f'unknown hook "{hook}"')
-        if behaviour is not None:
-            hooks[HOOK_KEYS[hook]] = hook_fn(hook, behaviour, rec)
-    return hooks
+    return {HOOK_KEYS[name]: fn for name, fn in
+            kit.client.hooks(value, rec, RESULTS, refuse=REFUSED_HOOKS).items()}
 
 
 def agent_on_metric(value, rec):
-    if value != {"collect": True}:
-        raise bad('onMetric: only {"collect": true} is in the catalogue')
-    return lambda ev: rec.add("metricEvents", {camel(k): plain(v) for k, v in ev.items()})
+    return kit.client.on_metric(value, rec, strict=True)
 
 
 # --- §11 translate (PROTOCOL.md §5.21) ----------------------------------------------------
@@ -1410,40 +962,30 @@ def make_client(options):
         raise lacks("create_client (SPEC §8)")
     if not isinstance(options, dict):
         raise bad("options must be an object")
-    rec = Recorder()
+    rec = Records()
     kwargs = {}
     for key, value in options.items():
         if key not in CLIENT_KEYS:
             raise bad(f'unknown client option "{key}"')
         if value is None:
             continue
+        kit.client.check_option(key, value)  # the §6A type of a plain option
         if key == "hooks":
             value = agent_hooks(value, rec)
         elif key == "onError":
-            value = on_error_fn(value, rec)
+            value = kit.client.on_error(value, rec)
         elif key == "onMetric":
-            value = on_metric_fn(value, rec)
+            value = kit.client.on_metric(value, rec)
         elif key == "store":
-            k, seeded = one_key(value, "store")
-            if k != "seeded" or not isinstance(seeded, dict) or not all(
-                    isinstance(v, list) for v in seeded.values()):
-                raise Failure("unsupported", f"unknown store behaviour {compact(value)}")
-            value = SeededStore(seeded)
+            value = kit.client.store(value)
         elif key == "bodyTransform":
-            value = body_transform_fn(value)
+            value = kit.client.body_transform(value)
         elif key == "generate":
-            value = generate_fn(value, rec)
+            value = kit.client.generate(value, rec)
         elif key == "waitFor":
-            value = client_wait_for(value, rec)
-        elif key in ("headers", "requestParams") and not isinstance(value, dict):
-            raise bad(f"{key} must be an object")
-        elif key in ("maxTurns", "retries", "retryBaseMs", "timeoutMs", "maxPartBytes") and (
-                not isinstance(value, int) or isinstance(value, bool)):
-            raise bad(f"{key} must be an integer")
-        elif key in ("baseUrl", "style", "model", "apiKey", "systemPrompt", "onUnsupportedPart") and not isinstance(value, str):
-            raise bad(f"{key} must be a string")
+            value = wait_for(value, rec)
         elif key == "retryableStatuses":
-            value = statuses(value)
+            value = kit.client.retryable_statuses(value)
         kwargs[CLIENT_KEYS[key]] = value
     seams = (("hooks", "hookCalls"), ("on_metric", "metricEvents"), ("on_error", "onErrorCalls"),
              ("generate", "generateCalls"), ("wait_for", "waitForCalls"))
@@ -1570,19 +1112,8 @@ def decision_json(d):
 
 
 def evaluate_fn(behaviour, rec):
-    """§7 `evaluate` (`style: "custom"`): each call recorded in `evaluateCalls` before it acts."""
-    key, arg = one_key(behaviour, "evaluate")
-    if key == "decision":
-        decision_of(arg)  # a malformed D is the request's fault: bad_request now, not a raise later
-    elif key != "fail" or not isinstance(arg, str):
-        raise Failure("unsupported", f"unknown evaluate behaviour {compact(behaviour)}")
-
-    def evaluate(state, questions):
-        rec.add("evaluateCalls", {"state": plain(state), "questions": questions_json(questions)})
-        if key == "fail":
-            raise Exception(arg)
-        return decision_of(arg)  # a fresh Decision per call: the port may keep or change it
-    return evaluate
+    """§7 `evaluate` (`style: "custom"`): the kit's interpreter with the port's Decision."""
+    return kit.client.evaluate(behaviour, rec, decision_of, questions_json)
 
 
 def recorded_decisions(value):
@@ -1619,31 +1150,25 @@ def classifier_kwargs(options, clients, rec):
             raise bad(f'unknown classifier option "{key}"')
         if value is None:
             continue
+        kit.client.check_option(key, value)  # the §6B type of a plain option
         if key == "onError":
-            value = on_error_fn(value, rec)
+            value = kit.client.on_error(value, rec)
         elif key == "onMetric":
-            value = on_metric_fn(value, rec)
+            value = kit.client.on_metric(value, rec)
         elif key == "bodyTransform":
-            value = body_transform_fn(value)
+            value = kit.client.body_transform(value)
         elif key == "evaluate":
             value = evaluate_fn(value, rec)
         elif key == "decisions":
             value = recorded_decisions(value)
         elif key == "retryableStatuses":
-            value = statuses(value)
+            value = kit.client.retryable_statuses(value)
         elif key == "client":
             if not isinstance(value, str) or value not in clients:
                 raise bad(f"no client {compact(value)}")
-            value = clients[value].client
-        elif key in ("timeoutMs", "retries", "retryBaseMs"):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise bad(f"{key} must be an integer")
-            if key == "timeoutMs":
-                value = value / 1000.0
-        elif key in ("headers", "requestParams") and not isinstance(value, dict):
-            raise bad(f"{key} must be an object")
-        elif key in ("style", "baseUrl", "model", "apiKeyEnv") and not isinstance(value, str):
-            raise bad(f"{key} must be a string")
+            value = clients.get(value).client
+        elif key == "timeoutMs":
+            value = value / 1000.0  # UNITS: python's create_classifier(timeout=…) is in seconds
         kwargs[CLASSIFIER_KEYS[key]] = value
     return supported(_classifier.create_classifier, kwargs, "create_classifier")
 
@@ -1683,31 +1208,6 @@ class _Tee:
         return out
 
 
-def _state_of(task):
-    status = task.get("status") if isinstance(task, dict) else getattr(task, "status", None)
-    if isinstance(status, dict):
-        return status.get("state")
-    return getattr(status, "state", None)
-
-
-class RecordingStore:
-    """PROTOCOL.md §5.23 `a2a.store: {"recording": true}`: a host TaskStore object (the
-    port's duck-typed `get(id)` / `save(task)` coroutines) keeping tasks in a dict and
-    recording every call in `storeCalls`."""
-
-    def __init__(self, rec):
-        self.rec, self.tasks = rec, {}
-
-    async def get(self, id):  # noqa: A002 — the port's TaskStore signature
-        self.rec.add("storeCalls", {"op": "get", "id": id})
-        return self.tasks.get(id)
-
-    async def save(self, task):
-        tid = task.get("id") if isinstance(task, dict) else getattr(task, "id", None)
-        self.rec.add("storeCalls", {"op": "save", "id": tid, "state": _state_of(task)})
-        self.tasks[tid] = task
-
-
 def on_task_entry(ev):
     """An `onTask` argument as JSON, with the port's keys; a RunResult as `run` answers it."""
     out = {}
@@ -1723,7 +1223,7 @@ class Served:
     """One `serve` handle: the port's ServeHandle, its toolkit id, what its host code saw."""
 
     def __init__(self, toolkit):
-        self.toolkit, self.handle, self.rec, self.stopped = toolkit, None, Recorder(), False
+        self.toolkit, self.handle, self.rec, self.stopped = toolkit, None, Records(), False
 
     async def stop(self):
         if self.stopped or self.handle is None:
@@ -1752,208 +1252,184 @@ def implemented():
 
 
 class Session:
+    """The session's handles, and one handler per command (registered in `main`)."""
+
     def __init__(self):
-        self.kits = {}
-        self.clients = {}
-        self.classifiers = {}
+        self.kits = kit.HandleTable("toolkit")
+        self.clients = kit.HandleTable("client", kit.BAD_REQUEST)
+        self.classifiers = kit.HandleTable("classifier", kit.BAD_REQUEST)
+        self.serves = kit.HandleTable("serve handle", kit.BAD_REQUEST)
         self.empty_kit = None
-        self.serves = {}
         self.agents = AgentCommands()
 
     def kit(self, req):
-        tid = field(req, "toolkit", str, "a string")
-        if tid not in self.kits:
-            raise Failure("unknown_toolkit", f'no toolkit "{tid}"')
-        return self.kits[tid]
+        return self.kits.of(req, "toolkit")
 
-    async def handle(self, req):
-        cmd = req.get("cmd")
-        if cmd == "hello":
-            return {"protocol": 1, "spec": SPEC, "implements": implemented(),
-                    "port": {"name": "python", "language": "python", "version": VERSION}}
-        if cmd == "build":
-            tid = field(req, "id", str, "a string")
-            kwargs = toolkit_kwargs(req.get("options") or {})
-            supported(create_toolkit, kwargs, "create_toolkit")
+    async def build(self, req):
+        tid = field(req, "id", str, "a string")
+        kwargs = toolkit_kwargs(req.get("options") or {})
+        supported(create_toolkit, kwargs, "create_toolkit")
+        await self.close(tid)
+        # The port reports warnings (duplicate skills, unknown filter names) only by
+        # printing `[toolnexus] …` to stderr; collect them for the `warnings` field while
+        # still passing them through to the log.
+        # PROTOCOL.md §5.25: `toolCancels` holds the calls since the latest build.
+        TOOL_CANCELS.clear("toolCancels")
+        real_err, tee = sys.stderr, _Tee(sys.stderr)
+        sys.stderr = tee
+        try:
+            tk = await create_toolkit(**kwargs)
+        except Exception as e:  # noqa: BLE001 — the port's createToolkit threw: §5.2 `raised`
+            return {"raised": str(e) or type(e).__name__}
+        finally:
+            sys.stderr = real_err
+        self.kits.put(tid, tk)
+        tools = [describe(t) for t in tk.tools()]
+        # The Python Toolkit exposes no public accessor for its filtered skill catalog:
+        # it lives in the private SkillSource `tk._skill` (`.skills`, in catalog order).
+        catalog = list(tk._skill.skills.values()) if tk._skill is not None else []
+        return {"toolkit": tid, "tools": tools, "names": sorted(t["name"] for t in tools),
+                # Only MCP statuses exist in the port (no "builtin" entry), and it keeps
+                # no errors map: a failed MCP server or A2A agent is only printed to
+                # stderr, so the errors are those printed lines, keyed by server or by
+                # `agent:<card>`.
+                "statuses": tk.mcp_status(), "errors": tee.errors(),
+                "skills": [skill_info(s) for s in catalog],
+                "warnings": tee.warnings()}
+
+    def tools(self, req):
+        return {"tools": [describe(t) for t in self.kit(req).tools()]}
+
+    async def execute(self, req):
+        tk = self.kit(req)
+        name = field(req, "name", str, "a string")
+        args = req.get("args") or {}
+        if not isinstance(args, dict):
+            raise bad('"args" must be an object')
+        ctx_kwargs = {}
+        context = req.get("context")
+        if isinstance(context, dict):
+            a = context.get("answer")
+            ctx_kwargs["answer"] = None if a is None else api("Answer")(
+                id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"), reason=a.get("reason"))
+        abort_ms = kit.nonneg_int(req, "abortAfterMs")
+        timer = None
+        if abort_ms is not None:
+            # PROTOCOL.md §5.4: the port's advisory abort signal (`ToolContext.signal`, an
+            # Event its a2a.py reads), set by a timer abortAfterMs after the call starts.
+            signal = asyncio.Event()
+            ctx_kwargs["signal"] = signal
+            timer = asyncio.get_running_loop().call_later(abort_ms / 1000.0, signal.set)
+        ctx = None
+        if ctx_kwargs:
+            context_type = api("ToolContext")
+            ctx = context_type(**supported(context_type, ctx_kwargs, "ToolContext"))
+        try:
+            return {"result": tool_result(await tk.execute(name, args, ctx))}
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def adapter(self, req):
+        tk = self.kit(req)
+        fmt = req.get("format")
+        adapters = {"openai": tk.to_openai, "anthropic": tk.to_anthropic, "gemini": tk.to_gemini}
+        if fmt not in adapters:
+            raise bad(f"unknown adapter format {compact(fmt)}")
+        return {"output": plain(adapters[fmt]())}
+
+    def skills_prompt(self, req):
+        return {"prompt": self.kit(req).skills_prompt()}
+
+    def list_skills(self, req):
+        opts = req.get("options") or {}
+        if not isinstance(opts, dict):
+            raise bad("options must be an object")
+        defs = skill_defs(opts["skills"]) if opts.get("skills") is not None else []
+        if opts.get("skillProvider") is not None:
+            # list_skills takes no provider in Python: the host resolves it and passes its
+            # defs after the data skills, as create_toolkit does.
+            try:
+                defs += list(skill_provider(opts["skillProvider"])())
+            except Failure:
+                raise
+            except Exception as e:  # noqa: BLE001 — a failing provider only loses its defs
+                print(f"driver: skill provider failed: {e}", file=sys.stderr)
+        list_skills = api("list_skills")
+        kwargs = supported(list_skills, {"skills": defs} if defs else {}, "list_skills")
+        inv = list_skills(opts.get("skillsDir"), **kwargs)
+        return {"skills": [skill_info(s) for s in inv.skills],
+                "skipped": [plain(s) for s in inv.skipped]}
+
+    async def list_mcp_tools(self, req):
+        field(req, "config")
+        real_err, tee = sys.stderr, _Tee(sys.stderr)
+        sys.stderr = tee
+        try:
+            inv = await api("list_mcp_tools")(req["config"])
+        finally:
+            sys.stderr = real_err
+        return {"statuses": dict(inv.status), "errors": tee.errors(),
+                "tools": {server: [{"name": t.name, "description": t.description,
+                                    "inputSchema": t.input_schema} for t in tools]
+                          for server, tools in inv.tools.items()}}
+
+    def select_builtins(self, req):
+        field(req, "config")
+        return {"tools": [describe(t) for t in api("select_builtins")(req["config"])]}
+
+    def content_part(self, req):
+        return content_part(req.get("from"))
+
+    def sanitize(self, req):
+        return {"value": api("sanitize")(field(req, "value", str, "a string"))}
+
+    async def close_command(self, req):
+        await self.close(field(req, "toolkit", str, "a string"))
+
+    def client(self, req):
+        cid = field(req, "id", str, "a string")
+        options = req.get("options")
+        self.clients.put(cid, make_client({} if options is None else options))
+        return {"client": cid}
+
+    def classifier(self, req):
+        kid = field(req, "id", str, "a string")
+        rec = Records()
+        options = req.get("options")
+        kwargs = classifier_kwargs({} if options is None else options, self.clients, rec)
+        try:
+            classifier = _classifier.create_classifier(**kwargs)
+        except Exception as e:  # noqa: BLE001 — the port's constructor refused: §5.29 `raised`
+            return {"raised": str(e) or type(e).__name__}
+        seams = (("on_metric", "metricEvents"), ("on_error", "onErrorCalls"), ("evaluate", "evaluateCalls"))
+        self.classifiers.put(kid, ClassifierEntry(classifier, rec, [k for kw, k in seams if kw in kwargs]))
+        return {"classifier": kid}
+
+    def metrics(self, req):
+        return {"text": client_method(self.client_entry(req).client, "metrics")()}
+
+    async def serve_stop(self, req):
+        await self.serves.of(req, "serve").stop()
+
+    def serve_records(self, req):
+        rec = self.serves.of(req, "serve").rec
+        return {**rec.answer(("onTask", "onCall", "storeCalls")), "toolCancels": TOOL_CANCELS.get("toolCancels")}
+
+    async def shutdown(self):
+        for rid in self.agents.sessions.ids():
+            await self.agents.close_all(self.agents.sessions.pop(rid))
+        for entry in self.serves.values():
+            await entry.stop()
+        await self.clients.clear()
+        await self.classifiers.clear()
+        for tid in self.kits.ids():
             await self.close(tid)
-            # The port reports warnings (duplicate skills, unknown filter names) only by
-            # printing `[toolnexus] …` to stderr; collect them for the `warnings` field while
-            # still passing them through to the log.
-            # PROTOCOL.md §5.25: `toolCancels` holds the calls since the latest build.
-            TOOL_CANCELS.clear()
-            real_err, tee = sys.stderr, _Tee(sys.stderr)
-            sys.stderr = tee
-            try:
-                tk = await create_toolkit(**kwargs)
-            except Exception as e:  # noqa: BLE001 — the port's createToolkit threw: §5.2 `raised`
-                return {"raised": str(e) or type(e).__name__}
-            finally:
-                sys.stderr = real_err
-            self.kits[tid] = tk
-            tools = [describe(t) for t in tk.tools()]
-            # The Python Toolkit exposes no public accessor for its filtered skill catalog:
-            # it lives in the private SkillSource `tk._skill` (`.skills`, in catalog order).
-            catalog = list(tk._skill.skills.values()) if tk._skill is not None else []
-            return {"toolkit": tid, "tools": tools, "names": sorted(t["name"] for t in tools),
-                    # Only MCP statuses exist in the port (no "builtin" entry), and it keeps
-                    # no errors map: a failed MCP server or A2A agent is only printed to
-                    # stderr, so the errors are those printed lines, keyed by server or by
-                    # `agent:<card>`.
-                    "statuses": tk.mcp_status(), "errors": tee.errors(),
-                    "skills": [skill_info(s) for s in catalog],
-                    "warnings": tee.warnings()}
-        if cmd == "tools":
-            return {"tools": [describe(t) for t in self.kit(req).tools()]}
-        if cmd == "execute":
-            tk = self.kit(req)
-            name = field(req, "name", str, "a string")
-            args = req.get("args") or {}
-            if not isinstance(args, dict):
-                raise bad('"args" must be an object')
-            ctx_kwargs = {}
-            context = req.get("context")
-            if isinstance(context, dict):
-                a = context.get("answer")
-                ctx_kwargs["answer"] = None if a is None else api("Answer")(
-                    id=a.get("id", ""), ok=a.get("ok", True), data=a.get("data"), reason=a.get("reason"))
-            abort_ms = req.get("abortAfterMs")
-            timer = None
-            if abort_ms is not None:
-                if not isinstance(abort_ms, int) or isinstance(abort_ms, bool) or abort_ms < 0:
-                    raise bad('"abortAfterMs" must be a non-negative integer')
-                # PROTOCOL.md §5.4: the port's advisory abort signal (`ToolContext.signal`, an
-                # Event its a2a.py reads), set by a timer abortAfterMs after the call starts.
-                signal = asyncio.Event()
-                ctx_kwargs["signal"] = signal
-                timer = asyncio.get_running_loop().call_later(abort_ms / 1000.0, signal.set)
-            ctx = None
-            if ctx_kwargs:
-                context_type = api("ToolContext")
-                ctx = context_type(**supported(context_type, ctx_kwargs, "ToolContext"))
-            try:
-                return {"result": tool_result(await tk.execute(name, args, ctx))}
-            finally:
-                if timer is not None:
-                    timer.cancel()
-        if cmd == "adapter":
-            tk = self.kit(req)
-            fmt = req.get("format")
-            adapters = {"openai": tk.to_openai, "anthropic": tk.to_anthropic, "gemini": tk.to_gemini}
-            if fmt not in adapters:
-                raise bad(f"unknown adapter format {compact(fmt)}")
-            return {"output": plain(adapters[fmt]())}
-        if cmd == "skills_prompt":
-            return {"prompt": self.kit(req).skills_prompt()}
-        if cmd == "list_skills":
-            opts = req.get("options") or {}
-            if not isinstance(opts, dict):
-                raise bad("options must be an object")
-            defs = skill_defs(opts["skills"]) if opts.get("skills") is not None else []
-            if opts.get("skillProvider") is not None:
-                # list_skills takes no provider in Python: the host resolves it and passes its
-                # defs after the data skills, as create_toolkit does.
-                try:
-                    defs += list(skill_provider(opts["skillProvider"])())
-                except Failure:
-                    raise
-                except Exception as e:  # noqa: BLE001 — a failing provider only loses its defs
-                    print(f"driver: skill provider failed: {e}", file=sys.stderr)
-            list_skills = api("list_skills")
-            kwargs = supported(list_skills, {"skills": defs} if defs else {}, "list_skills")
-            inv = list_skills(opts.get("skillsDir"), **kwargs)
-            return {"skills": [skill_info(s) for s in inv.skills],
-                    "skipped": [plain(s) for s in inv.skipped]}
-        if cmd == "list_mcp_tools":
-            if "config" not in req:
-                raise bad('missing field "config"')
-            real_err, tee = sys.stderr, _Tee(sys.stderr)
-            sys.stderr = tee
-            try:
-                inv = await api("list_mcp_tools")(req["config"])
-            finally:
-                sys.stderr = real_err
-            return {"statuses": dict(inv.status), "errors": tee.errors(),
-                    "tools": {server: [{"name": t.name, "description": t.description,
-                                        "inputSchema": t.input_schema} for t in tools]
-                              for server, tools in inv.tools.items()}}
-        if cmd == "select_builtins":
-            if "config" not in req:
-                raise bad('missing field "config"')
-            return {"tools": [describe(t) for t in api("select_builtins")(req["config"])]}
-        if cmd == "content_part":
-            return content_part(req.get("from"))
-        if cmd == "sanitize":
-            return {"value": api("sanitize")(field(req, "value", str, "a string"))}
-        if cmd == "close":
-            await self.close(field(req, "toolkit", str, "a string"))
-            return {}
-        if cmd == "client":
-            cid = field(req, "id", str, "a string")
-            options = req.get("options")
-            self.clients[cid] = make_client({} if options is None else options)
-            return {"client": cid}
-        if cmd == "classifier":
-            kid = field(req, "id", str, "a string")
-            rec = Recorder()
-            options = req.get("options")
-            kwargs = classifier_kwargs({} if options is None else options, self.clients, rec)
-            try:
-                classifier = _classifier.create_classifier(**kwargs)
-            except Exception as e:  # noqa: BLE001 — the port's constructor refused: §5.29 `raised`
-                return {"raised": str(e) or type(e).__name__}
-            seams = (("on_metric", "metricEvents"), ("on_error", "onErrorCalls"), ("evaluate", "evaluateCalls"))
-            self.classifiers[kid] = ClassifierEntry(classifier, rec, [k for kw, k in seams if kw in kwargs])
-            return {"classifier": kid}
-        if cmd == "evaluate":
-            return await self.evaluate_command(req)
-        if cmd in ("run", "stream", "ask"):
-            return await self.loop_command(cmd, req)
-        if cmd == "conversation":
-            return await self.conversation_command(req)
-        if cmd in ("store_get", "store_save"):
-            return await self.store_command(cmd, req)
-        if cmd == "metrics":
-            return {"text": client_method(self.client_entry(req).client, "metrics")()}
-        if cmd == "translate":
-            return await self.translate_command(req)
-        if cmd == "compact":
-            return await compact_command(req)
-        if isinstance(cmd, str) and cmd.startswith("agent_"):
-            return await self.agents.handle(cmd, req)
-        if cmd == "serve":
-            return await self.serve_command(req)
-        if cmd == "serve_stop":
-            sid = field(req, "serve", str, "a string")
-            if sid not in self.serves:
-                raise bad(f'no serve handle "{sid}"')
-            await self.serves[sid].stop()
-            return {}
-        if cmd == "serve_records":
-            sid = field(req, "serve", str, "a string")
-            if sid not in self.serves:
-                raise bad(f'no serve handle "{sid}"')
-            lists = self.serves[sid].rec.lists
-            return {"onTask": list(lists.get("onTask", [])), "onCall": list(lists.get("onCall", [])),
-                    "storeCalls": list(lists.get("storeCalls", [])), "toolCancels": list(TOOL_CANCELS)}
-        if cmd == "shutdown":
-            for rid in list(self.agents.sessions):
-                await self.agents.close_all(self.agents.sessions.pop(rid))
-            for entry in self.serves.values():
-                await entry.stop()
-            self.clients.clear()
-            self.classifiers.clear()
-            for tid in list(self.kits):
-                await self.close(tid)
-            return {}
-        raise Failure("unsupported", f"unknown command {compact(cmd)}")
 
     # --- §8 client commands -------------------------------------------------------------------
 
     def client_entry(self, req):
-        cid = field(req, "client", str, "a string")
-        if cid not in self.clients:
-            raise bad(f'no client "{cid}"')
-        return self.clients[cid]
+        return self.clients.of(req, "client")
 
     async def loop_toolkit(self, req, method):
         if req.get("toolkit") is None:
@@ -2020,7 +1496,7 @@ class Session:
                 deltas = []
 
                 def on_text(delta):
-                    if len(deltas) < MAX_RECORDED:
+                    if len(deltas) < kit.MAX_RECORDED:
                         deltas.append(delta)
                 kwargs["on_text"] = on_text
         cancel, timer = self.arm_cancel(req, method)
@@ -2035,7 +1511,7 @@ class Session:
                 out["events"] = events
                 try:
                     async for ev in client.stream(prompt, toolkit, **kwargs):
-                        if len(events) < MAX_RECORDED:
+                        if len(events) < kit.MAX_RECORDED:
                             events.append(stream_event(ev))
                 except Exception as e:  # noqa: BLE001 — the port's own failure, answered as data
                     out["raised"] = str(e) or type(e).__name__
@@ -2056,10 +1532,7 @@ class Session:
         """PROTOCOL.md §5.30: `classifier.evaluate(state, questions)`."""
         if not HAS_CLASSIFIER:
             raise lacks("toolnexus.classifier (SPEC §8B)")
-        kid = field(req, "classifier", str, "a string")
-        if kid not in self.classifiers:
-            raise bad(f'no classifier "{kid}"')
-        entry = self.classifiers[kid]
+        entry = self.classifiers.of(req, "classifier")
         questions = questions_of(field(req, "questions", dict, "an object"), "questions")
         entry.rec.reset()
         out = {}
@@ -2100,11 +1573,7 @@ class Session:
         entry = self.client_entry(req)
         client = entry.client
         toolkit = await self.loop_toolkit(req, client_method(client, "conversation"))
-        steps = field(req, "steps", list, "an array")
-        for step in steps:
-            if not (isinstance(step, dict) and len(step) == 1 and (
-                    isinstance(step.get("send"), str) or step.get("reset") is True)):
-                raise bad(f'a conversation step is {{"send": prompt}} or {{"reset": true}}, got {compact(step)}')
+        steps = kit.client.conversation_steps(field(req, "steps", list, "an array"))
         entry.rec.reset()
         t0 = time.monotonic()
         convo = client.conversation(toolkit)
@@ -2170,9 +1639,9 @@ class Session:
         if isinstance(store, dict):
             if store != {"recording": True}:
                 raise bad(f'a2a.store object must be {{"recording": true}}, got {compact(store)}')
-            kwargs["a2a"]["store"] = RecordingStore(entry.rec)
+            kwargs["a2a"]["store"] = kit.client.RecordingStore(entry.rec)
         for key, kw, record in (("onTask", "on_task", on_task_entry),
-                                ("onCall", "on_call", lambda ev: {camel(k): plain(v) for k, v in ev.items()})):
+                                ("onCall", "on_call", camel_keys)):
             value = req.get(key)
             if value is None or value is False:
                 continue
@@ -2194,67 +1663,51 @@ class Session:
         except Exception as e:  # noqa: BLE001 — e.g. the port's unknown-store ValueError
             # The port's serve threw: PROTOCOL.md §5.23 `raised`, not a driver error.
             return {"raised": str(e) or type(e).__name__}
-        self.serves[sid] = entry
+        self.serves.put(sid, entry)
         return {"url": entry.handle.url}
 
     async def close(self, tid):
         for entry in self.serves.values():
             if entry.toolkit == tid:
                 await entry.stop()
-        tk = self.kits.pop(tid, None)
+        tk = self.kits.pop(tid)
         if tk is not None:
             await tk.close()
 
 
-async def serve():
-    # The whole session runs in ONE task: the port's MCP transports are anyio task groups
-    # and cancel scopes, which must be left in the task that entered them, so `build` and
-    # the `close` that tears its servers down have to run in the same task (a host that
-    # builds and closes a toolkit in one coroutine does exactly that). The event loop keeps
-    # running between requests (stdin is read in a worker thread), as it would in a host.
-    loop = asyncio.get_running_loop()
-    session = Session()
-    while True:
-        line = await loop.run_in_executor(None, sys.stdin.buffer.readline)
-        if not line:
-            break
-        if not line.strip():
-            continue
-        cmd = None
-        seq = None
-        try:
-            try:
-                req = json.loads(line.decode("utf-8"))
-            except ValueError as e:  # JSONDecodeError and UnicodeDecodeError alike
-                raise bad(f"unparseable line: {e}") from None
-            if not isinstance(req, dict):
-                raise bad("a request is a JSON object")
-            cmd = req.get("cmd")
-            seq = req.get("seq")
-            resp = {"ok": True, **(await session.handle(req))}
-        except Failure as e:
-            resp = {"ok": False, "error": {"kind": e.kind, "message": str(e)}}
-        except BaseException as e:  # noqa: BLE001 — never crash, never a traceback on stdout
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            print(f"driver: {cmd} raised {type(e).__name__}: {e}", file=sys.stderr)
-            resp = {"ok": False, "error": {"kind": "internal",
-                                           "message": f"{type(e).__name__}: {e}"}}
-        if seq is not None:  # PROTOCOL.md: echo the request's sequence number
-            resp["seq"] = seq
-        OUT.write(json.dumps(resp, ensure_ascii=False, separators=(",", ":"), default=repr) + "\n")
-        OUT.flush()
-        if cmd == "shutdown":
-            break
-    for tid in list(session.kits):  # EOF: close whatever is still open
-        try:
-            await session.close(tid)
-        except Exception:  # noqa: BLE001
-            pass
+AGENT_COMMANDS = ("agent_runtime", "agent_close_runtime", "agent_spawn", "agent_post", "agent_wake",
+                  "agent_wait", "agent_interrupt", "agent_close", "agent_list", "agent_inspect",
+                  "agent_run", "agent_resume", "agent_execute", "agent_clock", "agent_heartbeat",
+                  "agent_store_get", "agent_store_save", "agent_trace")
 
 
 def main():
-    asyncio.run(serve())
+    # The kit runs every handler in ONE task: the port's MCP transports are anyio task groups
+    # and cancel scopes, which must be left in the task that entered them, so `build` and the
+    # `close` that tears its servers down have to run in the same task (a host that builds and
+    # closes a toolkit in one coroutine does exactly that).
+    s = Session()
+    driver = kit.Kit(port={"name": "python", "language": "python", "version": VERSION},
+                     implements=implemented, spec=SPEC)
+    for cmd, fn in (("build", s.build), ("tools", s.tools), ("execute", s.execute),
+                    ("adapter", s.adapter), ("skills_prompt", s.skills_prompt),
+                    ("list_skills", s.list_skills), ("list_mcp_tools", s.list_mcp_tools),
+                    ("select_builtins", s.select_builtins), ("content_part", s.content_part),
+                    ("sanitize", s.sanitize), ("close", s.close_command), ("client", s.client),
+                    ("classifier", s.classifier), ("evaluate", s.evaluate_command),
+                    ("conversation", s.conversation_command), ("metrics", s.metrics),
+                    ("translate", s.translate_command), ("compact", compact_command),
+                    ("serve", s.serve_command), ("serve_stop", s.serve_stop),
+                    ("serve_records", s.serve_records)):
+        driver.handle(cmd, fn)
+    for cmd in ("run", "stream", "ask"):
+        driver.handle(cmd, lambda req, cmd=cmd: s.loop_command(cmd, req))
+    for cmd in ("store_get", "store_save"):
+        driver.handle(cmd, lambda req, cmd=cmd: s.store_command(cmd, req))
+    for cmd in AGENT_COMMANDS:
+        driver.handle(cmd, lambda req, cmd=cmd: s.agents.handle(cmd, req))
+    driver.on_close(s.shutdown)
+    driver.main()
 
 
 if __name__ == "__main__":
