@@ -52,14 +52,17 @@ def test_unknown_toolkit_answers_the_protocol_example():
 def test_seq_is_copied_into_success_and_error_answers():
     k = make()
     assert answer(k, '{"cmd":"build","id":"tk1","seq":12}')[0] == {"ok": True, "toolkit": "tk1", "seq": 12}
-    resp, _ = answer(k, '{"cmd":"build","seq":13}')  # a KeyError in the handler: the driver broke
-    assert resp["error"] == {"kind": "internal", "message": "KeyError: 'id'"} and resp["seq"] == 13
+    resp, _ = answer(k, '{"cmd":"build","seq":13}')  # a key the schema requires: malformed
+    assert resp["error"] == {"kind": "bad_request", "message": 'missing field "id"'} and resp["seq"] == 13
+    k.handle("frob", lambda req: req["id"])  # a KeyError in the handler: the driver broke
+    resp, _ = answer(k, '{"cmd":"frob","seq":14}')
+    assert resp["error"] == {"kind": "internal", "message": "KeyError: 'id'"} and resp["seq"] == 14
 
 
 def test_a_failure_keeps_its_kind():
     k = make()
     k.handle("adapter", lambda req: (_ for _ in ()).throw(kit.bad('unknown adapter format "x"')))
-    resp, _ = answer(k, '{"cmd":"adapter","seq":1}')
+    resp, _ = answer(k, '{"cmd":"adapter","toolkit":"tk1","format":"x","seq":1}')
     assert resp["error"] == {"kind": "bad_request", "message": 'unknown adapter format "x"'}
 
 

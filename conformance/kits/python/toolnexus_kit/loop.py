@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from .protocol_gen import REQUEST_TYPES, REQUIRED
 from .failure import BAD_REQUEST, INTERNAL, UNSUPPORTED, Failure, bad
 from .jsonvalue import compact
 from .sections import implemented
@@ -188,6 +189,11 @@ class Kit:
         fn = self.handlers.get(cmd)
         if fn is None:
             raise Failure(UNSUPPORTED, f"unknown command {compact(cmd)}")
+        # The keys the schema requires of this command (the generated REQUIRED): absent or null
+        # is a malformed request, answered before the handler sees it.
+        for key in REQUIRED.get(REQUEST_TYPES.get(cmd, ""), ()):
+            if req.get(key) is None:
+                raise bad(f"missing field {compact(key)}")
         fields = fn(req)
         if inspect.isawaitable(fields):
             fields = await fields
