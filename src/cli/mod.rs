@@ -32,6 +32,7 @@ pub mod run;
 pub mod schema;
 pub mod setup;
 pub mod spec_diff;
+pub mod suite;
 pub mod supervise;
 pub mod validate_trace;
 pub mod workspace;
