@@ -52,7 +52,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     #[command(flatten)]
-    Suite(SuiteCommand),
+    Suite(Box<SuiteCommand>),
     /// Combine several ports' `run --format json` results into one self-contained HTML page.
     Report(report::ReportArgs),
     /// Serve the reference implementation over the port protocol on stdin/stdout.
@@ -159,9 +159,10 @@ fn main() -> ExitCode {
     // worker pool adds to each of them (on an idle machine, a parked worker's wake-up costs
     // more than the round trip being timed).
     let one_thread = match &cli.command {
-        Command::Driver | Command::Suite(SuiteCommand::Bench(_)) | Command::Floor(_) => true,
+        Command::Driver | Command::Floor(_) => true,
+        Command::Suite(suite) => matches!(**suite, SuiteCommand::Bench(_)),
         Command::Mock(args) => args.serves_one_at_a_time(),
-        _ => false,
+        Command::Report(_) => false,
     };
     let mut builder = if one_thread {
         tokio::runtime::Builder::new_current_thread()
@@ -183,7 +184,7 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::Floor(args) => return floor::run(args).await,
         Command::Driver => return driver::run().await,
         Command::Report(args) => return report::run(args),
-        Command::Suite(command) => command,
+        Command::Suite(command) => *command,
     };
     match cli::workspace::Workspace::open(cli.root, cli.embedded) {
         Ok(ws) => supervised(on_suite(&ws, command)).await,

@@ -120,7 +120,11 @@ fn alone_the_binary_lists_and_plans_as_inside_the_checkout_and_leaves_nothing() 
     assert_eq!(list.status.code(), Some(0), "{list:?}");
     let inside = in_checkout(&["list"]);
     assert_eq!(inside.status.code(), Some(0), "{inside:?}");
-    assert!(stdout(&inside).contains(" scenarios"), "{}", stdout(&inside));
+    assert!(
+        stdout(&inside).contains(" scenarios"),
+        "{}",
+        stdout(&inside)
+    );
     assert_eq!(stdout(&list), stdout(&inside));
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 
@@ -161,6 +165,22 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
     let valid = alone.output(&["validate-trace", &trace_arg]);
     assert_eq!(valid.status.code(), Some(0), "{valid:?}");
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+
+    // A driver command given on the command line runs where the harness was started (a
+    // port's own repository), not in the unpacked suite: the same starter, by a relative path.
+    let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/ports/starter/driver.py");
+    std::fs::copy(starter, alone.cwd.join("my_driver.py")).unwrap_or_else(|e| panic!("{e}"));
+    let by_command = [
+        "run",
+        "--port",
+        "python3 my_driver.py",
+        "--section",
+        "0,1,4",
+    ];
+    let out = alone.output(&[&by_command[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["summary"], inside_report["summary"]);
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 }
 
 /// Polls `done` until it holds, failing after a minute (a loaded machine's slowest start).
@@ -186,7 +206,10 @@ fn sigterm_mid_run_leaves_nothing_in_tmp() {
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
     wait_for("the driver started", || started.exists());
-    assert!(!alone.left_in_tmp().is_empty(), "the suite was not unpacked");
+    assert!(
+        !alone.left_in_tmp().is_empty(),
+        "the suite was not unpacked"
+    );
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -213,7 +213,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             m.permissions().mode()
         });
-        assert!(mode.is_ok_and(|m| m & 0o100 != 0), "{mode:?}");
+        assert!(mode.as_ref().is_ok_and(|m| m & 0o100 != 0), "{mode:?}");
         // Prose no command reads stays out.
         assert!(!root.join("conformance/NOTES.md").exists());
         assert_eq!(Features.names().len(), features_on_disk());

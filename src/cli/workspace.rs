@@ -58,6 +58,15 @@ impl Workspace {
         self.suite.is_embedded()
     }
 
+    /// Where a driver runs: the root for a registered port (its command names files there)
+    /// and, in a checkout, for a command given on the command line too; with the embedded
+    /// suite, whose root is a private temp folder, such a command runs where the harness was
+    /// started (`None`: the harness's own directory), so `--port "python3 driver.py"` works
+    /// from the port's repository.
+    pub fn driver_dir(&self, registered: bool) -> Option<&Path> {
+        (registered || !self.is_embedded()).then(|| self.root())
+    }
+
     /// `message` (a SPEC text that cannot be read), with the reason when the suite is the
     /// embedded one: the SPEC texts are not in the binary, so a path must be given.
     pub fn texts_note(&self, message: String) -> String {
