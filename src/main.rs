@@ -34,14 +34,14 @@ struct Cli {
     #[arg(long, global = true, env = "TOOLNEXUS_CONFORMANCE_ROOT")]
     root: Option<PathBuf>,
     /// Read the suite embedded in the binary even where the checkout it was built from is
-    /// (how the tests see what a port's CI sees).
+    /// (how the tests see what a port's CI sees); `--root` still wins (a command this one
+    /// starts with `--root`, as `bench` does, inherits the variable).
     #[arg(
         long,
         global = true,
         hide = true,
         env = "TOOLNEXUS_CONFORMANCE_EMBEDDED",
-        value_parser = clap::builder::BoolishValueParser::new(),
-        conflicts_with = "root"
+        value_parser = clap::builder::BoolishValueParser::new()
     )]
     embedded: bool,
     #[command(subcommand)]
