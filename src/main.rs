@@ -180,7 +180,13 @@ fn main() -> ExitCode {
 /// with the workspace); the others need no suite.
 async fn async_main(cli: Cli) -> ExitCode {
     let command = match cli.command {
-        Command::Mock(args) => return mock::run(args).await,
+        Command::Mock(args) => {
+            let suite = mock::SuiteAt {
+                root: cli.root,
+                embedded: cli.embedded,
+            };
+            return mock::run(args, suite).await;
+        }
         Command::Floor(args) => return floor::run(args).await,
         Command::Driver => return driver::run().await,
         Command::Report(args) => return report::run(args),

@@ -240,6 +240,49 @@ fn a_reader_closing_stdout_early_leaves_nothing_in_tmp() {
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 }
 
+#[test]
+fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() {
+    let alone = Alone::new();
+    let scenario = "mock-servers/scenarios/llm/basic-openai.json";
+    assert!(!alone.cwd.join(scenario).exists());
+    let mut child = alone
+        .command(&[
+            "mock",
+            "--until-stdin-closes",
+            "llm",
+            "--scenario",
+            scenario,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut first = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut first)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
+    // The copy was read and removed before the server started: a mock ends past destructors.
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+    drop(child.stdin.take());
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(0));
+
+    let missing = alone.output(&[
+        "mock",
+        "llm",
+        "--scenario",
+        "mock-servers/scenarios/none.json",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("mock-servers/scenarios/none.json"), "{err}");
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
 /// `This is **protocol N**` in conformance/PROTOCOL.md.
 fn protocol_in_the_docs(root: &Path) -> u64 {
     let text = std::fs::read_to_string(root.join("conformance/PROTOCOL.md"))
