@@ -11,7 +11,7 @@ mod optional;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -59,9 +59,15 @@ impl Alone {
     }
 
     fn output(&self, args: &[&str]) -> Output {
-        self.command(args)
-            .output()
-            .unwrap_or_else(|e| panic!("{e}"))
+        let mut command = self.command(args);
+        when_not_busy(|| command.output())
+    }
+
+    /// The copied binary started with `args` and these pipes.
+    fn spawn(&self, args: &[&str], stdin: Stdio, stdout: Stdio) -> Child {
+        let mut command = self.command(args);
+        command.stdin(stdin).stdout(stdout).stderr(Stdio::null());
+        when_not_busy(|| command.spawn())
     }
 
     /// What is left in the private temp directory.
@@ -73,6 +79,21 @@ impl Alone {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+/// `start`'s result, tried again while it fails with "text file busy": a test forking on
+/// another thread while the copy was being written holds the copy's descriptor until that
+/// child's own exec, and Linux refuses to run a file open for writing.
+fn when_not_busy<T>(mut start: impl FnMut() -> std::io::Result<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match start() {
+            Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.unwrap_or_else(|e| panic!("{e}")),
+        }
     }
 }
 
@@ -199,12 +220,11 @@ fn sigterm_mid_run_leaves_nothing_in_tmp() {
     // suite unpacked, a driver up) when the signal comes.
     let started = alone.cwd.join("driver-started");
     let driver = format!("sh -c 'touch {}; exec sleep 300'", started.display());
-    let mut child = alone
-        .command(&["run", "--port", &driver, "--section", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut child = alone.spawn(
+        &["run", "--port", &driver, "--section", "0"],
+        Stdio::null(),
+        Stdio::null(),
+    );
     wait_for("the driver started", || started.exists());
     assert!(
         !alone.left_in_tmp().is_empty(),
@@ -222,12 +242,7 @@ fn sigterm_mid_run_leaves_nothing_in_tmp() {
 fn a_reader_closing_stdout_early_leaves_nothing_in_tmp() {
     let alone = Alone::new();
     // `list` prints far more than a pipe holds, so it is still writing when the reader goes.
-    let mut child = alone
-        .command(&["list"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut child = alone.spawn(&["list"], Stdio::null(), Stdio::piped());
     let mut first = String::new();
     if let Some(out) = child.stdout.take() {
         BufReader::new(out)
@@ -245,19 +260,17 @@ fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() 
     let alone = Alone::new();
     let scenario = "mock-servers/scenarios/llm/basic-openai.json";
     assert!(!alone.cwd.join(scenario).exists());
-    let mut child = alone
-        .command(&[
+    let mut child = alone.spawn(
+        &[
             "mock",
             "--until-stdin-closes",
             "llm",
             "--scenario",
             scenario,
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     let mut first = String::new();
     if let Some(out) = child.stdout.take() {
         BufReader::new(out)
