@@ -25,19 +25,48 @@ use cli::{
 #[derive(Parser)]
 #[command(
     name = "toolnexus-conformance",
-    version,
+    version = version_text(),
     about = "Conformance harness for the toolnexus contract (SPEC 0.16.0)"
 )]
 struct Cli {
-    /// The checkout holding features/, conformance/ and snapshots/.
+    /// The checkout holding features/, conformance/ and snapshots/ (default: the one this
+    /// binary was built from when it is still there, else the suite embedded in the binary).
     #[arg(long, global = true, env = "TOOLNEXUS_CONFORMANCE_ROOT")]
     root: Option<PathBuf>,
+    /// Read the suite embedded in the binary even where the checkout it was built from is
+    /// (how the tests see what a port's CI sees); `--root` still wins (a command this one
+    /// starts with `--root`, as `bench` does, inherits the variable).
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "TOOLNEXUS_CONFORMANCE_EMBEDDED",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    embedded: bool,
     #[command(subcommand)]
     command: Command,
 }
 
+/// The subcommands: those that read the suite, then those that need none.
 #[derive(Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Suite(Box<SuiteCommand>),
+    /// Combine several ports' `run --format json` results into one self-contained HTML page.
+    Report(report::ReportArgs),
+    /// Serve the reference implementation over the port protocol on stdin/stdout.
+    Driver,
+    /// Run a mock server for tests (any port's): see mock-servers/README.md.
+    Mock(mock::MockArgs),
+    /// The bench's floor processes (started by `bench`).
+    #[command(hide = true)]
+    Floor(floor::FloorArgs),
+}
+
+/// The subcommands that read the suite (a checkout, or the copy embedded in the binary).
+#[derive(Subcommand)]
+enum SuiteCommand {
     /// Run the scenarios against the reference (default) or a port.
     Run(run::RunArgs),
     /// Check a `run --trace` file against conformance/protocol.schema.json and the
@@ -65,8 +94,6 @@ enum Command {
     Porting(porting::PortingArgs),
     /// Prepare registered ports (create venvs, build drivers); `--list` shows them.
     Setup(setup::SetupArgs),
-    /// Combine several ports' `run --format json` results into one self-contained HTML page.
-    Report(report::ReportArgs),
     /// Per SPEC section, how many clauses of the clause index the scenarios' `@clause-` tags
     /// cover, and the uncovered observable clauses; `--port` also runs the tagged scenarios.
     Coverage(coverage::CoverageArgs),
@@ -83,13 +110,13 @@ enum Command {
     /// Run the whole suite on each published release of a port and print, per scenario whose
     /// outcome changed, its outcome per release and the first release where it changed.
     History(history::HistoryArgs),
-    /// Serve the reference implementation over the port protocol on stdin/stdout.
-    Driver,
-    /// Run a mock server for tests (any port's): see mock-servers/README.md.
-    Mock(mock::MockArgs),
-    /// The bench's floor processes (started by `bench`).
-    #[command(hide = true)]
-    Floor(floor::FloorArgs),
+}
+
+/// What `--version` prints after the name: the harness's version, the port protocol and the
+/// SPEC texts it carries (the JSON report's `harness` says the same).
+fn version_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| toolnexus_harness::outcome::model::HarnessInfo::this().line())
 }
 
 /// The text of a panic payload (`panic!` with a literal or with formatting).
@@ -113,6 +140,7 @@ fn install_panic_hook() {
             eprintln!("tool panicked (caught): {text}");
         } else if text.starts_with("failed printing to stdout") && text.contains("Broken pipe") {
             children::kill_descendants();
+            cli::suite::remove_unpacked();
             std::process::exit(141);
         } else {
             default(info);
@@ -131,9 +159,10 @@ fn main() -> ExitCode {
     // worker pool adds to each of them (on an idle machine, a parked worker's wake-up costs
     // more than the round trip being timed).
     let one_thread = match &cli.command {
-        Command::Driver | Command::Bench(_) | Command::Floor(_) => true,
+        Command::Driver | Command::Floor(_) => true,
+        Command::Suite(suite) => matches!(**suite, SuiteCommand::Bench(_)),
         Command::Mock(args) => args.serves_one_at_a_time(),
-        _ => false,
+        Command::Report(_) => false,
     };
     let mut builder = if one_thread {
         tokio::runtime::Builder::new_current_thread()
@@ -146,24 +175,42 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs the parsed subcommand; the ones that start drivers or mocks run supervised.
+/// Runs the parsed subcommand. The ones that read the suite run supervised (whatever ends
+/// them, the drivers and mocks they started stop, and the embedded suite's unpacked copy goes
+/// with the workspace); the others need no suite.
 async fn async_main(cli: Cli) -> ExitCode {
-    let ws = cli::workspace::Workspace::open(cli.root);
-    match cli.command {
-        Command::Mock(args) => mock::run(args).await,
-        Command::Floor(args) => floor::run(args).await,
-        Command::Driver => driver::run().await,
-        Command::List(args) => list::run(&ws, args),
-        Command::Setup(args) => setup::run(&ws, args),
-        Command::ValidateTrace(args) => cli::validate_trace::run(&ws, args),
-        Command::Schema(args) => schema::run(&ws, args),
-        Command::History(args) => history::run(&ws, args).await,
-        Command::Report(args) => report::run(args),
-        Command::Coverage(args) => coverage::run(&ws, args).await,
-        Command::SpecDiff(args) => spec_diff::run(&ws, args),
-        Command::Clauses(args) => clauses::run(&ws, args),
-        Command::Bench(args) => supervised(bench::run(&ws, args)).await,
-        Command::Run(args) => supervised(run::run(&ws, args)).await,
-        Command::Porting(args) => supervised(porting::run(&ws, args)).await,
+    let command = match cli.command {
+        Command::Mock(args) => {
+            let suite = mock::SuiteAt {
+                root: cli.root,
+                embedded: cli.embedded,
+            };
+            return mock::run(args, suite).await;
+        }
+        Command::Floor(args) => return floor::run(args).await,
+        Command::Driver => return driver::run().await,
+        Command::Report(args) => return report::run(args),
+        Command::Suite(command) => *command,
+    };
+    match cli::workspace::Workspace::open(cli.root, cli.embedded) {
+        Ok(ws) => supervised(on_suite(&ws, command)).await,
+        Err(e) => fail(&e),
+    }
+}
+
+/// Runs a subcommand that reads the suite.
+async fn on_suite(ws: &cli::workspace::Workspace, command: SuiteCommand) -> ExitCode {
+    match command {
+        SuiteCommand::List(args) => list::run(ws, args),
+        SuiteCommand::Setup(args) => setup::run(ws, args),
+        SuiteCommand::ValidateTrace(args) => cli::validate_trace::run(ws, args),
+        SuiteCommand::Schema(args) => schema::run(ws, args),
+        SuiteCommand::History(args) => history::run(ws, args).await,
+        SuiteCommand::Coverage(args) => coverage::run(ws, args).await,
+        SuiteCommand::SpecDiff(args) => spec_diff::run(ws, args),
+        SuiteCommand::Clauses(args) => clauses::run(ws, args),
+        SuiteCommand::Bench(args) => bench::run(ws, args).await,
+        SuiteCommand::Run(args) => run::run(ws, args).await,
+        SuiteCommand::Porting(args) => porting::run(ws, args).await,
     }
 }

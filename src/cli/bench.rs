@@ -141,7 +141,7 @@ pub async fn run(ws: &Workspace, args: BenchArgs) -> ExitCode {
     );
     let mut drivers: Vec<(String, Box<dyn Port>)> = Vec::new();
     for n in &names {
-        let (port, resolved) = open_port(root, registry, Some(n), timeout);
+        let (port, resolved) = open_port(ws, registry, Some(n), timeout);
         if let Err(e) = ensure_set_up(root, n, resolved.as_ref()) {
             return fail(&e);
         }

@@ -114,7 +114,7 @@ fn lint_one(ws: &Workspace, paths: &Paths, file: &Path, spec_file: &Path) -> Exi
     };
     let spec = match std::fs::read_to_string(spec_file) {
         Ok(t) => t,
-        Err(e) => return fail(&format!("cannot read {}: {e}", spec_file.display())),
+        Err(e) => return fail(&ws.texts_note(format!("cannot read {}: {e}", spec_file.display()))),
     };
     let findings = wholeness::check(&index, &spec);
     let history = ws.history_at(paths.history.as_deref()).unwrap_or_default();

@@ -42,7 +42,6 @@ pub struct CoverageArgs {
 
 /// Prints the coverage report (and writes the page); exit 1 when a clause fails on the port.
 pub async fn run(ws: &Workspace, args: CoverageArgs) -> ExitCode {
-    let root = ws.root();
     if matches!(args.format, Format::Junit) {
         return fail("coverage: --format is text or json");
     }
@@ -74,7 +73,7 @@ pub async fn run(ws: &Workspace, args: CoverageArgs) -> ExitCode {
         let tagged = coverage::tagged_scenarios(&scenarios, &ties);
         let env = ws.env();
         let (mut driver, resolved) = open_port(
-            root,
+            ws,
             registry,
             Some(name),
             Duration::from_millis(args.timeout_ms),

@@ -111,12 +111,8 @@ pub async fn run(ws: &Workspace, args: HistoryArgs) -> ExitCode {
     for version in &releases {
         let name = format!("{family}@{version}");
         eprintln!("{name}: running {} scenarios", scenarios.len());
-        let (mut driver, resolved) = open_port(
-            root,
-            registry,
-            Some(&name),
-            Duration::from_millis(timeout_ms),
-        );
+        let (mut driver, resolved) =
+            open_port(ws, registry, Some(&name), Duration::from_millis(timeout_ms));
         if let Err(e) = ensure_set_up(root, &name, resolved.as_ref()) {
             eprintln!("{e}");
             runs.push((version.clone(), Err(e)));

@@ -1,12 +1,13 @@
 //! `mock`: a scripted MCP, A2A or LLM server for tests (any port's); see
 //! mock-servers/README.md.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use toolnexus_mock_servers::{a2a, llm, mcp};
 
 use super::fail;
+use super::suite::Suite;
 
 /// The arguments of `mock`.
 #[derive(clap::Args)]
@@ -81,10 +82,41 @@ fn exit_when_stdin_closes() {
     });
 }
 
+/// Where the suite is, for a scenario file named relative to a checkout: `--root` and
+/// `--embedded` as the other commands take them.
+pub struct SuiteAt {
+    /// `--root`.
+    pub root: Option<PathBuf>,
+    /// `--embedded`.
+    pub embedded: bool,
+}
+
+impl SuiteAt {
+    /// `load` of `path` as given when it exists or is absolute; else of the same path in the
+    /// suite's checkout, or beside it in `../shared/spec` (the README's
+    /// `mock-servers/scenarios/…` and `examples/…`), so a port's tests that name them work
+    /// with the binary alone. An embedded suite is written out only for the load and removed
+    /// before the server starts (a mock ends by signal or by `exit`, past every destructor).
+    fn load<T>(&self, path: &Path, load: impl Fn(&Path) -> Result<T, String>) -> Result<T, String> {
+        if path.exists() || path.is_absolute() {
+            return load(path);
+        }
+        let suite = Suite::locate(self.root.clone(), self.embedded)?;
+        let candidates = [
+            suite.root().join(path),
+            suite.root().join("../shared/spec").join(path),
+        ];
+        match candidates.iter().find(|c| c.exists()) {
+            Some(found) => load(found),
+            None => load(path),
+        }
+    }
+}
+
 /// Runs the server until it ends. Errors go to stderr with the `mock-mcp:` / `mock-a2a:` /
 /// `mock-llm:` prefix: in stdio mode stdout is the protocol, and over HTTP its first line is
 /// the URL.
-pub async fn run(args: MockArgs) -> ExitCode {
+pub async fn run(args: MockArgs, suite: SuiteAt) -> ExitCode {
     if args.until_stdin_closes {
         exit_when_stdin_closes();
     }
@@ -92,20 +124,20 @@ pub async fn run(args: MockArgs) -> ExitCode {
         MockServer::Mcp {
             transport,
             scenario,
-        } => match mcp::load_scenario(&scenario) {
+        } => match suite.load(&scenario, |p| mcp::load_scenario(p)) {
             Ok(s) => ("mock-mcp", mcp::run(transport, s).await),
             Err(e) => ("mock-mcp", Err(e)),
         },
-        MockServer::A2a { scenario } => match a2a::load_scenario(&scenario) {
+        MockServer::A2a { scenario } => match suite.load(&scenario, |p| a2a::load_scenario(p)) {
             Ok(s) => ("mock-a2a", a2a::run(s).await),
             Err(e) => ("mock-a2a", Err(e)),
         },
         MockServer::Llm { scenario, fixture } => {
             let loaded = match (scenario, fixture) {
-                (Some(path), _) => llm::load_scenario(&path),
-                (None, Some(path)) => {
-                    llm::from_fixture(&path).and_then(|v| llm::parse_scenario(&v.to_string()))
-                }
+                (Some(path), _) => suite.load(&path, |p| llm::load_scenario(p)),
+                (None, Some(path)) => suite.load(&path, |p| {
+                    llm::from_fixture(p).and_then(|v| llm::parse_scenario(&v.to_string()))
+                }),
                 (None, None) => Err("give --scenario or --fixture".to_string()),
             };
             match loaded {

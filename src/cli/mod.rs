@@ -32,6 +32,7 @@ pub mod run;
 pub mod schema;
 pub mod setup;
 pub mod spec_diff;
+pub mod suite;
 pub mod supervise;
 pub mod validate_trace;
 pub mod workspace;
@@ -142,19 +143,19 @@ fn this_binary() -> String {
 
 /// Resolves `--port` into a port to drive (and the registered details, if any).
 fn open_port(
-    root: &Path,
+    ws: &Workspace,
     registry: &Registry,
     port: Option<&str>,
     timeout: Duration,
 ) -> (Box<dyn Port>, Option<ResolvedPort>) {
-    open_port_with_startup(root, registry, port, timeout, None, None)
+    open_port_with_startup(ws, registry, port, timeout, None, None)
 }
 
 /// [`open_port`], with a `hello` bound other than the driver port's default; the in-process
 /// reference declares `reference_spec` when given (`run --spec`: the same implementation
 /// judged by an earlier text).
 fn open_port_with_startup(
-    root: &Path,
+    ws: &Workspace,
     registry: &Registry,
     port: Option<&str>,
     timeout: Duration,
@@ -173,8 +174,12 @@ fn open_port_with_startup(
             )
         }
         Some(name) => {
-            let resolved = registry.resolve(name, root, &this_binary());
-            let mut driver = SubprocessPort::new(resolved.command.clone(), timeout).in_dir(root);
+            let resolved = registry.resolve(name, ws.root(), &this_binary());
+            let registered = registry.get(name).is_some() || registry::release_spec(name).is_some();
+            let mut driver = SubprocessPort::new(resolved.command.clone(), timeout);
+            if let Some(dir) = ws.driver_dir(registered) {
+                driver = driver.in_dir(dir);
+            }
             if let Some(startup) = startup {
                 driver = driver.with_startup_timeout(startup);
             }

@@ -138,7 +138,7 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
     let reference_spec = filter.spec.clone();
     let open = || {
         open_port_with_startup(
-            root,
+            ws,
             registry,
             port.as_deref(),
             timeout,
@@ -275,7 +275,7 @@ async fn differential(ws: &Workspace, args: &RunArgs, cases: usize) -> ExitCode 
         Err(e) => return fail(&e),
     };
     let (mut other, resolved) =
-        open_port(root, registry, port, Duration::from_millis(args.timeout_ms));
+        open_port(ws, registry, port, Duration::from_millis(args.timeout_ms));
     if let Some(name) = port {
         if let Err(e) = ensure_set_up(root, name, resolved.as_ref()) {
             return fail(&e);

@@ -3,7 +3,8 @@
 //! SPEC history) loaded at most once, on first use. A command that needs a part twice (`run`
 //! selects from the features and reads the whole suite again for stale expected-failures
 //! entries; `coverage --port` ties clauses and opens a port) reads it once, and every
-//! complaint about a checkout that is not one is worded here.
+//! complaint about a checkout that is not one is worded here. Where the checkout comes from
+//! (a folder on disk, or the suite embedded in the binary) is the [`Suite`]'s business.
 
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
@@ -17,9 +18,11 @@ use toolnexus_spec::clauses::{self as clause_index, ClauseIndex};
 use toolnexus_spec::texts::{self, SpecText};
 use toolnexus_spec::version::{after_release, cmp_versions, version_key};
 
-/// A checkout: `--root`, else the one this binary was built from.
+use super::suite::Suite;
+
+/// A checkout: `--root`, else the one this binary was built from, else the embedded suite.
 pub struct Workspace {
-    root: PathBuf,
+    suite: Suite,
     registry: OnceCell<Result<Registry, String>>,
     index: OnceCell<Result<Option<ClauseIndex>, String>>,
     features: OnceCell<Result<Vec<ScenarioSpec>, String>>,
@@ -27,11 +30,17 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// The checkout at `cli_root`, else the one this binary was built from; nothing is read
-    /// until a command asks for it.
-    pub fn open(cli_root: Option<PathBuf>) -> Workspace {
+    /// The checkout at `cli_root`, else the one this binary was built from, else (or with
+    /// `embedded`) the suite embedded in the binary, written out (`Suite::locate`); nothing
+    /// else is read until a command asks for it.
+    pub fn open(cli_root: Option<PathBuf>, embedded: bool) -> Result<Workspace, String> {
+        Suite::locate(cli_root, embedded).map(Workspace::of)
+    }
+
+    /// The workspace of `suite`.
+    fn of(suite: Suite) -> Workspace {
         Workspace {
-            root: cli_root.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+            suite,
             registry: OnceCell::new(),
             index: OnceCell::new(),
             features: OnceCell::new(),
@@ -41,24 +50,51 @@ impl Workspace {
 
     /// The checkout's directory.
     pub fn root(&self) -> &Path {
-        &self.root
+        self.suite.root()
+    }
+
+    /// Whether the suite read is the copy embedded in the binary.
+    pub fn is_embedded(&self) -> bool {
+        self.suite.is_embedded()
+    }
+
+    /// Where a driver runs: the root for a registered port (its command names files there)
+    /// and, in a checkout, for a command given on the command line too; with the embedded
+    /// suite, whose root is a private temp folder, such a command runs where the harness was
+    /// started (`None`: the harness's own directory), so `--port "python3 driver.py"` works
+    /// from the port's repository.
+    pub fn driver_dir(&self, registered: bool) -> Option<&Path> {
+        (registered || !self.is_embedded()).then(|| self.root())
+    }
+
+    /// `message` (a SPEC text that cannot be read), with the reason when the suite is the
+    /// embedded one: the SPEC texts are not in the binary, so a path must be given.
+    pub fn texts_note(&self, message: String) -> String {
+        if self.is_embedded() {
+            format!(
+                "{message}\nthe SPEC texts are not embedded in this binary: give their paths \
+                 (--spec, --history), or --root a checkout with ../shared/spec beside it"
+            )
+        } else {
+            message
+        }
     }
 
     /// Where a scenario's inputs live in this checkout (fixtures, examples, mock scenarios).
     pub fn env(&self) -> Env {
-        Env::from_root(&self.root)
+        Env::from_root(self.root())
     }
 
     /// `conformance/ports.json` (none registered when the file is absent).
     pub fn registry(&self) -> Result<&Registry, String> {
-        cached(&self.registry, || Registry::load(&self.root))
+        cached(&self.registry, || Registry::load(self.root()))
     }
 
     /// Where the clause index that bounds the scenarios lives: the newest text's
     /// (`texts::NEWEST`), which keeps the clauses it changed `until` their last release,
     /// when the checkout has it; else the pinned SPEC's.
     pub fn index_path(&self) -> PathBuf {
-        let newest = clause_index::index_path(&self.root, texts::NEWEST);
+        let newest = clause_index::index_path(self.root(), texts::NEWEST);
         if newest.is_file() {
             newest
         } else {
@@ -68,13 +104,13 @@ impl Workspace {
 
     /// Where the pinned SPEC's clause index lives.
     pub fn pinned_index_path(&self) -> PathBuf {
-        clause_index::index_path(&self.root, toolnexus_protocol::SPEC_VERSION)
+        clause_index::index_path(self.root(), toolnexus_protocol::SPEC_VERSION)
     }
 
     /// The labels of the SPEC texts this checkout has a clause index for
     /// (`conformance/clauses/<label>.json`), oldest first.
     pub fn indexed_texts(&self) -> Vec<String> {
-        let mut labels: Vec<String> = std::fs::read_dir(self.root.join("conformance/clauses"))
+        let mut labels: Vec<String> = std::fs::read_dir(self.root().join("conformance/clauses"))
             .into_iter()
             .flatten()
             .flatten()
@@ -113,7 +149,7 @@ impl Workspace {
     /// error when `features/` is missing or a feature file does not parse.
     pub fn features(&self) -> Result<&[ScenarioSpec], String> {
         let loaded = self.features.get_or_init(|| {
-            let dir = self.root.join("features");
+            let dir = self.root().join("features");
             if !dir.is_dir() {
                 return Err(self.not_a_checkout("no features/ directory"));
             }
@@ -126,9 +162,10 @@ impl Workspace {
     /// The SPEC texts beside the checkout, oldest first: the history
     /// (`../shared/spec/history`), then the newest text when it is there (`texts::load_all`).
     pub fn history(&self) -> Result<&[SpecText], String> {
-        let loaded = self
-            .history
-            .get_or_init(|| texts::load_all(&self.root, &texts::history_dir(&self.root)));
+        let loaded = self.history.get_or_init(|| {
+            texts::load_all(self.root(), &texts::history_dir(self.root()))
+                .map_err(|e| self.texts_note(e))
+        });
         loaded.as_deref().map_err(Clone::clone)
     }
 
@@ -158,14 +195,14 @@ impl Workspace {
             return Ok((index, self.features()?.to_vec(), shown));
         }
         let index = ClauseIndex::load(&file, &shown).map_err(|e| e.join("\n"))?;
-        let dir = self.root.join("features");
+        let dir = self.root().join("features");
         let scenarios = load_features(&dir, Some(&index))?;
         Ok((index, scenarios, shown))
     }
 
     /// `file` as reports name it: relative to the root when it is inside it.
     pub fn shown(&self, file: &Path) -> String {
-        file.strip_prefix(&self.root)
+        file.strip_prefix(self.root())
             .unwrap_or(file)
             .to_string_lossy()
             .to_string()
@@ -176,7 +213,7 @@ impl Workspace {
         format!(
             "{}: {what}; --root (or TOOLNEXUS_CONFORMANCE_ROOT) must be a checkout holding \
              features/, conformance/ and snapshots/",
-            self.root.display()
+            self.root().display()
         )
     }
 }
@@ -211,7 +248,7 @@ mod tests {
 
     #[test]
     fn each_part_is_read_once() {
-        let ws = Workspace::open(None);
+        let ws = Workspace::open(None, false).unwrap_or_else(|e| panic!("{e}"));
         let features = ws.features().map(<[ScenarioSpec]>::as_ptr);
         assert!(features.is_ok(), "{features:?}");
         assert_eq!(features, ws.features().map(<[ScenarioSpec]>::as_ptr));
@@ -227,7 +264,8 @@ mod tests {
     #[test]
     fn a_root_without_features_is_one_message() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let ws = Workspace::open(Some(dir.path().to_path_buf()));
+        let ws = Workspace::open(Some(dir.path().to_path_buf()), false)
+            .unwrap_or_else(|e| panic!("{e}"));
         let e = ws.features().map(<[_]>::len).unwrap_err();
         assert!(e.contains("no features/ directory"), "{e}");
         assert!(e.contains("--root (or TOOLNEXUS_CONFORMANCE_ROOT)"), "{e}");

@@ -208,9 +208,56 @@ impl Counts {
     }
 }
 
+/// What judged a run: the harness's version, the port protocol it speaks and the SPEC texts
+/// its scenarios carry (`--version` prints the same), so a port's CI result names its judge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HarnessInfo {
+    /// The harness's own version (the workspace's).
+    pub version: String,
+    /// The port protocol version it speaks (`hello`'s `protocol`).
+    pub protocol: u64,
+    /// The SPEC texts it carries.
+    pub spec: SpecTexts,
+}
+
+/// The SPEC texts a harness carries: the version its scenarios pin and the newest text it
+/// knows (the one its newest clause index quotes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpecTexts {
+    /// The SPEC version the scenarios pin.
+    pub pinned: String,
+    /// The label of the newest SPEC text it knows.
+    pub newest: String,
+}
+
+impl HarnessInfo {
+    /// This build's.
+    pub fn this() -> HarnessInfo {
+        HarnessInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            protocol: toolnexus_protocol::PROTOCOL_VERSION,
+            spec: SpecTexts {
+                pinned: toolnexus_protocol::SPEC_VERSION.to_string(),
+                newest: toolnexus_spec::texts::NEWEST.to_string(),
+            },
+        }
+    }
+
+    /// One line: `VERSION (port protocol P; SPEC PINNED pinned, newest text NEWEST)`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} (port protocol {}; SPEC {} pinned, newest text {})",
+            self.version, self.protocol, self.spec.pinned, self.spec.newest
+        )
+    }
+}
+
 /// A whole run: the stable `--format json` shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
+    /// What judged the run; absent in reports written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessInfo>,
     /// The port under test.
     pub port: PortInfo,
     /// The SPEC version the port declares in `hello` (absent: it did not say, or the
@@ -247,6 +294,7 @@ impl RunReport {
     /// tests' fixture (their counts are the scenarios' own; sections are left to `recount`).
     pub(crate) fn of(scenarios: Vec<ScenarioResult>) -> RunReport {
         RunReport {
+            harness: None,
             started: None,
             port: PortInfo::default(),
             port_spec: None,

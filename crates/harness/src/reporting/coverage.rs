@@ -607,6 +607,7 @@ mod tests {
             known: false,
         };
         let run = RunReport {
+            harness: None,
             started: None,
             port: toolnexus_ports::port::PortInfo {
                 name: "p".into(),

@@ -9,7 +9,7 @@ use futures::future::{join_all, FutureExt, LocalBoxFuture};
 use toolnexus_spec::version::SpecVersion;
 
 use crate::outcome::failure::Failure;
-use crate::outcome::model::{Counts, Flaky, RunReport, ScenarioResult, Status};
+use crate::outcome::model::{Counts, Flaky, HarnessInfo, RunReport, ScenarioResult, Status};
 use crate::outcome::needs::Blocker;
 use crate::run::refusals::Watched;
 use crate::scenario::features::{pinned_version, ScenarioSpec};
@@ -452,6 +452,7 @@ async fn execute_all(
         .flatten()
         .collect();
     let mut report = RunReport {
+        harness: Some(HarnessInfo::this()),
         started: Some(started),
         port: info,
         port_spec: declared_spec,

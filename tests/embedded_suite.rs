@@ -1,0 +1,365 @@
+//! The suite inside the binary (issue 50): the built binary, copied into an empty folder and
+//! told to read its embedded suite (`TOOLNEXUS_CONFORMANCE_EMBEDDED=1`, no `--root`), lists,
+//! plans and runs exactly what it does inside the checkout, and leaves nothing in its temp
+//! directory on any way out: a clean end, SIGTERM, and a reader that closes its stdout. And
+//! `--version` and the JSON report name the harness, the port protocol and the SPEC texts.
+//!
+//! The starter's run needs python3; without it that part says `SKIPPED:` on stderr (a
+//! failure under `TOOLNEXUS_REQUIRE_PEERS=1`, as CI runs it).
+
+mod optional;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The built binary, copied alone into a folder of its own, with a private temp directory
+/// and an empty working directory: no checkout in reach but the one it carries.
+struct Alone {
+    _dirs: tempfile::TempDir,
+    bin: PathBuf,
+    tmp: PathBuf,
+    cwd: PathBuf,
+}
+
+impl Alone {
+    fn new() -> Alone {
+        let dirs = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (bin_dir, tmp, cwd) = (
+            dirs.path().join("bin"),
+            dirs.path().join("tmp"),
+            dirs.path().join("work"),
+        );
+        for d in [&bin_dir, &tmp, &cwd] {
+            std::fs::create_dir(d).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let bin = bin_dir.join("toolnexus-conformance");
+        std::fs::copy(env!("CARGO_BIN_EXE_toolnexus-conformance"), &bin)
+            .unwrap_or_else(|e| panic!("{e}"));
+        Alone {
+            _dirs: dirs,
+            bin,
+            tmp,
+            cwd,
+        }
+    }
+
+    /// The copied binary, reading its embedded suite.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(&self.bin);
+        c.args(args)
+            .current_dir(&self.cwd)
+            .env("TMPDIR", &self.tmp)
+            .env("TOOLNEXUS_CONFORMANCE_EMBEDDED", "1")
+            .env_remove("TOOLNEXUS_CONFORMANCE_ROOT");
+        c
+    }
+
+    fn output(&self, args: &[&str]) -> Output {
+        let mut command = self.command(args);
+        when_not_busy(|| command.output())
+    }
+
+    /// The copied binary started with `args` and these pipes.
+    fn spawn(&self, args: &[&str], stdin: Stdio, stdout: Stdio) -> Child {
+        let mut command = self.command(args);
+        command.stdin(stdin).stdout(stdout).stderr(Stdio::null());
+        when_not_busy(|| command.spawn())
+    }
+
+    /// What is left in the private temp directory.
+    fn left_in_tmp(&self) -> Vec<String> {
+        std::fs::read_dir(&self.tmp)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// `start`'s result, tried again while it fails with "text file busy": a test forking on
+/// another thread while the copy was being written holds the copy's descriptor until that
+/// child's own exec, and Linux refuses to run a file open for writing.
+fn when_not_busy<T>(mut start: impl FnMut() -> std::io::Result<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        match start() {
+            Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.unwrap_or_else(|e| panic!("{e}")),
+        }
+    }
+}
+
+/// The binary inside the checkout (the suite read in place).
+fn in_checkout(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolnexus-conformance"))
+        .args(args)
+        .env_remove("TOOLNEXUS_CONFORMANCE_EMBEDDED")
+        .env_remove("TOOLNEXUS_CONFORMANCE_ROOT")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            stdout(out),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Each scenario's name and status, in run order.
+fn statuses(report: &Value) -> Vec<(String, String)> {
+    report["scenarios"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|s| (s["name"].to_string(), s["status"].to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn alone_the_binary_lists_and_plans_as_inside_the_checkout_and_leaves_nothing() {
+    let alone = Alone::new();
+
+    let list = alone.output(&["list"]);
+    assert_eq!(list.status.code(), Some(0), "{list:?}");
+    let inside = in_checkout(&["list"]);
+    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    assert!(
+        stdout(&inside).contains(" scenarios"),
+        "{}",
+        stdout(&inside)
+    );
+    assert_eq!(stdout(&list), stdout(&inside));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+
+    let args = ["porting", "--section", "0", "--format", "json"];
+    let porting = alone.output(&args);
+    assert_eq!(porting.status.code(), Some(0), "{porting:?}");
+    let (alone_plan, inside_plan) = (json(&porting), json(&in_checkout(&args)));
+    assert_eq!(alone_plan, inside_plan);
+    assert_ne!(alone_plan, Value::Null);
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+#[test]
+fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_validates() {
+    if !optional::have_tools(
+        optional::REQUIRE_PEERS,
+        &["python3"],
+        "the embedded suite's starter run (tests/embedded_suite.rs)",
+    ) {
+        return;
+    }
+    let alone = Alone::new();
+    let trace = alone.cwd.join("starter.jsonl");
+    let trace_arg = trace.to_string_lossy().to_string();
+    let run = ["run", "--port", "starter", "--section", "0,1,4"];
+    let out = alone.output(&[&run[..], &["--format", "json", "--trace", &trace_arg]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (alone_report, inside_report) = (
+        json(&out),
+        json(&in_checkout(&[&run[..], &["--format", "json"]].concat())),
+    );
+    assert_eq!(alone_report["summary"], inside_report["summary"]);
+    assert_eq!(alone_report["sections"], inside_report["sections"]);
+    assert_eq!(statuses(&alone_report), statuses(&inside_report));
+    assert!(alone_report["summary"]["passed"].as_u64() > Some(0));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+
+    let valid = alone.output(&["validate-trace", &trace_arg]);
+    assert_eq!(valid.status.code(), Some(0), "{valid:?}");
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+
+    // A driver command given on the command line runs where the harness was started (a
+    // port's own repository), not in the unpacked suite: the same starter, by a relative path.
+    let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/ports/starter/driver.py");
+    std::fs::copy(starter, alone.cwd.join("my_driver.py")).unwrap_or_else(|e| panic!("{e}"));
+    let by_command = [
+        "run",
+        "--port",
+        "python3 my_driver.py",
+        "--section",
+        "0,1,4",
+    ];
+    let out = alone.output(&[&by_command[..], &["--format", "json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(json(&out)["summary"], inside_report["summary"]);
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+/// Polls `done` until it holds, failing after a minute (a loaded machine's slowest start).
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_mid_run_leaves_nothing_in_tmp() {
+    let alone = Alone::new();
+    // A driver that says it started, then never answers `hello`: the run is mid-way (the
+    // suite unpacked, a driver up) when the signal comes.
+    let started = alone.cwd.join("driver-started");
+    let driver = format!("sh -c 'touch {}; exec sleep 300'", started.display());
+    let mut child = alone.spawn(
+        &["run", "--port", &driver, "--section", "0"],
+        Stdio::null(),
+        Stdio::null(),
+    );
+    wait_for("the driver started", || started.exists());
+    assert!(
+        !alone.left_in_tmp().is_empty(),
+        "the suite was not unpacked"
+    );
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+#[test]
+fn a_reader_closing_stdout_early_leaves_nothing_in_tmp() {
+    let alone = Alone::new();
+    // `list` prints far more than a pipe holds, so it is still writing when the reader goes.
+    let mut child = alone.spawn(&["list"], Stdio::null(), Stdio::piped());
+    let mut first = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut first)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(first.starts_with('['), "{first}");
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(141));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+#[test]
+fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() {
+    let alone = Alone::new();
+    let scenario = "mock-servers/scenarios/llm/basic-openai.json";
+    assert!(!alone.cwd.join(scenario).exists());
+    let mut child = alone.spawn(
+        &[
+            "mock",
+            "--until-stdin-closes",
+            "llm",
+            "--scenario",
+            scenario,
+        ],
+        Stdio::piped(),
+        Stdio::piped(),
+    );
+    let mut first = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut first)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
+    // The copy was read and removed before the server started: a mock ends past destructors.
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+    drop(child.stdin.take());
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(0));
+
+    let missing = alone.output(&[
+        "mock",
+        "llm",
+        "--scenario",
+        "mock-servers/scenarios/none.json",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("mock-servers/scenarios/none.json"), "{err}");
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+/// `This is **protocol N**` in conformance/PROTOCOL.md.
+fn protocol_in_the_docs(root: &Path) -> u64 {
+    let text = std::fs::read_to_string(root.join("conformance/PROTOCOL.md"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rest = text
+        .split_once("This is **protocol ")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    rest.split("**")
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no protocol version in PROTOCOL.md"))
+}
+
+/// The release the pinned SPEC.md was published with, as shared/spec/README.md says.
+fn pinned_in_shared(root: &Path) -> String {
+    let text = std::fs::read_to_string(root.join("../shared/spec/README.md"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rest = text
+        .split_once("as published with toolnexus release ")
+        .map(|(_, rest)| rest)
+        .unwrap_or_default();
+    rest.split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(['.', ','])
+        .to_string()
+}
+
+#[test]
+fn version_and_the_report_name_the_harness_the_protocol_and_the_spec_texts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let protocol = protocol_in_the_docs(root);
+    let pinned = pinned_in_shared(root);
+    assert_eq!(pinned, "0.16.0");
+    // The newest text is the one the newest clause index quotes, and its text is in reach.
+    let newest = "main-after-0.17.0";
+    let index: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(format!("conformance/clauses/{newest}.json")))
+            .unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(index["spec"], newest);
+    assert!(root.join("../shared/spec/upstream-main/SPEC.md").is_file());
+
+    let out = in_checkout(&["--version"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "toolnexus-conformance {} (port protocol {protocol}; SPEC {pinned} pinned, newest \
+             text {newest})\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+
+    let run = in_checkout(&["run", "--section", "0", "--format", "json"]);
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert_eq!(
+        json(&run)["harness"],
+        serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "protocol": protocol,
+            "spec": {"pinned": pinned, "newest": newest},
+        })
+    );
+}
