@@ -189,12 +189,30 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
 
     // A driver command given on the command line runs where the harness was started (a
     // port's own repository), not in the unpacked suite: the same starter, by a relative path.
-    let starter = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/ports/starter/driver.py");
-    std::fs::copy(starter, alone.cwd.join("my_driver.py")).unwrap_or_else(|e| panic!("{e}"));
+    // The starter finds its kit at `../../kits/python` beside it, as in the checkout.
+    let conformance = Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance");
+    let here = |p: &str| alone.cwd.join(p);
+    for dir in ["mine/starter", "kits/python/toolnexus_kit"] {
+        std::fs::create_dir_all(here(dir)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::copy(
+        conformance.join("ports/starter/driver.py"),
+        here("mine/starter/driver.py"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let kit = conformance.join("kits/python/toolnexus_kit");
+    for entry in std::fs::read_dir(&kit).unwrap_or_else(|e| panic!("{e}")) {
+        let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+        if path.extension().is_some_and(|x| x == "py") {
+            let name = path.file_name().unwrap_or_default();
+            std::fs::copy(&path, here("kits/python/toolnexus_kit").join(name))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
     let by_command = [
         "run",
         "--port",
-        "python3 my_driver.py",
+        "python3 mine/starter/driver.py",
         "--section",
         "0,1,4",
     ];
