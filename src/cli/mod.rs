@@ -175,7 +175,7 @@ fn open_port_with_startup(
         }
         Some(name) => {
             let resolved = registry.resolve(name, ws.root(), &this_binary());
-            let registered = registry.get(name).is_some() || registry::release_spec(name).is_some();
+            let registered = registry.knows(name);
             let mut driver = SubprocessPort::new(resolved.command.clone(), timeout);
             if let Some(dir) = ws.driver_dir(registered) {
                 driver = driver.in_dir(dir);
@@ -215,7 +215,7 @@ fn ensure_set_up(root: &Path, name: &str, resolved: Option<&ResolvedPort>) -> Re
 fn handshake_failure(name: &str, registry: &Registry, reason: &str) -> String {
     let mut message = format!("port {name:?}: the handshake (hello) failed: {reason}");
     let looks_like_a_name = !name.contains(|c: char| c.is_whitespace() || c == '/');
-    if looks_like_a_name && registry.get(name).is_none() && registry::release_spec(name).is_none() {
+    if looks_like_a_name && !registry.knows(name) {
         message.push_str(&format!(
             "\n{name:?} is not a registered port, so it was run as a driver command; \
              registered ports (conformance/ports.json): {}; or a release: {}",

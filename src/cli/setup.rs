@@ -43,7 +43,7 @@ pub fn run(ws: &Workspace, args: SetupArgs) -> ExitCode {
             return fail(&e);
         }
         let resolved = registry.resolve(name, root, &this_binary());
-        if registry.get(name).is_none() && registry::release_spec(name).is_none() {
+        if !registry.knows(name) {
             return fail(&format!(
                 "no port \"{name}\" in conformance/ports.json (known: {}; or a release: {})",
                 registry.names().join(", "),

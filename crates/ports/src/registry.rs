@@ -125,6 +125,12 @@ impl Registry {
         self.entries.get(name)
     }
 
+    /// Whether `name` names a port rather than a driver command: registered in ports.json, or
+    /// a release (`FAMILY@VERSION`).
+    pub fn knows(&self, name: &str) -> bool {
+        self.entries.contains_key(name) || release_spec(name).is_some()
+    }
+
     /// A registered name becomes its driver command (with `{{BIN}}` = `bin`); a release spec
     /// `python@VERSION` / `rust-crate@VERSION` becomes that release's driver (with the
     /// expected-failures file of its own ports.json entry, if it has one, and none otherwise);
