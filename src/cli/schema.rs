@@ -50,32 +50,30 @@ pub fn run(ws: &Workspace, args: SchemaArgs) -> ExitCode {
     if kit == "all" && !args.write {
         return fail("`--kit all` writes files: add --write");
     }
-    for language in languages {
-        let files = match kit_files(language) {
-            Ok(f) => f,
-            Err(e) => return fail(&e),
-        };
-        for file in files {
-            if args.write {
-                let path = root.join(file.path);
-                if let Err(e) = write_file(&path, &file.text) {
-                    return fail(&format!("cannot write {}: {e}", path.display()));
-                }
-                println!("wrote {}", file.path);
-            } else {
-                print!("{}", file.text);
+    let files = match kit_files(&languages) {
+        Ok(f) => f,
+        Err(e) => return fail(&e),
+    };
+    for file in files {
+        if args.write {
+            let path = root.join(file.path);
+            if let Err(e) = write_file(&path, &file.text) {
+                return fail(&format!("cannot write {}: {e}", path.display()));
             }
+            println!("wrote {}", file.path);
+        } else {
+            print!("{}", file.text);
         }
     }
     ExitCode::SUCCESS
 }
 
-/// Every generated file of one kit, from the schema the protocol types generate.
-pub fn kit_files(language: Language) -> Result<Vec<GeneratedFile>, String> {
+/// Every generated file of these kits, from the schema the protocol types generate.
+fn kit_files(languages: &[Language]) -> Result<Vec<GeneratedFile>, String> {
     toolnexus_kitgen::generate(
         &schema::generate(),
         toolnexus_protocol::PROTOCOL_VERSION,
-        language,
+        languages,
     )
     .map_err(|e| e.to_string())
 }
@@ -99,20 +97,18 @@ fn check(root: &Path) -> ExitCode {
             schema::REGENERATE
         )),
     }
-    for language in Language::ALL {
-        let files = match kit_files(language) {
-            Ok(f) => f,
-            Err(e) => return fail(&e),
-        };
-        for file in files {
-            let path = root.join(file.path);
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(file.text.as_str()) {
-                stale.push(format!(
-                    "{} is missing or differs from the generated kit types; regenerate them: {}",
-                    path.display(),
-                    toolnexus_kitgen::REGENERATE
-                ));
-            }
+    let files = match kit_files(&Language::ALL) {
+        Ok(f) => f,
+        Err(e) => return fail(&e),
+    };
+    for file in files {
+        let path = root.join(file.path);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(file.text.as_str()) {
+            stale.push(format!(
+                "{} is missing or differs from the generated kit types; regenerate them: {}",
+                path.display(),
+                toolnexus_kitgen::REGENERATE
+            ));
         }
     }
     if stale.is_empty() {

@@ -80,20 +80,23 @@ impl std::error::Error for KitgenError {}
 /// The command that regenerates every kit's files, as the drift checks name it.
 pub const REGENERATE: &str = "cargo run -- schema --kit all --write";
 
-/// The files of one kit, generated from `schema` (the protocol's JSON Schema document) for
-/// protocol version `protocol`.
+/// The files of the kits of `languages`, in that order, generated from `schema` (the
+/// protocol's JSON Schema document) for protocol version `protocol`; the schema is read once.
 pub fn generate(
     schema: &Value,
     protocol: u64,
-    language: Language,
+    languages: &[Language],
 ) -> Result<Vec<GeneratedFile>, KitgenError> {
     let model = Model::from_schema(schema, protocol)?;
-    Ok(match language {
-        Language::Go => vec![go::file(&model)],
-        Language::Java => vec![java::file(&model)],
-        Language::TypeScript => typescript::files(&model),
-        Language::Python => vec![python::file(&model)],
-    })
+    Ok(languages
+        .iter()
+        .flat_map(|language| match language {
+            Language::Go => vec![go::file(&model)],
+            Language::Java => vec![java::file(&model)],
+            Language::TypeScript => typescript::files(&model),
+            Language::Python => vec![python::file(&model)],
+        })
+        .collect())
 }
 
 /// The header line every generated file starts with (after the language's comment marker).

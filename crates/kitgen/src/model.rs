@@ -232,10 +232,9 @@ impl Reader<'_> {
         let schema = self.resolve(schema);
         if let Some(props) = schema.get("properties").and_then(Value::as_object) {
             for (k, v) in props {
-                match out.iter_mut().find(|(name, _)| *name == k) {
-                    // A variant's `{"const": …}` narrowing adds nothing to the first, typed one.
-                    Some(_) => {}
-                    None => out.push((k, v)),
+                // A variant's `{"const": …}` narrowing adds nothing to the first, typed one.
+                if !out.iter().any(|(name, _)| *name == k) {
+                    out.push((k, v));
                 }
             }
         }

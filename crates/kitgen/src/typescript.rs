@@ -94,15 +94,17 @@ fn doc(out: &mut String, indent: &str, text: &str) {
 fn write_record(out: &mut String, record: &Record) {
     doc(out, "", &record.doc);
     if record.one_key {
-        let _ = writeln!(out, "export type {} =", record.name);
-        for field in &record.fields {
-            let _ = writeln!(out, "  | {{ {}: {} }}", key(&field.json), ty(&field.ty));
-        }
-        if record.fields.is_empty() {
-            out.push_str("  never");
-        }
-        out.pop();
-        out.push_str(";\n");
+        let variants: Vec<String> = record
+            .fields
+            .iter()
+            .map(|field| format!("  | {{ {}: {} }}", key(&field.json), ty(&field.ty)))
+            .collect();
+        let body = if variants.is_empty() {
+            "  never".to_string()
+        } else {
+            variants.join("\n")
+        };
+        let _ = writeln!(out, "export type {} =\n{body};", record.name);
         return;
     }
     let _ = writeln!(out, "export interface {} {{", record.name);
