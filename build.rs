@@ -23,6 +23,11 @@ fn main() {
         // A folder absent here (the SPEC examples outside a checkout) is embedded empty.
         if dir.is_dir() {
             watch(dir);
+        } else if folder.ends_with("examples") {
+            println!(
+                "cargo::warning=no {folder} beside this checkout: the scenarios reading the \
+                 SPEC's shared examples will be skipped unless a run gives --examples DIR"
+            );
         }
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! - the reference, served in-process by `Toolkit::serve`;
 //! - the published Python port, served by `tests/sdk/serve_python.py` with the port's venv
-//!   (`$TOOLNEXUS_PYTHON`, default `conformance/ports/python/.venv/bin/python`, which
+//!   (`$TOOLNEXUS_PYTHON`, default `target/ports/python-0.21.0/venv/bin/python`, which
 //!   `cargo run -- setup python` makes); skipped, saying so, when that Python is missing;
 //! - any other served gateway at `$SERVE_BENCH_URL` (its base URL; it must expose the
 //!   same `mock_echo` and `upper` tools).
@@ -110,7 +110,7 @@ impl Drop for PythonGateway {
 fn python_gateway() -> Result<PythonGateway, String> {
     let python = std::env::var_os("TOOLNEXUS_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("conformance/ports/python/.venv/bin/python"));
+        .unwrap_or_else(|| repo().join("target/ports/python-0.21.0/venv/bin/python"));
     if !python.is_file() {
         return Err(format!(
             "{} not found (run `cargo run -- setup python` or set TOOLNEXUS_PYTHON)",

@@ -44,6 +44,15 @@ struct Cli {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     embedded: bool,
+    /// The SPEC's shared examples (`{{EXAMPLES}}`; default: `../shared/spec/examples` beside
+    /// the checkout, or the copy embedded in the binary when it was built with them).
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "TOOLNEXUS_SPEC_EXAMPLES"
+    )]
+    examples: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -192,7 +201,9 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::Report(args) => return report::run(args),
         Command::Suite(command) => *command,
     };
-    match cli::workspace::Workspace::open(cli.root, cli.embedded) {
+    match cli::workspace::Workspace::open(cli.root, cli.embedded)
+        .map(|ws| ws.with_examples(cli.examples))
+    {
         Ok(ws) => supervised(on_suite(&ws, command)).await,
         Err(e) => fail(&e),
     }

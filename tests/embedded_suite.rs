@@ -1,11 +1,14 @@
-//! The suite inside the binary (issue 50): the built binary, copied into an empty folder and
-//! told to read its embedded suite (`TOOLNEXUS_CONFORMANCE_EMBEDDED=1`, no `--root`), lists,
-//! plans and runs exactly what it does inside the checkout, and leaves nothing in its temp
-//! directory on any way out: a clean end, SIGTERM, and a reader that closes its stdout. And
-//! `--version` and the JSON report name the harness, the port protocol and the SPEC texts.
+//! The suite inside the binary (issue 50): the built binary, copied into an empty folder (no
+//! `--root`, no setting: a binary outside the checkout it was built in reads its embedded
+//! suite), lists, plans and runs exactly what it does inside the checkout, with the same JSON
+//! report for the in-process reference, the starter and the Python port, and leaves nothing
+//! in its temp directory on any way out: a clean end, SIGTERM, and a reader that closes its
+//! stdout. And `--version` and the JSON report name the harness, the port protocol and the
+//! SPEC texts.
 //!
-//! The starter's run needs python3; without it that part says `SKIPPED:` on stderr (a
-//! failure under `TOOLNEXUS_REQUIRE_PEERS=1`, as CI runs it).
+//! The starter's and the Python port's runs need python3 (and the port set up, `setup
+//! python`); without them those parts say `SKIPPED:` on stderr (a failure under
+//! `TOOLNEXUS_REQUIRE_PEERS=1`, as CI runs it).
 
 mod optional;
 
@@ -23,15 +26,18 @@ struct Alone {
     bin: PathBuf,
     tmp: PathBuf,
     cwd: PathBuf,
+    /// Where port setups keep their state (`TOOLNEXUS_CONFORMANCE_CACHE`).
+    state: PathBuf,
 }
 
 impl Alone {
     fn new() -> Alone {
         let dirs = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let (bin_dir, tmp, cwd) = (
+        let (bin_dir, tmp, cwd, state) = (
             dirs.path().join("bin"),
             dirs.path().join("tmp"),
             dirs.path().join("work"),
+            dirs.path().join("state"),
         );
         for d in [&bin_dir, &tmp, &cwd] {
             std::fs::create_dir(d).unwrap_or_else(|e| panic!("{e}"));
@@ -44,16 +50,27 @@ impl Alone {
             bin,
             tmp,
             cwd,
+            state,
         }
     }
 
-    /// The copied binary, reading its embedded suite.
+    /// The same, keeping port setups' state in `state` (the checkout's `target/`, to drive
+    /// the port set up there rather than install it again).
+    fn with_state(state: &Path) -> Alone {
+        Alone {
+            state: state.to_path_buf(),
+            ..Alone::new()
+        }
+    }
+
+    /// The copied binary, left to find its suite (the embedded one: no checkout is around it).
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(&self.bin);
         c.args(args)
             .current_dir(&self.cwd)
             .env("TMPDIR", &self.tmp)
-            .env("TOOLNEXUS_CONFORMANCE_EMBEDDED", "1")
+            .env("TOOLNEXUS_CONFORMANCE_CACHE", &self.state)
+            .env_remove("TOOLNEXUS_CONFORMANCE_EMBEDDED")
             .env_remove("TOOLNEXUS_CONFORMANCE_ROOT");
         c
     }
@@ -220,6 +237,70 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(json(&out)["summary"], inside_report["summary"]);
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+/// The whole JSON report of `run ARGS` from the empty folder and inside the checkout, the
+/// same but for what differs between any two runs (`.ci/same-report.py`: the start time,
+/// durations, and with `--port-volatile` the ids a port draws afresh each run).
+fn same_report_alone_and_inside(alone: &Alone, args: &[&str], volatile: bool) -> Value {
+    let with_json = [args, &["--format", "json"]].concat();
+    let out = alone.output(&with_json);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let inside = in_checkout(&with_json);
+    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    let (a, b) = (alone.cwd.join("alone.json"), alone.cwd.join("inside.json"));
+    for (path, out) in [(&a, &out), (&b, &inside)] {
+        std::fs::write(path, &out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/same-report.py");
+    let mut compare = Command::new("python3");
+    compare.arg(script);
+    if volatile {
+        compare.arg("--port-volatile");
+    }
+    let compared = compare
+        .args([&b, &a])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        compared.status.success(),
+        "run {args:?}: the report from an empty folder differs from the checkout's:\n{}",
+        stdout(&compared)
+    );
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+    json(&out)
+}
+
+#[test]
+fn alone_the_reference_starter_and_python_port_report_as_inside_the_checkout() {
+    if !optional::have_tools(
+        optional::REQUIRE_PEERS,
+        &["python3"],
+        "the embedded suite's whole-report runs (tests/embedded_suite.rs)",
+    ) {
+        return;
+    }
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    let alone = Alone::with_state(&target);
+    for (args, volatile) in [(&["run"][..], false), (&["run", "--port", "starter"], true)] {
+        let report = same_report_alone_and_inside(&alone, args, volatile);
+        assert!(report["summary"]["passed"].as_u64() > Some(0), "{args:?}");
+    }
+    // The Python port as `setup python` left it in the checkout's target/, which the copy
+    // keeps its state in: so `run --port python` runs it as set up, with no setup of its own.
+    if !target
+        .join("ports/python-0.21.0/venv/.toolnexus-ready")
+        .is_file()
+    {
+        optional::skip_or_fail(
+            optional::REQUIRE_PEERS,
+            "the python port is not set up, so its run from an empty folder did not run",
+            "run `cargo run --release -- setup python` to run it",
+        );
+        return;
+    }
+    let report = same_report_alone_and_inside(&alone, &["run", "--port", "python"], true);
+    assert!(report["summary"]["passed"].as_u64() > Some(0));
 }
 
 /// Polls `done` until it holds, failing after a minute (a loaded machine's slowest start).

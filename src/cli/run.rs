@@ -8,7 +8,7 @@ use std::time::Duration;
 use toolnexus_harness::outcome::model::RunReport;
 use toolnexus_harness::run::runner;
 use toolnexus_harness::{
-    reporting::baseline, reporting::junit, reporting::report, run::differential,
+    reporting::baseline, reporting::html, reporting::junit, reporting::report, run::differential,
 };
 use toolnexus_ports::inprocess::InProcessPort;
 use toolnexus_ports::port::Port;
@@ -76,6 +76,16 @@ pub struct RunArgs {
     /// scenarios run alone.
     #[arg(long, value_name = "N", value_parser = jobs_count)]
     jobs: Option<usize>,
+    /// Also write the report as JUnit XML to FILE (whatever `--format` prints).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write the report as JSON to FILE (the `--format json` shape).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Also write the report as a self-contained HTML page to FILE (what `report` makes
+    /// of this run's JSON).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     filter: Filter,
 }
@@ -123,6 +133,9 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         recheck,
         trace,
         jobs,
+        junit,
+        json,
+        html,
         filter,
         differential: _,
         seed: _,
@@ -249,6 +262,17 @@ async fn scenarios(ws: &Workspace, args: RunArgs) -> ExitCode {
         Format::Text => print!("{}", report::text(&report)),
         Format::Json => println!("{}", report::json(&report)),
         Format::Junit => print!("{}", junit::render(&report)),
+    }
+    let files = [
+        (junit, junit::render as fn(&RunReport) -> String),
+        (json, |r: &RunReport| format!("{}\n", report::json(r))),
+        (html, |r: &RunReport| html::render(std::slice::from_ref(r))),
+    ];
+    for (path, render) in files {
+        let Some(path) = path else { continue };
+        if let Err(e) = std::fs::write(&path, render(&report)) {
+            return fail(&format!("cannot write {}: {e}", path.display()));
+        }
     }
     let share = report.executed_share();
     if let Some(min) = min_executed.filter(|min| share < *min) {

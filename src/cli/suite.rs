@@ -77,17 +77,21 @@ pub enum Suite {
 }
 
 impl Suite {
-    /// `--root` when given; else the checkout this binary was built from when it is still
-    /// there (and `embedded` does not ask to ignore it); else the embedded copy, unpacked.
+    /// `--root` when given; else the checkout this binary was built from, when the binary
+    /// still runs from inside it (a development build under its `target/`, and `embedded`
+    /// does not ask to ignore it); else the embedded copy, unpacked. An installed binary
+    /// never reads the folder it was built in: `cargo install` builds in a checkout that
+    /// another install may change or remove (`~/.cargo/git/checkouts`), and what judged a
+    /// port must be what `--version` names.
     pub fn locate(cli_root: Option<PathBuf>, embedded: bool) -> Result<Suite, String> {
         if let Some(root) = cli_root {
             return Ok(Suite::Checkout(root));
         }
         let built_from = Path::new(env!("CARGO_MANIFEST_DIR"));
-        if !embedded && is_checkout(built_from) {
+        if !embedded && is_checkout(built_from) && runs_from_inside(built_from) {
             return Ok(Suite::Checkout(built_from.to_path_buf()));
         }
-        Unpacked::new().map(Suite::Embedded)
+        Unpacked::new(&state_dir()).map(Suite::Embedded)
     }
 
     /// The folder the commands read as the checkout's root.
@@ -109,6 +113,33 @@ fn is_checkout(dir: &Path) -> bool {
     dir.join("features").is_dir() && dir.join("conformance").is_dir()
 }
 
+/// Whether the running executable lies under `dir` (both resolved, so a symlinked path to
+/// either still compares).
+fn runs_from_inside(dir: &Path) -> bool {
+    let exe = std::env::current_exe().and_then(|e| e.canonicalize());
+    let dir = dir.canonicalize();
+    match (exe, dir) {
+        (Ok(exe), Ok(dir)) => exe.starts_with(&dir),
+        _ => false,
+    }
+}
+
+/// Where the embedded suite keeps what outlives one run: the `target/` of its layout, into
+/// which port setups write (venvs, driver builds; ports.json keeps them all under
+/// `target/`). `$TOOLNEXUS_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/toolnexus-conformance`,
+/// else `~/.cache/toolnexus-conformance`; a CI job caches this folder.
+pub fn state_dir() -> PathBuf {
+    let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dir) = non_empty("TOOLNEXUS_CONFORMANCE_CACHE") {
+        return PathBuf::from(dir);
+    }
+    let cache = non_empty("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| non_empty("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("toolnexus-conformance")
+}
+
 /// The embedded suite written out into a private temp folder, removed when this is dropped.
 pub struct Unpacked {
     /// Removed on drop.
@@ -118,8 +149,9 @@ pub struct Unpacked {
 }
 
 impl Unpacked {
-    /// Writes every embedded file out into a new folder under the temp directory.
-    fn new() -> Result<Unpacked, String> {
+    /// Writes every embedded file out into a new folder under the temp directory, with its
+    /// `target/` a link to `state` (made when missing) so port setups last between runs.
+    fn new(state: &Path) -> Result<Unpacked, String> {
         let dir = tempfile::Builder::new()
             .prefix("toolnexus-suite-")
             .tempdir()
@@ -134,6 +166,15 @@ impl Unpacked {
         for (place, files) in parts() {
             write_out(files, &unpacked.dir.path().join(place))?;
         }
+        std::fs::create_dir_all(state).map_err(|e| {
+            format!(
+                "cannot make the folder port setups keep their state in, {} \
+                 (TOOLNEXUS_CONFORMANCE_CACHE names another): {e}",
+                state.display()
+            )
+        })?;
+        let target = unpacked.root.join("target");
+        std::os::unix::fs::symlink(state, &target).map_err(|e| write_error(&target, &e))?;
         Ok(unpacked)
     }
 }
@@ -150,6 +191,11 @@ impl Drop for Unpacked {
 /// scripts the registry and the starters run are in the checkout (the embedding keeps no
 /// file modes).
 fn write_out(files: &dyn DynRustEmbed, dest: &Path) -> Result<(), String> {
+    // An empty part (the SPEC's examples, built without them) stays absent, so the scenarios
+    // that read it say so instead of reading an empty folder.
+    if files.names().is_empty() {
+        return Ok(());
+    }
     std::fs::create_dir_all(dest).map_err(|e| write_error(dest, &e))?;
     for name in files.names() {
         let Some(file) = files.get(&name) else {
@@ -201,9 +247,18 @@ mod tests {
 
     #[test]
     fn the_embedded_copy_is_laid_out_as_a_checkout_and_goes_when_dropped() {
-        let suite = Suite::locate(None, true).unwrap_or_else(|e| panic!("{e}"));
+        let state = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let kept = state.path().join("kept");
+        let suite = Unpacked::new(&kept)
+            .map(Suite::Embedded)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(suite.is_embedded());
         let root = suite.root().to_path_buf();
+        // Setups write under target/, which is the state folder: it outlives the copy.
+        assert!(kept.is_dir());
+        let marker = root.join("target/ports/marker");
+        std::fs::create_dir_all(root.join("target/ports")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&marker, "kept").unwrap_or_else(|e| panic!("{e}"));
         assert!(is_checkout(&root), "{}", root.display());
         assert!(root.join("conformance/ports.json").is_file());
         assert!(root.join("conformance/protocol.schema.json").is_file());
@@ -219,6 +274,10 @@ mod tests {
         assert_eq!(Features.names().len(), features_on_disk());
         drop(suite);
         assert!(!root.exists(), "{} was left behind", root.display());
+        assert!(
+            kept.join("ports/marker").is_file(),
+            "the state went with the copy"
+        );
         assert!(UNPACKED.lock().is_ok_and(|s| s.is_none()));
     }
 

@@ -23,6 +23,8 @@ use super::suite::Suite;
 /// A checkout: `--root`, else the one this binary was built from, else the embedded suite.
 pub struct Workspace {
     suite: Suite,
+    /// `--examples`: the SPEC's shared examples somewhere else than beside the checkout.
+    examples: Option<PathBuf>,
     registry: OnceCell<Result<Registry, String>>,
     index: OnceCell<Result<Option<ClauseIndex>, String>>,
     features: OnceCell<Result<Vec<ScenarioSpec>, String>>,
@@ -41,11 +43,18 @@ impl Workspace {
     fn of(suite: Suite) -> Workspace {
         Workspace {
             suite,
+            examples: None,
             registry: OnceCell::new(),
             index: OnceCell::new(),
             features: OnceCell::new(),
             history: OnceCell::new(),
         }
+    }
+
+    /// The same, reading the SPEC's shared examples (`{{EXAMPLES}}`) from `dir` when given.
+    pub fn with_examples(mut self, dir: Option<PathBuf>) -> Workspace {
+        self.examples = dir;
+        self
     }
 
     /// The checkout's directory.
@@ -82,7 +91,11 @@ impl Workspace {
 
     /// Where a scenario's inputs live in this checkout (fixtures, examples, mock scenarios).
     pub fn env(&self) -> Env {
-        Env::from_root(self.root())
+        let mut env = Env::from_root(self.root());
+        if let Some(dir) = &self.examples {
+            env.examples = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        }
+        env
     }
 
     /// `conformance/ports.json` (none registered when the file is absent).

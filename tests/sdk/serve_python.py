@@ -4,7 +4,7 @@ plus one native tool `upper`, every other source off. Prints the base URL on one
 serves until its standard input closes.
 
 Run with the Python port's venv (`cargo run -- setup python` makes it):
-    conformance/ports/python/.venv/bin/python tests/sdk/serve_python.py BIN SCENARIO
+    target/ports/python-0.21.0/venv/bin/python tests/sdk/serve_python.py BIN SCENARIO
 """
 import asyncio
 import sys

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Usage: setup.sh [VERSION [VENV_DIR]]
 # Creates a venv with the published Python port toolnexus VERSION (default 0.21.0, the pinned
-# port, in conformance/ports/python/.venv; a release port `python@VERSION` passes its own
-# VENV_DIR, target/ports/python-VERSION/venv).
+# port) in VENV_DIR (default target/ports/python-VERSION/venv under the root, where the
+# registry's `python` and `python@VERSION` both keep it).
 # Idempotent: an existing venv that already has the version is left alone.
 # Quiet on success; on failure prints what went wrong to stderr and exits non-zero (a venv this
 # run created is removed again, so a failed setup never looks like a finished one).
@@ -10,7 +10,7 @@ set -euo pipefail
 
 PIN="${1:-0.21.0}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-venv="${2:-$here/.venv}"
+venv="${2:-$here/../../../target/ports/python-$PIN/venv}"
 log="$(mktemp)"
 created=""
 trap 'rm -f "$log"' EXIT

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: setup.sh [VERSION [DIR]]
 # Without arguments: builds the rust-crate conformance driver against the pinned toolnexus
-# 0.23.0 from crates.io, into conformance/ports/rust-crate/target/release/.
+# 0.23.0 from crates.io, into target/ports/rust-crate/release/ (every setup writes under the
+# root's target/, which an installed harness keeps between runs).
 # With VERSION (a release port `rust-crate@VERSION`): copies this driver project to DIR
 # (default target/ports/rust-crate-VERSION), pins `toolnexus = "=VERSION"` there and builds it
 # into DIR/target/release/. The driver is not adapted to older APIs: when it does not compile
@@ -10,10 +11,17 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 name="toolnexus-driver-rust-crate"
+# The driver uses the harness's own protocol crate, which only a checkout has (the suite
+# embedded in an installed binary carries no Rust sources).
+[ -f "$here/../../../crates/protocol/Cargo.toml" ] || {
+    echo "setup.sh (rust-crate port): needs the harness's checkout (crates/protocol); run the harness with --root CHECKOUT" >&2
+    exit 1
+}
 
 if [ $# -eq 0 ]; then
-    cargo build --release --locked --manifest-path "$here/Cargo.toml"
-    bin="$here/target/release/$name"
+    root="$(cd "$here/../../.." && pwd)"
+    cargo build --release --locked --manifest-path "$here/Cargo.toml" --target-dir "$root/target/ports/rust-crate"
+    bin="$root/target/ports/rust-crate/release/$name"
     test -x "$bin" || { echo "setup.sh: driver binary missing: $bin" >&2; exit 1; }
     echo "driver: $bin" >&2
     exit 0

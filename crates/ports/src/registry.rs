@@ -28,6 +28,10 @@ pub struct PortEntry {
     /// The port's expected-failures file, relative to the repository root.
     #[serde(default)]
     pub expected_failures: Option<String>,
+    /// A file, relative to the repository root, whose existence means the setup has
+    /// finished: `run` runs the setup first when it is missing.
+    #[serde(default)]
+    pub ready: Option<String>,
 }
 
 /// A port to drive: a registered name or a raw driver command.
@@ -41,12 +45,14 @@ pub struct ResolvedPort {
     pub setup: Option<String>,
     /// The expected-failures file, for registered ports that have one.
     pub expected_failures: Option<PathBuf>,
-    /// For a release port: the file whose existence means its setup has finished.
+    /// For a release port, or an entry naming one: the file whose existence means its
+    /// setup has finished.
     pub ready_when: Option<PathBuf>,
 }
 
 impl ResolvedPort {
-    /// Whether the port needs its setup before it can run: a release port that is not set up.
+    /// Whether the port needs its setup before it can run: one with a readiness file that
+    /// is not there yet.
     pub fn needs_setup(&self) -> bool {
         self.ready_when.as_ref().is_some_and(|p| !p.exists())
     }
@@ -156,7 +162,7 @@ impl Registry {
                 command: entry.driver.replace("{{BIN}}", bin),
                 setup: entry.setup.clone(),
                 expected_failures,
-                ready_when: None,
+                ready_when: entry.ready.as_ref().map(|r| root.join(r)),
             },
             None => ResolvedPort {
                 name: name_or_command.to_string(),

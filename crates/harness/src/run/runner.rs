@@ -513,6 +513,29 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
     }
 }
 
+/// Why a scenario that reads the SPEC's shared examples (`{{EXAMPLES}}`) cannot run: they are
+/// not where the suite expects them (a binary built without `../shared/spec/examples` beside
+/// its checkout, e.g. installed from a git URL). Not the port's failure, so a skip that says
+/// where to get them.
+fn examples_missing(env: &Env, spec: &ScenarioSpec) -> Option<String> {
+    const PLACEHOLDER: &str = "{{EXAMPLES}}";
+    let uses = spec.steps.iter().any(|step| {
+        step.text.contains(PLACEHOLDER)
+            || step
+                .docstring
+                .as_deref()
+                .is_some_and(|d| d.contains(PLACEHOLDER))
+    });
+    (uses && !env.examples.is_dir()).then(|| {
+        format!(
+            "the SPEC's shared examples ({PLACEHOLDER}) are not at {}: this suite was built \
+             without ../shared/spec/examples beside its checkout; give --root a checkout \
+             that has them",
+            env.examples.display()
+        )
+    })
+}
+
 /// A failed scenario; a port that leaks the canary must not make the report leak it too, nor
 /// copy a content part's base64 into it (its head and length are shown instead).
 fn failed(spec: &ScenarioSpec, failure: Failure) -> ScenarioResult {
@@ -542,6 +565,11 @@ async fn run_one(
             result.meta.blocked_by = Some(Blocker::Section(spec.section.clone()));
             return result;
         }
+    }
+    if let Some(why) = examples_missing(env, spec) {
+        result.status = Status::Skipped;
+        result.message = why;
+        return result;
     }
     port.begin_scenario(&spec.id);
     if let Err(e) = port.ensure_ready().await {
