@@ -249,6 +249,9 @@ fn same_report_alone_and_inside(alone: &Alone, args: &[&str], volatile: bool) ->
     let inside = in_checkout(&with_json);
     assert_eq!(inside.status.code(), Some(0), "{inside:?}");
     let (a, b) = (alone.cwd.join("alone.json"), alone.cwd.join("inside.json"));
+    // A failure message quoting a driver's stderr names the suite's folder `{{ROOT}}` and
+    // this binary `{{BIN}}` (a Python traceback through the port's venv), so nothing is
+    // rewritten here: the reports as printed must agree.
     for (path, out) in [(&a, &out), (&b, &inside)] {
         std::fs::write(path, &out.stdout).unwrap_or_else(|e| panic!("{e}"));
     }

@@ -176,7 +176,17 @@ fn open_port_with_startup(
         Some(name) => {
             let resolved = registry.resolve(name, ws.root(), &this_binary());
             let registered = registry.knows(name);
+            // The suite's folder and this binary's path in a driver's stderr are named by
+            // placeholders: the report is then the same wherever the suite was unpacked.
             let mut driver = SubprocessPort::new(resolved.command.clone(), timeout);
+            if let Ok(exe) = std::env::current_exe() {
+                driver = driver.naming(&exe, "{{BIN}}");
+            }
+            let root = ws.root();
+            driver = driver.naming(
+                &root.canonicalize().unwrap_or_else(|_| root.into()),
+                "{{ROOT}}",
+            );
             if let Some(dir) = ws.driver_dir(registered) {
                 driver = driver.in_dir(dir);
             }

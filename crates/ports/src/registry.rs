@@ -230,6 +230,28 @@ mod tests {
     }
 
     #[test]
+    fn a_registered_port_with_a_ready_file_is_set_up_until_it_exists() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let conformance = dir.path().join("conformance");
+        std::fs::create_dir(&conformance).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            conformance.join("ports.json"),
+            r#"{"p": {"setup": "sh setup.sh", "ready": "target/p/.ready", "driver": "target/p/bin"},
+                "q": {"setup": "sh setup.sh", "driver": "q"}}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let reg = Registry::load(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let p = reg.resolve("p", dir.path(), "/x/bin");
+        assert_eq!(p.ready_when, Some(dir.path().join("target/p/.ready")));
+        assert!(p.needs_setup());
+        std::fs::create_dir_all(dir.path().join("target/p")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("target/p/.ready"), "").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.needs_setup());
+        // Without `ready`, only `setup` runs it.
+        assert!(!reg.resolve("q", dir.path(), "/x/bin").needs_setup());
+    }
+
+    #[test]
     fn release_specs_name_a_family_and_a_plain_version() {
         assert_eq!(release_spec("python@0.16.0"), Some(("python", "0.16.0")));
         assert_eq!(

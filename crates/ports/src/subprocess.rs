@@ -68,6 +68,8 @@ struct StderrTail {
     startup_causes: Vec<String>,
     /// How many lines after a stack trace's head are still kept as its head.
     follow: usize,
+    /// Paths the lines name by a placeholder instead ([`SubprocessPort::naming`]).
+    aliases: Vec<(String, String)>,
 }
 
 impl StderrTail {
@@ -107,7 +109,7 @@ impl StderrTail {
     }
 
     fn end_line(&mut self) {
-        let line = render_line(&self.current, self.current_dropped);
+        let line = render_line(&self.current, self.current_dropped, &self.aliases);
         self.current.clear();
         self.current_dropped = 0;
         self.note_cause(&line);
@@ -167,7 +169,11 @@ impl StderrTail {
     fn tail_text(&self) -> String {
         let mut lines: Vec<String> = self.lines.iter().cloned().collect();
         if !self.current.is_empty() || self.current_dropped > 0 {
-            lines.push(render_line(&self.current, self.current_dropped));
+            lines.push(render_line(
+                &self.current,
+                self.current_dropped,
+                &self.aliases,
+            ));
         }
         let mut text = lines.join(" | ");
         if self.earlier_lines > 0 && !text.is_empty() {
@@ -185,10 +191,15 @@ impl StderrTail {
     }
 }
 
-/// One stderr line as kept: lossy UTF-8, redacted, then cut to `STDERR_LINE_MAX` bytes with
-/// a note of how much was dropped.
-fn render_line(bytes: &[u8], dropped: u64) -> String {
-    let text = secret::redact(&String::from_utf8_lossy(bytes));
+/// One stderr line as kept: lossy UTF-8, redacted, each aliased path named by its
+/// placeholder, then cut to `STDERR_LINE_MAX` bytes with a note of how much was dropped.
+fn render_line(bytes: &[u8], dropped: u64, aliases: &[(String, String)]) -> String {
+    let mut text = secret::redact(&String::from_utf8_lossy(bytes));
+    for (path, name) in aliases {
+        if text.contains(path.as_str()) {
+            text = text.replace(path.as_str(), name);
+        }
+    }
     if text.len() <= STDERR_LINE_MAX && dropped == 0 {
         return text;
     }
@@ -482,6 +493,8 @@ pub struct SubprocessPort {
     starts: u32,
     greeting: Option<Value>,
     cwd: Option<PathBuf>,
+    /// Paths the driver's stderr names by a placeholder in failure messages, in order.
+    aliases: Vec<(String, String)>,
     seq: u64,
     tracer: Option<Tracer>,
     /// What the scenario watches the driver's log for; kept across a restart of the driver.
@@ -504,6 +517,7 @@ impl SubprocessPort {
             greeting: None,
             log: Arc::default(),
             cwd: None,
+            aliases: Vec::new(),
             seq: 0,
             tracer: None,
         }
@@ -518,6 +532,19 @@ impl SubprocessPort {
     /// Runs the driver command in `dir` (registered commands are relative to the checkout).
     pub fn in_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Names `path` as `placeholder` wherever the driver's stderr quotes it in a failure
+    /// message (after any path given before): the suite's folder and the harness's binary
+    /// differ between machines and, for the embedded suite's fresh temp copy, between runs,
+    /// and a report must not. A path of one character or none is never aliased.
+    pub fn naming(mut self, path: &std::path::Path, placeholder: &str) -> Self {
+        let path = path.to_string_lossy();
+        if path.len() > 1 {
+            self.aliases
+                .push((path.into_owned(), placeholder.to_string()));
+        }
         self
     }
 
@@ -543,7 +570,10 @@ impl SubprocessPort {
         else {
             return Err(PortError::Transport("driver pipes unavailable".into()));
         };
-        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let tail = Arc::new(Mutex::new(StderrTail {
+            aliases: self.aliases.clone(),
+            ..StderrTail::default()
+        }));
         let stderr_reader = tokio::spawn(read_stderr(
             stderr,
             Arc::clone(&tail),
@@ -1130,6 +1160,50 @@ mod tests {
     /// The excerpt of a driver that wrote `stderr` during its scenario.
     fn excerpt(stderr: &str) -> String {
         let mut tail = StderrTail::default();
+        tail.forget_finished_lines();
+        tail.push(stderr.as_bytes(), STDERR_LINE_MAX);
+        tail.text()
+    }
+
+    #[test]
+    fn aliased_paths_are_named_by_their_placeholder_before_the_tail_is_cut() {
+        let port = SubprocessPort::new("true", Duration::from_secs(1))
+            .naming(std::path::Path::new("/tmp/suite-x1/bin/tnc"), "{{BIN}}")
+            .naming(std::path::Path::new("/tmp/suite-x1"), "{{ROOT}}")
+            .naming(std::path::Path::new("/"), "{{SLASH}}");
+        let mut tail = StderrTail {
+            aliases: port.aliases.clone(),
+            ..StderrTail::default()
+        };
+        tail.forget_finished_lines();
+        let long = "x".repeat(STDERR_IN_MESSAGE);
+        tail.push(
+            format!("File \"/tmp/suite-x1/venv/a.py\" run by /tmp/suite-x1/bin/tnc {long}\n")
+                .as_bytes(),
+            STDERR_LINE_MAX,
+        );
+        let text = tail.text();
+        // The same cut whatever the folder's name: the note counts the aliased line.
+        let expected_chars = format!("File \"{{{{ROOT}}}}/venv/a.py\" run by {{{{BIN}}}} {long}")
+            .chars()
+            .count();
+        assert!(
+            text.starts_with(&format!("(truncated, {expected_chars} chars)")),
+            "{}",
+            &text[..80]
+        );
+        // "/" alone is never aliased.
+        assert_eq!(port.aliases.len(), 2);
+        let short = excerpt_with(&port.aliases, "at /tmp/suite-x1/venv\n");
+        assert_eq!(short, "at {{ROOT}}/venv");
+    }
+
+    /// [`excerpt`] with `aliases`.
+    fn excerpt_with(aliases: &[(String, String)], stderr: &str) -> String {
+        let mut tail = StderrTail {
+            aliases: aliases.to_vec(),
+            ..StderrTail::default()
+        };
         tail.forget_finished_lines();
         tail.push(stderr.as_bytes(), STDERR_LINE_MAX);
         tail.text()

@@ -516,7 +516,8 @@ fn pinned_versions(scenarios: &[ScenarioSpec]) -> String {
 /// Why a scenario that reads the SPEC's shared examples (`{{EXAMPLES}}`) cannot run: they are
 /// not where the suite expects them (a binary built without `../shared/spec/examples` beside
 /// its checkout, e.g. installed from a git URL). Not the port's failure, so a skip that says
-/// where to get them.
+/// where to get them. It names no path: an embedded suite's lies in a fresh temp folder, and
+/// two runs' reports must not differ for it.
 fn examples_missing(env: &Env, spec: &ScenarioSpec) -> Option<String> {
     const PLACEHOLDER: &str = "{{EXAMPLES}}";
     let uses = spec.steps.iter().any(|step| {
@@ -528,10 +529,10 @@ fn examples_missing(env: &Env, spec: &ScenarioSpec) -> Option<String> {
     });
     (uses && !env.examples.is_dir()).then(|| {
         format!(
-            "the SPEC's shared examples ({PLACEHOLDER}) are not at {}: this suite was built \
-             without ../shared/spec/examples beside its checkout; give --root a checkout \
-             that has them",
-            env.examples.display()
+            "the SPEC's shared examples ({PLACEHOLDER}) are missing (no folder at the \
+             --examples given, or the binary was built without ../shared/spec/examples beside \
+             its checkout): give --examples DIR (the SPEC's spec/examples), or --root a \
+             checkout with ../shared beside it"
         )
     })
 }
@@ -630,6 +631,39 @@ mod tests {
             tags,
             steps: Vec::<StepSpec>::new(),
         }
+    }
+
+    #[test]
+    fn a_scenario_reading_absent_examples_is_skipped_naming_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut env = Env::from_root(dir.path());
+        env.examples = dir.path().join("no-examples");
+        let step = |text: &str, doc: Option<&str>| StepSpec {
+            keyword: "Given".into(),
+            text: text.into(),
+            docstring: doc.map(str::to_string),
+        };
+        let mut reads = spec("reads", &["pin-0.16.0"]);
+        reads.steps = vec![step(
+            "a toolkit",
+            Some("{\"home\": \"{{EXAMPLES}}/skills\"}"),
+        )];
+        let mut plain = spec("plain", &["pin-0.16.0"]);
+        plain.steps = vec![step("a toolkit with {{FIXTURES}}/x", None)];
+        let why = examples_missing(&env, &reads).unwrap_or_default();
+        assert!(
+            why.contains("are missing") && why.contains("--examples DIR"),
+            "{why}"
+        );
+        assert_eq!(examples_missing(&env, &plain), None);
+        // Where they are, the scenario runs.
+        std::fs::create_dir(&env.examples).unwrap();
+        assert_eq!(examples_missing(&env, &reads), None);
+        // In the step text too.
+        let mut in_text = spec("in text", &["pin-0.16.0"]);
+        in_text.steps = vec![step("the home {{EXAMPLES}}/persona-agent", None)];
+        std::fs::remove_dir(&env.examples).unwrap();
+        assert!(examples_missing(&env, &in_text).is_some());
     }
 
     #[test]
