@@ -166,15 +166,22 @@ impl Unpacked {
         for (place, files) in parts() {
             write_out(files, &unpacked.dir.path().join(place))?;
         }
-        std::fs::create_dir_all(state).map_err(|e| {
-            format!(
-                "cannot make the folder port setups keep their state in, {} \
-                 (TOOLNEXUS_CONFORMANCE_CACHE names another): {e}",
-                state.display()
-            )
-        })?;
         let target = unpacked.root.join("target");
-        std::os::unix::fs::symlink(state, &target).map_err(|e| write_error(&target, &e))?;
+        match std::fs::create_dir_all(state) {
+            Ok(()) => {
+                std::os::unix::fs::symlink(state, &target).map_err(|e| write_error(&target, &e))?
+            }
+            // A home that cannot be written (a locked-down CI runner) still runs the suite;
+            // setups then last only as long as the copy.
+            Err(e) => {
+                eprintln!(
+                    "note: port setups are not kept between runs: cannot make {} ({e}); \
+                     TOOLNEXUS_CONFORMANCE_CACHE names another folder",
+                    state.display()
+                );
+                std::fs::create_dir_all(&target).map_err(|e| write_error(&target, &e))?;
+            }
+        }
         Ok(unpacked)
     }
 }
@@ -279,6 +286,18 @@ mod tests {
             "the state went with the copy"
         );
         assert!(UNPACKED.lock().is_ok_and(|s| s.is_none()));
+    }
+
+    #[test]
+    fn a_state_folder_that_cannot_be_made_leaves_setups_in_the_copy() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
+        let suite = Unpacked::new(&file.join("state"))
+            .map(Suite::Embedded)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let target = suite.root().join("target");
+        assert!(target.is_dir() && !target.is_symlink());
     }
 
     #[test]
