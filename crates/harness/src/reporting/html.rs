@@ -142,6 +142,19 @@ pub fn render_all(
         sections.len(),
         plural(sections.len())
     );
+    // What judged the reports, once per distinct harness (reports may come from several).
+    let judged: std::collections::BTreeSet<String> = reports
+        .iter()
+        .filter_map(|r| r.harness.as_ref().map(|h| h.line()))
+        .collect();
+    if !judged.is_empty() {
+        let lines: Vec<String> = judged.iter().map(|l| esc(l)).collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"meta\">judged by toolnexus-conformance {}</p>",
+            lines.join("; ")
+        );
+    }
     out.push_str(LEGEND);
     if reports.is_empty() {
         out.push_str("<p class=\"empty\">No reports.</p>\n");

@@ -35,6 +35,21 @@ fn suite_attrs<'a>(report: &RunReport, cases: impl Iterator<Item = &'a ScenarioR
     format!(" time=\"{}\"{stamp}", seconds(ms))
 }
 
+/// A suite's `<properties>` line: `own` properties, then what judged the run (the harness's
+/// version, port protocol and SPEC texts, when the report records them); empty when neither.
+fn harness_properties(report: &RunReport, own: &str) -> String {
+    let harness = report.harness.as_ref().map_or(String::new(), |h| {
+        format!(
+            "<property name=\"harness\" value=\"toolnexus-conformance {}\"/>",
+            esc(&h.line())
+        )
+    });
+    if own.is_empty() && harness.is_empty() {
+        return String::new();
+    }
+    format!("\n    <properties>{own}{harness}</properties>")
+}
+
 /// Escapes text for XML attributes and content.
 fn esc(s: &str) -> String {
     s.chars()
@@ -82,13 +97,14 @@ pub fn render(report: &RunReport) -> String {
         let t = tally(report, cases());
         let _ = writeln!(
             out,
-            "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>",
+            "  <testsuite name=\"SPEC §{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>{}",
             esc(section),
             t.tests,
             t.failures,
             t.errors,
             t.skipped,
-            suite_attrs(report, cases())
+            suite_attrs(report, cases()),
+            harness_properties(report, "")
         );
         for sc in cases() {
             testcase(&mut out, report, sc);
@@ -150,13 +166,19 @@ fn apart_suite(
     let t = tally(report, cases());
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n    <properties><property name=\"{property}\" value=\"true\"/><property name=\"strict\" value=\"{}\"/></properties>",
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>{}",
         t.tests,
         t.failures,
         t.errors,
         t.skipped,
         suite_attrs(report, cases()),
-        report.strict
+        harness_properties(
+            report,
+            &format!(
+                "<property name=\"{property}\" value=\"true\"/><property name=\"strict\" value=\"{}\"/>",
+                report.strict
+            )
+        )
     );
     for sc in cases() {
         testcase(out, report, sc);
@@ -342,6 +364,52 @@ mod tests {
         assert!(
             xml.contains("failures=\"1\" errors=\"1\" skipped=\"0\" time=\"1.280\" timestamp"),
             "{xml}"
+        );
+    }
+
+    #[test]
+    fn every_suite_names_the_harness_that_judged_the_run() {
+        let sc = |name: &str, beyond_spec| ScenarioResult {
+            meta: Default::default(),
+            name: name.into(),
+            section: "0".into(),
+            status: Status::Passed,
+            message: String::new(),
+            failure: None,
+            expectations: Vec::new(),
+            beyond_spec,
+            beyond_spec_reason: None,
+            preview: false,
+            known: false,
+        };
+        let mut report = RunReport::of(vec![sc("a", false), sc("b", true)]);
+        report.recount();
+        let before = render(&report);
+        assert!(
+            !before.contains("<properties><property name=\"harness\""),
+            "{before}"
+        );
+        report.harness = Some(crate::outcome::model::HarnessInfo::this());
+        let xml = render(&report);
+        let property = format!(
+            "<property name=\"harness\" value=\"toolnexus-conformance {}\"/>",
+            esc(&crate::outcome::model::HarnessInfo::this().line())
+        );
+        // The section's suite and the one counted apart (after its own properties).
+        assert_eq!(xml.matches(&property).count(), 2, "{xml}");
+        assert!(
+            xml.contains(&format!(
+                "<property name=\"strict\" value=\"false\"/>{property}</properties>"
+            )),
+            "{xml}"
+        );
+        assert!(crate::reporting::report::text(&report).contains(&format!(
+            "harness: toolnexus-conformance {}",
+            crate::outcome::model::HarnessInfo::this().line()
+        )));
+        assert!(
+            crate::reporting::html::render(std::slice::from_ref(&report))
+                .contains("judged by toolnexus-conformance 0.")
         );
     }
 

@@ -92,6 +92,9 @@ pub fn text(report: &RunReport) -> String {
         "\nport: {} ({} {}{declared}) {judged}",
         report.port.name, report.port.language, report.port.version
     );
+    if let Some(harness) = &report.harness {
+        let _ = writeln!(out, "harness: toolnexus-conformance {}", harness.line());
+    }
     let _ = writeln!(
         out,
         "{:<10} {:>7} {:>7} {:>7} {:>8} {:>9} {:>9} {:>9}",
