@@ -29,8 +29,9 @@ use cli::{
     about = "Conformance harness for the toolnexus contract (SPEC 0.16.0)"
 )]
 struct Cli {
-    /// The checkout holding features/, conformance/ and snapshots/ (default: the one this
-    /// binary was built from when it is still there, else the suite embedded in the binary).
+    /// The checkout holding features/, conformance/ and snapshots/ (default: for a
+    /// development build, the checkout it was built from; else the suite embedded in the
+    /// binary).
     #[arg(long, global = true, env = "TOOLNEXUS_CONFORMANCE_ROOT")]
     root: Option<PathBuf>,
     /// Read the suite embedded in the binary even where the checkout it was built from is
@@ -201,6 +202,13 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::Report(args) => return report::run(args),
         Command::Suite(command) => *command,
     };
+    // A folder named on purpose that is not there is a mistake to say, not ~35 quiet skips.
+    if let Some(dir) = cli.examples.as_ref().filter(|dir| !dir.is_dir()) {
+        return fail(&format!(
+            "--examples {}: no such folder (the SPEC's spec/examples)",
+            dir.display()
+        ));
+    }
     match cli::workspace::Workspace::open(cli.root, cli.embedded)
         .map(|ws| ws.with_examples(cli.examples))
     {

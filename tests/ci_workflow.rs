@@ -2,9 +2,9 @@
 //! docs/port-maintainers.md), run here so they cannot rot: every shell step, in a fresh folder
 //! laid out as a port's repository, against the starter port, with the built binary standing
 //! in for the installed harness (the cache-hit path of the install step: `cargo install` from
-//! a git URL is measured apart, in the README). The step that sets up the port is the port's
-//! own, in its language; for the starter it is its kit on `PYTHONPATH`. `.ci/run` checks the
-//! files themselves with actionlint.
+//! a git URL is measured apart, in the README; its arguments are checked here). The step that
+//! sets up the port is the port's own, in its language; for the starter it is its kit on
+//! `PYTHONPATH`. `.ci/run` checks the files themselves with actionlint and shellcheck.
 //!
 //! Needs python3 and bash; without them the runs say `SKIPPED:` on stderr (a failure under
 //! `TOOLNEXUS_REQUIRE_PEERS=1`, as CI runs it).
@@ -307,6 +307,34 @@ fn the_matrix_workflow_runs_its_first_cell_against_the_starter() {
         "{reports}"
     );
     assert_reports(&repo, reports);
+}
+
+/// The install step is not run here (it is `cargo install`, minutes long); what it is given
+/// is checked: `--rev` takes a commit or a tag, and cargo refuses a branch name there.
+#[test]
+fn each_workflow_installs_a_commit_of_the_harness() {
+    for name in [
+        "toolnexus-conformance.yml",
+        "toolnexus-conformance-matrix.yml",
+    ] {
+        let (env, steps) = job(&workflow(name));
+        let rev = &env["HARNESS_REV"];
+        assert!(
+            rev.len() == 40 && rev.chars().all(|c| c.is_ascii_hexdigit()),
+            "{name}: HARNESS_REV {rev:?} is not a commit"
+        );
+        let install = steps
+            .iter()
+            .find(|s| s.name == "Install the harness")
+            .unwrap_or_else(|| panic!("{name}: no install step"));
+        assert!(
+            install
+                .script
+                .contains("cargo install --locked --git \"$HARNESS_GIT\" --rev \"$HARNESS_REV\" toolnexus-conformance"),
+            "{name}: {}",
+            install.script
+        );
+    }
 }
 
 #[test]

@@ -182,8 +182,9 @@ fn open_port_with_startup(
             if let Ok(exe) = std::env::current_exe() {
                 driver = driver.naming(&exe, "{{BIN}}");
             }
+            // The SPEC's examples sit beside the suite's folder, not in it.
             let root = ws.root();
-            driver = driver.naming(
+            driver = driver.naming(&ws.env().examples, "{{EXAMPLES}}").naming(
                 &root.canonicalize().unwrap_or_else(|_| root.into()),
                 "{{ROOT}}",
             );

@@ -77,14 +77,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = jobs_count)]
     jobs: Option<usize>,
     /// Also write the report as JUnit XML to FILE (whatever `--format` prints).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "differential")]
     junit: Option<PathBuf>,
     /// Also write the report as JSON to FILE (the `--format json` shape).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "differential")]
     json: Option<PathBuf>,
     /// Also write the report as a self-contained HTML page to FILE (what `report` makes
     /// of this run's JSON).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "differential")]
     html: Option<PathBuf>,
     #[command(flatten)]
     filter: Filter,

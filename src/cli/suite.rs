@@ -77,21 +77,21 @@ pub enum Suite {
 }
 
 impl Suite {
-    /// `--root` when given; else the checkout this binary was built from, when the binary
-    /// still runs from inside it (a development build under its `target/`, and `embedded`
-    /// does not ask to ignore it); else the embedded copy, unpacked. An installed binary
-    /// never reads the folder it was built in: `cargo install` builds in a checkout that
-    /// another install may change or remove (`~/.cargo/git/checkouts`), and what judged a
-    /// port must be what `--version` names.
+    /// `--root` when given; else the checkout this binary was built from, when the binary is
+    /// a development build of it (it runs from inside the checkout, or from a cargo target
+    /// folder elsewhere, and `embedded` does not ask to ignore it); else the embedded copy,
+    /// unpacked. An installed binary never reads the folder it was built in: `cargo install`
+    /// builds in a checkout that another install may change or remove
+    /// (`~/.cargo/git/checkouts`), and what judged a port must be what `--version` names.
     pub fn locate(cli_root: Option<PathBuf>, embedded: bool) -> Result<Suite, String> {
         if let Some(root) = cli_root {
             return Ok(Suite::Checkout(root));
         }
         let built_from = Path::new(env!("CARGO_MANIFEST_DIR"));
-        if !embedded && is_checkout(built_from) && runs_from_inside(built_from) {
+        if !embedded && is_checkout(built_from) && is_development_build(built_from) {
             return Ok(Suite::Checkout(built_from.to_path_buf()));
         }
-        Unpacked::new(&state_dir()).map(Suite::Embedded)
+        Unpacked::new(state_dir().as_deref()).map(Suite::Embedded)
     }
 
     /// The folder the commands read as the checkout's root.
@@ -113,31 +113,51 @@ fn is_checkout(dir: &Path) -> bool {
     dir.join("features").is_dir() && dir.join("conformance").is_dir()
 }
 
-/// Whether the running executable lies under `dir` (both resolved, so a symlinked path to
-/// either still compares).
-fn runs_from_inside(dir: &Path) -> bool {
-    let exe = std::env::current_exe().and_then(|e| e.canonicalize());
-    let dir = dir.canonicalize();
-    match (exe, dir) {
-        (Ok(exe), Ok(dir)) => exe.starts_with(&dir),
-        _ => false,
-    }
+/// Whether the running executable is a development build of the checkout `dir`: it lies
+/// under `dir` (its `target/`), or in a cargo target folder elsewhere (`CARGO_TARGET_DIR`),
+/// which cargo marks with a `CACHEDIR.TAG` at its top. An installed binary (`~/.cargo/bin`,
+/// or copied anywhere) is neither.
+fn is_development_build(dir: &Path) -> bool {
+    let Ok(exe) = std::env::current_exe().and_then(|e| e.canonicalize()) else {
+        return false;
+    };
+    let inside = dir.canonicalize().is_ok_and(|dir| exe.starts_with(dir));
+    // target/debug/deps/NAME is the deepest a cargo build puts a binary.
+    inside
+        || exe
+            .ancestors()
+            .skip(1)
+            .take(3)
+            .any(|d| d.join("CACHEDIR.TAG").is_file())
 }
 
 /// Where the embedded suite keeps what outlives one run: the `target/` of its layout, into
 /// which port setups write (venvs, driver builds; ports.json keeps them all under
-/// `target/`). `$TOOLNEXUS_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/toolnexus-conformance`,
-/// else `~/.cache/toolnexus-conformance`; a CI job caches this folder.
-pub fn state_dir() -> PathBuf {
-    let non_empty = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+/// `target/`). `$TOOLNEXUS_CONFORMANCE_CACHE` (a relative one taken from the current
+/// directory), else `$XDG_CACHE_HOME/toolnexus-conformance`, else
+/// `~/.cache/toolnexus-conformance`; a CI job caches this folder. `None` without any of them
+/// (nor an absolute `XDG_CACHE_HOME`, which the XDG spec says to ignore when relative): then
+/// setups last only as long as the copy, never in a folder others can predict.
+pub fn state_dir() -> Option<PathBuf> {
+    state_dir_from(&|name| std::env::var_os(name))
+}
+
+/// [`state_dir`] with the environment read through `var`.
+fn state_dir_from(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let non_empty = |name: &str| var(name).filter(|v| !v.is_empty());
     if let Some(dir) = non_empty("TOOLNEXUS_CONFORMANCE_CACHE") {
-        return PathBuf::from(dir);
+        return std::path::absolute(PathBuf::from(dir)).ok();
     }
     let cache = non_empty("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .or_else(|| non_empty("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join("toolnexus-conformance")
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| {
+            non_empty("HOME")
+                .map(PathBuf::from)
+                .filter(|home| home.is_absolute())
+                .map(|home| home.join(".cache"))
+        })?;
+    Some(cache.join("toolnexus-conformance"))
 }
 
 /// The embedded suite written out into a private temp folder, removed when this is dropped.
@@ -150,8 +170,9 @@ pub struct Unpacked {
 
 impl Unpacked {
     /// Writes every embedded file out into a new folder under the temp directory, with its
-    /// `target/` a link to `state` (made when missing) so port setups last between runs.
-    fn new(state: &Path) -> Result<Unpacked, String> {
+    /// `target/` a link to `state` (made when missing) so port setups last between runs; a
+    /// plain folder of the copy without one.
+    fn new(state: Option<&Path>) -> Result<Unpacked, String> {
         let dir = tempfile::Builder::new()
             .prefix("toolnexus-suite-")
             .tempdir()
@@ -167,13 +188,13 @@ impl Unpacked {
             write_out(files, &unpacked.dir.path().join(place))?;
         }
         let target = unpacked.root.join("target");
-        match std::fs::create_dir_all(state) {
-            Ok(()) => {
+        match state.map(|state| (state, std::fs::create_dir_all(state))) {
+            Some((state, Ok(()))) => {
                 std::os::unix::fs::symlink(state, &target).map_err(|e| write_error(&target, &e))?
             }
-            // A home that cannot be written (a locked-down CI runner) still runs the suite;
-            // setups then last only as long as the copy.
-            Err(e) => {
+            // A home that cannot be written (a locked-down CI runner), or none, still runs
+            // the suite; setups then last only as long as the copy.
+            Some((state, Err(e))) => {
                 eprintln!(
                     "note: port setups are not kept between runs: cannot make {} ({e}); \
                      TOOLNEXUS_CONFORMANCE_CACHE names another folder",
@@ -181,6 +202,7 @@ impl Unpacked {
                 );
                 std::fs::create_dir_all(&target).map_err(|e| write_error(&target, &e))?;
             }
+            None => std::fs::create_dir_all(&target).map_err(|e| write_error(&target, &e))?,
         }
         Ok(unpacked)
     }
@@ -256,7 +278,7 @@ mod tests {
     fn the_embedded_copy_is_laid_out_as_a_checkout_and_goes_when_dropped() {
         let state = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let kept = state.path().join("kept");
-        let suite = Unpacked::new(&kept)
+        let suite = Unpacked::new(Some(&kept))
             .map(Suite::Embedded)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(suite.is_embedded());
@@ -293,7 +315,50 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
-        let suite = Unpacked::new(&file.join("state"))
+        let suite = Unpacked::new(Some(&file.join("state")))
+            .map(Suite::Embedded)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let target = suite.root().join("target");
+        assert!(target.is_dir() && !target.is_symlink());
+    }
+
+    #[test]
+    fn the_state_folder_is_absolute_or_none() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        let cwd = std::env::current_dir().unwrap_or_else(|e| panic!("{e}"));
+        let of = |pairs| state_dir_from(&env(pairs));
+        assert_eq!(
+            of(&[("TOOLNEXUS_CONFORMANCE_CACHE", "rel/cache"), ("HOME", "/h")]),
+            Some(cwd.join("rel/cache"))
+        );
+        assert_eq!(
+            of(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]),
+            Some(PathBuf::from("/x/toolnexus-conformance"))
+        );
+        // A relative XDG_CACHE_HOME is ignored (the XDG spec), an empty one too.
+        assert_eq!(
+            of(&[("XDG_CACHE_HOME", "x"), ("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache/toolnexus-conformance"))
+        );
+        assert_eq!(
+            of(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")]),
+            Some(PathBuf::from("/h/.cache/toolnexus-conformance"))
+        );
+        // No home at all: no state kept, never a guessable folder under the temp directory.
+        assert_eq!(of(&[]), None);
+        assert_eq!(of(&[("HOME", "h")]), None);
+    }
+
+    #[test]
+    fn without_a_state_folder_setups_stay_in_the_copy() {
+        let suite = Unpacked::new(None)
             .map(Suite::Embedded)
             .unwrap_or_else(|e| panic!("{e}"));
         let target = suite.root().join("target");
