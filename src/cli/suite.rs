@@ -265,6 +265,14 @@ pub fn remove_unpacked() {
 mod tests {
     use super::*;
 
+    /// One unpacked copy at a time: [`UNPACKED`] holds one process's copy, and a test checks
+    /// it is cleared.
+    static ONE_COPY: Mutex<()> = Mutex::new(());
+
+    fn one_copy() -> std::sync::MutexGuard<'static, ()> {
+        ONE_COPY.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Every file of the checkout's features/ that ends in .feature, counted on disk.
     fn features_on_disk() -> usize {
         walkdir::WalkDir::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("features"))
@@ -276,6 +284,7 @@ mod tests {
 
     #[test]
     fn the_embedded_copy_is_laid_out_as_a_checkout_and_goes_when_dropped() {
+        let _one = one_copy();
         let state = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let kept = state.path().join("kept");
         let suite = Unpacked::new(Some(&kept))
@@ -312,6 +321,7 @@ mod tests {
 
     #[test]
     fn a_state_folder_that_cannot_be_made_leaves_setups_in_the_copy() {
+        let _one = one_copy();
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
@@ -358,6 +368,7 @@ mod tests {
 
     #[test]
     fn without_a_state_folder_setups_stay_in_the_copy() {
+        let _one = one_copy();
         let suite = Unpacked::new(None)
             .map(Suite::Embedded)
             .unwrap_or_else(|e| panic!("{e}"));
