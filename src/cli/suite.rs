@@ -188,23 +188,30 @@ impl Unpacked {
             write_out(files, &unpacked.dir.path().join(place))?;
         }
         let target = unpacked.root.join("target");
-        match state.map(|state| (state, std::fs::create_dir_all(state))) {
-            Some((state, Ok(()))) => {
+        match state.filter(|state| kept_at(state)) {
+            Some(state) => {
                 std::os::unix::fs::symlink(state, &target).map_err(|e| write_error(&target, &e))?
-            }
-            // A home that cannot be written (a locked-down CI runner), or none, still runs
-            // the suite; setups then last only as long as the copy.
-            Some((state, Err(e))) => {
-                eprintln!(
-                    "note: port setups are not kept between runs: cannot make {} ({e}); \
-                     TOOLNEXUS_CONFORMANCE_CACHE names another folder",
-                    state.display()
-                );
-                std::fs::create_dir_all(&target).map_err(|e| write_error(&target, &e))?;
             }
             None => std::fs::create_dir_all(&target).map_err(|e| write_error(&target, &e))?,
         }
         Ok(unpacked)
+    }
+}
+
+/// Whether `state` is there to keep setups in, made when missing. A home that cannot be
+/// written (a locked-down CI runner) still runs the suite: a note says setups then last only
+/// as long as the copy.
+fn kept_at(state: &Path) -> bool {
+    match std::fs::create_dir_all(state) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!(
+                "note: port setups are not kept between runs: cannot make {} ({e}); \
+                 TOOLNEXUS_CONFORMANCE_CACHE names another folder",
+                state.display()
+            );
+            false
+        }
     }
 }
 
@@ -222,11 +229,12 @@ impl Drop for Unpacked {
 fn write_out(files: &dyn DynRustEmbed, dest: &Path) -> Result<(), String> {
     // An empty part (the SPEC's examples, built without them) stays absent, so the scenarios
     // that read it say so instead of reading an empty folder.
-    if files.names().is_empty() {
+    let names = files.names();
+    if names.is_empty() {
         return Ok(());
     }
     std::fs::create_dir_all(dest).map_err(|e| write_error(dest, &e))?;
-    for name in files.names() {
+    for name in names {
         let Some(file) = files.get(&name) else {
             continue;
         };
@@ -325,7 +333,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let file = dir.path().join("a-file");
         std::fs::write(&file, "").unwrap_or_else(|e| panic!("{e}"));
-        let suite = Unpacked::new(Some(&file.join("state")))
+        assert_setups_stay_in_the_copy(Some(&file.join("state")));
+    }
+
+    /// The copy unpacked with `state` has a `target/` of its own, no link.
+    fn assert_setups_stay_in_the_copy(state: Option<&Path>) {
+        let suite = Unpacked::new(state)
             .map(Suite::Embedded)
             .unwrap_or_else(|e| panic!("{e}"));
         let target = suite.root().join("target");
@@ -369,11 +382,7 @@ mod tests {
     #[test]
     fn without_a_state_folder_setups_stay_in_the_copy() {
         let _one = one_copy();
-        let suite = Unpacked::new(None)
-            .map(Suite::Embedded)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let target = suite.root().join("target");
-        assert!(target.is_dir() && !target.is_symlink());
+        assert_setups_stay_in_the_copy(None);
     }
 
     #[test]
