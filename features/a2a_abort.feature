@@ -9,11 +9,14 @@ Feature: A2A agents, outbound: an abort wherever it lands (SPEC §7A, the text a
 
   @spec-7A @clause-7A.map.abort-anywhere @partial-clause-7A.map.metadata
   Scenario Outline: an abort observed <where> is "A2A task … canceled" with metadata.state "canceled"
-    The agent holds every <method> answer back 2000 ms; the call's abort signal fires 300 ms
+    The agent holds every <method> answer back 2000 ms; the call's abort signal fires <abort> ms
     after the call starts, while that request is in flight (or, for the never-ending task,
-    between two polls). §7A cancels wherever the abort is observed; how soon a port notices it
-    is its own (§8 "ports differ only in abort latency", NOTES #395), so only the outcome is
-    checked here and the @beyond-spec twin below times it. The positive control runs the same
+    between two polls). The rows that need the task first abort at 1500 ms (NOTES #431): on a
+    busy machine a local agent's SendMessage answer was seen to take over 300 ms, and an
+    abort before it is the first row's case, not theirs.
+    §7A cancels wherever the abort is observed; how soon a port notices it is its own (§8
+    "ports differ only in abort latency", NOTES #395), so only the outcome is checked here
+    and the @beyond-spec twin below times it. The positive control runs the same
     agents without the abort to completion, so a held GetTask that answers "completed" and
     still ends canceled shows the abort, not the agent. Whether an abort that lands before
     SendMessage answered names a task id (there is none yet) is open (NOTES #390): that row's
@@ -23,7 +26,7 @@ Feature: A2A agents, outbound: an abort wherever it lands (SPEC §7A, the text a
       """
       {"builtins": false, "agents": [{"card": "{{A2A}}/.well-known/agent-card.json", "pollEvery": 50}]}
       """
-    When "<tool>" is executed, aborted after 300 ms, with:
+    When "<tool>" is executed, aborted after <abort> ms, with:
       """
       {"task": "anything"}
       """
@@ -35,10 +38,10 @@ Feature: A2A agents, outbound: an abort wherever it lands (SPEC §7A, the text a
       """
 
     Examples:
-      | where           | method      | file            | tool                      | output                          |
-      | mid-SendMessage | SendMessage | stall-send.json | Slow_Intake_intake        | ^A2A task [^ ]* ?canceled$      |
-      | mid-GetTask     | GetTask     | stall-get.json  | Slow_Status_status        | ^A2A task [^ ]+ canceled$       |
-      | between polls   | GetTask     | forever.json    | Archive_Indexer_index     | ^A2A task [^ ]+ canceled$       |
+      | where           | method      | file            | tool                      | abort | output                     |
+      | mid-SendMessage | SendMessage | stall-send.json | Slow_Intake_intake        | 300   | ^A2A task [^ ]* ?canceled$ |
+      | mid-GetTask     | GetTask     | stall-get.json  | Slow_Status_status        | 1500  | ^A2A task [^ ]+ canceled$  |
+      | between polls   | GetTask     | forever.json    | Archive_Indexer_index     | 1500  | ^A2A task [^ ]+ canceled$  |
 
   @spec-7A @beyond-spec @serial
   Scenario Outline: an abort that lands <where> ends the call at once, not when the held answer comes

@@ -138,6 +138,36 @@ fn json(out: &Output) -> Value {
     })
 }
 
+/// Why a run exited non-zero, short enough for a CI log's tail: its exit code, each scenario
+/// the JSON report marks failed (name and message, cut), and the end of its stderr.
+fn why_failed(out: &Output) -> String {
+    let cut = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+    let failed: Vec<String> = serde_json::from_slice::<Value>(&out.stdout)
+        .ok()
+        .and_then(|report| report["scenarios"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| s["status"] != "passed" && s["status"] != "skipped" && s["status"] != "xfail")
+        .take(10)
+        .map(|s| {
+            format!(
+                "{} [{}]: {}",
+                s["name"],
+                s["status"],
+                cut(&s["message"].to_string(), 1500)
+            )
+        })
+        .collect();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let skip = stderr.chars().count().saturating_sub(2000);
+    let tail: String = stderr.chars().skip(skip).collect();
+    format!(
+        "exit {:?}; not passed:\n{}\nstderr tail:\n{tail}",
+        out.status.code(),
+        failed.join("\n")
+    )
+}
+
 /// Each scenario's name and status, in run order.
 fn statuses(report: &Value) -> Vec<(String, String)> {
     report["scenarios"]
@@ -157,7 +187,7 @@ fn alone_the_binary_lists_and_plans_as_inside_the_checkout_and_leaves_nothing() 
     let list = alone.output(&["list"]);
     assert_eq!(list.status.code(), Some(0), "{list:?}");
     let inside = in_checkout(&["list"]);
-    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    assert_eq!(inside.status.code(), Some(0), "{}", why_failed(&inside));
     assert!(
         stdout(&inside).contains(" scenarios"),
         "{}",
@@ -189,7 +219,7 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
     let trace_arg = trace.to_string_lossy().to_string();
     let run = ["run", "--port", "starter", "--section", "0,1,4"];
     let out = alone.output(&[&run[..], &["--format", "json", "--trace", &trace_arg]].concat());
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(0), "{}", why_failed(&out));
     let (alone_report, inside_report) = (
         json(&out),
         json(&in_checkout(&[&run[..], &["--format", "json"]].concat())),
@@ -234,7 +264,7 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
         "0,1,4",
     ];
     let out = alone.output(&[&by_command[..], &["--format", "json"]].concat());
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(0), "{}", why_failed(&out));
     assert_eq!(json(&out)["summary"], inside_report["summary"]);
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 }
@@ -245,9 +275,9 @@ fn alone_the_binary_runs_the_starter_as_inside_the_checkout_and_its_trace_valida
 fn same_report_alone_and_inside(alone: &Alone, args: &[&str], volatile: bool) -> Value {
     let with_json = [args, &["--format", "json"]].concat();
     let out = alone.output(&with_json);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(0), "{}", why_failed(&out));
     let inside = in_checkout(&with_json);
-    assert_eq!(inside.status.code(), Some(0), "{inside:?}");
+    assert_eq!(inside.status.code(), Some(0), "{}", why_failed(&inside));
     let (a, b) = (alone.cwd.join("alone.json"), alone.cwd.join("inside.json"));
     // A failure message quoting a driver's stderr names the suite's folder `{{ROOT}}` and
     // this binary `{{BIN}}` (a Python traceback through the port's venv), so nothing is
@@ -444,7 +474,7 @@ fn version_and_the_report_name_the_harness_the_protocol_and_the_spec_texts() {
     assert!(root.join("../shared/spec/upstream-main/SPEC.md").is_file());
 
     let out = in_checkout(&["--version"]);
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.status.code(), Some(0), "{}", why_failed(&out));
     assert_eq!(
         stdout(&out),
         format!(
