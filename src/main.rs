@@ -189,11 +189,19 @@ fn main() -> ExitCode {
 /// them, the drivers and mocks they started stop, and the embedded suite's unpacked copy goes
 /// with the workspace); the others need no suite.
 async fn async_main(cli: Cli) -> ExitCode {
+    // A folder named on purpose that is not there is a mistake to say, not ~35 quiet skips.
+    if let Some(dir) = cli.examples.as_ref().filter(|dir| !dir.is_dir()) {
+        return fail(&format!(
+            "--examples {}: no such folder (the SPEC's spec/examples)",
+            dir.display()
+        ));
+    }
     let command = match cli.command {
         Command::Mock(args) => {
             let suite = mock::SuiteAt {
                 root: cli.root,
                 embedded: cli.embedded,
+                examples: cli.examples,
             };
             return mock::run(args, suite).await;
         }
@@ -202,13 +210,6 @@ async fn async_main(cli: Cli) -> ExitCode {
         Command::Report(args) => return report::run(args),
         Command::Suite(command) => *command,
     };
-    // A folder named on purpose that is not there is a mistake to say, not ~35 quiet skips.
-    if let Some(dir) = cli.examples.as_ref().filter(|dir| !dir.is_dir()) {
-        return fail(&format!(
-            "--examples {}: no such folder (the SPEC's spec/examples)",
-            dir.display()
-        ));
-    }
     match cli::workspace::Workspace::open(cli.root, cli.embedded)
         .map(|ws| ws.with_examples(cli.examples))
     {

@@ -428,6 +428,46 @@ fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() 
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 }
 
+#[test]
+fn alone_a_mock_reads_examples_from_the_folder_examples_names() {
+    let alone = Alone::new();
+    // A shared fixture under a name only the given folder has: the embedded examples lack it.
+    let given = alone.cwd.join("spec-examples");
+    std::fs::create_dir_all(given.join("renamed-fanout")).unwrap_or_else(|e| panic!("{e}"));
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/examples");
+    std::fs::copy(
+        shared.join("subagent-fanout/fixture.json"),
+        given.join("renamed-fanout/fixture.json"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let fixture = ["llm", "--fixture", "examples/renamed-fanout/fixture.json"];
+
+    let without = alone.output(&[&["mock"][..], &fixture].concat());
+    assert_eq!(without.status.code(), Some(2), "{without:?}");
+
+    let examples = given.to_string_lossy().to_string();
+    let mut child = alone.spawn(
+        &[
+            &["--examples", &examples, "mock", "--until-stdin-closes"][..],
+            &fixture,
+        ]
+        .concat(),
+        Stdio::piped(),
+        Stdio::piped(),
+    );
+    let mut first = String::new();
+    if let Some(out) = child.stdout.take() {
+        BufReader::new(out)
+            .read_line(&mut first)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
+    drop(child.stdin.take());
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
 /// `This is **protocol N**` in conformance/PROTOCOL.md.
 fn protocol_in_the_docs(root: &Path) -> u64 {
     let text = std::fs::read_to_string(root.join("conformance/PROTOCOL.md"))

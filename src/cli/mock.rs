@@ -89,17 +89,27 @@ pub struct SuiteAt {
     pub root: Option<PathBuf>,
     /// `--embedded`.
     pub embedded: bool,
+    /// `--examples`: where `examples/…` is read instead of beside the suite.
+    pub examples: Option<PathBuf>,
 }
 
 impl SuiteAt {
     /// `load` of `path` as given when it exists or is absolute; else of the same path in the
     /// suite's checkout, or beside it in `../shared/spec` (the README's
-    /// `mock-servers/scenarios/…` and `examples/…`), so a port's tests that name them work
-    /// with the binary alone. An embedded suite is written out only for the load and removed
-    /// before the server starts (a mock ends by signal or by `exit`, past every destructor).
+    /// `mock-servers/scenarios/…` and `examples/…`, the latter from `--examples` when given),
+    /// so a port's tests that name them work with the binary alone. An embedded suite is
+    /// written out only for the load and removed before the server starts (a mock ends by
+    /// signal or by `exit`, past every destructor).
     fn load<T>(&self, path: &Path, load: impl Fn(&Path) -> Result<T, String>) -> Result<T, String> {
         if path.exists() || path.is_absolute() {
             return load(path);
+        }
+        let given = self.examples.as_ref().and_then(|dir| {
+            let inside = path.strip_prefix("examples").ok()?;
+            Some(dir.join(inside)).filter(|p| p.exists())
+        });
+        if let Some(found) = given {
+            return load(&found);
         }
         let suite = Suite::locate(self.root.clone(), self.embedded)?;
         let candidates = [

@@ -214,7 +214,7 @@ fn ensure_set_up(root: &Path, name: &str, resolved: Option<&ResolvedPort>) -> Re
         Some(r) if r.needs_setup() => {
             let setup = r.setup.as_deref().unwrap_or_default();
             eprintln!("{name}: not set up yet; setting it up: {setup}");
-            registry::run_setup(root, name, setup)
+            registry::run_setup(root, name, setup, r.ready_when.as_deref())
         }
         _ => Ok(()),
     }

@@ -57,7 +57,7 @@ pub fn run(ws: &Workspace, args: SetupArgs) -> ExitCode {
             continue;
         };
         println!("{name}: {setup}");
-        if let Err(e) = registry::run_setup(root, name, setup) {
+        if let Err(e) = registry::run_setup(root, name, setup, None) {
             return fail(&e);
         }
     }

@@ -19,6 +19,7 @@ pub mod payload;
 pub mod port;
 pub mod registry;
 pub mod secret;
+pub mod setup_lock;
 pub mod spec_default;
 pub mod subprocess;
 pub mod tls;

@@ -175,10 +175,22 @@ impl Registry {
     }
 }
 
-/// Runs a port's setup command in `root`. Its stderr is passed through as it comes and its
-/// last line (the scripts end with their reason) goes into the error when it fails.
-pub fn run_setup(root: &Path, name: &str, setup: &str) -> Result<(), String> {
+/// Runs a port's setup command in `root`, one setup at a time per state folder
+/// ([`crate::setup_lock`]); with `unless_ready`, not when that file exists once the lock is
+/// held (another run set the port up meanwhile). Its stderr is passed through as it comes and
+/// its last line (the scripts end with their reason) goes into the error when it fails.
+pub fn run_setup(
+    root: &Path,
+    name: &str,
+    setup: &str,
+    unless_ready: Option<&Path>,
+) -> Result<(), String> {
     use std::io::BufRead;
+    let _one_at_a_time = crate::setup_lock::acquire(root, name)?;
+    if unless_ready.is_some_and(Path::exists) {
+        eprintln!("{name}: set up meanwhile by another run");
+        return Ok(());
+    }
     let child = std::process::Command::new("/bin/sh")
         .arg("-c")
         .arg(setup)
@@ -318,5 +330,31 @@ mod tests {
         assert!(r.setup.is_some_and(|s| s.contains("setup.sh 0.16.0 ")));
         let other = reg.resolve("python@0.17.0", root, "/x/bin");
         assert!(other.expected_failures.is_none());
+    }
+
+    #[test]
+    fn two_runs_finding_a_port_not_set_up_set_it_up_once() {
+        // Both start together and find no ready file; the setup takes a while. Without the
+        // lock and the look again under it, both would run it (two lines in `count`).
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let setup = "echo run >> count && sleep 0.5 && mkdir -p target/p && touch target/p/.ready";
+        let start = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let both: Vec<_> = (0..2)
+            .map(|_| {
+                let (root, start) = (dir.path().to_path_buf(), start.clone());
+                std::thread::spawn(move || {
+                    let ready = root.join("target/p/.ready");
+                    start.wait();
+                    run_setup(&root, "p", setup, Some(&ready))
+                })
+            })
+            .collect();
+        for run in both {
+            let outcome = run.join().unwrap_or_else(|_| panic!("a setup panicked"));
+            assert_eq!(outcome, Ok(()));
+        }
+        let count =
+            std::fs::read_to_string(dir.path().join("count")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(count, "run\n");
     }
 }
