@@ -392,7 +392,8 @@ fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() 
     let alone = Alone::new();
     let scenario = "mock-servers/scenarios/llm/basic-openai.json";
     assert!(!alone.cwd.join(scenario).exists());
-    let mut child = alone.spawn(
+    let child = serving(
+        &alone,
         &[
             "mock",
             "--until-stdin-closes",
@@ -400,21 +401,10 @@ fn alone_a_mock_serves_the_scenario_files_its_readme_names_and_leaves_nothing() 
             "--scenario",
             scenario,
         ],
-        Stdio::piped(),
-        Stdio::piped(),
     );
-    let mut first = String::new();
-    if let Some(out) = child.stdout.take() {
-        BufReader::new(out)
-            .read_line(&mut first)
-            .unwrap_or_else(|e| panic!("{e}"));
-    }
-    assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
     // The copy was read and removed before the server started: a mock ends past destructors.
     assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
-    drop(child.stdin.take());
-    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(status.code(), Some(0));
+    ends_cleanly(child);
 
     let missing = alone.output(&[
         "mock",
@@ -446,26 +436,32 @@ fn alone_a_mock_reads_examples_from_the_folder_examples_names() {
     assert_eq!(without.status.code(), Some(2), "{without:?}");
 
     let examples = given.to_string_lossy().to_string();
-    let mut child = alone.spawn(
-        &[
-            &["--examples", &examples, "mock", "--until-stdin-closes"][..],
-            &fixture,
-        ]
-        .concat(),
-        Stdio::piped(),
-        Stdio::piped(),
-    );
+    let mock = ["--examples", &examples, "mock", "--until-stdin-closes"];
+    ends_cleanly(serving(&alone, &[&mock[..], &fixture].concat()));
+    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
+}
+
+/// A mock started by the copied binary with `args`, once it printed its URL.
+fn serving(alone: &Alone, args: &[&str]) -> Child {
+    let mut child = alone.spawn(args, Stdio::piped(), Stdio::piped());
     let mut first = String::new();
     if let Some(out) = child.stdout.take() {
         BufReader::new(out)
             .read_line(&mut first)
             .unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
+    assert!(
+        first.starts_with("http://127.0.0.1:"),
+        "{args:?}: {first:?}"
+    );
+    child
+}
+
+/// Closes a `--until-stdin-closes` mock's stdin; it must then end with 0.
+fn ends_cleanly(mut child: Child) {
     drop(child.stdin.take());
     let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status.code(), Some(0));
-    assert_eq!(alone.left_in_tmp(), Vec::<String>::new());
 }
 
 /// `This is **protocol N**` in conformance/PROTOCOL.md.
