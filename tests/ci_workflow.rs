@@ -154,8 +154,7 @@ impl PortRepo {
         command.output().unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Runs every step but the port's own set-up; each must succeed. Returns the last
-    /// step's output (the suite's run is the last step with a script).
+    /// Runs every step but the port's own set-up; each must succeed.
     fn run_job(&self, env: &BTreeMap<String, String>, steps: &[Step]) {
         for step in steps {
             if step.name.starts_with("Set up") {

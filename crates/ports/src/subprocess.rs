@@ -1159,10 +1159,7 @@ mod tests {
 
     /// The excerpt of a driver that wrote `stderr` during its scenario.
     fn excerpt(stderr: &str) -> String {
-        let mut tail = StderrTail::default();
-        tail.forget_finished_lines();
-        tail.push(stderr.as_bytes(), STDERR_LINE_MAX);
-        tail.text()
+        excerpt_with(&[], stderr)
     }
 
     #[test]
@@ -1171,18 +1168,11 @@ mod tests {
             .naming(std::path::Path::new("/tmp/suite-x1/bin/tnc"), "{{BIN}}")
             .naming(std::path::Path::new("/tmp/suite-x1"), "{{ROOT}}")
             .naming(std::path::Path::new("/"), "{{SLASH}}");
-        let mut tail = StderrTail {
-            aliases: port.aliases.clone(),
-            ..StderrTail::default()
-        };
-        tail.forget_finished_lines();
         let long = "x".repeat(STDERR_IN_MESSAGE);
-        tail.push(
-            format!("File \"/tmp/suite-x1/venv/a.py\" run by /tmp/suite-x1/bin/tnc {long}\n")
-                .as_bytes(),
-            STDERR_LINE_MAX,
+        let text = excerpt_with(
+            &port.aliases,
+            &format!("File \"/tmp/suite-x1/venv/a.py\" run by /tmp/suite-x1/bin/tnc {long}\n"),
         );
-        let text = tail.text();
         // The same cut whatever the folder's name: the note counts the aliased line.
         let expected_chars = format!("File \"{{{{ROOT}}}}/venv/a.py\" run by {{{{BIN}}}} {long}")
             .chars()
